@@ -1,0 +1,67 @@
+// cli/common.h: what every scalewall subcommand shares: the --format option, flag values
+// read through the library's unit parser with the flag named in every error, and the one
+// place that writes a finished Report to stdout.
+//
+// Layer: cli/. May include the public library headers and CLI11; nothing includes this file
+// but other cli/ files.
+#ifndef SCALEWALL_CLI_COMMON_H_
+#define SCALEWALL_CLI_COMMON_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scalewall/report.h"
+
+namespace scalewall::cli {
+
+// Adds --format table|csv|json (default table) to `command`, stored in *format.
+void add_format_option(CLI::App* command, std::string* format);
+
+// Each parses `text` with the matching units.h parser; an InputError is rethrown with the
+// flag's name in front: "--alpha: unknown unit 'xs' in time '2.5xs' (...)".
+double flag_bytes(std::string_view flag, const std::string& text);
+double flag_seconds(std::string_view flag, const std::string& text);
+double flag_rate(std::string_view flag, const std::string& text);
+double flag_fraction(std::string_view flag, const std::string& text);
+double flag_number(std::string_view flag, const std::string& text);
+std::int64_t flag_count(std::string_view flag, const std::string& text, std::int64_t min_value,
+                        std::int64_t max_value);
+
+// A comma-separated list of rank counts, "8,64,1024"; each in [1, 2^40]; at least one.
+std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::string& text);
+
+// Runs `body` and rethrows an InputError from it prefixed with the flag's name.
+template <typename F>
+auto with_flag(std::string_view flag, F&& body) -> decltype(body());
+
+// Writes `report` in `format` ("table", "csv", "json") to stdout. The whole text is built
+// before anything is written, so a failure leaves stdout empty.
+void emit(const Report& report, const std::string& format);
+
+// One registration function per subcommand (each in its own cli/<name>_cmd.cc).
+void register_scaling(CLI::App& app);
+void register_message(CLI::App& app);
+void register_collective(CLI::App& app);
+void register_straggler(CLI::App& app);
+
+}  // namespace scalewall::cli
+
+#include "scalewall/error.h"
+
+namespace scalewall::cli {
+
+template <typename F>
+auto with_flag(std::string_view flag, F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    throw InputError(std::string(flag) + ": " + e.what());
+  }
+}
+
+}  // namespace scalewall::cli
+
+#endif  // SCALEWALL_CLI_COMMON_H_

@@ -1,0 +1,47 @@
+// scalewall: the command-line entry point. Parses the subcommand and its flags, lets the
+// subcommand call the library and pick a reporter, and turns failures into the exit codes of
+// docs/errors.md: 0 success, 2 bad input ("error: ..." naming the value), 1 anything else.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/common.h"
+#include "scalewall/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "scalewall: where a distributed job's scaling curve bends, and why.\n"
+      "Every figure from the model commands is an analytic prediction, not a measurement.",
+      "scalewall"};
+  app.set_version_flag("--version", std::string(SCALEWALL_VERSION), "Print the version and exit");
+  app.require_subcommand(1);
+  app.footer(
+      "Run 'scalewall <command> --help' for a command's flags and an example.\n"
+      "Sizes: 4096, 14GB, 1.5GiB. Times: 2.5us, 300ms. Rates: 50GB/s, 400Gb/s, 400Gbps.");
+
+  scalewall::cli::register_scaling(app);
+  scalewall::cli::register_message(app);
+  scalewall::cli::register_collective(app);
+  scalewall::cli::register_straggler(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << "\n"
+              << "Run 'scalewall --help' or 'scalewall <command> --help' for usage.\n";
+    return 2;
+  } catch (const scalewall::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

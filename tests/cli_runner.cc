@@ -1,0 +1,112 @@
+// Runs the scalewall binary as a child process; see tests/cli_runner.h.
+#include "tests/cli_runner.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace scalewall::testing {
+namespace {
+
+std::string read_all(int fd) {
+  std::string text;
+  std::array<char, 4096> buffer{};
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n <= 0) break;
+    text.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+}  // namespace
+
+CliResult run_scalewall(const std::vector<std::string>& args) {
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) {
+    ADD_FAILURE() << "pipe() failed";
+    return {};
+  }
+  std::vector<std::string> argv_text;
+  argv_text.push_back(SCALEWALL_BIN);
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[0]);
+    ::close(err_pipe[1]);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  CliResult result;
+  // Drain stderr on a second thread so neither pipe can fill up and block the child.
+  std::thread err_reader([&] { result.err = read_all(err_pipe[0]); });
+  result.out = read_all(out_pipe[0]);
+  err_reader.join();
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.exit_code = 128 + WTERMSIG(status);
+  }
+  return result;
+}
+
+nlohmann::json run_json(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  const CliResult r = run_scalewall(args);
+  std::string joined;
+  for (const auto& a : args) joined += " " + a;
+  EXPECT_EQ(r.exit_code, 0) << "scalewall" << joined << "\nstderr: " << r.err;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "scalewall" << joined << " printed no single JSON object: " << e.what()
+                  << "\nstdout: " << r.out;
+    return nlohmann::json::object();
+  }
+  EXPECT_TRUE(j.is_object());
+  return j;
+}
+
+std::string source_path(const std::string& relative) {
+  return std::string(SCALEWALL_SOURCE_DIR) + "/" + relative;
+}
+
+std::string write_temp_file(const std::string& name, const std::string& text) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("scalewall-test-" + std::to_string(::getpid()));
+  if (info != nullptr) dir /= std::string(info->test_suite_name()) + "." + info->name();
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+}  // namespace scalewall::testing

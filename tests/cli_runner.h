@@ -1,0 +1,35 @@
+// tests/cli_runner.h: runs the real scalewall executable for end-to-end tests.
+//
+// run_scalewall({"scaling", "--ranks", "8"}) runs the built binary with those arguments (no
+// shell: arguments are passed as is), waits for it, and returns its exit status, stdout and
+// stderr. A test data file can be named with source_path("tests/data/x.txt").
+#ifndef SCALEWALL_TESTS_CLI_RUNNER_H_
+#define SCALEWALL_TESTS_CLI_RUNNER_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace scalewall::testing {
+
+struct CliResult {
+  int exit_code = -1;  // the process's exit status; 128 + signal when killed by a signal
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+
+CliResult run_scalewall(const std::vector<std::string>& args);
+
+// Runs with "--format json" appended, requires exit 0 and exactly one JSON object on stdout
+// (the test fails with the command's stderr otherwise), and returns it.
+nlohmann::json run_json(std::vector<std::string> args);
+
+// SCALEWALL_SOURCE_DIR + "/" + relative.
+std::string source_path(const std::string& relative);
+
+// Writes `text` to a fresh file under the test's temporary directory and returns its path.
+std::string write_temp_file(const std::string& name, const std::string& text);
+
+}  // namespace scalewall::testing
+
+#endif  // SCALEWALL_TESTS_CLI_RUNNER_H_
