@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "cli/common.h"
 #include "scalewall/error.h"
@@ -23,6 +24,22 @@ int main(int argc, char** argv) {
   scalewall::cli::register_message(app);
   scalewall::cli::register_collective(app);
   scalewall::cli::register_straggler(app);
+
+  // CLI11 reports a mistyped command as "a subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string first = argv[1];
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      found = found || sub->get_name() == first;
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::cerr << "error: unknown command '" << first << "' (expected one of: " << known
+                << ")\n";
+      return 2;
+    }
+  }
 
   try {
     app.parse(argc, argv);

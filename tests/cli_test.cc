@@ -1,1 +1,146 @@
-// placeholder, replaced by its implementation
+// End-to-end tests of the scalewall executable: the global contract (help, version, exit
+// codes, envelope) and the scaling command.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/cli_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+bool StartsWith(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+// Bad input: exit 2, nothing on stdout, one "error:" line naming `mention`.
+void ExpectInputError(const std::vector<std::string>& args, const std::string& mention) {
+  const CliResult r = run_scalewall(args);
+  std::string joined;
+  for (const auto& a : args) joined += " " + a;
+  EXPECT_EQ(r.exit_code, 2) << joined << "\nstderr: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << joined << "\nstdout: " << r.out;
+  EXPECT_TRUE(StartsWith(r.err, "error: ")) << joined << "\nstderr: " << r.err;
+  EXPECT_NE(r.err.find(mention), std::string::npos)
+      << joined << "\nstderr does not mention '" << mention << "': " << r.err;
+}
+
+TEST(Cli, VersionAndHelp) {
+  const CliResult v = run_scalewall({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out, std::string(SCALEWALL_VERSION_TEXT) + "\n");
+  const CliResult h = run_scalewall({"--help"});
+  EXPECT_EQ(h.exit_code, 0);
+  for (const char* command : {"scaling", "message", "collective", "straggler"}) {
+    EXPECT_NE(h.out.find(command), std::string::npos) << command << " missing from --help";
+  }
+  const CliResult sh = run_scalewall({"scaling", "--help"});
+  EXPECT_EQ(sh.exit_code, 0);
+  EXPECT_NE(sh.out.find("--serial-fraction"), std::string::npos);
+  EXPECT_NE(sh.out.find("Example"), std::string::npos);
+}
+
+TEST(Cli, NoCommandOrUnknownCommandIsAnInputError) {
+  ExpectInputError({}, "subcommand");
+  ExpectInputError({"frobnicate"}, "frobnicate");
+  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--bogus"},
+                   "--bogus");
+  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--format", "xml"},
+                   "'xml'");
+}
+
+TEST(ScalingCli, JsonEnvelopeAndRows) {
+  const auto j = run_json({"scaling", "--serial-fraction", "0.02", "--ranks", "1024"});
+  EXPECT_EQ(j["tool"], "scalewall");
+  EXPECT_EQ(j["version"], SCALEWALL_VERSION_TEXT);
+  EXPECT_EQ(j["command"], "scaling");
+  EXPECT_EQ(j["kind"], "model");
+  EXPECT_EQ(j["inputs"]["serial_fraction"], 0.02);
+  EXPECT_EQ(j["inputs"]["ranks"], 1024);
+  EXPECT_EQ(j["inputs"]["target_efficiency"], 0.5);
+  EXPECT_DOUBLE_EQ(j["ceiling_speedup"].get<double>(), 50.0);
+  EXPECT_EQ(j["max_ranks_at_target"], 51);  // seed Lab 1
+  const auto& rows = j["rows"];
+  ASSERT_EQ(rows.size(), 11u);  // 1, 2, 4, ..., 1024
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double n = std::ldexp(1.0, static_cast<int>(i));
+    EXPECT_EQ(rows[i]["ranks"].get<double>(), n);
+    EXPECT_DOUBLE_EQ(rows[i]["amdahl_speedup"].get<double>(), 1 / (0.02 + 0.98 / n));
+    EXPECT_DOUBLE_EQ(rows[i]["amdahl_efficiency"].get<double>(), 1 / (0.02 + 0.98 / n) / n);
+    EXPECT_DOUBLE_EQ(rows[i]["gustafson_speedup"].get<double>(), n - 0.02 * (n - 1));
+  }
+}
+
+TEST(ScalingCli, RankCountNotAPowerOfTwoEndsTheTable) {
+  const auto j = run_json({"scaling", "-s", "5%", "-n", "1000"});
+  const auto& rows = j["rows"];
+  ASSERT_EQ(rows.size(), 11u);  // 1..512, then 1000
+  EXPECT_EQ(rows[9]["ranks"], 512);
+  EXPECT_EQ(rows[10]["ranks"], 1000);
+  EXPECT_NEAR(rows[10]["amdahl_speedup"].get<double>(), 19.6, 0.05);  // seed section 2.2
+  const auto one = run_json({"scaling", "-s", "0.3", "-n", "1"});
+  ASSERT_EQ(one["rows"].size(), 1u);
+  EXPECT_EQ(one["rows"][0]["amdahl_speedup"], 1.0);
+}
+
+TEST(ScalingCli, SeedSection22Table) {
+  // s = 0.1%: 506x and 49.4% at 1024 ranks; 60.2x at 64 (the seed prints 60.5x, a misprint:
+  // 1 / (0.001 + 0.999/64) = 60.21).
+  const auto j = run_json({"scaling", "--serial-fraction", "0.001", "--ranks", "1024"});
+  EXPECT_NEAR(j["rows"][6]["amdahl_speedup"].get<double>(), 60.21, 0.005);
+  EXPECT_NEAR(j["rows"][10]["amdahl_speedup"].get<double>(), 506.2, 0.05);
+  EXPECT_NEAR(j["rows"][10]["amdahl_efficiency"].get<double>(), 0.494, 0.0005);
+  EXPECT_EQ(j["max_ranks_at_target"], 1001);
+}
+
+TEST(ScalingCli, ZeroSerialFractionHasNoCeilingAndNoLimit) {
+  const auto j = run_json({"scaling", "--serial-fraction", "0", "--ranks", "64"});
+  EXPECT_TRUE(j["ceiling_speedup"].is_null());
+  EXPECT_TRUE(j["max_ranks_at_target"].is_null());
+  EXPECT_EQ(j["rows"][6]["amdahl_speedup"], 64.0);
+  const CliResult t = run_scalewall({"scaling", "--serial-fraction", "0", "--ranks", "64"});
+  EXPECT_NE(t.out.find("none (s = 0"), std::string::npos) << t.out;
+}
+
+TEST(ScalingCli, TableStartsWithTheModelBanner) {
+  const CliResult r = run_scalewall({"scaling", "--serial-fraction", "0.02", "--ranks", "1024"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(StartsWith(r.out, "# MODEL: analytic prediction, not a measurement\n")) << r.out;
+  EXPECT_NE(r.out.find("largest N at target:  51"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(ScalingCli, CsvIsHeaderAndRows) {
+  const CliResult r =
+      run_scalewall({"scaling", "--serial-fraction", "0.5", "--ranks", "4", "--format", "csv"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out,
+            "ranks,amdahl_speedup,amdahl_efficiency,gustafson_speedup\n"
+            "1,1,1,1\n"
+            "2,1.3333333333333333,0.6666666666666666,1.5\n"
+            "4,1.6,0.4,2.5\n");
+}
+
+TEST(ScalingCli, BadInputs) {
+  ExpectInputError({"scaling", "--ranks", "8"}, "--serial-fraction");
+  ExpectInputError({"scaling", "--serial-fraction", "0.1"}, "--ranks");
+  ExpectInputError({"scaling", "--serial-fraction", "1.5", "--ranks", "8"}, "1.5");
+  ExpectInputError({"scaling", "--serial-fraction", "-0.1", "--ranks", "8"}, "'-0.1'");
+  ExpectInputError({"scaling", "--serial-fraction", "abc", "--ranks", "8"}, "'abc'");
+  ExpectInputError({"scaling", "--serial-fraction", "nan", "--ranks", "8"}, "'nan'");
+  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "0"}, "--ranks");
+  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "-4"}, "'-4'");
+  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "2.5"}, "'2.5'");
+  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "2000000000000"},
+                   "2000000000000");
+  ExpectInputError(
+      {"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--target-efficiency", "0"},
+      "--target-efficiency");
+  ExpectInputError(
+      {"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--target-efficiency", "1.2"},
+      "1.2");
+}
+
+}  // namespace
+}  // namespace scalewall::testing
