@@ -1,1 +1,191 @@
-// placeholder, replaced by its implementation
+// End-to-end tests of `scalewall collective` (seed D01 Lab 3): the real executable, its output
+// formats and its exit codes.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(CollectiveCli, JsonEnvelopeAndInputs) {
+  const auto j = run_json({"collective", "--ranks", "64", "--bytes", "4096"});
+  EXPECT_EQ(j["tool"], "scalewall");
+  EXPECT_TRUE(j["version"].is_string());
+  EXPECT_EQ(j["command"], "collective");
+  EXPECT_EQ(j["kind"], "model");
+  const auto& in = j["inputs"];
+  EXPECT_EQ(in["op"], "allreduce");
+  EXPECT_EQ(in["ranks"], 64);
+  EXPECT_DOUBLE_EQ(in["bytes"].get<double>(), 4096.0);
+  EXPECT_NEAR(in["alpha_s"].get<double>(), 2.5e-6, 1e-18);
+  EXPECT_DOUBLE_EQ(in["bandwidth_Bps"].get<double>(), 25e9);
+  EXPECT_EQ(in["gamma_s_per_byte"].get<double>(), 0.0);
+  EXPECT_EQ(in["algorithms"], nlohmann::json::parse(R"(["ring","recursive-doubling"])"));
+
+  const auto& algorithms = j["algorithms"];
+  ASSERT_EQ(algorithms.size(), 2u);
+  for (const auto& a : algorithms) {
+    for (const char* key : {"name", "steps", "bytes_per_rank", "latency_s", "bandwidth_s",
+                            "compute_s", "total_s"}) {
+      EXPECT_TRUE(a.contains(key)) << key;
+    }
+  }
+  EXPECT_LE(algorithms[0]["total_s"].get<double>(), algorithms[1]["total_s"].get<double>());
+}
+
+// Lab 3: at 64 ranks the two invocations pick different winners.
+TEST(CollectiveCli, Lab3WinnersDiffer) {
+  const auto small = run_json({"collective", "--ranks", "64", "--bytes", "4096"});
+  const auto large = run_json({"collective", "--ranks", "64", "--bytes", "1073741824"});
+  EXPECT_EQ(small["winner"], "recursive-doubling");
+  EXPECT_EQ(large["winner"], "ring");
+  EXPECT_EQ(small["algorithms"][0]["name"], "recursive-doubling");
+  EXPECT_EQ(small["algorithms"][0]["steps"], 6);
+  EXPECT_DOUBLE_EQ(small["algorithms"][0]["bytes_per_rank"].get<double>(), 6.0 * 4096);
+  EXPECT_EQ(large["algorithms"][0]["name"], "ring");
+  EXPECT_EQ(large["algorithms"][0]["steps"], 126);
+  EXPECT_DOUBLE_EQ(large["algorithms"][0]["bytes_per_rank"].get<double>(),
+                   1073741824.0 * 126.0 / 64.0);
+}
+
+// The tie at 64 ranks is 120 alpha / (beta (6 - 126/64)), about 1.86 MB; at 512 ranks it is
+// larger (about 9.04 MB), so the choice cannot be a constant.
+TEST(CollectiveCli, TieMovesWithRankCount) {
+  const auto at64 = run_json({"collective", "--ranks", "64", "--bytes", "1MB"});
+  const auto at512 = run_json({"collective", "--ranks", "512", "--bytes", "1MB"});
+  ASSERT_TRUE(at64["tie_bytes"].is_number());
+  ASSERT_TRUE(at512["tie_bytes"].is_number());
+  const double tie64 = at64["tie_bytes"].get<double>();
+  EXPECT_NEAR(tie64, 120.0 * 2.5e-6 * 25e9 / (6.0 - 126.0 / 64.0), 1e-3);
+  EXPECT_LT(tie64, at512["tie_bytes"].get<double>());
+  // Either side of the printed tie, the winner differs.
+  const auto below = run_json({"collective", "--ranks", "64", "--bytes", "1860000"});
+  const auto above = run_json({"collective", "--ranks", "64", "--bytes", "1861000"});
+  EXPECT_EQ(below["winner"], "recursive-doubling");
+  EXPECT_EQ(above["winner"], "ring");
+}
+
+TEST(CollectiveCli, OneRankCostsZero) {
+  const auto j = run_json({"collective", "--ranks", "1", "--bytes", "1GB"});
+  for (const auto& a : j["algorithms"]) {
+    EXPECT_EQ(a["steps"], 0);
+    EXPECT_EQ(a["total_s"].get<double>(), 0.0);
+    EXPECT_EQ(a["latency_s"].get<double>(), 0.0);
+    EXPECT_EQ(a["bandwidth_s"].get<double>(), 0.0);
+  }
+  EXPECT_TRUE(j["tie_bytes"].is_null());
+  const CliResult table = run_scalewall({"collective", "--ranks", "1", "--bytes", "1GB"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("none (N = 1"), std::string::npos) << table.out;
+}
+
+TEST(CollectiveCli, TwoRanksHaveNoTie) {
+  const auto j = run_json({"collective", "--ranks", "2", "--bytes", "1GB"});
+  EXPECT_TRUE(j["tie_bytes"].is_null());
+  EXPECT_EQ(j["winner"], "recursive-doubling");
+}
+
+TEST(CollectiveCli, AlgorithmListAndGamma) {
+  const auto ring = run_json({"collective", "--ranks", "13", "--bytes", "4096", "--algorithms",
+                              "ring"});
+  ASSERT_EQ(ring["algorithms"].size(), 1u);
+  EXPECT_EQ(ring["winner"], "ring");
+  EXPECT_EQ(ring["algorithms"][0]["steps"], 24);
+  EXPECT_EQ(ring["inputs"]["algorithms"], nlohmann::json::parse(R"(["ring"])"));
+
+  // N = 13 folds in to p = 8: 3 + 2 steps; gamma charged on m (3 + 1) reduced bytes.
+  const auto rd = run_json({"collective", "--ranks", "13", "--bytes", "1000", "--algorithms",
+                            "recursive-doubling", "--gamma", "1ns"});
+  EXPECT_EQ(rd["algorithms"][0]["steps"], 5);
+  EXPECT_DOUBLE_EQ(rd["algorithms"][0]["bytes_per_rank"].get<double>(), 5000.0);
+  EXPECT_NEAR(rd["algorithms"][0]["compute_s"].get<double>(), 4000 * 1e-9, 1e-18);
+  EXPECT_NEAR(rd["inputs"]["gamma_s_per_byte"].get<double>(), 1e-9, 1e-24);
+}
+
+TEST(CollectiveCli, TableShowsWinnerAndTie) {
+  const CliResult r = run_scalewall({"collective", "--ranks", "64", "--bytes", "4096"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 5u);
+  EXPECT_EQ(lines[0], "# MODEL: analytic prediction, not a measurement");
+  bool winner_marked = false;
+  for (const std::string& line : lines) {
+    if (line.rfind("recursive-doubling", 0) == 0 &&
+        line.find("<-- winner") != std::string::npos) {
+      winner_marked = true;
+    }
+  }
+  EXPECT_TRUE(winner_marked) << r.out;
+  EXPECT_NE(r.out.find("1.86 MB"), std::string::npos) << r.out;
+}
+
+TEST(CollectiveCli, CsvHasAHeaderRowOfKeys) {
+  const CliResult r = run_scalewall({"collective", "--ranks", "8", "--bytes", "1000",
+                                     "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[0], "name,steps,bytes_per_rank,latency_s,bandwidth_s,compute_s,total_s");
+  EXPECT_EQ(lines[1].rfind("recursive-doubling,3,3000,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[2].rfind("ring,14,1750,", 0), 0u) << lines[2];
+}
+
+TEST(CollectiveCli, HelpTeachesWithLab3) {
+  const CliResult r = run_scalewall({"collective", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--ranks 64 --bytes 4096"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--ranks 64 --bytes 1073741824"), std::string::npos) << r.out;
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string named;  // text the error message must contain
+};
+
+TEST(CollectiveCli, BadInputExitsTwoNamingTheValue) {
+  const std::vector<BadCase> cases = {
+      {{"collective", "--bytes", "4096"}, "--ranks"},
+      {{"collective", "--ranks", "64"}, "--bytes"},
+      {{"collective", "--ranks", "0", "--bytes", "4096"}, "--ranks"},
+      {{"collective", "--ranks", "-4", "--bytes", "4096"}, "--ranks"},
+      {{"collective", "--ranks", "1099511627777", "--bytes", "4096"}, "--ranks"},
+      {{"collective", "--ranks", "6.5", "--bytes", "4096"}, "6.5"},
+      {{"collective", "--ranks", "64", "--bytes", "-1"}, "--bytes"},
+      {{"collective", "--ranks", "64", "--bytes", "1e999"}, "--bytes"},
+      {{"collective", "--ranks", "64", "--bytes", "1e308"}, "--bytes"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--alpha", "0"}, "--alpha"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--bandwidth", "0"}, "--bandwidth"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--gamma", "-1ns"}, "--gamma"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--algorithms", "tree"}, "tree"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--algorithms", "ring,ring"},
+       "--algorithms"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--algorithms", "ring,"},
+       "--algorithms"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--op", "bcast"}, "bcast"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--format", "yaml"}, "yaml"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--nodes", "2"}, "--nodes"},
+  };
+  for (const BadCase& c : cases) {
+    const CliResult r = run_scalewall(c.args);
+    std::string joined;
+    for (const auto& a : c.args) joined += " " + a;
+    EXPECT_EQ(r.exit_code, 2) << joined << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.rfind("error:", 0), 0u) << joined << "\nstderr: " << r.err;
+    EXPECT_NE(r.err.find(c.named), std::string::npos) << joined << "\nstderr: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << joined << "\nstdout: " << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace scalewall::testing

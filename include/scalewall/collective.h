@@ -14,10 +14,11 @@
 //   recursive-doubling  N a power of two:     steps log2 N,  bytes/rank m log2 N, reduced m log2 N
 //                       otherwise (fold-in):  steps log2 p + 2, bytes/rank m (log2 p + 2),
 //                                             reduced m (log2 p + 1)
-// The fold-in (Thakur, Rabenseifner and Gropp 2005, section 4.1; Rabenseifner 2004): the
-// r = N - p extra ranks first send their whole vector to a partner, which reduces it; the p
-// remaining ranks run recursive doubling; the partners then send the result back. The
-// partner's critical path is one receive of m, log2 p exchanges of m, one send of m.
+// The fold-in (Thakur, Rabenseifner and Gropp 2005, their allreduce for non-power-of-two N;
+// Rabenseifner 2004): the r = N - p extra ranks first send their whole vector to a partner,
+// which reduces it; the p remaining ranks run recursive doubling; the partners then send the
+// result back. The partner's critical path is one receive of m, log2 p exchanges of m, one
+// send of m. log2 is computed from the bit width of N, never with a floating-point log.
 //
 // cost = steps * alpha + bytes_per_rank * beta + reduced_bytes_per_rank * gamma
 // N = 1 costs exactly zero; m = 0 costs only the latency term; no term is ever negative.
@@ -70,7 +71,8 @@ struct CollectiveCost {
 CollectiveCost allreduce_cost(Algorithm algorithm, std::int64_t ranks, double bytes,
                               const Link& link, double gamma_s_per_byte = 0.0);
 
-// The costs of `algorithms` for one call, cheapest first (ties keep the given order).
+// The costs of `algorithms` for one call, cheapest first (ties keep the given order). Same
+// requirements as allreduce_cost; an empty list gives an empty result.
 std::vector<CollectiveCost> rank_allreduce(std::span<const Algorithm> algorithms,
                                            std::int64_t ranks, double bytes, const Link& link,
                                            double gamma_s_per_byte = 0.0);
@@ -78,7 +80,9 @@ std::vector<CollectiveCost> rank_allreduce(std::span<const Algorithm> algorithms
 // The message size at which algorithms a and b cost the same for this rank count, in bytes.
 // Each cost is affine in m (c0 + c1 m), so the tie is m = (a.c0 - b.c0) / (b.c1 - a.c1).
 // Empty when there is no positive tie: the costs are identical, parallel, or one algorithm
-// is cheaper at every size (for example N = 1, or N = 2 where recursive doubling always wins).
+// is cheaper at every size (for example N = 1, or N = 2 with gamma = 0, where recursive
+// doubling always wins). REQUIRES (throws InputError): ranks, link and gamma as for
+// allreduce_cost.
 std::optional<double> allreduce_tie_bytes(Algorithm a, Algorithm b, std::int64_t ranks,
                                           const Link& link, double gamma_s_per_byte = 0.0);
 

@@ -52,7 +52,9 @@ enum class Regime { kLatencyBound, kBalanced, kBandwidthBound };
 std::string_view regime_name(Regime regime);
 
 // latency-bound when bytes < m*/2, bandwidth-bound when bytes > 2 m*, balanced otherwise.
-// REQUIRES: valid link, bytes >= 0.
+// A size within a relative 1e-12 of a boundary counts as on it (balanced), so that decimal
+// inputs that meet a boundary exactly (2.5 us x 25 GB/s / 2 = 31,250 B) are not pushed off it
+// by binary rounding. REQUIRES: valid link, bytes >= 0 (throws InputError otherwise).
 Regime classify_message(const Link& link, double bytes);
 
 }  // namespace scalewall
