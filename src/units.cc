@@ -25,7 +25,10 @@ namespace {
 
 struct Suffix {
   std::string_view text;
-  double factor;  // multiply the number by this to get the SI base unit
+  double factor;         // multiply the number by this ...
+  double divisor = 1.0;  // ... and divide by this to get the SI base unit. Sub-unit prefixes
+                         // divide by an exact power of ten ("2.5us" is 2.5 / 1e6), which is
+                         // correctly rounded, where multiplying by the inexact 1e-6 is not.
 };
 
 constexpr double kKi = 1024.0;
@@ -40,9 +43,9 @@ constexpr std::array kByteSuffixes = {
 };
 
 constexpr std::array kSecondSuffixes = {
-    Suffix{"", 1.0},     Suffix{"s", 1.0},       Suffix{"ms", 1e-3},
-    Suffix{"us", 1e-6},  Suffix{"\u00b5s", 1e-6}, Suffix{"\u03bcs", 1e-6},
-    Suffix{"ns", 1e-9},  Suffix{"min", 60.0},     Suffix{"h", 3600.0},
+    Suffix{"", 1.0},          Suffix{"s", 1.0},            Suffix{"ms", 1.0, 1e3},
+    Suffix{"us", 1.0, 1e6},   Suffix{"\u00b5s", 1.0, 1e6}, Suffix{"\u03bcs", 1.0, 1e6},
+    Suffix{"ns", 1.0, 1e9},   Suffix{"min", 60.0},         Suffix{"h", 3600.0},
 };
 
 // Rates: bytes per second with "/s" or "ps", bits per second with a lower-case b.
@@ -55,13 +58,13 @@ constexpr std::array kRateSuffixes = {
     Suffix{"TB/s", 1e12},        Suffix{"TBps", 1e12},
     Suffix{"KiB/s", kKi},        Suffix{"MiB/s", kKi * kKi},
     Suffix{"GiB/s", kKi * kKi * kKi}, Suffix{"TiB/s", kKi * kKi * kKi * kKi},
-    Suffix{"b/s", 1.0 / 8},      Suffix{"bps", 1.0 / 8},
-    Suffix{"Kb/s", 1e3 / 8},     Suffix{"kb/s", 1e3 / 8},  Suffix{"Kbps", 1e3 / 8},
-    Suffix{"kbps", 1e3 / 8},
-    Suffix{"Mb/s", 1e6 / 8},     Suffix{"Mbps", 1e6 / 8},
-    Suffix{"Gb/s", 1e9 / 8},     Suffix{"Gbps", 1e9 / 8},
-    Suffix{"Tb/s", 1e12 / 8},    Suffix{"Tbps", 1e12 / 8},
-    Suffix{"Gib/s", kKi * kKi * kKi / 8},
+    Suffix{"b/s", 1.0, 8.0},      Suffix{"bps", 1.0, 8.0},
+    Suffix{"Kb/s", 1e3, 8.0},     Suffix{"kb/s", 1e3, 8.0},  Suffix{"Kbps", 1e3, 8.0},
+    Suffix{"kbps", 1e3, 8.0},
+    Suffix{"Mb/s", 1e6, 8.0},     Suffix{"Mbps", 1e6, 8.0},
+    Suffix{"Gb/s", 1e9, 8.0},     Suffix{"Gbps", 1e9, 8.0},
+    Suffix{"Tb/s", 1e12, 8.0},    Suffix{"Tbps", 1e12, 8.0},
+    Suffix{"Gib/s", kKi * kKi * kKi, 8.0},
 };
 
 std::string_view trim(std::string_view text) {
@@ -116,7 +119,7 @@ double parse_with(std::string_view text, std::string_view what, std::span<const 
   std::string_view unit;
   const double value = leading_number(text, what, &unit);
   for (const Suffix& s : suffixes) {
-    if (s.text == unit) return value * s.factor;
+    if (s.text == unit) return value * s.factor / s.divisor;
   }
   throw InputError(fmt::format("unknown unit {} in {} {} (expected {}{})", quoted(unit), what,
                                quoted(trim(text)), suffix_list(suffixes), hint));

@@ -76,6 +76,15 @@ TEST(ParseSeconds, AllSpellings) {
   EXPECT_DOUBLE_EQ(parse_seconds("1h"), 3600.0);
 }
 
+TEST(ParseSeconds, SubUnitPrefixesAreCorrectlyRounded) {
+  // Exactly the double nearest the decimal value, as a literal gives it.
+  EXPECT_EQ(parse_seconds("2.5us"), 2.5e-6);
+  EXPECT_EQ(parse_seconds("300ms"), 0.3);
+  EXPECT_EQ(parse_seconds("30us"), 30e-6);
+  EXPECT_EQ(parse_seconds("40ns"), 40e-9);
+  EXPECT_EQ(parse_rate("400Gb/s"), 50e9);
+}
+
 TEST(ParseSeconds, RejectsBadText) {
   ExpectRejected(parse_seconds, "", "empty");
   ExpectRejected(parse_seconds, "-2.5us", "'-2.5us'");
