@@ -1,6 +1,6 @@
-// scalewall collective: the cost of each all-reduce algorithm for one call, cheapest first,
-// and the size where ring and recursive doubling tie (seed D01 section 3.3, Lab 3,
-// exercise 3).
+// scalewall collective: the cost of every applicable algorithm for one collective call,
+// cheapest first, each with its steps, bytes and terms, and where each ties the winner
+// (seed D01 section 3.3, Lab 3, exercise 3).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,8 +10,8 @@
 
 #include "cli/common.h"
 #include "scalewall/collective.h"
-#include "scalewall/link.h"
 #include "scalewall/scaling.h"
+#include "scalewall/select.h"
 #include "scalewall/units.h"
 
 namespace scalewall::cli {
@@ -21,89 +21,104 @@ struct CollectiveFlags {
   std::string op = "allreduce";
   std::string ranks;
   std::string bytes;
-  std::string alpha = "2.5us";
-  std::string bandwidth = "25GB/s";
+  FabricFlags fabric;
   std::string gamma = "0";
+  std::string chunk = "512KiB";
   std::string algorithms = "all";
+  std::string selector;
   std::string format = "table";
 };
 
-Link read_link(const CollectiveFlags& flags) {
-  const Link link{flag_seconds("--alpha", flags.alpha), flag_rate("--bandwidth", flags.bandwidth)};
-  if (!(link.alpha_s > 0.0)) {
-    throw InputError(fmt::format("--alpha: latency '{}' must be positive", flags.alpha));
-  }
-  if (!(link.bandwidth_Bps > 0.0)) {
-    throw InputError(fmt::format("--bandwidth: rate '{}' must be positive", flags.bandwidth));
-  }
-  require_valid(link);
-  return link;
-}
-
-// "all", or comma-separated names, each once.
-std::vector<Algorithm> read_algorithms(const std::string& text) {
-  if (text == "all") return {std::begin(kAllAlgorithms), std::end(kAllAlgorithms)};
-  std::vector<Algorithm> algorithms;
+// "all", or comma-separated names, each once, each implementing `op`.
+std::vector<AlgorithmSpec> read_algorithms(const std::string& text, Op op,
+                                           const Topology& topology) {
+  if (text == "all") return applicable_algorithms(op, topology);
+  std::vector<AlgorithmSpec> specs;
   std::string_view rest = text;
   for (;;) {
     const std::size_t comma = rest.find(',');
     const std::string_view name = rest.substr(0, comma);
-    const Algorithm a = with_flag("--algorithms", [&] { return parse_algorithm(name); });
-    if (std::find(algorithms.begin(), algorithms.end(), a) != algorithms.end()) {
+    const AlgorithmSpec s = with_flag("--algorithms", [&] { return parse_algorithm(name); });
+    if (!implements(op, s)) {
+      std::string known;
+      for (const AlgorithmSpec& a : applicable_algorithms(op, topology)) {
+        known += (known.empty() ? "" : ", ") + algorithm_name(a);
+      }
+      throw InputError(fmt::format("--algorithms: '{}' does not implement {} (it has: {})", name,
+                                   op_name(op), known));
+    }
+    if (std::find(specs.begin(), specs.end(), s) != specs.end()) {
       throw InputError(fmt::format("--algorithms: '{}' is listed twice in '{}'", name, text));
     }
-    algorithms.push_back(a);
+    specs.push_back(s);
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  return algorithms;
+  return specs;
 }
 
-std::string no_tie_text(std::int64_t ranks, const Link& link, double gamma) {
+std::string ring_rd_no_tie_text(std::int64_t ranks, const Topology& topology,
+                                const CostOptions& options) {
   if (ranks == 1) return "none (N = 1: a single rank communicates nothing; every algorithm is free)";
-  // Without a tie one algorithm is at least as cheap at every size; any size shows which.
-  const double ring = allreduce_cost(Algorithm::kRing, ranks, 1.0, link, gamma).total_s;
-  const double rd =
-      allreduce_cost(Algorithm::kRecursiveDoubling, ranks, 1.0, link, gamma).total_s;
-  if (ring == rd) return "none (the two cost the same at every size)";
+  const AlgorithmSpec ring{Algorithm::kRing, Algorithm::kRing};
+  const AlgorithmSpec rd{Algorithm::kRecursiveDoubling, Algorithm::kRing};
+  const double r = collective_cost(Op::kAllreduce, ring, 1.0, topology, options).total_s;
+  const double d = collective_cost(Op::kAllreduce, rd, 1.0, topology, options).total_s;
+  if (r == d) return "none (the two cost the same at every size)";
   return fmt::format("none ({} is cheaper at every size for N = {})",
-                     algorithm_name(rd < ring ? Algorithm::kRecursiveDoubling : Algorithm::kRing),
-                     ranks);
+                     algorithm_name(d < r ? rd : ring), ranks);
 }
 
 Report run_collective(const CollectiveFlags& flags) {
-  if (flags.op != "allreduce") {
-    throw InputError(fmt::format(
-        "--op: collective '{}' is not modelled (only allreduce is, so far)", flags.op));
+  const Op op = with_flag("--op", [&] { return parse_op(flags.op); });
+  std::optional<std::int64_t> ranks;
+  if (!flags.ranks.empty()) ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
+  double bytes = 0.0;
+  if (op != Op::kBarrier) {
+    if (flags.bytes.empty()) {
+      throw InputError(fmt::format("--bytes is required for {} (the buffer per rank)",
+                                   op_name(op)));
+    }
+    bytes = flag_bytes("--bytes", flags.bytes);
+  } else if (!flags.bytes.empty()) {
+    bytes = flag_bytes("--bytes", flags.bytes);  // read (and checked), then ignored
   }
-  const std::int64_t ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
-  const double bytes = flag_bytes("--bytes", flags.bytes);
-  const Link link = read_link(flags);
-  const double gamma = flag_seconds("--gamma", flags.gamma);
-  const std::vector<Algorithm> algorithms = read_algorithms(flags.algorithms);
+  const Topology topology = resolve_topology(flags.fabric, ranks);
+  CostOptions options;
+  options.gamma_s_per_byte = flag_seconds("--gamma", flags.gamma);
+  options.tree_chunk_bytes = flag_bytes("--chunk", flags.chunk);
+  if (!(options.tree_chunk_bytes > 0)) {
+    throw InputError(fmt::format("--chunk: chunk size '{}' must be above zero", flags.chunk));
+  }
+  const std::vector<AlgorithmSpec> specs = read_algorithms(flags.algorithms, op, topology);
+  const std::int64_t n = topology.ranks();
 
   const auto ranked = with_flag("--bytes", [&] {
-    return rank_allreduce(algorithms, ranks, bytes, link, gamma);
+    return rank_algorithms(op, specs, bytes, topology, options);
   });
-  const auto tie =
-      allreduce_tie_bytes(Algorithm::kRing, Algorithm::kRecursiveDoubling, ranks, link, gamma);
+  SCALEWALL_CHECK(!ranked.empty());
+  const CollectiveCost& best = ranked.front();
 
   Report report;
   report.command = "collective";
   report.kind = Kind::kModel;
   report.banner = model_banner();
-  report.title = fmt::format(
-      "All-reduce of {} ({} B) per rank over {} rank{}; alpha {}, bandwidth {}, gamma {}/B",
-      format_bytes(bytes), bytes, ranks, ranks == 1 ? "" : "s", format_seconds(link.alpha_s),
-      format_rate(link.bandwidth_Bps), format_seconds(gamma));
-  report.inputs["op"] = flags.op;
-  report.inputs["ranks"] = ranks;
-  report.inputs["bytes"] = bytes;
-  report.inputs["alpha_s"] = link.alpha_s;
-  report.inputs["bandwidth_Bps"] = link.bandwidth_Bps;
-  report.inputs["gamma_s_per_byte"] = gamma;
+  report.title = fmt::format("{} of {} ({} B) per rank over {} rank{}; {}; gamma {}/B",
+                             op_name(op), format_bytes(bytes), bytes, n, n == 1 ? "" : "s",
+                             describe_topology(topology), format_seconds(options.gamma_s_per_byte));
+  report.inputs["op"] = std::string(op_name(op));
+  report.inputs["ranks"] = n;
+  report.inputs["bytes"] = op == Op::kBarrier ? 0.0 : bytes;
+  if (topology.name == "flat") {
+    report.inputs["alpha_s"] = topology.inter.alpha_s;
+    report.inputs["bandwidth_Bps"] = topology.inter.bandwidth_Bps;
+  } else {
+    report.inputs["fabric"] = topology_inputs(topology);
+  }
+  report.inputs["gamma_s_per_byte"] = options.gamma_s_per_byte;
+  report.inputs["tree_chunk_bytes"] = options.tree_chunk_bytes;
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
-  for (const Algorithm a : algorithms) names.push_back(std::string(algorithm_name(a)));
+  for (const AlgorithmSpec& s : specs) names.push_back(algorithm_name(s));
   report.inputs["algorithms"] = std::move(names);
 
   Table table{"algorithms",
@@ -113,32 +128,69 @@ Report run_collective(const CollectiveFlags& flags) {
                {"latency_s", "latency", Unit::kSeconds},
                {"bandwidth_s", "bandwidth", Unit::kSeconds},
                {"compute_s", "compute", Unit::kSeconds},
-               {"total_s", "total", Unit::kSeconds}},
+               {"total_s", "total", Unit::kSeconds},
+               {"busbw_Bps", "busbw", Unit::kRate},
+               {"tie_with_winner_bytes", "ties winner at", Unit::kBytes}},
               {},
               {}};
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const CollectiveCost& c = ranked[i];
-    table.add_row({std::string(algorithm_name(c.algorithm)), c.steps, c.bytes_per_rank,
-                   c.latency_s, c.bandwidth_s, c.compute_s, c.total_s},
+    Value tie;
+    if (i > 0) {
+      if (const auto t = tie_bytes(op, c.algorithm, best.algorithm, topology, options)) tie = *t;
+    }
+    table.add_row({algorithm_name(c.algorithm), c.steps, c.bytes_per_rank, c.latency_s,
+                   c.bandwidth_s, c.compute_s, c.total_s,
+                   c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}, tie},
                   i == 0 && ranked.size() > 1 ? "<-- winner" : "");
   }
   report.tables.push_back(std::move(table));
 
-  report.add_field("winner", "winner", Unit::kText,
-                   std::string(algorithm_name(ranked.front().algorithm)));
-  report.add_field("tie_bytes", "ring = recursive-doubling at", Unit::kBytes,
-                   tie ? Value{*tie} : Value{}, no_tie_text(ranks, link, gamma));
-  if (ranks == 1) {
-    report.notes.push_back("N = 1: there is nothing to reduce with, so every cost is zero.");
-  } else if (tie) {
-    report.notes.push_back(fmt::format(
-        "Below {} recursive doubling wins (fewer steps, each paying alpha);", format_bytes(*tie)));
-    report.notes.push_back("above it the ring wins (fewer bytes, each paying beta).");
+  report.add_field("winner", "winner", Unit::kText, algorithm_name(best.algorithm));
+  if (op == Op::kAllreduce) {
+    const std::optional<double> tie =
+        tie_bytes(op, {Algorithm::kRing, Algorithm::kRing},
+                  {Algorithm::kRecursiveDoubling, Algorithm::kRing}, topology, options);
+    report.add_field("tie_bytes", "ring = recursive-doubling at", Unit::kBytes,
+                     tie ? Value{*tie} : Value{}, ring_rd_no_tie_text(n, topology, options));
+    if (n > 1 && tie) {
+      report.notes.push_back(fmt::format(
+          "Below {} recursive doubling beats the ring (fewer steps, each paying alpha); above "
+          "it the ring wins (fewer bytes, each paying beta).",
+          format_bytes(*tie)));
+    }
   }
-  report.notes.push_back("Ring: 2(N-1) steps, 2m(N-1)/N bytes per rank.");
+
+  if (!flags.selector.empty()) {
+    const Selector selector = with_flag("--selector", [&] { return parse_selector(flags.selector); });
+    const LibraryChoice choice = library_choice(selector, op, n, bytes);
+    report.add_field("selector", "selector", Unit::kText, std::string(selector_name(selector)));
+    report.add_field("selector_choice", "it picks", Unit::kText, choice.library_algorithm);
+    report.add_field("selector_rule", "by the rule", Unit::kText, choice.rule);
+    Value modelled;
+    Value total;
+    Value penalty;
+    if (choice.modelled && implements(op, *choice.modelled)) {
+      const CollectiveCost c = collective_cost(op, *choice.modelled, bytes, topology, options);
+      modelled = algorithm_name(*choice.modelled);
+      total = c.total_s;
+      if (best.total_s > 0) penalty = c.total_s / best.total_s;
+    }
+    report.add_field("selector_algorithm", "modelled as", Unit::kText, modelled,
+                     "not modelled (no counterpart among the model's algorithms)");
+    report.add_field("selector_total_s", "its modelled cost", Unit::kSeconds, total, "-");
+    report.add_field("selector_cost_ratio", "against the best", Unit::kRatio, penalty, "-");
+  }
+
+  if (n == 1) report.notes.push_back("N = 1: there is nothing to exchange, so every cost is zero.");
+  if (topology.name != "flat" && topology.nominal) {
+    report.notes.push_back(
+        "The fabric's link figures are nominal (datasheet values), not measured.");
+  }
   report.notes.push_back(
-      "Recursive doubling: log2 N steps, m log2 N bytes per rank; for N not a power of two,");
-  report.notes.push_back("with p = 2^floor(log2 N): log2 p + 2 steps, m (log2 p + 2) bytes.");
+      "busbw: nccl-tests' bus bandwidth, algbw x (2(N-1)/N all-reduce; (N-1)/N reduce-scatter, "
+      "all-gather, all-to-all; 1 broadcast, reduce), to lay beside a measured busbw.");
+  report.notes.push_back("Each algorithm's steps and bytes are in docs/models.md with sources.");
   return report;
 }
 
@@ -148,34 +200,40 @@ void register_collective(CLI::App& app) {
   auto flags = std::make_shared<CollectiveFlags>();
   CLI::App* cmd = app.add_subcommand(
       "collective",
-      "Cost of each all-reduce algorithm (ring, recursive doubling) for one call under the "
-      "alpha-beta model, cheapest first: steps x alpha + bytes per rank x beta + reduced bytes "
-      "x gamma, and the size at which ring and recursive doubling tie for this rank count.");
-  cmd->add_option("--ranks,-n", flags->ranks, "Rank count N, 1 to 2^40")
-      ->type_name("N")
-      ->required();
+      "Cost of every algorithm of one collective call, cheapest first: steps x alpha + bytes "
+      "per rank x beta + reduced bytes x gamma, on a flat link or a two-level fabric, with the "
+      "size at which each ties the winner.");
+  cmd->add_option("--op", flags->op,
+                  "Collective: allreduce, reduce-scatter, all-gather, broadcast, reduce, "
+                  "all-to-all, barrier")
+      ->type_name("OP")
+      ->default_val("allreduce");
+  cmd->add_option("--ranks,-n", flags->ranks,
+                  "Rank count N, 1 to 2^40 (with --fabric: default the fabric's, else a "
+                  "multiple of its ranks per node)")
+      ->type_name("N");
   cmd->add_option("--bytes,-m", flags->bytes,
-                  "Buffer per rank m, the whole all-reduce vector (4096, 64MB, 1GiB)")
-      ->type_name("M")
-      ->required();
-  cmd->add_option("--alpha,-a", flags->alpha, "Start-up latency alpha per message")
-      ->type_name("T")
-      ->default_val("2.5us");
-  cmd->add_option("--bandwidth,-b", flags->bandwidth, "Link bandwidth, 1/beta")
-      ->type_name("R")
-      ->default_val("25GB/s");
+                  "Buffer per rank m as nccl-tests sizes it: the all-reduce vector, the "
+                  "reduce-scatter input, the all-gather output, the all-to-all send buffer")
+      ->type_name("M");
+  add_fabric_options(cmd, &flags->fabric);
   cmd->add_option("--gamma", flags->gamma,
                   "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of "
                   "reduction; 0 makes it free)")
       ->type_name("G")
       ->default_val("0");
+  cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
+      ->type_name("M")
+      ->default_val("512KiB");
   cmd->add_option("--algorithms", flags->algorithms,
-                  "Comma-separated algorithms to compare: ring, recursive-doubling, or all")
+                  "Comma-separated algorithms to compare, or all (every one that implements "
+                  "the op; hierarchical ones on a multi-node fabric)")
       ->type_name("LIST")
       ->default_val("all");
-  cmd->add_option("--op", flags->op, "Collective operation; only allreduce for now")
-      ->type_name("OP")
-      ->default_val("allreduce");
+  cmd->add_option("--selector", flags->selector,
+                  "Also show what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed "
+                  "rules (ompi) pick for this call, and what that costs under the model")
+      ->type_name("mpich|ompi");
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Recursive doubling takes log2 N steps but moves m log2 N bytes per rank; the ring takes\n"
@@ -185,10 +243,11 @@ void register_collective(CLI::App& app) {
       "Examples (seed Lab 3):\n"
       "  scalewall collective --ranks 64 --bytes 4096\n"
       "      recursive doubling wins: 6 steps against 126\n"
-      "  scalewall collective --ranks 64 --bytes 1073741824\n"
+      "  scalewall collective --ranks 64 --bytes 1GiB --algorithms ring,recursive-doubling\n"
       "      the ring wins: about 2.1 GB per rank against 6.4 GB\n"
-      "  scalewall collective --ranks 512 --bytes 4096\n"
-      "      the tie point grows from about 1.86 MB at 64 ranks to about 9 MB at 512");
+      "  scalewall collective --fabric examples/fabrics/dgx-h100-ndr.toml --bytes 1GB\n"
+      "      on 16 nodes of 8 GPUs, the hierarchical all-reduce moves m/8 across nodes\n"
+      "  scalewall collective --op all-to-all --ranks 64 --bytes 1MB --selector ompi");
   cmd->callback([flags] { emit(run_collective(*flags), flags->format); });
 }
 

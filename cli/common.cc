@@ -4,6 +4,9 @@
 #include <iostream>
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include "scalewall/fabric_file.h"
 #include "scalewall/scaling.h"
 #include "scalewall/units.h"
 
@@ -44,6 +47,181 @@ std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::strin
     ranks.push_back(flag_count(flag, item, 1, kMaxRanks));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
+  }
+  return ranks;
+}
+
+void add_fabric_options(CLI::App* command, FabricFlags* flags) {
+  command->add_option("--fabric", flags->fabric,
+                      "Fabric file (TOML): nodes, ranks per node, intra- and inter-node links, "
+                      "NICs, oversubscription, placement; see examples/fabrics/")
+      ->type_name("FILE");
+  command->add_option("--alpha,-a", flags->alpha,
+                      "Latency alpha of the flat link (default 2.5us), or of the fabric's "
+                      "inter-node link")
+      ->type_name("T");
+  command->add_option("--bandwidth,-b", flags->bandwidth,
+                      "Bandwidth of the flat link (default 25GB/s), or of the fabric's "
+                      "inter-node link")
+      ->type_name("R");
+  command->add_option("--nodes", flags->nodes, "Override the fabric's node count")
+      ->type_name("N");
+  command->add_option("--ranks-per-node", flags->ranks_per_node,
+                      "Override the fabric's ranks per node")
+      ->type_name("G");
+  command->add_option("--nics-per-node", flags->nics_per_node,
+                      "Override the fabric's NICs per node")
+      ->type_name("K");
+  command->add_option("--oversubscription", flags->oversubscription,
+                      "Override the fabric's oversubscription ratio (2 or 2:1)")
+      ->type_name("R");
+  command->add_option("--placement", flags->placement,
+                      "Override the fabric's placement: packed or scattered")
+      ->type_name("P");
+}
+
+namespace {
+
+double parse_ratio_flag(std::string_view flag, const std::string& text) {
+  return with_flag(flag, [&] {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) return parse_number(text);
+    const double a = parse_number(text.substr(0, colon));
+    const double b = parse_number(text.substr(colon + 1));
+    if (!(b > 0)) throw InputError(fmt::format("ratio '{}' divides by zero", text));
+    return a / b;
+  });
+}
+
+}  // namespace
+
+Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks) {
+  if (flags.fabric.empty()) {
+    for (const auto& [flag, value] :
+         {std::pair{"--nodes", &flags.nodes}, std::pair{"--ranks-per-node", &flags.ranks_per_node},
+          std::pair{"--nics-per-node", &flags.nics_per_node},
+          std::pair{"--oversubscription", &flags.oversubscription},
+          std::pair{"--placement", &flags.placement}}) {
+      if (!value->empty()) {
+        throw InputError(fmt::format(
+            "{} describes a fabric; give a fabric file with --fabric (a flat link needs only "
+            "--alpha and --bandwidth)",
+            flag));
+      }
+    }
+    if (!ranks) throw InputError("--ranks is required without --fabric");
+    Link link = kDefaultLink;
+    if (!flags.alpha.empty()) link.alpha_s = flag_seconds("--alpha", flags.alpha);
+    if (!flags.bandwidth.empty()) link.bandwidth_Bps = flag_rate("--bandwidth", flags.bandwidth);
+    with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(link); });
+    return with_flag("--ranks", [&] { return flat_topology(*ranks, link); });
+  }
+  Topology t = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+  if (!flags.alpha.empty() || !flags.bandwidth.empty()) {
+    if (!flags.alpha.empty()) {
+      t.inter.alpha_s = flag_seconds("--alpha", flags.alpha);
+      t.inter.overhead_s = 0.0;  // an alpha given by hand is a plain alpha-beta link
+      t.inter.gap_s = 0.0;
+    }
+    if (!flags.bandwidth.empty()) {
+      t.inter.bandwidth_Bps = flag_rate("--bandwidth", flags.bandwidth);
+    }
+    with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(t.inter); });
+  }
+  if (!flags.nodes.empty()) t.nodes = flag_count("--nodes", flags.nodes, 1, kMaxRanks);
+  if (!flags.ranks_per_node.empty()) {
+    t.ranks_per_node = flag_count("--ranks-per-node", flags.ranks_per_node, 1, kMaxRanks);
+  }
+  if (!flags.nics_per_node.empty()) {
+    t.nics_per_node = flag_count("--nics-per-node", flags.nics_per_node, 1, 1 << 20);
+  }
+  if (!flags.oversubscription.empty()) {
+    t.oversubscription = parse_ratio_flag("--oversubscription", flags.oversubscription);
+  }
+  if (!flags.placement.empty()) {
+    t.placement = with_flag("--placement", [&] { return parse_placement(flags.placement); });
+    t.rank_to_node.clear();
+  }
+  if ((!flags.nodes.empty() || !flags.ranks_per_node.empty()) &&
+      t.placement == Placement::kExplicit) {
+    throw InputError(
+        "--nodes/--ranks-per-node: the fabric places ranks by an explicit rank_to_node list; "
+        "add --placement packed or scattered to resize it");
+  }
+  with_flag("--fabric", [&] { require_valid(t); });
+  if (ranks) t = with_flag("--ranks", [&] { return scaled_topology(t, *ranks); });
+  return t;
+}
+
+namespace {
+
+nlohmann::ordered_json link_inputs(const Link& link) {
+  nlohmann::ordered_json j;
+  j["alpha_s"] = link.alpha_s;
+  j["bandwidth_Bps"] = link.bandwidth_Bps;
+  if (link.overhead_s > 0 || link.gap_s > 0) {
+    j["overhead_s"] = link.overhead_s;
+    j["gap_s"] = link.gap_s;
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json topology_inputs(const Topology& t) {
+  nlohmann::ordered_json j;
+  if (t.name == "flat") {
+    j = link_inputs(t.inter);
+    j["ranks"] = t.ranks();
+    return j;
+  }
+  j["name"] = t.name;
+  j["nominal"] = t.nominal;
+  j["nodes"] = t.nodes;
+  j["ranks_per_node"] = t.ranks_per_node;
+  j["nics_per_node"] = t.nics_per_node;
+  j["oversubscription"] = t.oversubscription;
+  j["placement"] = std::string(placement_name(t.placement));
+  if (t.placement == Placement::kExplicit) j["rank_to_node"] = t.rank_to_node;
+  j["intra"] = link_inputs(t.intra);
+  j["inter"] = link_inputs(t.inter);
+  return j;
+}
+
+std::string describe_topology(const Topology& t) {
+  const auto link = [](const Link& l) {
+    std::string text = fmt::format("alpha {}, {}", format_seconds(l.alpha_s),
+                                   format_rate(l.bandwidth_Bps));
+    if (l.gap_s > 0 || l.overhead_s > 0) {
+      text += fmt::format(", o {}, g {}", format_seconds(l.overhead_s), format_seconds(l.gap_s));
+    }
+    return text;
+  };
+  if (t.name == "flat") return fmt::format("flat link: {}", link(t.inter));
+  return fmt::format(
+      "fabric {}{}: {} node{} x {} rank{}, {} {} per node{}, {} placement; intra-node {}; "
+      "inter-node {}",
+      t.name, t.nominal ? " (nominal figures)" : "", t.nodes, t.nodes == 1 ? "" : "s",
+      t.ranks_per_node, t.ranks_per_node == 1 ? "" : "s", t.nics_per_node,
+      t.nics_per_node == 1 ? "NIC" : "NICs",
+      t.oversubscription > 1 ? fmt::format(", {:g}:1 oversubscribed", t.oversubscription) : "",
+      placement_name(t.placement), link(t.intra), link(t.inter));
+}
+
+std::vector<std::int64_t> flag_rank_range(std::string_view flag, const std::string& text) {
+  const auto dots = text.find("..");
+  if (dots == std::string::npos) return flag_rank_list(flag, text);
+  const std::int64_t a = flag_count(flag, text.substr(0, dots), 1, kMaxRanks);
+  const std::int64_t b = flag_count(flag, text.substr(dots + 2), 1, kMaxRanks);
+  if (a > b) {
+    throw InputError(fmt::format("{}: range '{}' runs backwards ({} > {})", flag, text, a, b));
+  }
+  std::vector<std::int64_t> ranks;
+  std::int64_t r = 1;
+  while (r < a) r *= 2;
+  for (; r <= b; r *= 2) ranks.push_back(r);
+  if (ranks.empty()) {
+    throw InputError(fmt::format("{}: range '{}' holds no power of two", flag, text));
   }
   return ranks;
 }

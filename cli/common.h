@@ -9,11 +9,13 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "scalewall/report.h"
+#include "scalewall/topology.h"
 
 namespace scalewall::cli {
 
@@ -32,6 +34,40 @@ std::int64_t flag_count(std::string_view flag, const std::string& text, std::int
 
 // A comma-separated list of rank counts, "8,64,1024"; each in [1, 2^40]; at least one.
 std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::string& text);
+
+// The network a command runs on: a flat link (--alpha, --bandwidth; defaults 2.5 us and
+// 25 GB/s), or a fabric file (--fabric) whose fields the other flags override.
+struct FabricFlags {
+  std::string fabric;            // --fabric FILE
+  std::string alpha;             // --alpha: the flat link's, or the fabric's inter-node alpha
+  std::string bandwidth;         // --bandwidth: likewise
+  std::string nodes;             // fabric overrides
+  std::string ranks_per_node;
+  std::string nics_per_node;
+  std::string oversubscription;
+  std::string placement;
+};
+
+// Adds --fabric, --alpha, --bandwidth, --nodes, --ranks-per-node, --nics-per-node,
+// --oversubscription and --placement to `command`.
+void add_fabric_options(CLI::App* command, FabricFlags* flags);
+
+// The topology for `ranks` ranks. Without --fabric: flat_topology(ranks, link) (fabric
+// override flags are then an error). With --fabric: the file, overridden by the flags, then
+// scaled to `ranks` (when given) by scaled_topology. REQUIRES: ranks given when there is no
+// --fabric (throws InputError naming --ranks otherwise).
+Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks);
+
+// The topology as the "inputs" of a JSON report: flat links as {"alpha_s","bandwidth_Bps"},
+// fabrics with every field in SI units.
+nlohmann::ordered_json topology_inputs(const Topology& topology);
+
+// One line describing the topology for a report title.
+std::string describe_topology(const Topology& topology);
+
+// A comma-separated list of rank counts or an inclusive range "A..B" of powers of two
+// (A and B rounded to the powers of two they bracket: "8..100" is 8,16,32,64).
+std::vector<std::int64_t> flag_rank_range(std::string_view flag, const std::string& text);
 
 // Runs `body` and rethrows an InputError from it prefixed with the flag's name.
 template <typename F>

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config
-  libcli11-dev nlohmann-json3-dev libfmt-dev libboost-math-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libboost-math-dev libtomlplusplus-dev
   libgtest-dev libbenchmark-dev
 )
 

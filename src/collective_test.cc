@@ -48,7 +48,7 @@ bool expected_power_of_two(std::int64_t n) {
 }
 
 TEST(AllreduceAlgorithm, NamesRoundTrip) {
-  for (const Algorithm a : kAllAlgorithms) EXPECT_EQ(parse_algorithm(algorithm_name(a)), a);
+  for (const Algorithm a : kAllAlgorithms) EXPECT_EQ(parse_algorithm(algorithm_name(a)).algorithm, a);
   EXPECT_EQ(algorithm_name(Algorithm::kRing), "ring");
   EXPECT_EQ(algorithm_name(Algorithm::kRecursiveDoubling), "recursive-doubling");
 }
@@ -137,7 +137,7 @@ TEST(AllreduceCost, HandComputed) {
   EXPECT_DOUBLE_EQ(ring3.bytes_per_rank, 4e6);
   EXPECT_DOUBLE_EQ(ring3.total_s, 404e-6);
   // The call's inputs come back in the breakdown.
-  EXPECT_EQ(ring3.algorithm, Algorithm::kRing);
+  EXPECT_EQ(ring3.algorithm.algorithm, Algorithm::kRing);
   EXPECT_EQ(ring3.ranks, 3);
   EXPECT_EQ(ring3.bytes, 3e6);
 }
@@ -252,14 +252,14 @@ TEST(RankAllreduce, CheapestFirstAndStable) {
         EXPECT_LE(ranked[i - 1].total_s, ranked[i].total_s);
       }
       for (const auto& c : ranked) {
-        EXPECT_EQ(c.total_s, allreduce_cost(c.algorithm, n, m, kLink).total_s);
+        EXPECT_EQ(c.total_s, allreduce_cost(c.algorithm.algorithm, n, m, kLink).total_s);
       }
     }
   }
   // N = 1: both cost zero, so the given order is kept, either way round.
   const std::vector<Algorithm> reversed = {Algorithm::kRecursiveDoubling, Algorithm::kRing};
-  EXPECT_EQ(rank_allreduce(both, 1, 1e6, kLink).front().algorithm, Algorithm::kRing);
-  EXPECT_EQ(rank_allreduce(reversed, 1, 1e6, kLink).front().algorithm,
+  EXPECT_EQ(rank_allreduce(both, 1, 1e6, kLink).front().algorithm.algorithm, Algorithm::kRing);
+  EXPECT_EQ(rank_allreduce(reversed, 1, 1e6, kLink).front().algorithm.algorithm,
             Algorithm::kRecursiveDoubling);
   // One algorithm, and none.
   const std::vector<Algorithm> ring_only = {Algorithm::kRing};
@@ -272,11 +272,11 @@ TEST(RankAllreduce, CheapestFirstAndStable) {
 TEST(Lab3Allreduce, WinnerFlipsWithSize) {
   const std::vector<Algorithm> both(std::begin(kAllAlgorithms), std::end(kAllAlgorithms));
   const auto small = rank_allreduce(both, 64, 4096, kLink);
-  EXPECT_EQ(small.front().algorithm, Algorithm::kRecursiveDoubling);
+  EXPECT_EQ(small.front().algorithm.algorithm, Algorithm::kRecursiveDoubling);
   // 6 x 2.5 us + 6 x 4096 B / 25 GB/s = 15 us + 0.98304 us.
   EXPECT_DOUBLE_EQ(small.front().total_s, 15e-6 + 6.0 * 4096 / 25e9);
   const auto large = rank_allreduce(both, 64, 1073741824, kLink);
-  EXPECT_EQ(large.front().algorithm, Algorithm::kRing);
+  EXPECT_EQ(large.front().algorithm.algorithm, Algorithm::kRing);
   // 126 x 2.5 us + 2^30 x 126/64 B / 25 GB/s = 315 us + 84.56 ms.
   EXPECT_DOUBLE_EQ(large.front().total_s, 315e-6 + 1073741824.0 * 126.0 / 64.0 / 25e9);
 }

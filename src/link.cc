@@ -32,6 +32,37 @@ void require_valid(const Link& link) {
     throw InputError(fmt::format(
         "link bandwidth = {} B/s must be a positive, finite rate", link.bandwidth_Bps));
   }
+  if (!(link.overhead_s >= 0.0) || !std::isfinite(link.overhead_s) ||
+      2.0 * link.overhead_s > link.alpha_s * (1.0 + 1e-12)) {
+    throw InputError(fmt::format(
+        "LogGP overhead o = {} s must be finite, zero or more, and at most alpha/2 = {} s",
+        link.overhead_s, link.alpha_s / 2.0));
+  }
+  if (!(link.gap_s >= 0.0) || !std::isfinite(link.gap_s)) {
+    throw InputError(
+        fmt::format("LogGP gap g = {} s must be a finite time, zero or more", link.gap_s));
+  }
+}
+
+Link link_from_loggp(double L_s, double o_s, double g_s, double bandwidth_Bps) {
+  const auto require_time = [](const char* name, double value) {
+    if (!(value >= 0.0) || !std::isfinite(value)) {
+      throw InputError(
+          fmt::format("LogGP {} = {} s must be a finite time, zero or more", name, value));
+    }
+  };
+  require_time("L", L_s);
+  require_time("o", o_s);
+  require_time("g", g_s);
+  Link link;
+  link.alpha_s = L_s + 2.0 * o_s;
+  link.bandwidth_Bps = bandwidth_Bps;
+  link.overhead_s = o_s;
+  link.gap_s = g_s;
+  if (!(link.alpha_s > 0.0)) {
+    throw InputError("LogGP L + 2o must be above 0 (a message cannot arrive in no time)");
+  }
+  return link;
 }
 
 MessageCost message_cost(const Link& link, double bytes) {

@@ -8,6 +8,13 @@
 // below which a message pays mostly for being sent at all (latency-bound) and above which
 // only bandwidth matters (bandwidth-bound). A message within 2x of m* either way is
 // "balanced": m*/2 <= m <= 2 m*.
+//
+// LogGP (Culler et al. 1993; Alexandrov et al. 1995; seed D01 section 3.2) refines alpha into
+// L (wire latency) and o (the CPU overhead each of sender and receiver pays per message, which
+// nothing can overlap), and adds g, the gap: the least interval between two injections from
+// one NIC. A message then costs L + 2o + m G, so alpha = L + 2o and bandwidth = 1/G. The gap
+// matters when several messages leave one NIC at once: the k-th waits (k - 1) g before it can
+// start. link_from_loggp keeps o and g so that collective costs can charge them.
 #ifndef SCALEWALL_LINK_H_
 #define SCALEWALL_LINK_H_
 
@@ -19,6 +26,9 @@ namespace scalewall {
 struct Link {
   double alpha_s = 2.5e-6;          // start-up latency, seconds. Default: 2.5 us.
   double bandwidth_Bps = 25e9;      // sustained bandwidth, bytes per second. Default: 25 GB/s.
+  double overhead_s = 0.0;          // LogGP o, already inside alpha_s (0 for alpha-beta links)
+  double gap_s = 0.0;               // LogGP g, the least interval between injections from one
+                                    // NIC (0 for alpha-beta links: no injection limit)
 
   double beta_s_per_byte() const { return 1.0 / bandwidth_Bps; }
 };
@@ -27,7 +37,12 @@ struct Link {
 // (the seed's Lab 2 link, an inter-node RDMA-class fabric).
 inline constexpr Link kDefaultLink{};
 
-// Throws InputError unless alpha > 0 and bandwidth > 0, both finite. The message names the
+// A link from LogGP parameters: alpha = L + 2o, the given bandwidth (1/G), o and g kept.
+// REQUIRES: L, o, g >= 0 and finite, bandwidth > 0 (throws InputError naming the value).
+Link link_from_loggp(double L_s, double o_s, double g_s, double bandwidth_Bps);
+
+// Throws InputError unless alpha > 0 and bandwidth > 0, both finite, and overhead and gap are
+// finite and >= 0 (overhead at most alpha / 2). The message names the
 // bad value.
 void require_valid(const Link& link);
 
