@@ -31,25 +31,46 @@ TEST(CollectiveCli, JsonEnvelopeAndInputs) {
   EXPECT_NEAR(in["alpha_s"].get<double>(), 2.5e-6, 1e-18);
   EXPECT_DOUBLE_EQ(in["bandwidth_Bps"].get<double>(), 25e9);
   EXPECT_EQ(in["gamma_s_per_byte"].get<double>(), 0.0);
-  EXPECT_EQ(in["algorithms"], nlohmann::json::parse(R"(["ring","recursive-doubling"])"));
+  // --algorithms all (the default) on a flat link: every flat all-reduce algorithm.
+  EXPECT_EQ(in["algorithms"],
+            nlohmann::json::parse(R"(["ring","recursive-doubling","rabenseifner",
+                                      "binomial-tree","double-binary-tree"])"));
 
   const auto& algorithms = j["algorithms"];
-  ASSERT_EQ(algorithms.size(), 2u);
+  ASSERT_EQ(algorithms.size(), 5u);
   for (const auto& a : algorithms) {
     for (const char* key : {"name", "steps", "bytes_per_rank", "latency_s", "bandwidth_s",
-                            "compute_s", "total_s"}) {
+                            "compute_s", "total_s", "busbw_Bps", "tie_with_winner_bytes"}) {
       EXPECT_TRUE(a.contains(key)) << key;
     }
   }
-  EXPECT_LE(algorithms[0]["total_s"].get<double>(), algorithms[1]["total_s"].get<double>());
+  for (std::size_t i = 1; i < algorithms.size(); ++i) {
+    EXPECT_LE(algorithms[i - 1]["total_s"].get<double>(), algorithms[i]["total_s"].get<double>());
+  }
+  // busbw in the nccl-tests convention: m / total x 2(N-1)/N.
+  const auto& best = algorithms[0];
+  EXPECT_NEAR(best["busbw_Bps"].get<double>(),
+              4096.0 / best["total_s"].get<double>() * 2.0 * 63.0 / 64.0, 1e-3);
+  EXPECT_TRUE(best["tie_with_winner_bytes"].is_null());
 }
 
-// Lab 3: at 64 ranks the two invocations pick different winners.
+// Lab 3: at 64 ranks the two invocations pick different winners, between the seed's two
+// algorithms and among all of them (where Rabenseifner's halving-doubling moves the ring's
+// bytes in 2 log2 N steps instead of 2(N-1)).
 TEST(CollectiveCli, Lab3WinnersDiffer) {
-  const auto small = run_json({"collective", "--ranks", "64", "--bytes", "4096"});
-  const auto large = run_json({"collective", "--ranks", "64", "--bytes", "1073741824"});
+  const auto small = run_json({"collective", "--ranks", "64", "--bytes", "4096", "--algorithms",
+                               "ring,recursive-doubling"});
+  const auto large = run_json({"collective", "--ranks", "64", "--bytes", "1073741824",
+                               "--algorithms", "ring,recursive-doubling"});
   EXPECT_EQ(small["winner"], "recursive-doubling");
   EXPECT_EQ(large["winner"], "ring");
+  const auto small_all = run_json({"collective", "--ranks", "64", "--bytes", "4096"});
+  const auto large_all = run_json({"collective", "--ranks", "64", "--bytes", "1073741824"});
+  EXPECT_EQ(small_all["winner"], "recursive-doubling");
+  EXPECT_EQ(large_all["winner"], "rabenseifner");
+  EXPECT_DOUBLE_EQ(large_all["algorithms"][0]["bytes_per_rank"].get<double>(),
+                   1073741824.0 * 126.0 / 64.0);
+  EXPECT_EQ(large_all["algorithms"][0]["steps"], 12);
   EXPECT_EQ(small["algorithms"][0]["name"], "recursive-doubling");
   EXPECT_EQ(small["algorithms"][0]["steps"], 6);
   EXPECT_DOUBLE_EQ(small["algorithms"][0]["bytes_per_rank"].get<double>(), 6.0 * 4096);
@@ -70,8 +91,10 @@ TEST(CollectiveCli, TieMovesWithRankCount) {
   EXPECT_NEAR(tie64, 120.0 * 2.5e-6 * 25e9 / (6.0 - 126.0 / 64.0), 1e-3);
   EXPECT_LT(tie64, at512["tie_bytes"].get<double>());
   // Either side of the printed tie, the winner differs.
-  const auto below = run_json({"collective", "--ranks", "64", "--bytes", "1860000"});
-  const auto above = run_json({"collective", "--ranks", "64", "--bytes", "1861000"});
+  const auto below = run_json({"collective", "--ranks", "64", "--bytes", "1860000",
+                               "--algorithms", "ring,recursive-doubling"});
+  const auto above = run_json({"collective", "--ranks", "64", "--bytes", "1861000",
+                               "--algorithms", "ring,recursive-doubling"});
   EXPECT_EQ(below["winner"], "recursive-doubling");
   EXPECT_EQ(above["winner"], "ring");
 }
@@ -132,11 +155,14 @@ TEST(CollectiveCli, TableShowsWinnerAndTie) {
 
 TEST(CollectiveCli, CsvHasAHeaderRowOfKeys) {
   const CliResult r = run_scalewall({"collective", "--ranks", "8", "--bytes", "1000",
-                                     "--format", "csv"});
+                                     "--algorithms", "ring,recursive-doubling", "--format",
+                                     "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
-  EXPECT_EQ(lines[0], "name,steps,bytes_per_rank,latency_s,bandwidth_s,compute_s,total_s");
+  EXPECT_EQ(lines[0],
+            "name,steps,bytes_per_rank,latency_s,bandwidth_s,compute_s,total_s,busbw_Bps,"
+            "tie_with_winner_bytes");
   EXPECT_EQ(lines[1].rfind("recursive-doubling,3,3000,", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2].rfind("ring,14,1750,", 0), 0u) << lines[2];
 }
@@ -145,7 +171,8 @@ TEST(CollectiveCli, HelpTeachesWithLab3) {
   const CliResult r = run_scalewall({"collective", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--ranks 64 --bytes 4096"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("--ranks 64 --bytes 1073741824"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--ranks 64 --bytes 1GiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--fabric"), std::string::npos) << r.out;
 }
 
 struct BadCase {
@@ -172,7 +199,23 @@ TEST(CollectiveCli, BadInputExitsTwoNamingTheValue) {
        "--algorithms"},
       {{"collective", "--ranks", "64", "--bytes", "4096", "--algorithms", "ring,"},
        "--algorithms"},
-      {{"collective", "--ranks", "64", "--bytes", "4096", "--op", "bcast"}, "bcast"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--op", "scan"}, "scan"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--op", "broadcast", "--algorithms",
+        "ring"},
+       "'ring' does not implement broadcast"},
+      {{"collective", "--ranks", "64", "--op", "all-to-all"}, "--bytes"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--chunk", "0"}, "--chunk"},
+      {{"collective", "--ranks", "64", "--bytes", "4096", "--selector", "intel"}, "intel"},
+      {{"collective", "--bytes", "4096", "--fabric", "no/such/fabric.toml"}, "no/such/fabric.toml"},
+      {{"collective", "--ranks", "12", "--bytes", "4096", "--fabric",
+        source_path("examples/fabrics/dgx-h100-ndr.toml")},
+       "12 ranks"},
+      {{"collective", "--bytes", "4096", "--fabric",
+        source_path("examples/fabrics/dgx-h100-ndr.toml"), "--placement", "diagonal"},
+       "diagonal"},
+      {{"collective", "--bytes", "4096", "--fabric",
+        source_path("examples/fabrics/dgx-h100-ndr.toml"), "--oversubscription", "0.5"},
+       "oversubscription"},
       {{"collective", "--ranks", "64", "--bytes", "4096", "--format", "yaml"}, "yaml"},
       {{"collective", "--ranks", "64", "--bytes", "4096", "--nodes", "2"}, "--nodes"},
   };
@@ -185,6 +228,74 @@ TEST(CollectiveCli, BadInputExitsTwoNamingTheValue) {
     EXPECT_NE(r.err.find(c.named), std::string::npos) << joined << "\nstderr: " << r.err;
     EXPECT_TRUE(r.out.empty()) << joined << "\nstdout: " << r.out;
   }
+}
+
+TEST(CollectiveCli, EveryOpHasAWinner) {
+  for (const char* op : {"allreduce", "reduce-scatter", "all-gather", "broadcast", "reduce",
+                         "all-to-all", "barrier", "allgather", "alltoall", "bcast"}) {
+    const auto j = run_json({"collective", "--op", op, "--ranks", "24", "--bytes", "1MB"});
+    EXPECT_TRUE(j["winner"].is_string()) << op;
+    EXPECT_GE(j["algorithms"].size(), 1u) << op;
+  }
+  // The barrier moves nothing: latency only, and no bus bandwidth.
+  const auto barrier = run_json({"collective", "--op", "barrier", "--ranks", "24"});
+  EXPECT_EQ(barrier["winner"], "dissemination");
+  EXPECT_EQ(barrier["algorithms"][0]["steps"], 5);  // ceil(log2 24)
+  EXPECT_DOUBLE_EQ(barrier["algorithms"][0]["total_s"].get<double>(), 5 * 2.5e-6);
+  EXPECT_TRUE(barrier["algorithms"][0]["busbw_Bps"].is_null());
+  EXPECT_TRUE(barrier.contains("tie_bytes") == false);
+}
+
+TEST(CollectiveCli, FabricFileAndOverrides) {
+  const std::string dgx = source_path("examples/fabrics/dgx-h100-ndr.toml");
+  const auto j = run_json({"collective", "--fabric", dgx, "--bytes", "1GB"});
+  EXPECT_EQ(j["inputs"]["ranks"], 128);  // 16 nodes x 8
+  const auto& fabric = j["inputs"]["fabric"];
+  EXPECT_EQ(fabric["name"], "dgx-h100-ndr");
+  EXPECT_EQ(fabric["nominal"], true);
+  EXPECT_DOUBLE_EQ(fabric["inter"]["bandwidth_Bps"].get<double>(), 50e9);  // 400 Gb/s
+  EXPECT_DOUBLE_EQ(fabric["intra"]["bandwidth_Bps"].get<double>(), 450e9);
+  // Hierarchical variants appear on a multi-node fabric, and beat the flat ring at 1 GB:
+  // the flat ring is paced by its inter-node edges, the hierarchical one moves m/8 across.
+  double flat_ring = 0;
+  double hier_ring = 0;
+  for (const auto& a : j["algorithms"]) {
+    if (a["name"] == "ring") flat_ring = a["total_s"].get<double>();
+    if (a["name"] == "hierarchical-ring") hier_ring = a["total_s"].get<double>();
+  }
+  ASSERT_GT(flat_ring, 0);
+  ASSERT_GT(hier_ring, 0);
+  EXPECT_LT(hier_ring, flat_ring / 3);
+  // Flat ring: 2(N-1) steps, each paced by an inter-node edge: 3 us + (1 GB/128) / 50 GB/s.
+  EXPECT_NEAR(flat_ring, 254 * (3e-6 + 1e9 / 128 / 50e9), 1e-9);
+
+  // --ranks scales the fabric to whole nodes; flags override the file.
+  const auto small = run_json({"collective", "--fabric", dgx, "--ranks", "32", "--bytes", "1GB",
+                               "--algorithms", "ring", "--bandwidth", "100Gb/s"});
+  EXPECT_EQ(small["inputs"]["fabric"]["nodes"], 4);
+  EXPECT_DOUBLE_EQ(small["inputs"]["fabric"]["inter"]["bandwidth_Bps"].get<double>(), 12.5e9);
+  EXPECT_NEAR(small["algorithms"][0]["total_s"].get<double>(),
+              62 * (3e-6 + 1e9 / 32 / 12.5e9), 1e-9);
+
+  // Scattered placement with one NIC: every ring edge crosses nodes and the node's 8 ranks
+  // share one NIC, so each step's inter-node bandwidth is 50 GB/s / 8.
+  const auto scattered =
+      run_json({"collective", "--fabric", dgx, "--ranks", "32", "--bytes", "1GB", "--algorithms",
+                "ring", "--placement", "scattered", "--nics-per-node", "1"});
+  EXPECT_EQ(scattered["inputs"]["fabric"]["placement"], "scattered");
+  EXPECT_NEAR(scattered["algorithms"][0]["total_s"].get<double>(),
+              62 * (3e-6 + 1e9 / 32 / (50e9 / 8)), 1e-9);
+}
+
+TEST(CollectiveCli, LogGPFabricChargesTheGap) {
+  const auto j = run_json({"collective", "--fabric",
+                           source_path("examples/fabrics/tcp-100gbe-loggp.toml"), "--bytes",
+                           "0", "--algorithms", "ring", "--placement", "scattered"});
+  // Scattered: all 16 ranks of a node cross at once through 1 NIC, so each step waits 15
+  // gaps of 8 us on top of alpha = L + 2o = 25 us.
+  const double step = 25e-6 + 15 * 8e-6;
+  EXPECT_NEAR(j["algorithms"][0]["latency_s"].get<double>(), 254 * step, 1e-12);
+  EXPECT_NEAR(j["inputs"]["fabric"]["inter"]["gap_s"].get<double>(), 8e-6, 1e-18);
 }
 
 }  // namespace
