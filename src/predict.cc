@@ -97,6 +97,25 @@ double throughput_of(const Scenario& s, const StepTime& t) {
   return per_step / t.step_s;
 }
 
+// The bucket (0 for one fused call, or a power of two from 64 KiB) with the shortest step
+// under the scenario's own settings; a size must beat the best so far by more than rounding.
+double best_bucket_for(const Scenario& scenario, std::int64_t ranks) {
+  Scenario probe = scenario;
+  const double m = scenario.workload.gradient_bytes / scenario.settings.compression_ratio;
+  probe.settings.bucket_bytes = 0.0;
+  double best = step_time(probe, ranks).step_s;
+  double best_bucket = 0.0;
+  for (double b = 65536.0; b < m; b *= 2.0) {
+    probe.settings.bucket_bytes = b;
+    const double t = step_time(probe, ranks).step_s;
+    if (t < best * (1.0 - 1e-9)) {
+      best = t;
+      best_bucket = b;
+    }
+  }
+  return best_bucket;
+}
+
 double idle_hours_per_1000_steps(const StepTime& t) {
   return static_cast<double>(t.ranks) * t.step_s * (1.0 - t.efficiency) * 1000.0 / 3600.0;
 }
@@ -146,7 +165,10 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
   for (std::size_t i = 0; i < p.rows.size(); ++i) {
     const StepTime& t = p.rows[i];
     if (t.ranks > 1 && t.exposed_communication_s >= t.compute_s) {
-      p.knee_ranks = i == 0 ? t.ranks : first_true(scenario, p.rows[i - 1].ranks, t.ranks, knee);
+      // One rank has no communication, so the knee lies above 1 even when the first row
+      // is already past it.
+      const std::int64_t below = i == 0 ? 1 : p.rows[i - 1].ranks;
+      p.knee_ranks = below < t.ranks ? first_true(scenario, below, t.ranks, knee) : t.ranks;
       break;
     }
   }
@@ -196,40 +218,41 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
   const Settings& now = scenario.settings;
 
   {
+    // Overlap needs buckets: a job that sends one fused all-reduce gets DDP's default 25 MB.
     Scenario s = scenario;
     s.settings.overlap = true;
+    const bool fused = now.bucket_bytes <= 0 ||
+                       now.bucket_bytes >= scenario.workload.gradient_bytes / now.compression_ratio;
+    if (fused) s.settings.bucket_bytes = kDefaultBucketBytes;
     const bool ok = !now.overlap;
-    if (ok) all.settings.overlap = true;
-    remedies.push_back(evaluate("overlap",
-                                ok ? "overlap the all-reduce with the backward pass, in buckets"
-                                   : "already on",
-                                ok, s));
+    if (ok) {
+      all.settings.overlap = true;
+      if (fused) all.settings.bucket_bytes = kDefaultBucketBytes;
+    }
+    remedies.push_back(evaluate(
+        "overlap",
+        ok ? (fused ? "overlap the all-reduce with the backward pass, in 25 MB buckets"
+                    : "overlap the all-reduce with the backward pass, in the job's buckets")
+           : "already on",
+        ok, s));
   }
   {
     // The best bucket under the job's own overlap setting: without overlap that is one fused
     // call; with it, the size that balances latency terms against the exposed tail.
     Scenario s = scenario;
-    Scenario probe = scenario;
     const double m = scenario.workload.gradient_bytes / now.compression_ratio;
-    double best_bucket = 0.0;
-    probe.settings.bucket_bytes = 0.0;
-    double best = step_time(probe, ranks).step_s;
-    for (double b = 65536.0; b < m; b *= 2.0) {
-      probe.settings.bucket_bytes = b;
-      const double t = step_time(probe, ranks).step_s;
-      if (t < best) {
-        best = t;
-        best_bucket = b;
-      }
-    }
+    const double best_bucket = best_bucket_for(scenario, ranks);
     s.settings.bucket_bytes = best_bucket;
     const double current = now.bucket_bytes > 0 && now.bucket_bytes < m ? now.bucket_bytes : 0.0;
+    const auto size = [&](double b) { return b > 0 ? b : m; };  // 0 is one fused call of m
     const bool ok = best_bucket != current;
+    const bool larger = size(best_bucket) >= size(current);
     const auto name = [&](double b) { return b > 0 ? format_bytes(b) : std::string("fused"); };
     remedies.push_back(evaluate(
-        "larger buckets",
-        ok ? fmt::format("bucket {} -> {} (fewer calls, fewer latency terms)", name(current),
-                         name(best_bucket))
+        larger ? "larger buckets" : "smaller buckets",
+        ok ? fmt::format("bucket {} -> {} ({})", name(current), name(best_bucket),
+                         larger ? "fewer calls, fewer latency terms"
+                                : "more of the all-reduce hidden behind backward")
            : fmt::format("bucket {} is already the best", name(current)),
         ok, s));
     // "all together" picks its bucket with every other remedy on, below.
@@ -330,23 +353,8 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
                                    : "not applicable (no bad node)",
                                 ok, s));
   }
-  {
-    // Every remedy together, with the bucket re-chosen for the combined job.
-    const double m = all.workload.gradient_bytes / all.settings.compression_ratio;
-    Scenario probe = all;
-    probe.settings.bucket_bytes = 0.0;
-    double best = step_time(probe, ranks).step_s;
-    double best_bucket = 0.0;
-    for (double b = 65536.0; b < m; b *= 2.0) {
-      probe.settings.bucket_bytes = b;
-      const double t = step_time(probe, ranks).step_s;
-      if (t < best) {
-        best = t;
-        best_bucket = b;
-      }
-    }
-    all.settings.bucket_bytes = best_bucket;
-  }
+  // Every remedy together, with the bucket re-chosen for the combined job.
+  all.settings.bucket_bytes = best_bucket_for(all, ranks);
 
   const double base = w.baseline.time_per_work_s;
   for (Remedy& r : remedies) r.gain = base / r.time_per_work_s;

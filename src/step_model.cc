@@ -356,7 +356,7 @@ double best_bucket_bytes(const Scenario& scenario, std::int64_t ranks) {
   for (double b = 65536.0; b < m; b *= 2.0) {
     s.settings.bucket_bytes = b;
     const double t = raw_step(s, ranks).step_s;
-    if (t < best) {
+    if (t < best * (1.0 - 1e-9)) {
       best = t;
       best_bucket = b;
     }

@@ -48,12 +48,17 @@ struct WhatIfOptions {
   double batch_scale = 2.0;
 };
 
+// The bucket the overlap remedy uses when the job sends one fused all-reduce: PyTorch DDP's
+// default bucket_cap_mb of 25.
+inline constexpr double kDefaultBucketBytes = 25e6;
+
 // A gain below 1% is reported as none: the model is not that precise, and with overlap the
 // last bucket always leaves a sliver of communication that any change can shave.
 inline constexpr double kNegligibleGain = 0.01;
 
 struct Remedy {
-  std::string name;        // "overlap", "larger buckets", "hierarchical", "packed placement",
+  std::string name;        // "overlap", "larger buckets" (or "smaller buckets"),
+                           // "hierarchical", "packed placement",
                            // "compression", "accumulation", "bigger batch",
                            // "async checkpoint", "drain bad node", "all together"
   std::string change;      // what was changed, in words ("bucket 25 MB -> 256 MB")

@@ -1,0 +1,213 @@
+// scalewall plan: the capacity-planning answer for N ranks in plain language and JSON; and,
+// with --observed, which mechanisms could explain an efficiency drop between two rank counts
+// (seed D01 sections 5.2, 7 and its interview drill 5).
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/common.h"
+#include "cli/scenario_flags.h"
+#include "scalewall/predict.h"
+#include "scalewall/scaling.h"
+#include "scalewall/units.h"
+
+namespace scalewall::cli {
+namespace {
+
+struct PlanFlags {
+  ScenarioFlags scenario;
+  std::string ranks;
+  std::string observed;
+  std::string format = "table";
+};
+
+struct Observation {
+  std::int64_t ranks;
+  double efficiency;
+};
+
+// "128:0.94,1024:61%"
+std::vector<Observation> read_observed(const std::string& text) {
+  std::vector<Observation> out;
+  std::string_view rest = text;
+  for (;;) {
+    const std::size_t comma = rest.find(',');
+    const std::string item(rest.substr(0, comma));
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos) {
+      throw InputError(fmt::format(
+          "--observed: '{}' is not RANKS:EFFICIENCY (write 128:0.94,1024:61%)", item));
+    }
+    out.push_back({flag_count("--observed", item.substr(0, colon), 1, kMaxRanks),
+                   flag_fraction("--observed", item.substr(colon + 1))});
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (out.size() != 2) {
+    throw InputError(fmt::format("--observed: '{}' gives {} observations; give exactly two",
+                                 text, out.size()));
+  }
+  return out;
+}
+
+Report observed_report(const PlanFlags& flags) {
+  const std::vector<Observation> obs = read_observed(flags.observed);
+  const auto explanations = with_flag("--observed", [&] {
+    return explain_efficiency_drop(obs[0].ranks, obs[0].efficiency, obs[1].ranks,
+                                   obs[1].efficiency);
+  });
+  Report report;
+  report.command = "plan";
+  report.kind = Kind::kModel;
+  report.banner = model_banner();
+  report.title = fmt::format(
+      "Efficiency {:.3g}% at {} ranks and {:.3g}% at {}, same problem: which mechanisms could "
+      "explain the drop",
+      100 * obs[0].efficiency, obs[0].ranks, 100 * obs[1].efficiency, obs[1].ranks);
+  nlohmann::ordered_json o = nlohmann::ordered_json::array();
+  for (const Observation& x : obs) o.push_back({{"ranks", x.ranks}, {"efficiency", x.efficiency}});
+  report.inputs["observed"] = o;
+  Table table{"explanations",
+              {{"mechanism", "mechanism", Unit::kText},
+               {"shape", "cost grows as", Unit::kText},
+               {"can_explain", "fits", Unit::kText},
+               {"implied", "implied", Unit::kText},
+               {"measurement", "measurement that tells it apart", Unit::kText}},
+              {},
+              {}};
+  std::string fitting;
+  for (const Explanation& e : explanations) {
+    table.add_row({std::string(mechanism_name(e.mechanism)), e.shape, e.can_explain,
+                   e.can_explain ? e.implied : std::string("-"), e.measurement});
+    if (e.can_explain) {
+      const std::string name(mechanism_name(e.mechanism));
+      if (fitting.find(name) == std::string::npos) fitting += (fitting.empty() ? "" : ", ") + name;
+    }
+  }
+  report.tables.push_back(std::move(table));
+  report.add_field("mechanisms_that_fit", "mechanisms that fit", Unit::kText, fitting,
+                   "none of the simple shapes fits both points");
+  report.add_field(
+      "next_measurement", "run next", Unit::kText,
+      fmt::format("mpirun -np {} scalewall-mpi arrival, then mpirun -np {} scalewall-mpi "
+                  "collective --op allreduce --algorithm library",
+                  obs[1].ranks, obs[1].ranks));
+  report.notes.push_back(
+      "Two points fit any two-parameter shape: the fit says what could explain the drop, not "
+      "what does. A zero-byte collective with per-rank arrival times separates latency from "
+      "variance, and timing the collective alone against 2m/busbw isolates bandwidth.");
+  return report;
+}
+
+Report plan_report(const PlanFlags& flags) {
+  const ScenarioFile file = load_scenario(flags.scenario);
+  const Scenario& s = file.scenario;
+  if (flags.ranks.empty()) throw InputError("--ranks is required with a scenario");
+  const std::int64_t n = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
+  const Plan p = with_flag("--ranks", [&] { return plan(s, n); });
+  const StepTime& at = p.at;
+
+  Report report;
+  report.command = "plan";
+  report.kind = Kind::kModel;
+  report.banner = model_banner();
+  report.title = fmt::format("Capacity plan for {} ranks; scenario {} on {}", n, s.name,
+                             file.network_description);
+  report.inputs["scenario"] = flags.scenario.path;
+  report.inputs["ranks"] = n;
+  report.inputs["model"] = scenario_inputs(file);
+
+  const std::string mode(scaling_mode_name(p.mode));
+  report.add_field("scaling", "scaling", Unit::kText, mode);
+  report.add_field("ranks", "ranks", Unit::kCount, n);
+  report.add_field("step_s", "step time", Unit::kSeconds, at.step_s);
+  report.add_field("efficiency", "efficiency", Unit::kFraction, at.efficiency);
+  report.add_field("speedup", "speedup", Unit::kRatio, at.speedup);
+  report.add_field("knee_ranks", "knee", Unit::kCount,
+                   p.knee_ranks ? Value{*p.knee_ranks} : Value{},
+                   fmt::format("not reached up to {} ranks", n));
+  report.add_field("binding", "binding mechanism", Unit::kText,
+                   std::string(mechanism_name(at.binding)));
+  report.add_field("confirm_measurement", "measurement to confirm it", Unit::kText,
+                   p.confirm_measurement);
+  report.add_field("ranks_at_90pct_best", "ranks for 90% of best throughput", Unit::kCount,
+                   p.ranks_at_90pct_best);
+  report.add_field("best_throughput_work_per_s", "best throughput (work/s)", Unit::kPlain,
+                   p.best_throughput);
+  report.add_field("idle_accelerator_hours_per_1000_steps",
+                   fmt::format("idle accelerator-hours per 1000 steps at {}", n), Unit::kPlain,
+                   p.idle_hours_per_1000_steps);
+  report.add_field("idle_accelerator_hours_per_1000_steps_at_90pct",
+                   fmt::format("... at {} ranks", p.ranks_at_90pct_best), Unit::kPlain,
+                   p.idle_hours_per_1000_steps_at_90pct);
+
+  std::vector<std::string> summary;
+  summary.push_back(fmt::format(
+      "This is {} scaling: {}.", mode,
+      p.mode == ScalingMode::kStrong ? "the global batch is fixed and each rank's share shrinks"
+                                     : "each rank keeps its batch and the problem grows"));
+  summary.push_back(fmt::format(
+      "At {} ranks the model predicts {:.3g}% efficiency (a step of {}, speedup {:.4g}x).", n,
+      100 * at.efficiency, format_seconds(at.step_s), at.speedup));
+  summary.push_back(p.knee_ranks
+                        ? fmt::format("The knee, where exposed communication reaches the "
+                                      "per-rank compute, is at {} ranks.",
+                                      *p.knee_ranks)
+                        : fmt::format("Communication stays below compute up to {} ranks: no "
+                                      "knee yet.",
+                                      n));
+  summary.push_back(fmt::format("What binds at {} ranks: {}. To confirm it: {}", n,
+                                mechanism_name(at.binding), p.confirm_measurement));
+  summary.push_back(fmt::format(
+      "{} ranks already reach 90% of the best throughput in the sweep; at {} ranks the job "
+      "leaves {:.4g} accelerator-hours idle per 1000 steps, against {:.4g} at {}.",
+      p.ranks_at_90pct_best, n, p.idle_hours_per_1000_steps,
+      p.idle_hours_per_1000_steps_at_90pct, p.ranks_at_90pct_best));
+  nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+  for (const std::string& line : summary) {
+    lines.push_back(line);
+    report.notes.push_back(line);
+  }
+  report.extra["summary"] = lines;
+  return report;
+}
+
+}  // namespace
+
+void register_plan(CLI::App& app) {
+  auto flags = std::make_shared<PlanFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "The capacity-planning answer for N ranks: strong or weak, efficiency, knee, the binding "
+      "mechanism and the measurement that would confirm it, the rank count that reaches 90% of "
+      "the best throughput, and the accelerator-hours left idle. With --observed, which "
+      "mechanisms could explain an efficiency drop between two rank counts.");
+  add_scenario_options(cmd, &flags->scenario, true);
+  cmd->add_option("--ranks,-n", flags->ranks, "The rank count to plan for")->type_name("N");
+  cmd->add_option("--observed", flags->observed,
+                  "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario "
+                  "needed): which mechanisms could explain the drop")
+      ->type_name("N1:E1,N2:E2");
+  add_format_option(cmd, &flags->format);
+  cmd->footer(
+      "Examples:\n"
+      "  scalewall plan examples/seed-7b-bf16.toml --ranks 512\n"
+      "  scalewall plan --observed 128:94%,1024:61%\n"
+      "      the seed's interview question: bandwidth, latency or variance?");
+  cmd->callback([flags] {
+    if (!flags->observed.empty()) {
+      if (!flags->scenario.path.empty()) {
+        throw InputError("--observed: answers from the two measurements alone; drop the "
+                         "scenario file");
+      }
+      emit(observed_report(*flags), flags->format);
+      return;
+    }
+    if (flags->scenario.path.empty()) {
+      throw InputError("a scenario file is required (or --observed N1:E1,N2:E2)");
+    }
+    emit(plan_report(*flags), flags->format);
+  });
+}
+
+}  // namespace scalewall::cli

@@ -1,0 +1,250 @@
+// scalewall predict: the scaling curve of a data-parallel job, its knee and the mechanism
+// that bends it; with --what-if, what each remedy buys at one rank count (seed D01 sections
+// 2.4, 2.5, 5; the collective-cost note).
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/common.h"
+#include "cli/scenario_flags.h"
+#include "scalewall/predict.h"
+#include "scalewall/scaling.h"
+#include "scalewall/units.h"
+
+namespace scalewall::cli {
+namespace {
+
+struct PredictFlags {
+  ScenarioFlags scenario;
+  std::string ranks;
+  std::string max_ranks;
+  std::string target_efficiency = "0.5";
+  bool what_if = false;
+  std::string at;
+  std::string format = "table";
+};
+
+std::string mode_banner(ScalingMode mode) {
+  return mode == ScalingMode::kStrong
+             ? "STRONG scaling: the global batch is fixed, per-rank compute falls as 1/N"
+             : "WEAK scaling: the per-rank batch is fixed, the problem grows with N";
+}
+
+Value optional_count(const std::optional<std::int64_t>& v) { return v ? Value{*v} : Value{}; }
+
+Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
+  const Scenario& s = file.scenario;
+  std::vector<std::int64_t> grid;
+  if (!flags.ranks.empty() && !flags.max_ranks.empty()) {
+    throw InputError("--ranks and --max-ranks: give one (a list, or the largest of a sweep)");
+  }
+  if (!flags.ranks.empty()) {
+    grid = flag_rank_range("--ranks", flags.ranks);
+  } else {
+    const std::int64_t max =
+        flags.max_ranks.empty() ? 1024 : flag_count("--max-ranks", flags.max_ranks, 1, kMaxRanks);
+    grid = with_flag("--max-ranks", [&] { return default_rank_grid(s, max); });
+  }
+  const double target = flag_fraction("--target-efficiency", flags.target_efficiency);
+  const Prediction p =
+      with_flag("--ranks", [&] { return predict(s, grid, target); });
+
+  Report report;
+  report.command = "predict";
+  report.kind = Kind::kModel;
+  report.banner = model_banner();
+  report.title = fmt::format("{}; scenario {} on {}", mode_banner(p.mode), s.name,
+                             file.network_description);
+  report.inputs["scenario"] = flags.scenario.path;
+  report.inputs["ranks"] = grid;
+  report.inputs["target_efficiency"] = target;
+  report.inputs["model"] = scenario_inputs(file);
+
+  Table rows{"rows",
+             {{"ranks", "ranks", Unit::kCount},
+              {"compute_s", "compute", Unit::kSeconds},
+              {"serial_s", "serial", Unit::kSeconds},
+              {"communication_s", "comm", Unit::kSeconds},
+              {"exposed_communication_s", "exposed", Unit::kSeconds},
+              {"variance_s", "variance", Unit::kSeconds},
+              {"checkpoint_s", "ckpt", Unit::kSeconds},
+              {"step_s", "step", Unit::kSeconds},
+              {"speedup", "speedup", Unit::kRatio},
+              {"efficiency", "efficiency", Unit::kFraction},
+              {"binding", "binding", Unit::kText},
+              {"algorithm", "algorithm", Unit::kText}},
+             {},
+             {}};
+  for (const StepTime& t : p.rows) {
+    std::string mark;
+    if (p.knee_ranks && t.ranks >= *p.knee_ranks &&
+        (&t == &p.rows.front() || (&t - 1)->ranks < *p.knee_ranks)) {
+      mark = fmt::format("<-- knee at {} ranks", *p.knee_ranks);
+    }
+    rows.add_row({t.ranks, t.compute_s, t.serial_s, t.communication_s, t.exposed_communication_s,
+                  t.variance_s, t.checkpoint_s, t.step_s, t.speedup, t.efficiency,
+                  std::string(mechanism_name(t.binding)), t.algorithm},
+                 mark);
+  }
+  report.tables.push_back(std::move(rows));
+
+  const StepTime& last = p.rows.back();
+  report.add_field("scaling", "scaling", Unit::kText, std::string(scaling_mode_name(p.mode)));
+  report.add_field("knee_ranks", "knee (exposed comm = compute)", Unit::kCount,
+                   optional_count(p.knee_ranks),
+                   fmt::format("not reached up to {} ranks", last.ranks));
+  report.add_field("target_efficiency", "target efficiency", Unit::kFraction, target);
+  report.add_field("max_ranks_at_target", "largest N at target", Unit::kCount,
+                   optional_count(p.max_ranks_at_target), "none: below the target from the start");
+  report.add_field("best_bucket_bytes", "best bucket (overlap on)", Unit::kBytes,
+                   p.best_bucket_bytes);
+  report.add_field("binding_at_max", fmt::format("binding at {} ranks", last.ranks), Unit::kText,
+                   std::string(mechanism_name(last.binding)));
+  const LostTime& lost = last.lost;
+  const double total_lost = lost.total();
+  nlohmann::ordered_json breakdown;
+  breakdown["ranks"] = last.ranks;
+  breakdown["step_s"] = last.step_s;
+  breakdown["ideal_step_s"] = last.ideal_step_s;
+  breakdown["lost_s"] = total_lost;
+  breakdown["serial_s"] = lost.serial_s;
+  breakdown["latency_s"] = lost.latency_s;
+  breakdown["bandwidth_s"] = lost.bandwidth_s;
+  breakdown["variance_s"] = lost.variance_s;
+  breakdown["checkpoint_s"] = lost.checkpoint_s;
+  report.extra["lost_time_at_max"] = breakdown;
+  const auto share = [&](double part) {
+    return total_lost > 0 ? fmt::format("{} ({:.3g}%)", format_seconds(part),
+                                        100.0 * part / total_lost)
+                          : format_seconds(part);
+  };
+  report.add_field("lost_breakdown",
+                   fmt::format("lost at {} ranks ({} of {})", last.ranks,
+                               format_seconds(total_lost), format_seconds(last.step_s)),
+                   Unit::kText,
+                   fmt::format("serial {}, latency {}, bandwidth {}, variance {}, checkpoint {}",
+                               share(lost.serial_s), share(lost.latency_s),
+                               share(lost.bandwidth_s), share(lost.variance_s),
+                               share(lost.checkpoint_s)));
+  report.notes.push_back(
+      "efficiency = ideal / predicted step time (strong: T1/(N T(N)); weak: T1/T(N)); binding = "
+      "the mechanism losing the most time (compute when efficiency >= 90%).");
+  report.notes.push_back(
+      "knee: where exposed communication first reaches the per-rank compute (seed section "
+      "5.1).");
+  if (s.network.fabric && s.network.fabric->nominal) {
+    report.notes.push_back("The fabric's link figures are nominal, not measured.");
+  }
+  return report;
+}
+
+Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
+  const Scenario& s = file.scenario;
+  std::int64_t ranks = 0;
+  if (!flags.at.empty()) {
+    ranks = flag_count("--at", flags.at, 1, kMaxRanks);
+  } else if (!flags.ranks.empty()) {
+    ranks = flag_rank_range("--ranks", flags.ranks).back();
+  } else {
+    ranks = flags.max_ranks.empty() ? 1024 : flag_count("--max-ranks", flags.max_ranks, 1, kMaxRanks);
+  }
+  const WhatIf w = with_flag("--at", [&] { return what_if(s, ranks, file.what_if); });
+
+  Report report;
+  report.command = "predict";
+  report.kind = Kind::kModel;
+  report.banner = model_banner();
+  report.title = fmt::format("What each remedy buys at {} ranks; {}; scenario {} on {}", ranks,
+                             mode_banner(s.workload.mode), s.name, file.network_description);
+  report.inputs["scenario"] = flags.scenario.path;
+  report.inputs["what_if_ranks"] = ranks;
+  report.inputs["model"] = scenario_inputs(file);
+
+  Table table{"remedies",
+              {{"name", "remedy", Unit::kText},
+               {"applicable", "applies", Unit::kText},
+               {"step_s", "step", Unit::kSeconds},
+               {"time_per_work_s", "time/work", Unit::kSeconds},
+               {"efficiency", "efficiency", Unit::kFraction},
+               {"gain", "gain", Unit::kRatio},
+               {"binding", "then binds", Unit::kText},
+               {"change", "change", Unit::kText}},
+              {},
+              {}};
+  const auto add = [&](const Remedy& r, std::string mark) {
+    table.add_row({r.name, r.applicable, r.step.step_s, r.time_per_work_s, r.step.efficiency,
+                   r.gain, std::string(mechanism_name(r.step.binding)), r.change},
+                  std::move(mark));
+  };
+  add(w.baseline, "");
+  std::string top;
+  for (const Remedy& r : w.remedies) {
+    std::string mark;
+    if (r.name != "all together" && r.applicable && top.empty() &&
+        r.gain >= 1.0 + kNegligibleGain) {
+      top = r.name;
+      mark = "<-- first";
+    } else if (r.applicable && r.gain < 1.0 + kNegligibleGain && r.name != "all together") {
+      mark = "(no gain)";
+    }
+    add(r, mark);
+  }
+  report.tables.push_back(std::move(table));
+  report.add_field("scaling", "scaling", Unit::kText,
+                   std::string(scaling_mode_name(s.workload.mode)));
+  report.add_field("ranks", "ranks", Unit::kCount, ranks);
+  report.add_field("baseline_step_s", "baseline step", Unit::kSeconds, w.baseline.step.step_s);
+  report.add_field("baseline_efficiency", "baseline efficiency", Unit::kFraction,
+                   w.baseline.step.efficiency);
+  report.add_field("baseline_binding", "baseline binds on", Unit::kText,
+                   std::string(mechanism_name(w.baseline.step.binding)));
+  report.add_field("top_remedy", "first remedy to try", Unit::kText,
+                   top.empty() ? Value{} : Value{top}, "none gains 1% or more");
+  report.notes.push_back(
+      "gain = baseline time per unit of work / the remedy's (accumulation and a bigger batch do "
+      "more work per step); below 1% counts as no gain.");
+  return report;
+}
+
+}  // namespace
+
+void register_predict(CLI::App& app) {
+  auto flags = std::make_shared<PredictFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "predict",
+      "Predict a data-parallel job's scaling curve from a scenario: step time split into "
+      "compute, serial, communication, variance and checkpoint per rank count, efficiency, the "
+      "knee, and the mechanism that binds. --what-if ranks the remedies at one rank count.");
+  add_scenario_options(cmd, &flags->scenario);
+  cmd->add_option("--ranks", flags->ranks,
+                  "Rank counts: a list (8,64,512) or a range of powers of two (8..4096)")
+      ->type_name("LIST");
+  cmd->add_option("--max-ranks", flags->max_ranks,
+                  "Sweep powers of two up to N, plus N (default 1024)")
+      ->type_name("N");
+  cmd->add_option("--target-efficiency", flags->target_efficiency,
+                  "Efficiency to hold for the largest-N answer (default 0.5)")
+      ->type_name("E");
+  cmd->add_flag("--what-if", flags->what_if,
+                "Rank the remedies (overlap, buckets, hierarchical, placement, compression, "
+                "accumulation, bigger batch, async checkpoint, draining a bad node) at one N");
+  cmd->add_option("--at", flags->at, "Rank count for --what-if (default: the largest)")
+      ->type_name("N");
+  add_format_option(cmd, &flags->format);
+  cmd->footer(
+      "Examples:\n"
+      "  scalewall predict examples/seed-7b-bf16.toml --ranks 8,64,512\n"
+      "      the seed's worked example: the all-reduce, not the compute, sets the step\n"
+      "  scalewall predict examples/bandwidth-bound-1.3b-100gbe.toml --what-if --at 64\n"
+      "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json");
+  cmd->callback([flags] {
+    if (!flags->at.empty() && !flags->what_if) {
+      throw InputError("--at: only with --what-if (the rank count the remedies are ranked at)");
+    }
+    const ScenarioFile file = load_scenario(flags->scenario);
+    emit(flags->what_if ? what_if_report(*flags, file) : predict_report(*flags, file),
+         flags->format);
+  });
+}
+
+}  // namespace scalewall::cli

@@ -1,0 +1,175 @@
+// Scenario loading and overrides for the step-model commands; see cli/scenario_flags.h.
+#include "cli/scenario_flags.h"
+
+#include <fmt/format.h>
+
+#include "cli/common.h"
+#include "scalewall/collective.h"
+#include "scalewall/units.h"
+
+namespace scalewall::cli {
+namespace {
+
+bool flag_on_off(std::string_view flag, const std::string& text) {
+  if (text == "on" || text == "true" || text == "yes") return true;
+  if (text == "off" || text == "false" || text == "no") return false;
+  throw InputError(fmt::format("{}: '{}' is not on or off", flag, text));
+}
+
+nlohmann::ordered_json link_json(const Link& link) {
+  nlohmann::ordered_json j;
+  j["alpha_s"] = link.alpha_s;
+  j["bandwidth_Bps"] = link.bandwidth_Bps;
+  if (link.overhead_s > 0 || link.gap_s > 0) {
+    j["overhead_s"] = link.overhead_s;
+    j["gap_s"] = link.gap_s;
+  }
+  return j;
+}
+
+}  // namespace
+
+void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional) {
+  auto* opt = command->add_option("scenario", flags->path,
+                                  "Scenario file (TOML): workload, network, variance, remedies, "
+                                  "checkpoint; see docs/scenarios.md and examples/")
+                  ->type_name("SCENARIO");
+  if (!optional) opt->required();
+  command->add_option("--scaling", flags->scaling, "Override: strong or weak scaling")
+      ->type_name("MODE");
+  command->add_option("--overlap", flags->overlap,
+                      "Override: overlap the all-reduce with backward (on/off)")
+      ->type_name("on|off");
+  command->add_option("--bucket", flags->bucket, "Override: bucket size (0: one fused call)")
+      ->type_name("SIZE");
+  command->add_option("--hierarchical", flags->hierarchical,
+                      "Override: allow hierarchical all-reduce (on/off)")
+      ->type_name("on|off");
+  command->add_option("--placement", flags->placement,
+                      "Override: rank placement on the fabric (packed or scattered)")
+      ->type_name("P");
+  command->add_option("--algorithm", flags->algorithm,
+                      "Override: all-reduce algorithm (auto: the cheapest per call)")
+      ->type_name("NAME");
+  command->add_option("--compression-ratio", flags->compression_ratio,
+                      "Override: gradient compression ratio (>= 1)")
+      ->type_name("R");
+  command->add_option("--accumulation-steps", flags->accumulation_steps,
+                      "Override: micro-batches accumulated per all-reduce")
+      ->type_name("A");
+  command->add_option("--batch-scale", flags->batch_scale,
+                      "Override: per-rank batch relative to the scenario's")
+      ->type_name("X");
+  command->add_option("--sigma", flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)")
+      ->type_name("S");
+}
+
+ScenarioFile load_scenario(const ScenarioFlags& flags) {
+  ScenarioFile file = load_scenario_file(flags.path);
+  Scenario& s = file.scenario;
+  if (!flags.scaling.empty()) {
+    if (flags.scaling == "strong") {
+      s.workload.mode = ScalingMode::kStrong;
+    } else if (flags.scaling == "weak") {
+      s.workload.mode = ScalingMode::kWeak;
+    } else {
+      throw InputError(fmt::format("--scaling: '{}' is not strong or weak", flags.scaling));
+    }
+  }
+  if (!flags.overlap.empty()) s.settings.overlap = flag_on_off("--overlap", flags.overlap);
+  if (!flags.bucket.empty()) s.settings.bucket_bytes = flag_bytes("--bucket", flags.bucket);
+  if (!flags.hierarchical.empty()) {
+    s.settings.hierarchical = flag_on_off("--hierarchical", flags.hierarchical);
+  }
+  if (!flags.placement.empty()) {
+    if (!s.network.fabric) {
+      throw InputError("--placement: the scenario's network is a bus bandwidth, not a fabric");
+    }
+    s.network.fabric->placement =
+        with_flag("--placement", [&] { return parse_placement(flags.placement); });
+    s.network.fabric->rank_to_node.clear();
+  }
+  if (!flags.algorithm.empty()) {
+    if (flags.algorithm == "auto") {
+      s.settings.algorithm.reset();
+    } else {
+      const AlgorithmSpec a = with_flag("--algorithm", [&] { return parse_algorithm(flags.algorithm); });
+      if (!implements(Op::kAllreduce, a)) {
+        throw InputError(fmt::format("--algorithm: '{}' is not an all-reduce algorithm",
+                                     flags.algorithm));
+      }
+      s.settings.algorithm = a;
+    }
+  }
+  if (!flags.compression_ratio.empty()) {
+    s.settings.compression_ratio = flag_number("--compression-ratio", flags.compression_ratio);
+  }
+  if (!flags.accumulation_steps.empty()) {
+    s.settings.accumulation_steps =
+        flag_count("--accumulation-steps", flags.accumulation_steps, 1, 1000000);
+  }
+  if (!flags.batch_scale.empty()) {
+    s.settings.batch_scale = flag_number("--batch-scale", flags.batch_scale);
+  }
+  if (!flags.sigma.empty()) s.variance.sigma = flag_fraction("--sigma", flags.sigma);
+  with_flag(flags.path, [&] { require_valid(s); });
+  return file;
+}
+
+nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
+  const Scenario& s = file.scenario;
+  nlohmann::ordered_json j;
+  j["name"] = s.name;
+  nlohmann::ordered_json& w = j["workload"];
+  w["gradient_bytes"] = s.workload.gradient_bytes;
+  w["compute_s"] = s.workload.compute_s;
+  w["reference_ranks"] = s.workload.reference_ranks;
+  w["serial_s"] = s.workload.serial_s;
+  w["scaling"] = std::string(scaling_mode_name(s.workload.mode));
+  w["backward_fraction"] = s.workload.backward_fraction;
+  nlohmann::ordered_json& n = j["network"];
+  if (s.network.fabric) {
+    const Topology& t = *s.network.fabric;
+    n["fabric"] = t.name;
+    n["nominal"] = t.nominal;
+    n["nodes"] = t.nodes;
+    n["ranks_per_node"] = t.ranks_per_node;
+    n["nics_per_node"] = t.nics_per_node;
+    n["oversubscription"] = t.oversubscription;
+    n["placement"] = std::string(placement_name(t.placement));
+    n["intra"] = link_json(t.intra);
+    n["inter"] = link_json(t.inter);
+  } else {
+    n["busbw_Bps"] = s.network.busbw_Bps;
+    n["alpha_s"] = s.network.busbw_alpha_s;
+  }
+  n["algorithm"] = s.settings.algorithm ? algorithm_name(*s.settings.algorithm) : "auto";
+  n["gamma_s_per_byte"] = s.settings.cost.gamma_s_per_byte;
+  n["tree_chunk_bytes"] = s.settings.cost.tree_chunk_bytes;
+  nlohmann::ordered_json& v = j["variance"];
+  v["sigma"] = s.variance.sigma;
+  v["bad_node_slowdown"] = s.variance.bad_node_slowdown;
+  v["bad_link_bandwidth_Bps"] = s.variance.bad_link_bandwidth_Bps;
+  nlohmann::ordered_json& r = j["remedies"];
+  r["overlap"] = s.settings.overlap;
+  r["bucket_bytes"] = s.settings.bucket_bytes;
+  r["hierarchical"] = s.settings.hierarchical;
+  r["compression_ratio"] = s.settings.compression_ratio;
+  r["compression_s_per_byte"] = s.settings.compression_s_per_byte;
+  r["accumulation_steps"] = s.settings.accumulation_steps;
+  r["batch_scale"] = s.settings.batch_scale;
+  nlohmann::ordered_json& c = j["checkpoint"];
+  c["bytes"] = s.checkpoint.bytes;
+  c["write_bandwidth_Bps"] = s.checkpoint.write_bandwidth_Bps;
+  c["shared"] = s.checkpoint.shared;
+  c["interval_steps"] = s.checkpoint.interval_steps;
+  c["async"] = s.checkpoint.async;
+  nlohmann::ordered_json& wi = j["what_if"];
+  wi["compression_ratio"] = file.what_if.compression_ratio;
+  wi["compression_s_per_byte"] = file.what_if.compression_s_per_byte;
+  wi["accumulation_steps"] = file.what_if.accumulation_steps;
+  wi["batch_scale"] = file.what_if.batch_scale;
+  return j;
+}
+
+}  // namespace scalewall::cli

@@ -1,0 +1,41 @@
+// cli/scenario_flags.h: reading a scenario file and applying command-line overrides, shared
+// by the commands that run the step model (predict, plan).
+//
+// Layer: cli/. Includes the public library headers only.
+#ifndef SCALEWALL_CLI_SCENARIO_FLAGS_H_
+#define SCALEWALL_CLI_SCENARIO_FLAGS_H_
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scalewall/scenario_file.h"
+
+namespace scalewall::cli {
+
+struct ScenarioFlags {
+  std::string path;               // the positional SCENARIO
+  std::string scaling;            // strong | weak
+  std::string overlap;            // on | off
+  std::string bucket;             // size, or 0 for one fused call
+  std::string hierarchical;       // on | off
+  std::string placement;          // packed | scattered
+  std::string algorithm;          // auto | an all-reduce algorithm
+  std::string compression_ratio;
+  std::string accumulation_steps;
+  std::string batch_scale;
+  std::string sigma;
+};
+
+// Adds the positional SCENARIO (required unless `optional`) and the override flags.
+void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional = false);
+
+// Loads the scenario (InputError naming the file on any problem) and applies the overrides.
+ScenarioFile load_scenario(const ScenarioFlags& flags);
+
+// Every input of the scenario, after overrides, in SI units, for a JSON report's "inputs".
+nlohmann::ordered_json scenario_inputs(const ScenarioFile& file);
+
+}  // namespace scalewall::cli
+
+#endif  // SCALEWALL_CLI_SCENARIO_FLAGS_H_
