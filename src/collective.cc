@@ -491,10 +491,14 @@ Totals evaluate(const Schedule& schedule, const Topology& topo, double gamma) {
 
 // The pipelined double binary tree (Sanders, Speck and Träff 2009; NCCL's tree all-reduce):
 // two complementary binary trees of height h = floor(log2 N) each reduce and then broadcast
-// half of the vector, in k chunks of c = m/(2k) <= chunk bytes. In the steady state a rank
-// receives two chunks from its children in the tree where it is interior, passes one chunk
-// on in the tree where it is a leaf, and moves one chunk each way in both broadcasts: 4c per
-// step. The reduction and broadcast pipelines overlap, so the call takes 2h + k - 1 steps.
+// half of the vector, in k = ceil(m / 2c) chunks: k - 1 of the chunk size c and a last one
+// with the remainder, as a pipelined loop over the buffer sends them. In the steady state a
+// rank receives two chunks from its children in the tree where it is interior, passes one
+// chunk on in the tree where it is a leaf, and moves one chunk each way in both broadcasts:
+// 4c per step. The reduction and broadcast pipelines overlap, so the call takes 2h + k - 1
+// steps: 2h + k - 2 paced by a full chunk and one by the last (the makespan of k jobs through
+// 2h equal stages). Splitting the remainder off, rather than spreading m evenly over k
+// chunks, keeps the cost rising with m across the points where k steps up.
 // On a topology each step is paced by the slower of the intra-node link and the inter-node
 // link shared by the (at most two) tree edges that leave a node.
 Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology& topo,
@@ -509,23 +513,28 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
                                  m, options.tree_chunk_bytes));
   }
   const auto k = static_cast<std::int64_t>(k_real);
-  const double chunk = half / k_real;
-  const double per_step = 4.0 * chunk;
-  Link link;
-  if (const auto uniform = uniform_link(topo)) {
-    link = *uniform;
-  } else {
-    const Link across = crossing_link(topo, std::min<std::int64_t>(2, topo.ranks_per_node));
-    const auto time = [&](const Link& l) { return l.alpha_s + per_step / l.bandwidth_Bps; };
-    link = time(across) >= time(topo.intra) ? across : topo.intra;
-  }
+  const double chunk = std::min(options.tree_chunk_bytes, half);
+  const double last = std::clamp(half - (k_real - 1.0) * chunk, 0.0, chunk);
+  const auto full_steps = static_cast<double>(2 * h + k - 2);
   t.steps = 2 * h + k - 1;
-  const auto steps = static_cast<double>(t.steps);
-  t.bytes = steps * per_step;
+  t.bytes = full_steps * 4.0 * chunk + 4.0 * last;
   t.reduced = m;  // an interior node reduces both children's halves: 2 c per chunk, k chunks
-  t.latency_s = steps * link.alpha_s;
-  t.bandwidth_s = steps * per_step / link.bandwidth_Bps;
   t.compute_s = m * options.gamma_s_per_byte;
+  if (const auto uniform = uniform_link(topo)) {
+    t.latency_s = static_cast<double>(t.steps) * uniform->alpha_s;
+    t.bandwidth_s = t.bytes / uniform->bandwidth_Bps;
+    return t;
+  }
+  const Link across = crossing_link(topo, std::min<std::int64_t>(2, topo.ranks_per_node));
+  const auto pace = [&](double step_bytes) {
+    const auto time = [&](const Link& l) { return l.alpha_s + step_bytes / l.bandwidth_Bps; };
+    return time(across) >= time(topo.intra) ? across : topo.intra;
+  };
+  const Link full_link = pace(4.0 * chunk);
+  const Link last_link = pace(4.0 * last);
+  t.latency_s = full_steps * full_link.alpha_s + last_link.alpha_s;
+  t.bandwidth_s =
+      full_steps * 4.0 * chunk / full_link.bandwidth_Bps + 4.0 * last / last_link.bandwidth_Bps;
   return t;
 }
 

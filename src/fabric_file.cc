@@ -122,7 +122,11 @@ Link read_link(const toml::table& root, std::string_view section, const std::str
     const double L = read_quantity(*table, "L", source, section, parse_seconds);
     const double o = read_quantity(*table, "o", source, section, parse_seconds);
     const double g = read_quantity(*table, "g", source, section, parse_seconds);
-    link = link_from_loggp(L, o, g, 1.0);  // bandwidth set below
+    try {
+      link = link_from_loggp(L, o, g, 1.0);  // bandwidth set below
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
+    }
     if (table->contains("G") == table->contains("bandwidth")) {
       throw InputError(fmt::format(
           "{}: [{}] LogGP needs exactly one of G (seconds per byte) and bandwidth", source,
@@ -174,7 +178,15 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                        "oversubscription", "placement", "rank_to_node", "intra", "inter"},
                       source, "");
   Topology t;
-  t.name = root["name"].value_or(std::string("fabric"));
+  t.name = "fabric";
+  if (root.contains("name")) {
+    const auto* s = root.get("name")->as_string();
+    if (s == nullptr) {
+      throw InputError(
+          fmt::format("{}: expected a string", where(source, "", "name", root.get("name"))));
+    }
+    t.name = s->get();
+  }
   if (root.contains("nominal")) {
     const auto* b = root.get("nominal")->as_boolean();
     if (b == nullptr) {

@@ -176,22 +176,31 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
   const auto below_target = [&](std::int64_t r) {
     return step_time(scenario, r).efficiency < target_efficiency;
   };
-  if (p.rows.front().efficiency >= target_efficiency) {
-    std::size_t last_ok = 0;
-    while (last_ok + 1 < p.rows.size() &&
-           p.rows[last_ok + 1].efficiency >= target_efficiency) {
-      ++last_ok;
+  // One rank is 100% efficient by definition, so the search starts there even when the
+  // first requested count is already under the target.
+  std::vector<std::int64_t> counts = {1};
+  for (const StepTime& t : p.rows) {
+    if (t.ranks > 1) counts.push_back(t.ranks);
+  }
+  const auto efficiency_at = [&](std::size_t i) {
+    for (const StepTime& t : p.rows) {
+      if (t.ranks == counts[i]) return t.efficiency;
     }
-    if (last_ok + 1 == p.rows.size()) {
-      p.max_ranks_at_target = p.rows.back().ranks;
-    } else {
-      const std::int64_t first_bad =
-          first_true(scenario, p.rows[last_ok].ranks, p.rows[last_ok + 1].ranks, below_target);
-      // The fitting count just below the first one under the target.
-      std::int64_t ok = snap_down(scenario, first_bad - 1);
-      if (ok < p.rows[last_ok].ranks) ok = p.rows[last_ok].ranks;
-      p.max_ranks_at_target = ok;
-    }
+    return 1.0;  // counts[0] == 1 when 1 was not requested
+  };
+  std::size_t last_ok = 0;
+  while (last_ok + 1 < counts.size() && efficiency_at(last_ok + 1) >= target_efficiency) {
+    ++last_ok;
+  }
+  if (last_ok + 1 == counts.size()) {
+    p.max_ranks_at_target = counts.back();
+  } else {
+    const std::int64_t first_bad =
+        first_true(scenario, counts[last_ok], counts[last_ok + 1], below_target);
+    // The fitting count just below the first one under the target.
+    std::int64_t ok = snap_down(scenario, first_bad - 1);
+    if (ok < counts[last_ok]) ok = counts[last_ok];
+    p.max_ranks_at_target = ok;
   }
   p.best_bucket_bytes = best_bucket_bytes(scenario, p.rows.back().ranks);
   return p;

@@ -26,8 +26,8 @@ struct Prediction {
   std::optional<std::int64_t> knee_ranks;
   double target_efficiency = 0.5;
   // The largest rank count (up to the largest requested) whose efficiency is at or above
-  // the target, refined between grid points by bisection. Empty when even the smallest is
-  // below it.
+  // the target, refined between grid points (and between 1 and the first) by bisection.
+  // Always at least 1, which is 100% efficient.
   std::optional<std::int64_t> max_ranks_at_target;
   double best_bucket_bytes = 0;              // at the largest rank count, with overlap on
 };
