@@ -21,8 +21,9 @@
 //                   recursive-doubling   L (+2)         m L            (+2m with the fold)
 //                   rabenseifner         2L (+2)        2m(p-1)/p      (+2m with the fold)
 //                   binomial-tree        2C             2mC
-//                   double-binary-tree   2h + k - 1     4c per step    (h = floor(log2 N); k
-//                                                       chunks of c = m/(2k) <= chunk_bytes)
+//                   double-binary-tree   2h + k - 1     4c per step    (h = floor(log2 N);
+//                                                       k = ceil(m / 2c) chunks of each half:
+//                                                       k - 1 of c = chunk_bytes, one remainder)
 //                   hierarchical-<alg>   intra-node ring reduce-scatter, <alg> across nodes on
 //                                        m/g, intra-node ring all-gather (g ranks per node)
 //   reduce-scatter  ring                 N-1            m(N-1)/N
@@ -171,6 +172,18 @@ std::vector<CollectiveCost> rank_algorithms(Op op, std::span<const AlgorithmSpec
 // found by a log-spaced scan for a change of sign of cost(a) - cost(b) and bisection to a
 // relative 1e-12; empty when one is cheaper (or they are equal) across the whole range.
 std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, const Topology& topology,
+                                const CostOptions& options = {});
+
+// The same inside [lo_bytes, hi_bytes]: where the one of a and b that is strictly cheaper at
+// hi_bytes stops costing more or the same, i.e. the boundary between the sizes where it does
+// not yet win and those where it does, found by bisection of cost(a) - cost(b) to a relative
+// 1e-12. When they cost the same at hi_bytes, the first size where the difference reaches
+// zero. Returns lo_bytes when they cost the same at both ends; empty when one is strictly
+// cheaper at both ends. If the difference changes sign more than once inside the interval,
+// one of the crossings is returned (a finer interval finds the others).
+// REQUIRES (throws InputError): 0 <= lo_bytes <= hi_bytes, both finite; as collective_cost.
+std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, double lo_bytes,
+                                double hi_bytes, const Topology& topology,
                                 const CostOptions& options = {});
 
 // Patarasuk and Yuan's lower bound on an all-reduce's bandwidth term: every rank must move
