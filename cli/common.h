@@ -82,6 +82,7 @@ void register_scaling(CLI::App& app);
 void register_message(CLI::App& app);
 void register_collective(CLI::App& app);
 void register_straggler(CLI::App& app);
+void register_select(CLI::App& app);
 
 }  // namespace scalewall::cli
 

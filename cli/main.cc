@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   scalewall::cli::register_message(app);
   scalewall::cli::register_collective(app);
   scalewall::cli::register_straggler(app);
+  scalewall::cli::register_select(app);
 
   // CLI11 reports a mistyped command as "a subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

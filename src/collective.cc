@@ -867,6 +867,43 @@ std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, const T
   return std::nullopt;
 }
 
+std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, double lo_bytes,
+                                double hi_bytes, const Topology& topology,
+                                const CostOptions& options) {
+  if (!(lo_bytes >= 0.0) || !(hi_bytes >= lo_bytes) || !std::isfinite(hi_bytes)) {
+    throw InputError(fmt::format("tie search interval [{}, {}] B is not an interval of sizes",
+                                 lo_bytes, hi_bytes));
+  }
+  const auto diff = [&](double m) {
+    return collective_cost(op, a, m, topology, options).total_s -
+           collective_cost(op, b, m, topology, options).total_s;
+  };
+  const double d_lo = diff(lo_bytes);
+  const double d_hi = diff(hi_bytes);
+  if (d_lo == 0.0 && d_hi == 0.0) return lo_bytes;
+  // `inside(m)`: m is still on lo_bytes' side of the change. With d_hi != 0 that is "the one
+  // cheaper at hi_bytes is not yet strictly cheaper"; with d_hi == 0, "the difference keeps
+  // d_lo's strict sign".
+  const auto inside = [&](double d) {
+    if (d_hi > 0.0) return d <= 0.0;
+    if (d_hi < 0.0) return d >= 0.0;
+    return d_lo > 0.0 ? d > 0.0 : d < 0.0;
+  };
+  if (!inside(d_lo)) return std::nullopt;  // the same strict sign at both ends
+  double left = lo_bytes;
+  double right = hi_bytes;
+  // Each halving gains a bit; 2200 bound the walk down to a change at 0 through subnormals.
+  for (int i = 0; i < 2200 && right - left > 1e-12 * right; ++i) {
+    const double mid = 0.5 * (left + right);
+    if (inside(diff(mid))) {
+      left = mid;
+    } else {
+      right = mid;
+    }
+  }
+  return 0.5 * (left + right);
+}
+
 double allreduce_bandwidth_lower_bound_s(std::int64_t ranks, double bytes, const Link& link) {
   const auto n = static_cast<double>(ranks);
   return 2.0 * bytes * (n - 1.0) / n / link.bandwidth_Bps;
