@@ -83,6 +83,8 @@ void register_message(CLI::App& app);
 void register_collective(CLI::App& app);
 void register_straggler(CLI::App& app);
 void register_select(CLI::App& app);
+void register_predict(CLI::App& app);
+void register_plan(CLI::App& app);
 
 }  // namespace scalewall::cli
 

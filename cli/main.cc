@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   scalewall::cli::register_message(app);
   scalewall::cli::register_collective(app);
   scalewall::cli::register_straggler(app);
+  scalewall::cli::register_predict(app);
+  scalewall::cli::register_plan(app);
   scalewall::cli::register_select(app);
 
   // CLI11 reports a mistyped command as "a subcommand is required"; name it instead.
