@@ -439,6 +439,12 @@ ScalingDiagnosis diagnose_scaling(const ScalingTable& table) {
   }
   d.compute_coefficient = coef[0];
   d.rms_relative_residual = std::sqrt(best_rss / static_cast<double>(pts.size()));
+  if (d.rms_relative_residual > 0.1) {
+    d.warnings.push_back(fmt::format(
+        "the mechanisms' shapes fit these points poorly (rms residual {:.3g}%): the table may "
+        "mix strong and weak scaling, or something outside the model dominates",
+        100 * d.rms_relative_residual));
+  }
   const auto fitted = [&](std::int64_t n) {
     double t = coef[0] * (d.mode == ScalingMode::kStrong ? 1.0 / static_cast<double>(n) : 1.0);
     for (std::size_t k = 0; k < mechanisms.size(); ++k) {

@@ -1,0 +1,276 @@
+// scalewall diagnose: the step model run backwards. From a measured scaling table: strong or
+// weak, efficiency against the best baseline, which mechanisms explain the loss and what the
+// data cannot separate. From scalewall-mpi output: compute, communication and wait per rank,
+// the ranks, hosts and links that stand out, and the next measurement to run.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "cli/common.h"
+#include "scalewall/diagnose.h"
+#include "scalewall/fabric_file.h"
+#include "scalewall/measurement.h"
+#include "scalewall/predict.h"
+#include "scalewall/scenario_file.h"
+#include "scalewall/units.h"
+
+namespace scalewall::cli {
+namespace {
+
+struct DiagnoseFlags {
+  std::vector<std::string> files;
+  std::string fabric;
+  std::string scenario;
+  std::string format = "table";
+};
+
+// A scaling table is CSV whose header names `ranks`, or JSON rows; everything else goes to the
+// measurement reader, which recognises its formats by content.
+bool is_scaling_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("cannot open '{}'", path));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    if (line[b] == '#') continue;
+    if (line[b] == '{') return line.find("scalewall-mpi") == std::string::npos;
+    if (line[b] == '[') return true;
+    std::string header = line.substr(b);
+    return header.rfind("ranks,", 0) == 0 || header.find(",ranks") != std::string::npos ||
+           header == "ranks";
+  }
+  return false;
+}
+
+Value optional_seconds(const std::optional<double>& v) { return v ? Value{*v} : Value{}; }
+
+Report scaling_report(const DiagnoseFlags& flags, const std::string& path) {
+  const ScalingTable table = read_scaling_table(path);
+  const ScalingDiagnosis d = diagnose_scaling(table);
+  std::optional<Prediction> prediction;
+  std::string scenario_name;
+  if (!flags.scenario.empty()) {
+    const ScenarioFile file = with_flag("--scenario", [&] { return load_scenario_file(flags.scenario); });
+    scenario_name = file.scenario.name;
+    if (file.scenario.workload.mode != d.mode) {
+      throw InputError(fmt::format(
+          "--scenario: {} describes {} scaling, but {} is {} scaling ({})", flags.scenario,
+          scaling_mode_name(file.scenario.workload.mode), path, scaling_mode_name(d.mode),
+          d.mode_reason));
+    }
+    std::vector<std::int64_t> ranks;
+    for (const auto& row : d.rows) ranks.push_back(row.ranks);
+    prediction = with_flag("--scenario", [&] { return predict(file.scenario, ranks); });
+  }
+
+  Report report;
+  report.command = "diagnose";
+  report.kind = Kind::kMeasurement;
+  report.banner = measurement_banner(fmt::format(
+      "scaling table {} (measured), with a fitted model of its mechanisms", path));
+  report.title = fmt::format("{} scaling ({}); efficiency against {} rank{}",
+                             d.mode == ScalingMode::kStrong ? "STRONG" : "WEAK", d.mode_reason,
+                             d.baseline_ranks, d.baseline_ranks == 1 ? "" : "s");
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  files.push_back(path);
+  report.inputs["files"] = files;
+  if (!flags.scenario.empty()) report.inputs["scenario"] = flags.scenario;
+
+  std::vector<Column> columns = {{"ranks", "ranks", Unit::kCount},
+                                 {"step_s", "step", Unit::kSeconds},
+                                 {"efficiency", "efficiency", Unit::kFraction},
+                                 {"fitted_step_s", "fitted", Unit::kSeconds},
+                                 {"residual", "residual", Unit::kFraction}};
+  if (prediction) columns.push_back({"predicted_efficiency", "predicted eff.", Unit::kFraction});
+  Table rows{"rows", columns, {}, {}};
+  for (std::size_t i = 0; i < d.rows.size(); ++i) {
+    const auto& r = d.rows[i];
+    std::vector<Value> row = {r.ranks, r.step_s, r.efficiency, r.fitted_step_s, r.residual};
+    if (prediction) row.push_back(prediction->rows[i].efficiency);
+    rows.add_row(row, r.ranks == d.baseline_ranks ? "<-- baseline" : "");
+  }
+  report.tables.push_back(std::move(rows));
+  Table mechanisms{"mechanisms",
+                   {{"mechanism", "mechanism", Unit::kText},
+                    {"coefficient", "coefficient", Unit::kPlain},
+                    {"lost_s", "lost at largest", Unit::kSeconds},
+                    {"share", "share of loss", Unit::kFraction}},
+                   {},
+                   {}};
+  for (const MechanismShare& m : d.mechanisms) {
+    const std::string name = d.mode == ScalingMode::kStrong && m.mechanism == Mechanism::kSerial
+                                 ? "serial (or bandwidth)"
+                                 : std::string(mechanism_name(m.mechanism));
+    mechanisms.add_row({name, m.coefficient, m.lost_s, m.share});
+  }
+  report.tables.push_back(std::move(mechanisms));
+
+  report.add_field("scaling", "scaling", Unit::kText, std::string(scaling_mode_name(d.mode)));
+  report.add_field("mode_reason", "because", Unit::kText, d.mode_reason);
+  report.add_field("baseline_ranks", "baseline", Unit::kCount, d.baseline_ranks);
+  report.add_field("largest_ranks", "largest", Unit::kCount, d.largest_ranks);
+  report.add_field("efficiency_at_largest", "efficiency at largest", Unit::kFraction,
+                   d.efficiency_at_largest);
+  report.add_field("compute_coefficient_s", "fitted compute (a)", Unit::kSeconds,
+                   d.compute_coefficient);
+  report.add_field("rms_relative_residual", "fit residual (rms)", Unit::kFraction,
+                   d.rms_relative_residual);
+  report.add_field("binding", "binding mechanism", Unit::kText,
+                   d.binding ? Value{std::string(mechanism_name(*d.binding))} : Value{},
+                   "cannot be named from this table");
+  nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
+  std::string candidate_text;
+  for (const Mechanism m : d.binding_candidates) {
+    candidates.push_back(std::string(mechanism_name(m)));
+    candidate_text += (candidate_text.empty() ? "" : ", ") + std::string(mechanism_name(m));
+  }
+  report.extra["binding_candidates"] = candidates;
+  report.extra["cannot_separate"] = d.cannot_separate;
+  report.extra["warnings"] = d.warnings;
+  report.add_field("candidates", "could be binding", Unit::kText, candidate_text, "-");
+  report.add_field("next_measurement", "run next", Unit::kText, d.next_measurement);
+  for (const std::string& w : d.warnings) report.notes.push_back("warning: " + w);
+  for (const std::string& c : d.cannot_separate) report.notes.push_back("cannot separate: " + c);
+  if (prediction) {
+    report.notes.push_back(fmt::format("predicted efficiency: scenario {} (a model)", scenario_name));
+  }
+  report.notes.push_back(
+      "fit: step = a g(N) + s + l log2 N + b 2(N-1)/N + v E[M_N], coefficients >= 0, "
+      "g = 1/N (strong) or 1 (weak); residual = (measured - fitted) / measured.");
+  return report;
+}
+
+Report measurement_report(const DiagnoseFlags& flags) {
+  MeasurementSet set;
+  for (const std::string& f : flags.files) read_measurement_file(f, set);
+  std::optional<Topology> fabric;
+  if (!flags.fabric.empty()) {
+    fabric = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+  }
+  const MeasurementDiagnosis d = diagnose_measurements(set, fabric);
+
+  Report report;
+  report.command = "diagnose";
+  report.kind = Kind::kMeasurement;
+  report.banner = measurement_banner(fmt::format("{} file{} of scalewall-mpi or benchmark output",
+                                                 flags.files.size(),
+                                                 flags.files.size() == 1 ? "" : "s"));
+  report.title = d.verdict;
+  report.inputs["files"] = flags.files;
+  if (fabric) report.inputs["fabric"] = topology_inputs(*fabric);
+
+  Table ranks{"ranks",
+              {{"rank", "rank", Unit::kCount},
+               {"host", "host", Unit::kText},
+               {"steps", "steps", Unit::kCount},
+               {"compute_s", "compute", Unit::kSeconds},
+               {"communication_s", "comm", Unit::kSeconds},
+               {"wait_s", "wait", Unit::kSeconds},
+               {"step_s", "step", Unit::kSeconds}},
+              {},
+              {}};
+  for (const RankSplit& r : d.ranks) {
+    ranks.add_row({r.rank, r.host, r.steps, r.compute_s, r.communication_s, r.wait_s, r.step_s});
+  }
+  report.tables.push_back(std::move(ranks));
+  Table outliers{"outliers",
+                 {{"what", "stands out", Unit::kText}, {"evidence", "evidence", Unit::kText}},
+                 {},
+                 {}};
+  for (const Outlier& o : d.outliers) outliers.add_row({o.what, o.evidence});
+  report.tables.push_back(std::move(outliers));
+  Table collectives{"collectives",
+                    {{"op", "op", Unit::kText},
+                     {"algorithm", "algorithm", Unit::kText},
+                     {"ranks", "ranks", Unit::kCount},
+                     {"bytes", "size", Unit::kBytes},
+                     {"measured_s", "measured", Unit::kSeconds},
+                     {"model_s", "model", Unit::kSeconds},
+                     {"bandwidth_model_s", "bytes/bandwidth", Unit::kSeconds}},
+                    {},
+                    {}};
+  for (const auto& c : d.collectives) {
+    collectives.add_row({c.op, c.algorithm, c.ranks, c.bytes, c.measured_s,
+                         optional_seconds(c.model_s), optional_seconds(c.bandwidth_model_s)});
+  }
+  report.tables.push_back(std::move(collectives));
+
+  if (!d.ranks.empty()) {
+    report.add_field("compute_s", "compute per step", Unit::kSeconds, d.compute_s);
+    report.add_field("communication_s", "communication per step", Unit::kSeconds,
+                     d.communication_s);
+    report.add_field("wait_s", "wait per step", Unit::kSeconds, d.wait_s);
+    report.add_field("step_s", "step", Unit::kSeconds, d.step_s);
+  }
+  report.add_field("arrival_spread_s", "arrival spread (median)", Unit::kSeconds,
+                   optional_seconds(d.arrival_spread_s), "no arrival records");
+  report.add_field("zero_byte_collective_s", "zero-byte collective", Unit::kSeconds,
+                   optional_seconds(d.zero_byte_collective_s), "no arrival records");
+  report.add_field("binding", "binding mechanism", Unit::kText,
+                   d.binding ? Value{std::string(mechanism_name(*d.binding))} : Value{},
+                   "not decided by these records");
+  report.add_field("verdict", "verdict", Unit::kText, d.verdict);
+  report.add_field("next_measurement", "run next", Unit::kText, d.next_measurement);
+  report.extra["sources"] = d.sources;
+  report.extra["warnings"] = d.warnings;
+  for (const std::string& w : d.warnings) report.notes.push_back("warning: " + w);
+  return report;
+}
+
+}  // namespace
+
+void register_diagnose(CLI::App& app) {
+  auto flags = std::make_shared<DiagnoseFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "diagnose",
+      "Run the model backwards from measurements. A scaling table (CSV: ranks and step_s or "
+      "throughput, optional problem_size; or JSON rows) gives strong or weak, efficiency "
+      "against the best baseline, the share of the loss each mechanism explains, and what the "
+      "data cannot separate. scalewall-mpi output (step, arrival, collective, pingpong) gives "
+      "compute, communication and wait per rank and the ranks, hosts and links that stand out. "
+      "Both end with the next measurement to run.");
+  cmd->add_option("files", flags->files, "A scaling table, or scalewall-mpi / benchmark output")
+      ->required()
+      ->type_name("FILE...");
+  cmd->add_option("--fabric", flags->fabric,
+                  "Fabric file: compare measured collectives with the model")
+      ->type_name("FILE");
+  cmd->add_option("--scenario", flags->scenario,
+                  "Scenario file: show its predicted efficiency beside a measured scaling table")
+      ->type_name("FILE");
+  add_format_option(cmd, &flags->format);
+  cmd->footer(
+      "Examples:\n"
+      "  scalewall diagnose runs.csv                 (ranks,step_s,problem_size)\n"
+      "  scalewall diagnose step.jsonl arrival.jsonl --fabric examples/fabrics/tcp-100gbe.toml");
+  cmd->callback([flags] {
+    std::vector<std::string> tables;
+    std::vector<std::string> measurements;
+    for (const std::string& f : flags->files) {
+      (is_scaling_table(f) ? tables : measurements).push_back(f);
+    }
+    if (!tables.empty() && (tables.size() > 1 || !measurements.empty())) {
+      throw InputError(fmt::format(
+          "diagnose one scaling table at a time, without measurement files (got {} table{} "
+          "and {} other file{})",
+          tables.size(), tables.size() == 1 ? "" : "s", measurements.size(),
+          measurements.size() == 1 ? "" : "s"));
+    }
+    if (!tables.empty()) {
+      if (!flags->fabric.empty()) {
+        throw InputError("--fabric: applies to scalewall-mpi measurements, not a scaling table");
+      }
+      emit(scaling_report(*flags, tables.front()), flags->format);
+    } else {
+      if (!flags->scenario.empty()) {
+        throw InputError("--scenario: applies to a scaling table, not scalewall-mpi records");
+      }
+      emit(measurement_report(*flags), flags->format);
+    }
+  });
+}
+
+}  // namespace scalewall::cli

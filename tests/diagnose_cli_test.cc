@@ -1,0 +1,127 @@
+// End-to-end tests of `scalewall diagnose` on scaling tables and scalewall-mpi records.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+// The seed's interview case as a table: 94% at 128 ranks, 61% at 1024, same problem.
+TEST(DiagnoseCli, InterviewCaseNamesCandidatesAndTheNextMeasurement) {
+  const double t128 = 1.0 / (128 * 0.94);
+  const double t1024 = 1.0 / (1024 * 0.61);
+  const std::string path = write_temp_file(
+      "drill.csv", "ranks,step_s,problem_size\n128," + std::to_string(t128) + ",1\n1024," +
+                       std::to_string(t1024) + ",1\n");
+  const auto j = run_json({"diagnose", path});
+  EXPECT_EQ(j["command"], "diagnose");
+  EXPECT_EQ(j["kind"], "measurement");
+  EXPECT_EQ(j["scaling"], "strong");
+  EXPECT_EQ(j["baseline_ranks"], 128);
+  EXPECT_NEAR(j["efficiency_at_largest"].get<double>(), 0.61 / 0.94, 1e-4);
+  EXPECT_TRUE(j["binding"].is_null());
+  std::vector<std::string> candidates = j["binding_candidates"];
+  for (const char* m : {"bandwidth", "latency", "variance"}) {
+    EXPECT_NE(std::find(candidates.begin(), candidates.end(), m), candidates.end()) << m;
+  }
+  EXPECT_FALSE(j["cannot_separate"].empty());
+  EXPECT_NE(j["next_measurement"].get<std::string>().find("scalewall-mpi arrival"),
+            std::string::npos);
+}
+
+TEST(DiagnoseCli, LatencyBoundWeakTableIsNamed) {
+  std::string csv = "ranks,step_s,problem_size\n";
+  for (int n = 1; n <= 4096; n *= 2) {
+    csv += std::to_string(n) + "," + std::to_string(1.0 + 0.01 * std::log2(n)) + "," +
+           std::to_string(n) + "\n";
+  }
+  const auto j = run_json({"diagnose", write_temp_file("weak.csv", csv)});
+  EXPECT_EQ(j["scaling"], "weak");
+  EXPECT_EQ(j["binding"], "latency");
+  EXPECT_NEAR(j["efficiency_at_largest"].get<double>(), 1.0 / 1.12, 1e-4);
+  ASSERT_EQ(j["rows"].size(), 13u);
+  EXPECT_LT(std::fabs(j["rows"][12]["residual"].get<double>()), 1e-4);
+}
+
+TEST(DiagnoseCli, ScenarioPredictionBesideTheMeasurement) {
+  const std::string path = write_temp_file(
+      "seed.csv", "ranks,step_s,problem_size\n8,0.8,1\n64,0.6,1\n512,0.57,1\n");
+  const auto j = run_json(
+      {"diagnose", path, "--scenario", source_path("examples/seed-7b-bf16.toml")});
+  ASSERT_EQ(j["rows"].size(), 3u);
+  EXPECT_NEAR(j["rows"][0]["predicted_efficiency"].get<double>(), 2.4 / (8 * 0.79), 1e-9);
+}
+
+// A scalewall-mpi step file in which the two ranks of host n1 compute 30% slower.
+std::string StepFile() {
+  std::string text =
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"step","kind":"measurement",)"
+      R"("format":"jsonl","inputs":{"compute_s":0.1,"bytes":1000000},"context":{"ranks":6,)"
+      R"("ranks_per_host":2,"hosts":["n0","n1","n2"]}})"
+      "\n";
+  int records = 0;
+  for (int step = 0; step < 4; ++step) {
+    for (int r = 0; r < 6; ++r) {
+      const bool slow = r == 2 || r == 3;
+      const double compute = slow ? 0.13 : 0.10;
+      const double wait = 0.13 - compute;
+      text += "{\"record\":\"step\",\"step\":" + std::to_string(step) +
+              ",\"rank\":" + std::to_string(r) + ",\"host\":\"n" + std::to_string(r / 2) +
+              "\",\"compute_s\":" + std::to_string(compute) +
+              ",\"communication_s\":0.01,\"wait_s\":" + std::to_string(wait) +
+              ",\"step_s\":" + std::to_string(compute + 0.01 + wait) + "}\n";
+      ++records;
+    }
+  }
+  text += "{\"record\":\"end\",\"status\":\"complete\",\"records\":" + std::to_string(records) +
+          "}\n";
+  return text;
+}
+
+TEST(DiagnoseCli, StepRecordsNameTheBadNode) {
+  const auto j = run_json({"diagnose", write_temp_file("step.jsonl", StepFile())});
+  EXPECT_EQ(j["kind"], "measurement");
+  EXPECT_EQ(j["ranks"].size(), 6u);
+  std::vector<std::string> what;
+  for (const auto& o : j["outliers"]) what.push_back(o["what"]);
+  EXPECT_NE(std::find(what.begin(), what.end(), "host n1"), what.end());
+  EXPECT_NE(std::find(what.begin(), what.end(), "rank 2 (n1)"), what.end());
+  EXPECT_EQ(j["binding"], "variance");
+  EXPECT_NE(j["next_measurement"].get<std::string>().find("arrival"), std::string::npos);
+}
+
+TEST(DiagnoseCli, BadOrMixedInputNamesFileAndRow) {
+  struct Bad {
+    std::vector<std::string> args;
+    std::string named;
+  };
+  const std::string mixed = write_temp_file(
+      "mixed.csv", "ranks,step_s,problem_size\n1,1,10\n2,0.5,10\n4,1,40\n");
+  const std::string junk = write_temp_file("junk.csv", "ranks,step_s\n1,1\n2,oops\n");
+  const std::string ok = write_temp_file("ok.csv", "ranks,step_s\n1,1\n2,0.6\n");
+  const std::vector<Bad> cases = {
+      {{"diagnose"}, "files"},
+      {{"diagnose", mixed}, "strong and weak scaling mixed"},
+      {{"diagnose", junk}, "junk.csv:3"},
+      {{"diagnose", "/no/such/file.csv"}, "/no/such/file.csv"},
+      {{"diagnose", ok, ok}, "one scaling table at a time"},
+      {{"diagnose", ok, "--fabric", source_path("examples/fabrics/tcp-100gbe.toml")}, "--fabric"},
+  };
+  for (const Bad& c : cases) {
+    const CliResult r = run_scalewall(c.args);
+    std::string joined;
+    for (const auto& a : c.args) joined += " " + a;
+    EXPECT_EQ(r.exit_code, 2) << joined << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.rfind("error:", 0), 0u) << joined << "\nstderr: " << r.err;
+    EXPECT_NE(r.err.find(c.named), std::string::npos) << joined << "\nstderr: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << joined;
+  }
+}
+
+}  // namespace
+}  // namespace scalewall::testing
