@@ -1,0 +1,300 @@
+// scalewall calibrate: fit the link's alpha and bandwidth (and the LogGP gap where the data
+// allow) to measured ping-pong times, fit bus bandwidth per size to measured collectives, and
+// optionally write the fitted link as a fabric file that collective, select, predict and
+// scenario files accept.
+//
+// The figures are fits to measurements, so the report's kind is "measurement" (DESIGN.md:
+// model | simulation | measurement): a fitted alpha is a summary of measured times, not an
+// analytic prediction.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/common.h"
+#include "scalewall/calibrate.h"
+#include "scalewall/collective.h"
+#include "scalewall/measurement.h"
+#include "scalewall/scaling.h"
+#include "scalewall/units.h"
+
+namespace scalewall::cli {
+namespace {
+
+struct CalibrateFlags {
+  std::vector<std::string> files;
+  std::string out;
+  std::string min_bytes;
+  std::string max_bytes;
+  std::string ranks;
+  std::string name = "calibrated";
+  std::string weighting = "relative";
+  std::string format = "table";
+};
+
+Report run_calibrate(const CalibrateFlags& flags) {
+  FitOptions options;
+  if (!flags.min_bytes.empty()) options.min_bytes = flag_bytes("--min-bytes", flags.min_bytes);
+  if (!flags.max_bytes.empty()) options.max_bytes = flag_bytes("--max-bytes", flags.max_bytes);
+  if (options.min_bytes > options.max_bytes) {
+    throw InputError(fmt::format("--min-bytes {} is above --max-bytes {}", flags.min_bytes,
+                                 flags.max_bytes));
+  }
+  options.weighting = with_flag("--weighting", [&] { return parse_weighting(flags.weighting); });
+  std::optional<std::int64_t> ranks;
+  if (!flags.ranks.empty()) ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
+  if (flags.name.empty()) throw InputError("--name: the fabric's name must not be empty");
+
+  MeasurementSet set;
+  std::vector<StreamPoint> stream;
+  for (const std::string& path : flags.files) {
+    read_measurement_file(path, set);
+    for (const StreamPoint& p : read_stream_points(path)) stream.push_back(p);
+  }
+  if (ranks) assign_unknown_ranks(set, *ranks);
+
+  std::optional<HockneyFit> fit;
+  std::optional<LogGPFit> loggp;
+  if (!set.pingpong.empty()) {
+    fit = fit_hockney(set.pingpong, options);
+    loggp = fit_loggp(*fit, stream);
+  }
+  std::vector<std::string> warnings = set.warnings;
+  const std::vector<BusBandwidthFit> busbw =
+      fit_bus_bandwidth(set.collectives, options, &warnings);
+  if (!fit && busbw.empty()) {
+    throw InputError(fmt::format(
+        "nothing to calibrate in {}: no ping-pong times (for alpha and bandwidth) and no "
+        "collective times of 2 or more ranks (for bus bandwidth){}",
+        flags.files.size() == 1 ? flags.files.front() : fmt::format("{} files", flags.files.size()),
+        stream.empty() ? "" : "; osu_bw streams alone fit nothing without osu_latency"));
+  }
+  if (!fit && !stream.empty()) {
+    warnings.push_back(
+        "osu_bw streaming data was read but not used: the LogGP gap needs a ping-pong fit "
+        "(osu_latency) beside it");
+  }
+
+  std::optional<Topology> fabric;
+  if (!flags.out.empty()) {
+    if (!fit) {
+      throw InputError(fmt::format(
+          "--out {}: no ping-pong measurements to fit a link from (bus bandwidth alone does "
+          "not give alpha)",
+          flags.out));
+    }
+    std::int64_t nodes = 2;
+    for (const PingPongPoint& p : set.pingpong) nodes = std::max({nodes, p.from + 1, p.to + 1});
+    for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
+    fabric = calibrated_topology(*fit, loggp ? loggp->gap_s : std::nullopt, nodes, flags.name);
+    with_flag("--out", [&] { write_text_file(flags.out, fabric_toml(*fabric, *fit, set.sources)); });
+  }
+
+  Report report;
+  report.command = "calibrate";
+  report.kind = Kind::kMeasurement;
+  const std::string what = fit && !busbw.empty() ? "alpha, bandwidth and bus bandwidth"
+                           : fit                 ? "alpha and bandwidth"
+                                                 : "bus bandwidth";
+  report.banner = measurement_banner(fmt::format("fit of {} from {} file{}", what,
+                                                 flags.files.size(),
+                                                 flags.files.size() == 1 ? "" : "s"));
+  if (fit) {
+    report.title = fmt::format(
+        "Hockney fit T(m) = alpha + m / bandwidth, {} least squares over the median one-way "
+        "time of {} sizes ({} .. {})",
+        options.weighting == Weighting::kRelative ? "relative (1/T^2-weighted)" : "ordinary",
+        fit->points.size(), format_bytes(fit->min_bytes), format_bytes(fit->max_bytes));
+  } else {
+    report.title = "Bus bandwidth per size (nccl-tests convention); no ping-pong times to fit a "
+                   "link";
+  }
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const auto& f : flags.files) files.push_back(f);
+  report.inputs["files"] = std::move(files);
+  report.inputs["min_bytes"] = options.min_bytes;
+  report.inputs["max_bytes"] =
+      std::isfinite(options.max_bytes) ? nlohmann::ordered_json(options.max_bytes) : nullptr;
+  report.inputs["weighting"] = std::string(weighting_name(options.weighting));
+  report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
+  report.inputs["out"] = flags.out.empty() ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(flags.out);
+  report.inputs["name"] = flags.name;
+
+  const std::string no_fit = "no ping-pong data";
+  const auto value_or_null = [&](auto get) -> Value {
+    if (!fit) return Value{};
+    return Value{get(*fit)};
+  };
+  report.add_field("alpha_s", "alpha", Unit::kSeconds,
+                   value_or_null([](const HockneyFit& f) { return f.alpha_s; }), no_fit);
+  report.add_field("bandwidth_Bps", "bandwidth", Unit::kRate,
+                   value_or_null([](const HockneyFit& f) { return f.bandwidth_Bps; }), no_fit);
+  report.add_field("crossover_bytes", "crossover m* = alpha x bandwidth", Unit::kBytes,
+                   value_or_null([](const HockneyFit& f) { return f.crossover_bytes; }), no_fit);
+  report.add_field("r_squared", "R^2", Unit::kPlain,
+                   value_or_null([](const HockneyFit& f) { return f.r_squared; }), no_fit);
+  report.add_field("weighting", "weighting", Unit::kText,
+                   fit ? Value{std::string(weighting_name(fit->weighting))} : Value{}, no_fit);
+  report.add_field("fit_min_bytes", "smallest size fitted", Unit::kBytes,
+                   value_or_null([](const HockneyFit& f) { return f.min_bytes; }), no_fit);
+  report.add_field("fit_max_bytes", "largest size fitted", Unit::kBytes,
+                   value_or_null([](const HockneyFit& f) { return f.max_bytes; }), no_fit);
+  report.add_field("fit_sizes", "sizes fitted", Unit::kCount,
+                   fit ? Value{static_cast<std::int64_t>(fit->points.size())} : Value{}, no_fit);
+  report.add_field("excluded_sizes", "sizes outside the range", Unit::kCount,
+                   fit ? Value{fit->excluded_sizes} : Value{}, no_fit);
+  report.add_field("gap_s", "LogGP g", Unit::kSeconds,
+                   loggp && loggp->gap_s ? Value{*loggp->gap_s} : Value{},
+                   loggp ? loggp->gap_note : no_fit);
+  report.add_field("overhead_s", "LogGP o", Unit::kSeconds, Value{},
+                   loggp ? loggp->overhead_note : no_fit);
+  report.add_field("streaming_bandwidth_Bps", "largest streamed bandwidth", Unit::kRate,
+                   loggp && loggp->streaming_bandwidth_Bps ? Value{*loggp->streaming_bandwidth_Bps}
+                                                           : Value{},
+                   "no streaming data");
+  report.add_field("fabric_file", "fabric written to", Unit::kText,
+                   flags.out.empty() ? Value{} : Value{flags.out}, "none (give --out)");
+
+  if (fit) {
+    Table residuals{"residuals",
+                    {{"bytes", "size", Unit::kBytes},
+                     {"samples", "samples", Unit::kCount},
+                     {"measured_s", "measured", Unit::kSeconds},
+                     {"fitted_s", "fitted", Unit::kSeconds},
+                     {"residual_s", "residual", Unit::kSeconds},
+                     {"relative_residual", "relative", Unit::kFraction}},
+                    {},
+                    {}};
+    for (const FitPoint& p : fit->points) {
+      const bool at_crossover = p.bytes <= fit->crossover_bytes &&
+                                (&p == &fit->points.back() || (&p + 1)->bytes > fit->crossover_bytes);
+      residuals.add_row({p.bytes, p.samples, p.measured_s, p.fitted_s, p.residual_s,
+                         p.relative_residual},
+                        at_crossover ? "<-- crossover m* above this size" : "");
+    }
+    report.tables.push_back(std::move(residuals));
+  }
+  if (!busbw.empty()) {
+    Table points{"busbw",
+                 {{"op", "op", Unit::kText},
+                  {"algorithm", "algorithm", Unit::kText},
+                  {"ranks", "ranks", Unit::kCount},
+                  {"bytes", "size", Unit::kBytes},
+                  {"samples", "samples", Unit::kCount},
+                  {"time_s", "time", Unit::kSeconds},
+                  {"algbw_Bps", "algbw", Unit::kRate},
+                  {"busbw_Bps", "busbw", Unit::kRate}},
+                 {},
+                 {}};
+    Table asymptotes{"busbw_asymptotes",
+                     {{"op", "op", Unit::kText},
+                      {"algorithm", "algorithm", Unit::kText},
+                      {"ranks", "ranks", Unit::kCount},
+                      {"sizes", "sizes", Unit::kCount},
+                      {"asymptote_Bps", "large-message busbw", Unit::kRate},
+                      {"method", "from", Unit::kText}},
+                     {},
+                     {}};
+    for (const BusBandwidthFit& b : busbw) {
+      for (const BusBandwidthPoint& p : b.points) {
+        points.add_row({b.op, b.algorithm, b.ranks, p.bytes, p.samples, p.time_s, p.algbw_Bps,
+                        p.busbw_Bps});
+      }
+      asymptotes.add_row({b.op, b.algorithm, b.ranks, static_cast<std::int64_t>(b.points.size()),
+                          b.asymptote_Bps ? Value{*b.asymptote_Bps} : Value{},
+                          b.asymptote_method.empty() ? Value{} : Value{b.asymptote_method}});
+    }
+    report.tables.push_back(std::move(points));
+    report.tables.push_back(std::move(asymptotes));
+  }
+
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+  for (const auto& s : set.sources) sources.push_back(s);
+  nlohmann::ordered_json warning_list = nlohmann::ordered_json::array();
+  for (const auto& w : warnings) warning_list.push_back(w);
+  report.extra["gap_note"] = loggp ? nlohmann::ordered_json(loggp->gap_note) : nullptr;
+  report.extra["overhead_note"] = loggp ? nlohmann::ordered_json(loggp->overhead_note) : nullptr;
+  report.extra["sources"] = std::move(sources);
+  report.extra["warnings"] = std::move(warning_list);
+
+  for (const auto& s : set.sources) report.notes.push_back("source: " + s);
+  for (const auto& w : warnings) report.notes.push_back("warning: " + w);
+  if (fit) {
+    switch (options.weighting) {
+      case Weighting::kRelative:
+        report.notes.push_back(
+            "Each size counts once, at the median of its samples, weighted by 1/T^2: the fit "
+            "minimises relative residuals, so small sizes fit alpha and large ones the "
+            "bandwidth. A protocol switch (eager to rendezvous) shows as a run of residuals "
+            "of one sign; fit one regime with --min-bytes/--max-bytes.");
+        break;
+      case Weighting::kOrdinary:
+        report.notes.push_back(
+            "Each size counts once, at the median of its samples, unweighted: the largest "
+            "sizes pin the line and alpha is its intercept, sensitive to noise there.");
+        break;
+    }
+  }
+  if (fabric) {
+    report.notes.push_back(fmt::format(
+        "{} describes a flat fabric of {} ranks (one per node); commands scale it to any rank "
+        "count.",
+        flags.out, fabric->ranks()));
+  }
+  if (!busbw.empty()) {
+    report.notes.push_back(
+        "busbw = size / time x (2(N-1)/N all-reduce; (N-1)/N reduce-scatter, all-gather, "
+        "all-to-all; 1 broadcast, reduce), from the median time per size.");
+  }
+  return report;
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app) {
+  auto flags = std::make_shared<CalibrateFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit alpha and bandwidth (and the LogGP gap where the data allow) to measured ping-pong "
+      "times, and bus bandwidth to measured collectives; optionally write a fabric file.");
+  cmd->add_option("files", flags->files,
+                  "Measurement files: scalewall-mpi JSON Lines, nccl-tests logs, OSU "
+                  "Micro-Benchmarks logs (osu_latency, osu_bw, osu_allreduce), Intel MPI "
+                  "Benchmarks logs (PingPong, Allreduce); the format is read from the content")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--out,-o", flags->out,
+                  "Write the fitted link as a fabric file (TOML) that collective, select, "
+                  "predict and scenario files accept")
+      ->type_name("FILE");
+  cmd->add_option("--min-bytes", flags->min_bytes, "Fit only sizes at or above this")
+      ->type_name("M");
+  cmd->add_option("--max-bytes", flags->max_bytes, "Fit only sizes at or below this")
+      ->type_name("M");
+  cmd->add_option("--ranks,-n", flags->ranks,
+                  "Rank count of collective logs that do not record one (OSU's)")
+      ->type_name("N");
+  cmd->add_option("--weighting", flags->weighting,
+                  "Least-squares weighting: relative (1/T^2, minimises relative residuals) or "
+                  "ordinary (unweighted)")
+      ->type_name("relative|ordinary")
+      ->default_val("relative");
+  cmd->add_option("--name", flags->name, "Name of the fabric written by --out")
+      ->type_name("NAME")
+      ->default_val("calibrated");
+  add_format_option(cmd, &flags->format);
+  cmd->footer(
+      "Examples:\n"
+      "  mpirun -np 2 scalewall-mpi pingpong > pingpong.jsonl\n"
+      "  scalewall calibrate pingpong.jsonl --out fabric.toml\n"
+      "  scalewall collective --fabric fabric.toml --ranks 64 --bytes 1MB\n"
+      "  scalewall calibrate osu_latency.txt osu_bw.txt      (adds the LogGP gap)\n"
+      "  scalewall calibrate all_reduce_perf.log             (bus bandwidth per size)");
+  cmd->callback([flags] { emit(run_calibrate(*flags), flags->format); });
+}
+
+}  // namespace scalewall::cli

@@ -1,0 +1,219 @@
+// scalewall validate: the model's prediction for every measured collective point beside the
+// measurement, the relative error, and its median and worst per algorithm and per regime:
+// the figure published for the model's accuracy.
+//
+// The fabric is --fabric, or else a flat link calibrated from the same files' ping-pong
+// times (as `scalewall calibrate` fits it). The report's kind is "measurement": every row is
+// anchored on a measured time.
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/common.h"
+#include "scalewall/calibrate.h"
+#include "scalewall/collective.h"
+#include "scalewall/fabric_file.h"
+#include "scalewall/measurement.h"
+#include "scalewall/scaling.h"
+#include "scalewall/units.h"
+
+namespace scalewall::cli {
+namespace {
+
+struct ValidateFlags {
+  std::vector<std::string> files;
+  std::string fabric;
+  std::string ranks;
+  std::string gamma = "0";
+  std::string format = "table";
+};
+
+std::string files_text(const std::vector<std::string>& files) {
+  return files.size() == 1 ? files.front() : fmt::format("{} files", files.size());
+}
+
+Report run_validate(const ValidateFlags& flags) {
+  std::optional<std::int64_t> ranks;
+  if (!flags.ranks.empty()) ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
+  CostOptions options;
+  options.gamma_s_per_byte = flag_seconds("--gamma", flags.gamma);
+
+  MeasurementSet set;
+  for (const std::string& path : flags.files) read_measurement_file(path, set);
+  if (ranks) assign_unknown_ranks(set, *ranks);
+  if (set.collectives.empty()) {
+    throw InputError(fmt::format(
+        "no collective measurements in {} to validate against (validate needs collective "
+        "times: scalewall-mpi collective, nccl-tests, osu_allreduce, IMB Allreduce)",
+        files_text(flags.files)));
+  }
+
+  Topology fabric;
+  std::optional<HockneyFit> fit;
+  std::string fabric_origin;
+  if (!flags.fabric.empty()) {
+    fabric = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+    fabric_origin = flags.fabric;
+  } else {
+    if (set.pingpong.empty()) {
+      throw InputError(fmt::format(
+          "no fabric to validate against: give --fabric FILE, or include ping-pong "
+          "measurements (scalewall-mpi pingpong, osu_latency, IMB PingPong) among the files "
+          "to calibrate one from"));
+    }
+    try {
+      fit = fit_hockney(set.pingpong);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format(
+          "no fabric to validate against: the ping-pong data in {} does not calibrate one "
+          "({}); give --fabric FILE",
+          files_text(flags.files), e.what()));
+    }
+    fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
+    fabric_origin = "calibrated from the files' ping-pong times";
+  }
+
+  const Validation v = validate_collectives(set.collectives, fabric, options);
+
+  Report report;
+  report.command = "validate";
+  report.kind = Kind::kMeasurement;
+  report.banner = measurement_banner(fmt::format(
+      "{} measured collective point{} against the model's predictions",
+      v.points.size(), v.points.size() == 1 ? "" : "s"));
+  report.title = fit ? fmt::format("fabric: flat link alpha {}, bandwidth {} ({}, R^2 {:.4f})",
+                                   format_seconds(fit->alpha_s), format_rate(fit->bandwidth_Bps),
+                                   fabric_origin, fit->r_squared)
+                     : fmt::format("fabric: {} ({})", describe_topology(fabric), fabric_origin);
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const auto& f : flags.files) files.push_back(f);
+  report.inputs["files"] = std::move(files);
+  report.inputs["fabric"] = flags.fabric.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(flags.fabric);
+  if (fit) {
+    nlohmann::ordered_json link;
+    link["calibrated"] = true;
+    link["alpha_s"] = fit->alpha_s;
+    link["bandwidth_Bps"] = fit->bandwidth_Bps;
+    link["r_squared"] = fit->r_squared;
+    report.inputs["fabric_used"] = std::move(link);
+  } else {
+    report.inputs["fabric_used"] = topology_inputs(fabric);
+  }
+  report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
+  report.inputs["gamma_s_per_byte"] = options.gamma_s_per_byte;
+
+  Table points{"points",
+               {{"op", "op", Unit::kText},
+                {"algorithm", "algorithm", Unit::kText},
+                {"modelled_as", "modelled as", Unit::kText},
+                {"ranks", "ranks", Unit::kCount},
+                {"bytes", "size", Unit::kBytes},
+                {"samples", "samples", Unit::kCount},
+                {"measured_s", "measured", Unit::kSeconds},
+                {"predicted_s", "predicted", Unit::kSeconds},
+                {"relative_error", "error", Unit::kFraction},
+                {"regime", "regime", Unit::kText}},
+               {},
+               {}};
+  for (const ValidationPoint& p : v.points) {
+    points.add_row({p.op, p.algorithm, p.modelled, p.ranks, p.bytes, p.samples, p.measured_s,
+                    p.predicted_s, p.relative_error,
+                    std::string(validation_regime_name(p.regime))});
+  }
+  report.tables.push_back(std::move(points));
+
+  Table summary{"summary",
+                {{"group", "group", Unit::kText},
+                 {"name", "name", Unit::kText},
+                 {"points", "points", Unit::kCount},
+                 {"median_abs_error", "median |error|", Unit::kFraction},
+                 {"worst_abs_error", "worst |error|", Unit::kFraction},
+                 {"worst_error", "worst (signed)", Unit::kFraction},
+                 {"worst_at", "worst at", Unit::kText}},
+                {},
+                {}};
+  for (const ValidationSummary& s : v.summaries) {
+    const ValidationPoint& w = v.points[s.worst_index];
+    summary.add_row({s.group, s.name, s.points, s.median_abs_error, s.worst_abs_error,
+                     s.worst_error,
+                     fmt::format("{} {} N={} {}", w.op, w.algorithm, w.ranks,
+                                 format_bytes(w.bytes))});
+  }
+  report.tables.push_back(std::move(summary));
+
+  const ValidationSummary& all = v.summaries.front();
+  report.add_field("median_abs_error", "median |error|", Unit::kFraction, all.median_abs_error);
+  report.add_field("worst_abs_error", "worst |error|", Unit::kFraction, all.worst_abs_error);
+  report.add_field("points_validated", "points validated", Unit::kCount, all.points);
+  report.add_field("points_skipped", "points left out", Unit::kCount,
+                   static_cast<std::int64_t>(v.skipped.size()));
+
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+  for (const auto& s : set.sources) sources.push_back(s);
+  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+  for (const auto& w : set.warnings) warnings.push_back(w);
+  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
+  for (const auto& s : v.skipped) skipped.push_back(s);
+  report.extra["sources"] = std::move(sources);
+  report.extra["warnings"] = std::move(warnings);
+  report.extra["skipped"] = std::move(skipped);
+
+  for (const auto& s : set.sources) report.notes.push_back("source: " + s);
+  for (const auto& w : set.warnings) report.notes.push_back("warning: " + w);
+  for (const auto& s : v.skipped) report.notes.push_back("left out: " + s);
+  bool library = false;
+  for (const auto& p : v.points) library = library || p.algorithm == "library";
+  if (library) {
+    report.notes.push_back(
+        "\"library\" is the MPI library's (or NCCL's) own choice, which the measurement does "
+        "not name: it is compared with the model's cheapest algorithm (\"modelled as\").");
+  }
+  report.notes.push_back(
+      "error = (predicted - measured) / measured: positive when the model is pessimistic. "
+      "latency-bound: the model's latency term exceeds its bandwidth term.");
+  if (fit) {
+    report.notes.push_back(
+        "The link was fitted to ping-pong times and is tested here on collectives: a "
+        "different measurement from the one it was fitted to.");
+  }
+  return report;
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app) {
+  auto flags = std::make_shared<ValidateFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Compare the model's collective costs with measured ones: each point's relative error, "
+      "and the median and worst per algorithm and per regime.");
+  cmd->add_option("files", flags->files,
+                  "Measurement files with collective times (and, without --fabric, ping-pong "
+                  "times to calibrate the link from); formats as for calibrate")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--fabric", flags->fabric,
+                  "Fabric file to predict on (default: a flat link calibrated from the files' "
+                  "ping-pong times)")
+      ->type_name("FILE");
+  cmd->add_option("--ranks,-n", flags->ranks,
+                  "Rank count of collective logs that do not record one (OSU's)")
+      ->type_name("N");
+  cmd->add_option("--gamma", flags->gamma,
+                  "Reduction arithmetic cost per byte reduced, for the predictions")
+      ->type_name("G")
+      ->default_val("0");
+  add_format_option(cmd, &flags->format);
+  cmd->footer(
+      "Examples:\n"
+      "  mpirun -np 2 scalewall-mpi pingpong > pingpong.jsonl\n"
+      "  mpirun -np 4 scalewall-mpi collective --algorithm ring > ring.jsonl\n"
+      "  scalewall validate pingpong.jsonl ring.jsonl\n"
+      "  scalewall validate all_reduce_perf.log --fabric examples/fabrics/dgx-h100-ndr.toml");
+  cmd->callback([flags] { emit(run_validate(*flags), flags->format); });
+}
+
+}  // namespace scalewall::cli

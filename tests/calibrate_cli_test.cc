@@ -1,0 +1,292 @@
+// End-to-end tests of `scalewall calibrate` and `scalewall validate` on the sample logs under
+// tests/data: every format calibrates, validate scores a measured collective against a
+// fabric, malformed files exit 2 naming the file and line, and a fabric written by
+// calibrate --out is accepted by `scalewall collective --fabric`.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+std::string data(const std::string& name) { return source_path("tests/data/" + name); }
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+double number(const nlohmann::json& j) { return j.get<double>(); }
+
+// A bare SI number that reads back as the same double.
+std::string exact(double value) { return fmt::format("{:.17g}", value); }
+
+TEST(CalibrateCli, ScalewallMpiPingPong) {
+  const auto j = run_json({"calibrate", data("scalewall_pingpong.jsonl")});
+  EXPECT_EQ(j["tool"], "scalewall");
+  EXPECT_EQ(j["command"], "calibrate");
+  EXPECT_EQ(j["kind"], "measurement");
+  EXPECT_EQ(j["inputs"]["files"][0], data("scalewall_pingpong.jsonl"));
+  EXPECT_EQ(j["inputs"]["weighting"], "relative");
+  EXPECT_TRUE(j["inputs"]["max_bytes"].is_null());
+  // The sample was written from alpha 0.8 us and 6 GB/s with about 1% of noise.
+  EXPECT_NEAR(number(j["alpha_s"]) / 0.8e-6, 1.0, 0.02);
+  EXPECT_NEAR(number(j["bandwidth_Bps"]) / 6e9, 1.0, 0.01);
+  EXPECT_NEAR(number(j["crossover_bytes"]),
+              number(j["alpha_s"]) * number(j["bandwidth_Bps"]), 1e-6);
+  EXPECT_GT(number(j["r_squared"]), 0.999);
+  EXPECT_EQ(number(j["fit_min_bytes"]), 0.0);
+  EXPECT_EQ(number(j["fit_max_bytes"]), 4194304.0);
+  EXPECT_EQ(j["fit_sizes"], 10);
+  ASSERT_EQ(j["residuals"].size(), 10u);
+  for (const auto& r : j["residuals"]) {
+    for (const char* key :
+         {"bytes", "samples", "measured_s", "fitted_s", "residual_s", "relative_residual"}) {
+      EXPECT_TRUE(r.contains(key)) << key;
+    }
+  }
+  EXPECT_TRUE(j["gap_s"].is_null());
+  EXPECT_TRUE(j["overhead_s"].is_null());
+  ASSERT_EQ(j["sources"].size(), 1u);
+  EXPECT_TRUE(contains(j["sources"][0].get<std::string>(), "(scalewall-mpi pingpong)"));
+  EXPECT_TRUE(j["warnings"].empty());
+}
+
+TEST(CalibrateCli, OsuLatencyAndBandwidthGiveTheGap) {
+  const auto j = run_json({"calibrate", data("osu_latency.txt"), data("osu_bw.txt")});
+  EXPECT_NEAR(number(j["alpha_s"]) / 1.6e-6, 1.0, 0.03);
+  ASSERT_TRUE(j["gap_s"].is_number()) << j["gap_note"];
+  // The sample streams at an interval of 0.22 us per message at 1 B.
+  EXPECT_NEAR(number(j["gap_s"]) / 0.22e-6, 1.0, 0.03);
+  EXPECT_TRUE(contains(j["overhead_note"].get<std::string>(), "not identifiable"));
+  EXPECT_GT(number(j["streaming_bandwidth_Bps"]), 11e9);
+  EXPECT_EQ(j["sources"].size(), 2u);
+}
+
+TEST(CalibrateCli, OsuLatencyRendezvousRegime) {
+  // Above 16 KiB the sample switches protocol; fitting that regime alone is a clean line.
+  const auto j = run_json({"calibrate", data("osu_latency.txt"), "--min-bytes", "16KiB"});
+  EXPECT_EQ(number(j["fit_min_bytes"]), 16384.0);
+  EXPECT_EQ(j["excluded_sizes"], 14);
+  EXPECT_NEAR(number(j["bandwidth_Bps"]) / 12e9, 1.0, 0.02);
+  EXPECT_GT(number(j["r_squared"]), 0.999);
+}
+
+TEST(CalibrateCli, ImbPingPong) {
+  const auto j = run_json({"calibrate", data("imb_pingpong.txt")});
+  EXPECT_NEAR(number(j["alpha_s"]) / 1.7e-6, 1.0, 0.02);
+  EXPECT_NEAR(number(j["bandwidth_Bps"]) / 11.8e9, 1.0, 0.01);
+  EXPECT_EQ(j["fit_sizes"], 24);
+}
+
+TEST(CalibrateCli, NcclTestsBusBandwidth) {
+  const auto j = run_json({"calibrate", data("nccl_all_reduce_perf.txt")});
+  EXPECT_TRUE(j["alpha_s"].is_null());
+  EXPECT_FALSE(j.contains("residuals"));
+  ASSERT_EQ(j["busbw"].size(), 13u);
+  const auto& last = j["busbw"][12];
+  EXPECT_EQ(last["op"], "allreduce");
+  EXPECT_EQ(last["algorithm"], "library");
+  EXPECT_EQ(last["ranks"], 8);
+  EXPECT_NEAR(number(last["busbw_Bps"]),
+              number(last["bytes"]) / number(last["time_s"]) * 1.75, 1.0);
+  ASSERT_EQ(j["busbw_asymptotes"].size(), 1u);
+  // The sample's large messages run at about 450 GB/s of bus bandwidth.
+  EXPECT_NEAR(number(j["busbw_asymptotes"][0]["asymptote_Bps"]) / 452e9, 1.0, 0.03);
+}
+
+TEST(CalibrateCli, CollectiveLogsEachFormat) {
+  for (const char* name : {"osu_allreduce.txt", "imb_allreduce.txt", "scalewall_collective.jsonl"}) {
+    const auto j = run_json({"calibrate", data(name)});
+    EXPECT_FALSE(j["busbw"].empty()) << name;
+    EXPECT_FALSE(j["busbw_asymptotes"].empty()) << name;
+  }
+  const auto imb = run_json({"calibrate", data("imb_allreduce.txt")});
+  EXPECT_EQ(imb["busbw_asymptotes"].size(), 2u);  // 2 and 4 processes
+}
+
+TEST(CalibrateCli, TableAndCsv) {
+  const CliResult table = run_scalewall({"calibrate", data("imb_pingpong.txt")});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_TRUE(table.out.starts_with("# MEASUREMENT: fit of alpha and bandwidth from 1 file\n"))
+      << table.out;
+  EXPECT_TRUE(contains(table.out, "alpha:")) << table.out;
+  EXPECT_TRUE(contains(table.out, "R^2:")) << table.out;
+  const CliResult csv =
+      run_scalewall({"calibrate", data("imb_pingpong.txt"), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_TRUE(csv.out.starts_with("bytes,samples,measured_s,fitted_s,residual_s,relative_residual\n"))
+      << csv.out;
+}
+
+TEST(CalibrateCli, OutWritesAFabricThatCollectiveAccepts) {
+  const std::string out = write_temp_file("fabric.toml", "");
+  const auto j = run_json({"calibrate", data("scalewall_pingpong.jsonl"), "--out", out, "--name",
+                           "lab-shm"});
+  EXPECT_EQ(j["fabric_file"], out);
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_TRUE(contains(text.str(), "nominal = false")) << text.str();
+  EXPECT_TRUE(contains(text.str(), data("scalewall_pingpong.jsonl"))) << text.str();
+
+  const auto c = run_json({"collective", "--fabric", out, "--ranks", "8", "--bytes", "1MB"});
+  const auto& fabric = c["inputs"]["fabric"];
+  EXPECT_EQ(fabric["name"], "lab-shm");
+  EXPECT_EQ(fabric["nominal"], false);
+  EXPECT_EQ(fabric["ranks_per_node"], 1);
+  EXPECT_DOUBLE_EQ(number(fabric["inter"]["alpha_s"]), number(j["alpha_s"]));
+  EXPECT_DOUBLE_EQ(number(fabric["inter"]["bandwidth_Bps"]), number(j["bandwidth_Bps"]));
+  // The same call on the flat link with the fitted figures costs the same.
+  const auto flat = run_json({"collective", "--ranks", "8", "--bytes", "1MB", "--alpha",
+                              exact(number(j["alpha_s"])), "--bandwidth",
+                              exact(number(j["bandwidth_Bps"]))});
+  EXPECT_NEAR(number(c["algorithms"][0]["total_s"]) / number(flat["algorithms"][0]["total_s"]),
+              1.0, 1e-12);
+}
+
+TEST(CalibrateCli, OutWithTheGapWritesLogGP) {
+  const std::string out = write_temp_file("loggp.toml", "");
+  run_json({"calibrate", data("osu_latency.txt"), data("osu_bw.txt"), "--out", out});
+  const auto c = run_json({"collective", "--fabric", out, "--ranks", "4", "--bytes", "64KB"});
+  EXPECT_GT(number(c["inputs"]["fabric"]["inter"]["gap_s"]), 0.0);
+  EXPECT_EQ(number(c["inputs"]["fabric"]["inter"]["overhead_s"]), 0.0);
+}
+
+TEST(CalibrateCli, Errors) {
+  const auto expect_error = [](const std::vector<std::string>& args, const std::string& part) {
+    const CliResult r = run_scalewall(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(r.err.starts_with("error: ")) << r.err;
+    EXPECT_TRUE(contains(r.err, part)) << "expected '" << part << "' in: " << r.err;
+  };
+  expect_error({"calibrate", data("truncated_nccl_all_reduce_perf.txt")},
+               data("truncated_nccl_all_reduce_perf.txt") + ":24: truncated table row");
+  expect_error({"calibrate", data("truncated_scalewall_pingpong.jsonl")},
+               data("truncated_scalewall_pingpong.jsonl") + ":5: not a JSON object");
+  expect_error({"calibrate", data("foreign.txt")},
+               data("foreign.txt") + ":1: unknown measurement format");
+  expect_error({"calibrate", data("no_such.jsonl")}, "no_such.jsonl': no such file");
+  expect_error({"calibrate", data("osu_bw.txt")}, "nothing to calibrate");
+  expect_error({"calibrate", data("nccl_all_reduce_perf.txt"), "--out", "x.toml"},
+               "--out x.toml: no ping-pong measurements");
+  expect_error({"calibrate", data("imb_pingpong.txt"), "--min-bytes", "2MB"},
+               "cannot fit alpha and beta from 2 distinct message size(s)");
+  expect_error({"calibrate", data("imb_pingpong.txt"), "--min-bytes", "2MB", "--max-bytes", "1MB"},
+               "--min-bytes 2MB is above --max-bytes 1MB");
+  expect_error({"calibrate", data("imb_pingpong.txt"), "--weighting", "log"},
+               "--weighting: unknown weighting 'log'");
+  expect_error({"calibrate", data("imb_pingpong.txt"), "--out", "/no/such/dir/f.toml"},
+               "--out: cannot write '/no/such/dir/f.toml'");
+  expect_error({"calibrate"}, "files is required");
+}
+
+TEST(CalibrateCli, TwoSizesAreRefused) {
+  const std::string path = write_temp_file(
+      "two.jsonl",
+      R"({"tool":"scalewall-mpi","command":"pingpong","kind":"measurement"})"
+      "\n"
+      R"({"record":"pingpong","from":0,"to":1,"bytes":8,"iterations":10,"one_way_min_s":1e-6,"one_way_median_s":1e-6,"one_way_max_s":1e-6})"
+      "\n"
+      R"({"record":"pingpong","from":0,"to":1,"bytes":4096,"iterations":10,"one_way_min_s":2e-6,"one_way_median_s":2e-6,"one_way_max_s":2e-6})"
+      "\n"
+      R"({"record":"end","status":"complete","records":2})"
+      "\n");
+  const CliResult r = run_scalewall({"calibrate", path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "from 2 distinct message size(s)")) << r.err;
+}
+
+TEST(ValidateCli, ScalewallCollectiveAgainstAFabric) {
+  const auto j = run_json({"validate", data("scalewall_collective.jsonl"), "--fabric",
+                           source_path("examples/fabrics/shm-node.toml")});
+  EXPECT_EQ(j["command"], "validate");
+  EXPECT_EQ(j["kind"], "measurement");
+  EXPECT_EQ(j["inputs"]["fabric"], source_path("examples/fabrics/shm-node.toml"));
+  ASSERT_EQ(j["points"].size(), 15u);
+  for (const auto& p : j["points"]) {
+    EXPECT_NEAR(number(p["relative_error"]),
+                (number(p["predicted_s"]) - number(p["measured_s"])) / number(p["measured_s"]),
+                1e-12);
+    EXPECT_TRUE(p["regime"] == "latency-bound" || p["regime"] == "bandwidth-bound");
+    if (p["algorithm"] != "library") {
+      EXPECT_EQ(p["modelled_as"], p["algorithm"]);
+    }
+  }
+  const auto& summary = j["summary"];
+  ASSERT_GE(summary.size(), 4u);
+  EXPECT_EQ(summary[0]["group"], "all");
+  EXPECT_EQ(summary[0]["points"], 15);
+  EXPECT_DOUBLE_EQ(number(j["median_abs_error"]), number(summary[0]["median_abs_error"]));
+  EXPECT_DOUBLE_EQ(number(j["worst_abs_error"]), number(summary[0]["worst_abs_error"]));
+  bool ring = false;
+  bool library = false;
+  bool latency = false;
+  for (const auto& s : summary) {
+    ring = ring || (s["group"] == "algorithm" && s["name"] == "ring");
+    library = library || (s["group"] == "algorithm" && s["name"] == "library");
+    latency = latency || (s["group"] == "regime" && s["name"] == "latency-bound");
+  }
+  EXPECT_TRUE(ring && library && latency);
+}
+
+TEST(ValidateCli, CalibratesFromTheFilesPingPongByDefault) {
+  const auto j =
+      run_json({"validate", data("scalewall_pingpong.jsonl"), data("scalewall_collective.jsonl")});
+  EXPECT_TRUE(j["inputs"]["fabric"].is_null());
+  EXPECT_NEAR(number(j["inputs"]["fabric_used"]["alpha_s"]) / 0.8e-6, 1.0, 0.02);
+  EXPECT_EQ(j["points"].size(), 15u);
+  // The sample collectives run 3% to 31% slower than the model on the sample link.
+  EXPECT_LT(number(j["median_abs_error"]), 0.2);
+  EXPECT_LT(number(j["worst_abs_error"]), 0.3);
+}
+
+TEST(ValidateCli, ImbAndOsuAndNccl) {
+  const auto imb = run_json({"validate", data("imb_pingpong.txt"), data("imb_allreduce.txt")});
+  EXPECT_EQ(imb["points"].size(), 42u);  // the two zero-byte rows are left out
+  EXPECT_EQ(imb["points_skipped"], 2);
+  const auto osu = run_json({"validate", data("osu_latency.txt"), data("osu_allreduce.txt")});
+  EXPECT_EQ(osu["points"].size(), 19u);
+  const auto nccl = run_json({"validate", data("nccl_all_reduce_perf.txt"), "--fabric",
+                              source_path("examples/fabrics/dgx-h100-ndr.toml")});
+  EXPECT_EQ(nccl["points"].size(), 13u);
+}
+
+TEST(ValidateCli, TableBanner) {
+  const CliResult r = run_scalewall(
+      {"validate", data("scalewall_pingpong.jsonl"), data("scalewall_collective.jsonl")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with(
+      "# MEASUREMENT: 15 measured collective points against the model's predictions\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "median |error|:")) << r.out;
+}
+
+TEST(ValidateCli, Errors) {
+  const auto expect_error = [](const std::vector<std::string>& args, const std::string& part) {
+    const CliResult r = run_scalewall(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(contains(r.err, part)) << "expected '" << part << "' in: " << r.err;
+  };
+  expect_error({"validate", data("scalewall_collective.jsonl")},
+               "no fabric to validate against: give --fabric FILE");
+  expect_error({"validate", data("scalewall_pingpong.jsonl")}, "no collective measurements");
+  expect_error({"validate", data("truncated_nccl_all_reduce_perf.txt")},
+               data("truncated_nccl_all_reduce_perf.txt") + ":24: truncated table row");
+  expect_error({"validate", data("foreign.txt"), "--fabric",
+                source_path("examples/fabrics/shm-node.toml")},
+               data("foreign.txt") + ":1: unknown measurement format");
+  expect_error({"validate", data("scalewall_collective.jsonl"), "--fabric", "missing.toml"},
+               "--fabric: cannot open fabric file 'missing.toml'");
+}
+
+}  // namespace
+}  // namespace scalewall::testing
