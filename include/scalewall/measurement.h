@@ -52,7 +52,8 @@ struct PingPongPoint {
 struct CollectivePoint {
   std::string op;            // op_name() spelling: "allreduce", "all-gather", ...
   std::string algorithm;     // "library", or a model algorithm name
-  std::int64_t ranks = 0;
+  std::int64_t ranks = 0;    // 0 when the log does not say (OSU collectives without an
+                             // mpirun -np line); calibrate and validate then take --ranks
   double bytes = 0;          // nccl-tests' size convention
   std::int64_t iterations = 0;
   double time_min_s = 0;
