@@ -85,6 +85,7 @@ void register_straggler(CLI::App& app);
 void register_select(CLI::App& app);
 void register_predict(CLI::App& app);
 void register_plan(CLI::App& app);
+void register_report(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
 

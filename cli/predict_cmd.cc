@@ -7,6 +7,7 @@
 
 #include "cli/common.h"
 #include "cli/scenario_flags.h"
+#include "scalewall/plot.h"
 #include "scalewall/predict.h"
 #include "scalewall/scaling.h"
 #include "scalewall/units.h"
@@ -21,6 +22,7 @@ struct PredictFlags {
   std::string target_efficiency = "0.5";
   bool what_if = false;
   std::string at;
+  std::string plot;
   std::string format = "table";
 };
 
@@ -48,6 +50,11 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
   const double target = flag_fraction("--target-efficiency", flags.target_efficiency);
   const Prediction p =
       with_flag("--ranks", [&] { return predict(s, grid, target); });
+  if (!flags.plot.empty()) {
+    with_flag("--plot", [&] {
+      return render_plot(scaling_plot(p, s.name, file.network_description), flags.plot);
+    });
+  }
 
   Report report;
   report.command = "predict";
@@ -230,6 +237,9 @@ void register_predict(CLI::App& app) {
                 "accumulation, bigger batch, async checkpoint, draining a bad node) at one N");
   cmd->add_option("--at", flags->at, "Rank count for --what-if (default: the largest)")
       ->type_name("N");
+  cmd->add_option("--plot", flags->plot, "Also draw the scaling curve to FILE (.svg or .png; "
+                                         "needs gnuplot)")
+      ->type_name("FILE");
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"
@@ -240,6 +250,10 @@ void register_predict(CLI::App& app) {
   cmd->callback([flags] {
     if (!flags->at.empty() && !flags->what_if) {
       throw InputError("--at: only with --what-if (the rank count the remedies are ranked at)");
+    }
+    if (!flags->plot.empty()) {
+      if (flags->what_if) throw InputError("--plot: draws the scaling curve, not --what-if");
+      with_flag("--plot", [&] { return plot_format_for_path(flags->plot); });
     }
     const ScenarioFile file = load_scenario(flags->scenario);
     emit(flags->what_if ? what_if_report(*flags, file) : predict_report(*flags, file),

@@ -17,6 +17,7 @@
 
 #include "cli/common.h"
 #include "scalewall/collective.h"
+#include "scalewall/plot.h"
 #include "scalewall/scaling.h"
 #include "scalewall/select.h"
 #include "scalewall/units.h"
@@ -35,6 +36,7 @@ struct SelectFlags {
   std::string gamma = "0";
   std::string chunk = "512KiB";
   std::string selector;
+  std::string plot;
   std::string format = "table";
 };
 
@@ -148,6 +150,7 @@ nlohmann::ordered_json optional_json(const std::optional<double>& v) {
 
 Report run_select(const SelectFlags& flags) {
   const Format format = with_flag("--format", [&] { return parse_format(flags.format); });
+  if (!flags.plot.empty()) with_flag("--plot", [&] { return plot_format_for_path(flags.plot); });
   const Op op = with_flag("--op", [&] { return parse_op(flags.op); });
   const std::int64_t step = flag_count("--step", flags.step, 1, 1 << 20);
   if (step != 2 && step != 4) {
@@ -188,6 +191,14 @@ Report run_select(const SelectFlags& flags) {
   }
 
   const SelectionMap map = selection_map(op, ranks, bytes, topology_for, options);
+  if (!flags.plot.empty()) {
+    with_flag("--plot", [&] {
+      return render_plot(
+          selection_map_plot(map, on_fabric ? describe_topology(base)
+                                            : describe_topology(flat_topology(1, base.inter))),
+          flags.plot);
+    });
+  }
 
   // Every algorithm that took part, in a stable order, for the legend.
   std::vector<AlgorithmSpec> legend;
@@ -503,6 +514,9 @@ void register_select(CLI::App& app) {
                   "Also map what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed "
                   "rules (ompi) pick, and its cost against the model's best")
       ->type_name("mpich|ompi");
+  cmd->add_option("--plot", flags->plot,
+                  "Also draw the selection map to FILE (.svg or .png; needs gnuplot)")
+      ->type_name("FILE");
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Small messages pay for steps (alpha), large ones for bytes (beta), so the winner\n"

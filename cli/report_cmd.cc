@@ -1,0 +1,696 @@
+// scalewall report: every figure of a scenario, or of measurement files, drawn as SVG and PNG
+// plots and gathered with their tables into one self-contained HTML page.
+//
+// Each FILE is read by what it holds, not by its name: a scenario (TOML with a [workload]
+// section) gets its scaling curve, step-time breakdown, what-if table, message cost per link
+// and selection map; anything else is read as measurements (scalewall-mpi JSON Lines,
+// nccl-tests, OSU, IMB), all of them into one set, which gets measured bus bandwidth against
+// size, one-way time against size, and the per-rank arrival and wait distributions.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/common.h"
+#include "scalewall/collective.h"
+#include "scalewall/html_page.h"
+#include "scalewall/measurement.h"
+#include "scalewall/plot.h"
+#include "scalewall/predict.h"
+#include "scalewall/scaling.h"
+#include "scalewall/scenario_file.h"
+#include "scalewall/select.h"
+#include "scalewall/units.h"
+
+namespace scalewall::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportFlags {
+  std::vector<std::string> files;
+  std::string output;
+  std::string max_ranks = "1024";
+  std::string target_efficiency = "0.5";
+  std::string format = "table";
+};
+
+// Progress lines on stderr, only when a person is watching it.
+class Progress {
+ public:
+  Progress() : enabled_(::isatty(STDERR_FILENO) == 1) {}
+  void say(const std::string& what) const {
+    if (enabled_) std::cerr << "report: " << what << "\n" << std::flush;
+  }
+
+ private:
+  bool enabled_;
+};
+
+// One drawn figure, for the summary on stdout.
+struct Drawn {
+  Kind kind = Kind::kModel;
+  std::string title;
+  std::string svg;
+  std::string png;
+};
+
+// Draws plots into the output directory under unique file names.
+class Canvas {
+ public:
+  Canvas(fs::path dir, const Progress& progress) : dir_(std::move(dir)), progress_(progress) {}
+
+  // A file stem not used yet: "seed-7b-bf16", then "seed-7b-bf16-2", ...
+  std::string unique_stem(const std::string& wanted) {
+    std::string stem;
+    for (const char c : wanted) {
+      const bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      const bool upper = c >= 'A' && c <= 'Z';
+      stem += keep ? c : upper ? static_cast<char>(c - 'A' + 'a') : '-';
+    }
+    if (stem.empty()) stem = "figures";
+    std::string candidate = stem;
+    for (int k = 2; stems_.count(candidate) != 0; ++k) candidate = fmt::format("{}-{}", stem, k);
+    stems_.insert(candidate);
+    return candidate;
+  }
+
+  HtmlFigure draw(const Plot& plot, const std::string& stem, std::string caption) {
+    const std::string svg = fmt::format("{}-{}.svg", stem, plot.name);
+    const std::string png = fmt::format("{}-{}.png", stem, plot.name);
+    progress_.say(fmt::format("drawing {} and {}", svg, png));
+    render_plot(plot, (dir_ / svg).string());
+    render_plot(plot, (dir_ / png).string());
+    drawn_.push_back({plot.kind, plot.title, svg, png});
+    HtmlFigure f;
+    f.kind = plot.kind;
+    f.image = svg;
+    f.alternate = png;
+    f.caption = std::move(caption);
+    f.width_px = plot.width_px;
+    f.height_px = plot.height_px;
+    return f;
+  }
+
+  const std::vector<Drawn>& drawn() const { return drawn_; }
+
+ private:
+  fs::path dir_;
+  const Progress& progress_;
+  std::set<std::string> stems_;
+  std::vector<Drawn> drawn_;
+};
+
+// ---- what a file holds ----
+
+enum class FileKind { kScenario, kFabric, kMeasurement };
+
+FileKind classify(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(fmt::format("{}: no such file", path));
+  if (fs::is_directory(path, ec)) {
+    throw InputError(fmt::format("{}: is a directory, not a scenario or measurement file", path));
+  }
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot be read", path));
+  bool fabric = false;
+  std::string line;
+  for (int n = 0; n < 4000 && std::getline(in, line); ++n) {
+    std::string_view t = line;
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    if (t.starts_with("[workload]")) return FileKind::kScenario;
+    if (t.starts_with("[inter]") || t.starts_with("[intra]")) fabric = true;
+  }
+  return fabric ? FileKind::kFabric : FileKind::kMeasurement;
+}
+
+// ---- a scenario ----
+
+Table curve_table(const Prediction& p) {
+  Table t{"rows",
+          {{"ranks", "ranks", Unit::kCount},
+           {"compute_s", "compute", Unit::kSeconds},
+           {"serial_s", "serial", Unit::kSeconds},
+           {"communication_s", "all-reduce", Unit::kSeconds},
+           {"exposed_communication_s", "exposed", Unit::kSeconds},
+           {"variance_s", "variance", Unit::kSeconds},
+           {"checkpoint_s", "checkpoint", Unit::kSeconds},
+           {"step_s", "step", Unit::kSeconds},
+           {"speedup", "speedup", Unit::kRatio},
+           {"efficiency", "efficiency", Unit::kFraction},
+           {"binding", "binding", Unit::kText},
+           {"algorithm", "algorithm", Unit::kText}},
+          {},
+          {}};
+  bool knee_marked = false;
+  for (const StepTime& r : p.rows) {
+    std::string mark;
+    if (p.knee_ranks && !knee_marked && r.ranks >= *p.knee_ranks) {
+      mark = fmt::format("knee at {} ranks", *p.knee_ranks);
+      knee_marked = true;
+    }
+    t.add_row({r.ranks, r.compute_s, r.serial_s, r.communication_s, r.exposed_communication_s,
+               r.variance_s, r.checkpoint_s, r.step_s, r.speedup, r.efficiency,
+               std::string(mechanism_name(r.binding)), r.algorithm},
+              mark);
+  }
+  return t;
+}
+
+Table what_if_table(const WhatIf& w) {
+  Table t{"remedies",
+          {{"name", "remedy", Unit::kText},
+           {"applicable", "applies", Unit::kText},
+           {"step_s", "step", Unit::kSeconds},
+           {"efficiency", "efficiency", Unit::kFraction},
+           {"gain", "gain", Unit::kRatio},
+           {"binding", "then binds", Unit::kText},
+           {"change", "change", Unit::kText}},
+          {},
+          {}};
+  const auto add = [&](const Remedy& r, std::string mark) {
+    t.add_row({r.name, r.applicable ? "yes" : "no", r.step.step_s, r.step.efficiency, r.gain,
+               std::string(mechanism_name(r.step.binding)), r.change},
+              std::move(mark));
+  };
+  add(w.baseline, "");
+  bool first = true;
+  for (const Remedy& r : w.remedies) {
+    std::string mark;
+    if (first && r.applicable && r.name != "all together" && r.gain >= 1.0 + kNegligibleGain) {
+      mark = "first to try";
+      first = false;
+    }
+    add(r, mark);
+  }
+  return t;
+}
+
+Table cost_line_table(const std::vector<CostLine>& lines) {
+  Table t{"links",
+          {{"label", "line", Unit::kText},
+           {"latency_s", "latency", Unit::kSeconds},
+           {"bandwidth_Bps", "bandwidth", Unit::kRate},
+           {"crossover_bytes", "crossover m*", Unit::kBytes}},
+          {},
+          {}};
+  for (const CostLine& l : lines) {
+    t.add_row({l.label, l.latency_s, l.bandwidth_Bps,
+               l.latency_s > 0 ? Value{l.latency_s * l.bandwidth_Bps} : Value{}});
+  }
+  return t;
+}
+
+// Powers of four from 1 B to the first at or above `largest` (at most 64 sizes).
+std::vector<double> map_sizes(double largest) {
+  std::vector<double> sizes;
+  for (double m = 1; sizes.size() < 64; m *= 4) {
+    sizes.push_back(m);
+    if (m >= largest) break;
+  }
+  return sizes;
+}
+
+// The network in a few words, for plot subtitles.
+std::string short_network(const ScenarioFile& file) {
+  const Scenario& s = file.scenario;
+  if (!s.network.fabric) return file.network_description;
+  const Topology& t = *s.network.fabric;
+  return fmt::format("fabric {}, {} ranks per node{}", t.name, t.ranks_per_node,
+                     t.nominal ? ", nominal figures" : "");
+}
+
+HtmlSection scenario_section(const std::string& path, const ScenarioFile& file,
+                             std::int64_t max_ranks, double target, Canvas& canvas,
+                             const Progress& progress) {
+  const Scenario& s = file.scenario;
+  const std::string stem = canvas.unique_stem(s.name);
+  HtmlSection section;
+  section.heading = fmt::format("Scenario {} ({})", s.name, path);
+  section.kind = Kind::kModel;
+  section.id = "scenario-" + stem;
+  const auto add = [&](HtmlBlock b) { section.blocks.push_back(std::move(b)); };
+
+  if (!file.description.empty()) add(HtmlParagraph{file.description});
+  add(HtmlParagraph{fmt::format("Network: {}.", file.network_description)});
+  add(HtmlParagraph{
+      "Every figure and table in this section is an analytic prediction of the step model, "
+      "not a measurement."});
+
+  progress.say(fmt::format("{}: predicting up to {} ranks", s.name, max_ranks));
+  const std::vector<std::int64_t> grid =
+      with_flag("--max-ranks", [&] { return default_rank_grid(s, max_ranks); });
+  const Prediction p = with_flag("--max-ranks", [&] { return predict(s, grid, target); });
+  const StepTime& last = p.rows.back();
+
+  std::vector<Field> fields;
+  const auto field = [&](std::string title, Unit unit, Value value, std::string null_text) {
+    fields.push_back({"", std::move(title), unit, std::move(value), std::move(null_text)});
+  };
+  field("scaling", Unit::kText, std::string(scaling_mode_name(p.mode)), "");
+  field("knee (exposed all-reduce = compute)", Unit::kCount,
+        p.knee_ranks ? Value{*p.knee_ranks} : Value{},
+        fmt::format("not reached up to {} ranks", last.ranks));
+  field(fmt::format("largest N at {} efficiency", format_cell(target, Unit::kFraction)),
+        Unit::kCount, p.max_ranks_at_target ? Value{*p.max_ranks_at_target} : Value{},
+        "none: below the target from the start");
+  field(fmt::format("efficiency at {} ranks", last.ranks), Unit::kFraction, last.efficiency, "");
+  field(fmt::format("binding at {} ranks", last.ranks), Unit::kText,
+        std::string(mechanism_name(last.binding)), "");
+  field("best bucket with overlap", Unit::kBytes, p.best_bucket_bytes, "");
+  add(HtmlFields{fields});
+
+  add(canvas.draw(scaling_plot(p, s.name, short_network(file)), stem,
+                  "Speedup and efficiency against ranks, with the ideal line, the knee and the "
+                  "largest rank count that holds the target efficiency."));
+  add(HtmlTable{"The scaling curve", curve_table(p)});
+  add(canvas.draw(breakdown_plot(p, s.name, short_network(file)), stem,
+                  "Where each step's time goes, by mechanism; the stack is the predicted step, "
+                  "the line the ideal one."));
+
+  progress.say(fmt::format("{}: what-if at {} ranks", s.name, last.ranks));
+  const WhatIf w = what_if(s, last.ranks, file.what_if);
+  add(HtmlTable{fmt::format("What each remedy buys at {} ranks (gain = time per unit of work, "
+                            "baseline over remedy)",
+                            last.ranks),
+                what_if_table(w)});
+
+  // The sizes worth marking: the gradient and, when it is split, the bytes of one call.
+  std::vector<SizeMark> marks;
+  const double m = s.workload.gradient_bytes / s.settings.compression_ratio;
+  if (last.buckets > 1 && last.bucket_bytes > 0 && last.bucket_bytes < m) {
+    marks.push_back({fmt::format("gradient {}", format_bytes(s.workload.gradient_bytes)),
+                     s.workload.gradient_bytes});
+    marks.push_back({fmt::format("one call {}", format_bytes(last.bucket_bytes)),
+                     last.bucket_bytes});
+  } else if (m > 0) {
+    marks.push_back({fmt::format("gradient, one call: {}", format_bytes(m)), m});
+  }
+
+  progress.say(fmt::format("{}: message cost", s.name));
+  if (s.network.fabric) {
+    const Topology& t = *s.network.fabric;
+    const std::vector<CostLine> lines = link_cost_lines(t);
+    add(canvas.draw(message_cost_plot(lines, "message cost against size, per link of the fabric",
+                                      short_network(file), marks),
+                    stem,
+                    "One message's cost alpha + m / bandwidth on each link of the fabric; below "
+                    "its crossover m* a message pays mostly for being sent at all, above it for "
+                    "its bytes."));
+    add(HtmlTable{"Links", cost_line_table(lines)});
+
+    progress.say(fmt::format("{}: selection map", s.name));
+    std::vector<std::int64_t> ranks;
+    for (const std::int64_t r : grid) {
+      if (r >= 2) ranks.push_back(r);
+    }
+    if (!ranks.empty()) {
+      const std::vector<double> sizes = map_sizes(std::max(m, 1.0));
+      std::vector<AlgorithmSpec> candidates;
+      for (const std::int64_t r : ranks) {
+        for (const AlgorithmSpec& a : applicable_algorithms(Op::kAllreduce, scaled_topology(t, r))) {
+          if ((a.algorithm != Algorithm::kHierarchical || s.settings.hierarchical) &&
+              std::find(candidates.begin(), candidates.end(), a) == candidates.end()) {
+            candidates.push_back(a);
+          }
+        }
+      }
+      const SelectionMap map = selection_map(
+          Op::kAllreduce, ranks, sizes, [&](std::int64_t r) { return scaled_topology(t, r); },
+          s.settings.cost, candidates);
+      std::string caption =
+          "The cheapest all-reduce algorithm for each rank count and message size on this "
+          "fabric; crosses mark the exact sizes where the winner changes.";
+      if (!s.settings.hierarchical) {
+        caption += " Hierarchical algorithms are left out, as the scenario does (hierarchical "
+                   "= false); the what-if table tries them.";
+      }
+      if (s.settings.algorithm) {
+        caption += fmt::format(" The scenario fixes {} for its all-reduce.",
+                               algorithm_name(*s.settings.algorithm));
+      }
+      add(canvas.draw(selection_map_plot(map, short_network(file), marks), stem,
+                      caption));
+      Table switches{"switches",
+                     {{"ranks", "ranks", Unit::kCount},
+                      {"from", "from", Unit::kText},
+                      {"to", "to", Unit::kText},
+                      {"bytes", "at", Unit::kBytes}},
+                     {},
+                     {}};
+      for (const SelectionRow& row : map.rows) {
+        for (const SelectionRow::Switch& sw : row.switches) {
+          switches.add_row({row.ranks, algorithm_name(sw.from), algorithm_name(sw.to), sw.bytes});
+        }
+      }
+      if (!switches.rows.empty()) {
+        add(HtmlTable{"Where the cheapest algorithm changes (exact tie sizes)", switches});
+      }
+    }
+  } else {
+    std::vector<std::int64_t> at;
+    for (const std::int64_t r : grid) {
+      if (r >= 2) at.push_back(r);
+    }
+    // At most five rank counts, always the largest.
+    std::vector<std::int64_t> shown;
+    const std::size_t stride = at.size() <= 5 ? 1 : (at.size() + 3) / 4;
+    for (std::size_t i = 0; i < at.size(); i += stride) shown.push_back(at[i]);
+    if (!at.empty() && shown.back() != at.back()) shown.push_back(at.back());
+    if (!shown.empty()) {
+      const std::vector<CostLine> lines = busbw_cost_lines(s.network, shown);
+      add(canvas.draw(
+          message_cost_plot(lines, "all-reduce time against size at the bus bandwidth",
+                            file.network_description, marks),
+          stem,
+          s.network.busbw_alpha_s > 0
+              ? "An all-reduce of m bytes at the scenario's bus bandwidth, 2(N-1) alpha + "
+                "2(N-1)/N m / busbw, for several rank counts; the crossover is where its two "
+                "terms are equal."
+              : "An all-reduce of m bytes at the scenario's bus bandwidth, 2(N-1)/N m / busbw, "
+                "for several rank counts. With no latency term (alpha = 0) there is no "
+                "crossover: every size is bandwidth-bound."));
+      add(HtmlTable{"All-reduce cost lines", cost_line_table(lines)});
+    }
+    add(HtmlParagraph{
+        "No link figures and no selection map: the scenario's network is a measured bus "
+        "bandwidth, which already includes whatever algorithm the library chose. Give the "
+        "scenario a fabric file ([network] fabric = ...) to compare algorithms."});
+  }
+  return section;
+}
+
+// ---- measurements ----
+
+HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
+  HtmlSection section;
+  section.heading = "Measurements";
+  section.kind = Kind::kMeasurement;
+  section.id = "measurements";
+  const auto add = [&](HtmlBlock b) { section.blocks.push_back(std::move(b)); };
+  std::string sources;
+  for (const std::string& s : set.sources) sources += (sources.empty() ? "" : "; ") + s;
+  add(HtmlParagraph{fmt::format("Read from {}. Every figure in this section shows measured "
+                                "data.",
+                                sources)});
+  // The plots' subtitle: the file when there is one, else how many.
+  const std::string from = set.sources.size() == 1
+                               ? set.sources.front()
+                               : fmt::format("measurements from {} files", set.sources.size());
+  for (const std::string& w : set.warnings) add(HtmlParagraph{"Warning: " + w});
+  const std::string stem = canvas.unique_stem("measured");
+  constexpr std::size_t kMaxSeries = 12;
+
+  // Collectives: bus bandwidth against size, one figure per (op, algorithm, ranks).
+  if (!set.collectives.empty()) {
+    std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<CollectivePoint>>
+        groups;
+    for (const CollectivePoint& c : set.collectives) groups[{c.op, c.algorithm, c.ranks}].push_back(c);
+    std::size_t drawn = 0;
+    for (const auto& [key, points] : groups) {
+      if (drawn == kMaxSeries) {
+        add(HtmlParagraph{fmt::format("{} more collective series are in the table only.",
+                                      groups.size() - kMaxSeries)});
+        break;
+      }
+      const auto& [op, algorithm, ranks] = key;
+      MeasuredSeries series;
+      series.what = fmt::format("{} bus bandwidth ({}, {} ranks)", op, algorithm, ranks);
+      series.subject = from;
+      series.x_label = "message size m per rank";
+      series.x_quantity = Quantity::kBytes;
+      series.x_scale = AxisScale::kLog2;
+      series.y_label = "bus bandwidth";
+      series.y_quantity = Quantity::kRate;
+      series.y_scale = AxisScale::kLinear;
+      for (const CollectivePoint& c : points) {
+        if (c.bytes <= 0) continue;
+        series.x.push_back(c.bytes);
+        series.measured.push_back(c.busbw_Bps);
+      }
+      if (series.x.empty()) continue;
+      Plot plot = measured_vs_predicted_plot(series);
+      plot.name = fmt::format("busbw-{}-{}-{}", op, algorithm, ranks);
+      add(canvas.draw(plot, stem,
+                      fmt::format("Measured {} bus bandwidth (from the median time) against "
+                                  "message size, {} algorithm, {} ranks (nccl-tests "
+                                  "convention).",
+                                  op, algorithm, ranks)));
+      ++drawn;
+    }
+    Table t{"collectives",
+            {{"op", "op", Unit::kText},
+             {"algorithm", "algorithm", Unit::kText},
+             {"ranks", "ranks", Unit::kCount},
+             {"bytes", "size", Unit::kBytes},
+             {"time_median_s", "median time", Unit::kSeconds},
+             {"busbw_Bps", "busbw", Unit::kRate},
+             {"verified", "verified", Unit::kText}},
+            {},
+            {}};
+    for (const CollectivePoint& c : set.collectives) {
+      t.add_row({c.op, c.algorithm, c.ranks, c.bytes, c.time_median_s, c.busbw_Bps,
+                 c.verified ? "yes" : "NO"});
+    }
+    add(HtmlTable{"Measured collectives", t});
+  }
+
+  // Ping-pong: one-way time against size, one figure per pair.
+  if (!set.pingpong.empty()) {
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<PingPongPoint>> pairs;
+    for (const PingPongPoint& p : set.pingpong) pairs[{p.from, p.to}].push_back(p);
+    std::size_t drawn = 0;
+    for (const auto& [pair, points] : pairs) {
+      if (drawn == kMaxSeries) {
+        add(HtmlParagraph{fmt::format("{} more rank pairs are in the table only.",
+                                      pairs.size() - kMaxSeries)});
+        break;
+      }
+      MeasuredSeries series;
+      series.what = fmt::format("one-way message time, ranks {} and {}", pair.first, pair.second);
+      series.subject = from;
+      series.x_label = "message size m";
+      series.x_quantity = Quantity::kBytes;
+      series.x_scale = AxisScale::kLog2;
+      series.y_label = "one-way time (median)";
+      series.y_quantity = Quantity::kSeconds;
+      series.y_scale = AxisScale::kLog10;
+      for (const PingPongPoint& p : points) {
+        if (p.bytes <= 0 || p.one_way_median_s <= 0) continue;
+        series.x.push_back(p.bytes);
+        series.measured.push_back(p.one_way_median_s);
+      }
+      if (series.x.empty()) continue;
+      Plot plot = measured_vs_predicted_plot(series);
+      plot.name = fmt::format("pingpong-{}-{}", pair.first, pair.second);
+      add(canvas.draw(plot, stem,
+                      fmt::format("Measured one-way time (half the round trip) between ranks "
+                                  "{} and {}, against message size.",
+                                  pair.first, pair.second)));
+      ++drawn;
+    }
+    Table t{"pingpong",
+            {{"from", "from", Unit::kCount},
+             {"to", "to", Unit::kCount},
+             {"bytes", "size", Unit::kBytes},
+             {"one_way_median_s", "one-way (median)", Unit::kSeconds},
+             {"one_way_min_s", "min", Unit::kSeconds},
+             {"one_way_max_s", "max", Unit::kSeconds}},
+            {},
+            {}};
+    for (const PingPongPoint& p : set.pingpong) {
+      t.add_row({p.from, p.to, p.bytes, p.one_way_median_s, p.one_way_min_s, p.one_way_max_s});
+    }
+    add(HtmlTable{"Measured ping-pong", t});
+  }
+
+  // Per-rank distributions: arrival times, and the wait of each step.
+  const auto per_rank = [&](const auto& records, auto value, std::string_view quantity,
+                            std::string caption) {
+    if (records.empty()) return;
+    std::map<std::int64_t, std::vector<double>> by_rank;
+    for (const auto& r : records) by_rank[r.rank].push_back(value(r));
+    std::vector<std::int64_t> ranks;
+    std::vector<std::vector<double>> samples;
+    for (auto& [rank, v] : by_rank) {
+      ranks.push_back(rank);
+      samples.push_back(std::move(v));
+    }
+    add(canvas.draw(per_rank_distribution_plot(ranks, samples, quantity, from), stem,
+                    std::move(caption)));
+  };
+  per_rank(set.arrivals, [](const ArrivalPoint& a) { return a.arrival_s; }, "arrival",
+           "When each rank reached the collective, after the earliest rank of the same "
+           "iteration, over all iterations: a rank whose box sits high arrives late.");
+  per_rank(set.steps, [](const StepPoint& s) { return s.wait_s; }, "wait",
+           "How long each rank waited in the all-reduce for the slowest one, over all steps: "
+           "the ranks that wait least are the ones the others wait for.");
+  if (set.collectives.empty() && set.pingpong.empty() && set.arrivals.empty() &&
+      set.steps.empty()) {
+    add(HtmlParagraph{"The files hold no records to plot."});
+  }
+  return section;
+}
+
+// ---- the command ----
+
+fs::path prepare_output(const std::string& dir) {
+  if (dir.empty()) throw InputError("-o: the output directory is empty");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw InputError(fmt::format("-o: cannot create directory '{}': {}", dir,
+                                 ec ? ec.message() : "a file of that name is in the way"));
+  }
+  const fs::path probe = fs::path(dir) / fmt::format(".scalewall-report-{}", ::getpid());
+  {
+    std::ofstream out(probe);
+    if (!out) {
+      throw InputError(fmt::format("-o: cannot write in directory '{}'", dir));
+    }
+  }
+  fs::remove(probe, ec);
+  return fs::path(dir);
+}
+
+Report run_report(const ReportFlags& flags) {
+  with_flag("--format", [&] { return parse_format(flags.format); });
+  const std::int64_t max_ranks = flag_count("--max-ranks", flags.max_ranks, 1, kMaxRanks);
+  const double target = flag_fraction("--target-efficiency", flags.target_efficiency);
+  if (!(target > 0) || target > 1) {
+    throw InputError(fmt::format("--target-efficiency: {} is outside (0, 1]",
+                                 flags.target_efficiency));
+  }
+  // Read every input before writing anything, so that bad input leaves no files behind.
+  std::vector<std::pair<std::string, ScenarioFile>> scenarios;
+  std::vector<std::string> measurements;
+  for (const std::string& path : flags.files) {
+    switch (classify(path)) {
+      case FileKind::kScenario: {
+        ScenarioFile file = load_scenario_file(path);
+        with_flag("--max-ranks", [&] { return default_rank_grid(file.scenario, max_ranks); });
+        scenarios.emplace_back(path, std::move(file));
+        break;
+      }
+      case FileKind::kFabric:
+        throw InputError(fmt::format(
+            "{}: is a fabric file; report takes a scenario that names it ([network] fabric = "
+            "\"{}\") or measurement files",
+            path, path));
+      case FileKind::kMeasurement:
+        measurements.push_back(path);
+        break;
+    }
+  }
+  const Progress progress;
+  MeasurementSet measured_set;
+  for (const std::string& path : measurements) {
+    progress.say(fmt::format("reading {}", path));
+    read_measurement_file(path, measured_set);
+  }
+  const fs::path dir = prepare_output(flags.output);
+  Canvas canvas(dir, progress);
+
+  HtmlPage page;
+  page.title = "scalewall report";
+  std::string inputs;
+  for (const std::string& f : flags.files) inputs += (inputs.empty() ? "" : ", ") + f;
+  page.intro.push_back(fmt::format("Figures and tables for {}.", inputs));
+  page.intro.push_back(
+      "Each figure and section says what it shows: MODEL (an analytic prediction), SIMULATION "
+      "(a seeded Monte Carlo estimate) or MEASUREMENT (measured data). Every image is an SVG "
+      "with a PNG of the same figure beside it.");
+  page.footer = fmt::format("scalewall {}", SCALEWALL_VERSION);
+  for (const auto& [path, file] : scenarios) {
+    page.sections.push_back(scenario_section(path, file, max_ranks, target, canvas, progress));
+  }
+  if (!measurements.empty()) {
+    page.sections.push_back(measurement_section(measured_set, canvas));
+  }
+  const fs::path index = dir / "index.html";
+  progress.say(fmt::format("writing {}", index.string()));
+  {
+    std::ofstream out(index);
+    out << render_html(page);
+    if (!out) throw InputError(fmt::format("-o: cannot write '{}'", index.string()));
+  }
+
+  Report report;
+  report.command = "report";
+  const bool measured = !measurements.empty();
+  report.kind = measured ? Kind::kMeasurement : Kind::kModel;
+  report.banner =
+      measured ? measurement_banner(fmt::format(
+                     "plots of {} measurement file{}{}", measurements.size(),
+                     measurements.size() == 1 ? "" : "s",
+                     scenarios.empty() ? "" : "; the scenario figures are MODEL predictions"))
+               : model_banner();
+  report.title = fmt::format("{} figures written to {}; open {}", canvas.drawn().size(),
+                             dir.string(), index.string());
+  report.inputs["files"] = flags.files;
+  report.inputs["output"] = flags.output;
+  report.inputs["max_ranks"] = max_ranks;
+  report.inputs["target_efficiency"] = target;
+  Table files{"figures",
+              {{"kind", "kind", Unit::kText},
+               {"svg", "svg", Unit::kText},
+               {"png", "png", Unit::kText},
+               {"title", "title", Unit::kText}},
+              {},
+              {}};
+  for (const Drawn& d : canvas.drawn()) {
+    files.add_row({std::string(kind_name(d.kind)), d.svg, d.png, d.title});
+  }
+  report.tables.push_back(std::move(files));
+  report.add_field("index_html", "page", Unit::kText, index.string());
+  report.add_field("figure_count", "figures", Unit::kCount,
+                   static_cast<std::int64_t>(canvas.drawn().size()));
+  return report;
+}
+
+}  // namespace
+
+void register_report(CLI::App& app) {
+  auto flags = std::make_shared<ReportFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Draw every figure of a scenario (scaling curve, step-time breakdown, message cost per "
+      "link, selection map, with the what-if table) or of measurement files (bus bandwidth and "
+      "one-way time against size, per-rank arrival and wait) as SVG and PNG, and write a "
+      "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.");
+  cmd->add_option("files", flags->files,
+                  "Scenario files (TOML) and measurement files (scalewall-mpi JSON Lines, "
+                  "nccl-tests, OSU, IMB), told apart by content")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("--output,-o", flags->output, "Directory for the plots and index.html "
+                                                "(created when missing)")
+      ->type_name("DIR")
+      ->required();
+  cmd->add_option("--max-ranks", flags->max_ranks,
+                  "Largest rank count of a scenario's sweep (powers of two up to N, plus N)")
+      ->type_name("N")
+      ->default_val("1024");
+  cmd->add_option("--target-efficiency", flags->target_efficiency,
+                  "Efficiency marked on the scaling curve (default 0.5)")
+      ->type_name("E")
+      ->default_val("0.5");
+  add_format_option(cmd, &flags->format);
+  cmd->footer(
+      "Examples:\n"
+      "  scalewall report examples/seed-7b-bf16.toml -o report/\n"
+      "  scalewall report examples/dgx-llm-weak.toml --max-ranks 4096 -o report-dgx/\n"
+      "  scalewall report run-collective.jsonl run-step.jsonl -o measured/\n"
+      "Progress goes to stderr when it is a terminal; the list of figures to stdout.");
+  cmd->callback([flags] { emit(run_report(*flags), flags->format); });
+}
+
+}  // namespace scalewall::cli

@@ -1,0 +1,463 @@
+// End-to-end tests of `scalewall report` and of --plot on predict and select: the files
+// written, the page that shows them, its errors; and the page loaded in headless Chromium.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "tests/cli_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> OnPath(const std::vector<std::string>& names) {
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
+  for (;;) {
+    const std::size_t colon = rest.find(':');
+    const std::string dir(rest.substr(0, colon));
+    for (const std::string& name : names) {
+      const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    if (colon == std::string_view::npos) return std::nullopt;
+    rest.remove_prefix(colon + 1);
+  }
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A fresh, empty directory for one test.
+fs::path FreshDir(const std::string& name) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::temp_directory_path() /
+                       ("scalewall-report-test-" + std::to_string(::getpid())) /
+                       (std::string(info->name()) + "-" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// An SVG and a PNG that gnuplot drew: non-empty, the right magic, the kind word drawn.
+void ExpectPlotFiles(const fs::path& svg, const fs::path& png, const std::string& kind_word) {
+  ASSERT_TRUE(fs::exists(svg)) << svg;
+  ASSERT_TRUE(fs::exists(png)) << png;
+  EXPECT_GT(fs::file_size(svg), 1000u) << svg;
+  EXPECT_GT(fs::file_size(png), 1000u) << png;
+  const std::string svg_text = ReadFile(svg);
+  EXPECT_TRUE(Contains(svg_text, "<svg")) << svg;
+  EXPECT_TRUE(Contains(svg_text, kind_word + ":")) << svg << " has no " << kind_word << " title";
+  EXPECT_EQ(ReadFile(png).substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
+}
+
+class ReportCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!OnPath({"gnuplot"})) {
+      GTEST_SKIP() << "gnuplot is not installed (Debian: gnuplot-nox; scripts/setup.sh "
+                      "installs it)";
+    }
+  }
+};
+
+TEST_F(ReportCli, WorkedExampleRendersEveryPlot) {
+  const fs::path out = FreshDir("seed") / "report";  // created by the command
+  const CliResult r =
+      run_scalewall({"report", source_path("examples/seed-7b-bf16.toml"), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Progress goes to stderr only when it is a terminal; here it is a pipe.
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("# MODEL: analytic prediction, not a measurement\n", 0), 0u) << r.out;
+  EXPECT_TRUE(Contains(r.out, "3 figures written to " + out.string())) << r.out;
+  const std::string html = ReadFile(out / "index.html");
+  ASSERT_FALSE(html.empty());
+  for (const char* name : {"scaling", "breakdown", "message-cost"}) {
+    const std::string svg = std::string("seed-7b-bf16-") + name + ".svg";
+    const std::string png = std::string("seed-7b-bf16-") + name + ".png";
+    ExpectPlotFiles(out / svg, out / png, "MODEL");
+    EXPECT_TRUE(Contains(html, "<img src=\"" + svg + "\"")) << svg;
+    EXPECT_TRUE(Contains(html, "<a href=\"" + png + "\">")) << png;
+    EXPECT_TRUE(Contains(r.out, svg)) << r.out;
+  }
+  // The strong-scaling curve says so in its title; the page labels every figure.
+  EXPECT_TRUE(Contains(ReadFile(out / "seed-7b-bf16-scaling.svg"), "STRONG scaling"));
+  const std::regex figure("<figcaption><span class=\"kind model\">MODEL</span>");
+  EXPECT_EQ(std::distance(std::sregex_iterator(html.begin(), html.end(), figure),
+                          std::sregex_iterator()),
+            3);
+  // The tables, as HTML tables; the busbw network has no selection map, and says why.
+  EXPECT_TRUE(Contains(html, "<caption>The scaling curve</caption>"));
+  EXPECT_TRUE(Contains(html, "<caption>What each remedy buys at 1024 ranks"));
+  EXPECT_TRUE(Contains(html, "no selection map"));
+  // Self-contained: nothing fetched from elsewhere.
+  EXPECT_FALSE(Contains(html, "http://"));
+  EXPECT_FALSE(Contains(html, "https://"));
+  // Exactly the plots and the page, no temporary files left.
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename().string().front() == '.', false) << entry.path();
+  }
+  EXPECT_EQ(files, 7u);
+}
+
+TEST_F(ReportCli, JsonListsTheFigures) {
+  const fs::path out = FreshDir("json");
+  const nlohmann::json j = run_json(
+      {"report", source_path("examples/seed-7b-bf16.toml"), "-o", out.string(), "--max-ranks",
+       "64"});
+  EXPECT_EQ(j["command"], "report");
+  EXPECT_EQ(j["kind"], "model");
+  EXPECT_EQ(j["inputs"]["max_ranks"], 64);
+  EXPECT_EQ(j["inputs"]["target_efficiency"], 0.5);
+  EXPECT_EQ(j["index_html"], (out / "index.html").string());
+  ASSERT_EQ(j["figures"].size(), 3u);
+  EXPECT_EQ(j["figures"][0]["svg"], "seed-7b-bf16-scaling.svg");
+  EXPECT_EQ(j["figures"][0]["png"], "seed-7b-bf16-scaling.png");
+  EXPECT_EQ(j["figures"][0]["kind"], "model");
+  EXPECT_EQ(j["figures"][0]["title"], "MODEL: STRONG scaling of seed-7b-bf16");
+}
+
+TEST_F(ReportCli, FabricScenarioAddsLinksAndTheSelectionMap) {
+  const fs::path out = FreshDir("fabric");
+  const CliResult r = run_scalewall({"report", source_path("examples/dgx-llm-weak.toml"), "-o",
+                                     out.string(), "--max-ranks", "64"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadFile(out / "index.html");
+  for (const char* name : {"scaling", "breakdown", "message-cost", "selection-map"}) {
+    const std::string stem = std::string("dgx-llm-weak-") + name;
+    ExpectPlotFiles(out / (stem + ".svg"), out / (stem + ".png"), "MODEL");
+    EXPECT_TRUE(Contains(html, "<img src=\"" + stem + ".svg\"")) << stem;
+  }
+  EXPECT_TRUE(Contains(ReadFile(out / "dgx-llm-weak-scaling.svg"), "WEAK scaling"));
+  EXPECT_TRUE(Contains(ReadFile(out / "dgx-llm-weak-message-cost.svg"), "intra-node"));
+  EXPECT_TRUE(Contains(html, "<caption>Links</caption>"));
+  EXPECT_TRUE(Contains(html, "<caption>Where the cheapest algorithm changes"));
+}
+
+// A scalewall-mpi JSON Lines file: the envelope of `command`, the records, the end record.
+std::string MpiFile(const std::string& command, const std::vector<std::string>& records) {
+  std::string text =
+      "{\"tool\":\"scalewall-mpi\",\"version\":\"0.1.0\",\"command\":\"" + command +
+      "\",\"kind\":\"measurement\",\"format\":\"jsonl\",\"inputs\":{},\"context\":{"
+      "\"mpi_library\":\"Open MPI v4.1.4\",\"mpi_version\":\"3.1\",\"ranks\":4,"
+      "\"ranks_per_host\":4,\"hosts\":[\"node1\"],\"date\":\"2026-11-30T05:00:00Z\"}}\n";
+  for (const std::string& r : records) text += r + "\n";
+  text += "{\"record\":\"end\",\"status\":\"complete\",\"records\":" +
+          std::to_string(records.size()) + "}\n";
+  return text;
+}
+
+TEST_F(ReportCli, MeasurementFilesAreToldApartByContentAndPlotted) {
+  std::vector<std::string> steps;
+  std::vector<std::string> arrivals;
+  std::vector<std::string> collectives;
+  for (int it = 0; it < 3; ++it) {
+    for (int rank = 0; rank < 4; ++rank) {
+      // Rank 2 is slow: it arrives last and waits least.
+      const double wait = rank == 2 ? 0.0002 : 0.003 + 0.0005 * it;
+      steps.push_back("{\"record\":\"step\",\"step\":" + std::to_string(it) + ",\"rank\":" +
+                      std::to_string(rank) +
+                      ",\"host\":\"node1\",\"compute_s\":0.01,\"communication_s\":0.002,"
+                      "\"wait_s\":" + std::to_string(wait) + ",\"step_s\":0.015}");
+      arrivals.push_back("{\"record\":\"arrival\",\"iteration\":" + std::to_string(it) +
+                         ",\"rank\":" + std::to_string(rank) +
+                         ",\"host\":\"node1\",\"arrival_s\":" +
+                         std::to_string(rank == 2 ? 0.004 : 0.0001 * rank) +
+                         ",\"injected_s\":0,\"collective_s\":2e-05}");
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    const double bytes = 1024.0 * std::pow(16.0, k);
+    const double t = 5e-6 + bytes / 4e9;
+    collectives.push_back(
+        "{\"record\":\"collective\",\"op\":\"allreduce\",\"algorithm\":\"ring\",\"ranks\":4,"
+        "\"bytes\":" + std::to_string(bytes) + ",\"iterations\":20,\"time_min_s\":" +
+        std::to_string(t) + ",\"time_median_s\":" + std::to_string(t) + ",\"time_max_s\":" +
+        std::to_string(t) + ",\"algbw_Bps\":" + std::to_string(bytes / t) + ",\"busbw_Bps\":" +
+        std::to_string(1.5 * bytes / t) + ",\"verified\":true}");
+  }
+  // Names that say nothing: the content decides.
+  const std::string step = write_temp_file("one.toml", MpiFile("step", steps));
+  const std::string arrival = write_temp_file("two.txt", MpiFile("arrival", arrivals));
+  const std::string collective = write_temp_file("three", MpiFile("collective", collectives));
+  const fs::path out = FreshDir("measured");
+  const CliResult r = run_scalewall({"report", step, arrival, collective, "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("# MEASUREMENT: plots of 3 measurement files\n", 0), 0u) << r.out;
+  const std::string html = ReadFile(out / "index.html");
+  for (const char* name :
+       {"measured-per-rank-wait", "measured-per-rank-arrival", "measured-busbw-allreduce-ring-4"}) {
+    ExpectPlotFiles(out / (std::string(name) + ".svg"), out / (std::string(name) + ".png"),
+                    "MEASUREMENT");
+    EXPECT_TRUE(Contains(html, "<img src=\"" + std::string(name) + ".svg\"")) << name;
+  }
+  EXPECT_TRUE(Contains(html, "<span class=\"kind measurement\">MEASUREMENT</span>"));
+  EXPECT_TRUE(Contains(html, "<caption>Measured collectives</caption>"));
+  const nlohmann::json j = run_json({"report", step, "-o", out.string()});
+  EXPECT_EQ(j["kind"], "measurement");
+}
+
+TEST_F(ReportCli, ScenarioAndMeasurementsTogether) {
+  std::vector<std::string> steps;
+  for (int rank = 0; rank < 3; ++rank) {
+    steps.push_back("{\"record\":\"step\",\"step\":0,\"rank\":" + std::to_string(rank) +
+                    ",\"host\":\"n\",\"compute_s\":0.01,\"communication_s\":0.002,\"wait_s\":"
+                    "0.001,\"step_s\":0.013}");
+  }
+  const std::string step = write_temp_file("step.jsonl", MpiFile("step", steps));
+  const fs::path out = FreshDir("both");
+  const CliResult r = run_scalewall(
+      {"report", source_path("examples/seed-7b-bf16.toml"), step, "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "the scenario figures are MODEL predictions")) << r.out;
+  const std::string html = ReadFile(out / "index.html");
+  EXPECT_TRUE(Contains(html, "<section id=\"scenario-seed-7b-bf16\" class=\"model\">"));
+  EXPECT_TRUE(Contains(html, "<section id=\"measurements\" class=\"measurement\">"));
+}
+
+TEST_F(ReportCli, ErrorsExitTwoNamingTheValue) {
+  const fs::path dir = FreshDir("errors");
+  const std::string scenario = source_path("examples/seed-7b-bf16.toml");
+
+  CliResult r = run_scalewall({"report", scenario});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--output")) << r.err;
+
+  const fs::path blocker = dir / "a-file";
+  std::ofstream(blocker) << "x";
+  const std::string under_file = (blocker / "out").string();
+  r = run_scalewall({"report", scenario, "-o", under_file});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "error: -o: cannot create directory '" + under_file + "'")) << r.err;
+
+  const std::string missing = (dir / "no-such.toml").string();
+  r = run_scalewall({"report", missing, "-o", (dir / "out").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: " + missing + ": no such file\n");
+  // Bad input writes nothing.
+  EXPECT_FALSE(fs::exists(dir / "out"));
+
+  r = run_scalewall({"report", source_path("examples/fabrics/dgx-h100-ndr.toml"), "-o",
+                     (dir / "out").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "is a fabric file")) << r.err;
+
+  const std::string junk = write_temp_file("junk.txt", "hello\n");
+  r = run_scalewall({"report", junk, "-o", (dir / "out").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, junk)) << r.err;
+
+  r = run_scalewall({"report", scenario, "-o", (dir / "out").string(), "--max-ranks", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--max-ranks")) << r.err;
+
+  r = run_scalewall({"report", scenario, "-o", (dir / "out").string(), "--target-efficiency",
+                     "1.5"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--target-efficiency")) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_F(ReportCli, PredictPlotWritesTheScalingCurve) {
+  const fs::path dir = FreshDir("predict");
+  for (const char* name : {"curve.svg", "curve.png"}) {
+    const fs::path file = dir / name;
+    const CliResult r = run_scalewall(
+        {"predict", source_path("examples/seed-7b-bf16.toml"), "--plot", file.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // The table still goes to stdout, unchanged.
+    EXPECT_EQ(r.out.rfind("# MODEL: analytic prediction, not a measurement\n", 0), 0u);
+    EXPECT_GT(fs::file_size(file), 1000u);
+  }
+  EXPECT_TRUE(Contains(ReadFile(dir / "curve.svg"), "MODEL: STRONG scaling of seed-7b-bf16"));
+  EXPECT_EQ(ReadFile(dir / "curve.png").substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+
+  CliResult r = run_scalewall(
+      {"predict", source_path("examples/seed-7b-bf16.toml"), "--plot", (dir / "c.pdf").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "error: --plot: plot file '" + (dir / "c.pdf").string() + "'"))
+      << r.err;
+  r = run_scalewall({"predict", source_path("examples/seed-7b-bf16.toml"), "--what-if", "--plot",
+                     (dir / "c.svg").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--plot")) << r.err;
+  const std::string unwritable = (dir / "curve.svg" / "x.svg").string();
+  r = run_scalewall(
+      {"predict", source_path("examples/seed-7b-bf16.toml"), "--plot", unwritable});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "cannot write plot '" + unwritable + "'")) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(ReportCli, SelectPlotWritesTheSelectionMap) {
+  const fs::path file = FreshDir("select") / "map.svg";
+  const CliResult r = run_scalewall({"select", "--ranks", "2..256", "--bytes", "1..1GiB",
+                                     "--plot", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string svg = ReadFile(file);
+  EXPECT_TRUE(Contains(svg, "MODEL: cheapest allreduce algorithm by ranks and message size"));
+  EXPECT_TRUE(Contains(svg, "recursive-doubling"));
+  const CliResult bad = run_scalewall({"select", "--plot", "map.jpeg"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(Contains(bad.err, "error: --plot: plot file 'map.jpeg'")) << bad.err;
+}
+
+// ---- the page in a real browser ----
+
+struct ProcessResult {
+  int exit_code = -1;
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+};
+
+std::string Drain(int fd) {
+  std::string text;
+  std::array<char, 4096> buffer{};
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n <= 0) break;
+    text.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+// Runs argv (no shell) in its own process group, killing the group after `timeout`.
+ProcessResult RunWithTimeout(const std::vector<std::string>& args, std::chrono::seconds timeout) {
+  int out_pipe[2];
+  int err_pipe[2];
+  ProcessResult result;
+  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return result;
+  std::vector<std::string> text = args;
+  std::vector<char*> argv;
+  for (auto& a : text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[0]);
+    ::close(err_pipe[1]);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  std::thread out_reader([&] { result.out = Drain(out_pipe[0]); });
+  std::thread err_reader([&] { result.err = Drain(err_pipe[0]); });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      result.timed_out = true;
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Helper processes of the browser may outlive it holding the pipes; end the group.
+  ::kill(-pid, SIGKILL);
+  out_reader.join();
+  err_reader.join();
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
+
+TEST_F(ReportCli, PageRendersInHeadlessChromium) {
+  const std::optional<std::string> chromium =
+      OnPath({"chromium", "chromium-browser", "google-chrome"});
+  if (!chromium) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs it)";
+  const fs::path dir = FreshDir("chromium");
+  const fs::path out = dir / "report";
+  std::vector<std::string> steps;
+  for (int rank = 0; rank < 4; ++rank) {
+    steps.push_back("{\"record\":\"step\",\"step\":0,\"rank\":" + std::to_string(rank) +
+                    ",\"host\":\"n\",\"compute_s\":0.01,\"communication_s\":0.002,\"wait_s\":" +
+                    std::to_string(0.001 * (rank + 1)) + ",\"step_s\":0.013}");
+  }
+  const std::string step = write_temp_file("step.jsonl", MpiFile("step", steps));
+  const CliResult r = run_scalewall({"report", source_path("examples/seed-7b-bf16.toml"),
+                                     source_path("examples/dgx-llm-weak.toml"), step, "-o",
+                                     out.string(), "--max-ranks", "64"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  const fs::path profile = dir / "profile";  // fresh: nothing from an earlier run
+  fs::create_directories(profile);
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult page = RunWithTimeout(
+      {*chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+       "--no-first-run", "--disable-background-networking", "--disable-component-update",
+       "--disable-sync", "--user-data-dir=" + profile.string(), "--enable-logging=stderr",
+       "--v=0", "--dump-dom", "file://" + (out / "index.html").string()},
+      std::chrono::seconds(25));
+  ASSERT_FALSE(page.timed_out) << "chromium did not finish in 25 s; stderr:\n" << page.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(25));
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+
+  // No console message at all: the page logs nothing, so any is an error.
+  std::istringstream log(page.err);
+  for (std::string line; std::getline(log, line);) {
+    EXPECT_FALSE(Contains(line, ":CONSOLE")) << line;
+  }
+  // The page's own check, written into #selfcheck on load.
+  const std::regex selfcheck("<pre id=\"selfcheck\"[^>]*>([^<]*)</pre>");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(page.out, m, selfcheck)) << page.out.substr(0, 2000);
+  const std::string report = m[1].str();
+  ASSERT_EQ(report.rfind("loaded\n", 0), 0u) << report;
+  const std::regex counts("images ([0-9]+) rendered ([0-9]+)");
+  std::smatch c;
+  ASSERT_TRUE(std::regex_search(report, c, counts)) << report;
+  // Seed (3) + fabric scenario (4) + the step file's per-rank wait (1).
+  EXPECT_EQ(c[1].str(), "8") << report;
+  EXPECT_EQ(c[2].str(), c[1].str()) << report;
+  const std::regex image("img (\\S+) ([0-9]+)x([0-9]+)");
+  int images = 0;
+  for (auto it = std::sregex_iterator(report.begin(), report.end(), image);
+       it != std::sregex_iterator(); ++it) {
+    ++images;
+    EXPECT_GT(std::stoi((*it)[2].str()), 0) << (*it)[1];
+    EXPECT_GT(std::stoi((*it)[3].str()), 0) << (*it)[1];
+    EXPECT_TRUE(fs::exists(out / (*it)[1].str())) << (*it)[1];
+  }
+  EXPECT_EQ(images, 8);
+  EXPECT_TRUE(Contains(report, "\nerrors 0")) << report;
+  // The same sizes in each image's data attributes.
+  EXPECT_TRUE(Contains(page.out, "data-natural-width=\"960\"")) << page.out.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace scalewall::testing
