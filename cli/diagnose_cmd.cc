@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "scalewall/diagnose.h"
 #include "scalewall/fabric_file.h"
 #include "scalewall/measurement.h"
+#include "scalewall/plot.h"
 #include "scalewall/predict.h"
 #include "scalewall/scenario_file.h"
 #include "scalewall/units.h"
@@ -23,6 +25,7 @@ struct DiagnoseFlags {
   std::vector<std::string> files;
   std::string fabric;
   std::string scenario;
+  std::string plot;
   std::string format = "table";
 };
 
@@ -132,6 +135,25 @@ Report scaling_report(const DiagnoseFlags& flags, const std::string& path) {
   report.extra["warnings"] = d.warnings;
   report.add_field("candidates", "could be binding", Unit::kText, candidate_text, "-");
   report.add_field("next_measurement", "run next", Unit::kText, d.next_measurement);
+  if (!flags.plot.empty()) {
+    // The main figure: measured efficiency against the fitted model's.
+    MeasuredSeries series;
+    series.what = "parallel efficiency";
+    series.subject = fmt::format("{} ({} scaling); model: the fitted mechanisms", path,
+                                 scaling_mode_name(d.mode));
+    series.x_label = "ranks";
+    series.x_quantity = Quantity::kCount;
+    series.x_scale = AxisScale::kLog2;
+    series.y_label = "efficiency";
+    series.y_quantity = Quantity::kFraction;
+    series.predicted_label = "fitted model";
+    for (const auto& r : d.rows) {
+      series.x.push_back(static_cast<double>(r.ranks));
+      series.measured.push_back(r.efficiency);
+      series.predicted.push_back(r.efficiency * r.step_s / r.fitted_step_s);
+    }
+    with_flag("--plot", [&] { return render_plot(measured_vs_predicted_plot(series), flags.plot); });
+  }
   for (const std::string& w : d.warnings) report.notes.push_back("warning: " + w);
   for (const std::string& c : d.cannot_separate) report.notes.push_back("cannot separate: " + c);
   if (prediction) {
@@ -151,6 +173,33 @@ Report measurement_report(const DiagnoseFlags& flags) {
     fabric = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
   }
   const MeasurementDiagnosis d = diagnose_measurements(set, fabric);
+  if (!flags.plot.empty()) {
+    // The main figure: the per-rank distribution of wait (step records) or of arrival time
+    // (arrival records).
+    std::map<std::int64_t, std::vector<double>> samples;
+    std::string quantity;
+    if (!set.steps.empty()) {
+      quantity = "wait";
+      for (const StepPoint& p : set.steps) samples[p.rank].push_back(p.wait_s);
+    } else if (!set.arrivals.empty()) {
+      quantity = "arrival";
+      for (const ArrivalPoint& p : set.arrivals) samples[p.rank].push_back(p.arrival_s);
+    } else {
+      throw InputError("--plot: draws per-rank wait or arrival times; these files hold neither "
+                       "step nor arrival records");
+    }
+    std::vector<std::int64_t> ranks;
+    std::vector<std::vector<double>> values;
+    for (auto& [rank, v] : samples) {
+      ranks.push_back(rank);
+      values.push_back(std::move(v));
+    }
+    std::string subject;
+    for (const std::string& f : flags.files) subject += (subject.empty() ? "" : ", ") + f;
+    with_flag("--plot", [&] {
+      return render_plot(per_rank_distribution_plot(ranks, values, quantity, subject), flags.plot);
+    });
+  }
 
   Report report;
   report.command = "diagnose";
@@ -240,6 +289,10 @@ void register_diagnose(CLI::App& app) {
       ->type_name("FILE");
   cmd->add_option("--scenario", flags->scenario,
                   "Scenario file: show its predicted efficiency beside a measured scaling table")
+      ->type_name("FILE");
+  cmd->add_option("--plot", flags->plot,
+                  "Also draw the main figure to FILE (.svg or .png; needs gnuplot): measured "
+                  "against fitted efficiency, or the per-rank wait distribution")
       ->type_name("FILE");
   add_format_option(cmd, &flags->format);
   cmd->footer(

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,25 @@ TEST(DiagnoseCli, StepRecordsNameTheBadNode) {
   EXPECT_NE(std::find(what.begin(), what.end(), "rank 2 (n1)"), what.end());
   EXPECT_EQ(j["binding"], "variance");
   EXPECT_NE(j["next_measurement"].get<std::string>().find("arrival"), std::string::npos);
+}
+
+TEST(DiagnoseCli, PlotsTheMainFigure) {
+  const std::string table = write_temp_file("plot.csv", "ranks,step_s\n1,10\n2,5.2\n4,2.8\n8,1.6\n");
+  const std::string svg = write_temp_file("eff.svg", "");
+  const CliResult r = run_scalewall({"diagnose", table, "--plot", svg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(svg);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_NE(text.find("MEASUREMENT"), std::string::npos);
+  const std::string png = write_temp_file("wait.png", "");
+  const CliResult w =
+      run_scalewall({"diagnose", write_temp_file("step.jsonl", StepFile()), "--plot", png});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  std::ifstream pin(png, std::ios::binary);
+  char magic[4] = {};
+  pin.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
 }
 
 TEST(DiagnoseCli, BadOrMixedInputNamesFileAndRow) {
