@@ -86,6 +86,7 @@ void register_select(CLI::App& app);
 void register_predict(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_report(CLI::App& app);
+void register_diagnose(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
 

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   scalewall::cli::register_predict(app);
   scalewall::cli::register_plan(app);
   scalewall::cli::register_report(app);
+  scalewall::cli::register_diagnose(app);
   scalewall::cli::register_select(app);
   scalewall::cli::register_calibrate(app);
   scalewall::cli::register_validate(app);
