@@ -8,6 +8,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libboost-math-dev libtomlplusplus-dev
   libgtest-dev libbenchmark-dev
   gnuplot-nox chromium
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -1,0 +1,576 @@
+// Hand-written collectives over MPI point-to-point; see mpi/algorithms.h and docs/mpi.md.
+//
+// Conventions inside this file: `n` is the rank count, `r` this rank, counts are in elements.
+// Block partitions are given by their bounds (parts + 1 offsets), so that uneven blocks (a
+// count not divisible by the parts, or fewer elements than ranks) need no special case: an
+// empty block is a zero-length message.
+#include "mpi/algorithms.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "scalewall/error.h"
+
+namespace scalewall::mpi {
+namespace {
+
+constexpr int kTag = 7100;
+
+int mpi_count(std::size_t elements) {
+  SCALEWALL_CHECK(elements <= static_cast<std::size_t>(INT_MAX));
+  return static_cast<int>(elements);
+}
+
+std::size_t as_size(int value) { return static_cast<std::size_t>(value); }
+
+void sendrecv(const Element* send, std::size_t send_count, int dest, Element* recv,
+              std::size_t recv_count, int source, MPI_Comm comm) {
+  MPI_Sendrecv(send, mpi_count(send_count), MPI_INT64_T, dest, kTag, recv, mpi_count(recv_count),
+               MPI_INT64_T, source, kTag, comm, MPI_STATUS_IGNORE);
+}
+
+void send(const Element* data, std::size_t count, int dest, MPI_Comm comm) {
+  MPI_Send(data, mpi_count(count), MPI_INT64_T, dest, kTag, comm);
+}
+
+void recv(Element* data, std::size_t count, int source, MPI_Comm comm) {
+  MPI_Recv(data, mpi_count(count), MPI_INT64_T, source, kTag, comm, MPI_STATUS_IGNORE);
+}
+
+void add_into(Element* acc, const Element* x, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) acc[i] += x[i];
+}
+
+// Bounds of `count` elements split into `parts` blocks whose sizes differ by at most one,
+// the larger ones first.
+std::vector<std::size_t> balanced_bounds(std::size_t count, int parts) {
+  const std::size_t p = as_size(parts);
+  const std::size_t q = count / p;
+  const std::size_t extra = count % p;
+  std::vector<std::size_t> bounds(p + 1);
+  for (std::size_t i = 0; i <= p; ++i) bounds[i] = i * q + std::min(i, extra);
+  return bounds;
+}
+
+// The non-power-of-two fold (Thakur, Rabenseifner and Gropp 2005): with p the largest power
+// of two <= n and rem = n - p, ranks below 2 rem pair up; the even one of each pair hands
+// its data to the odd one and sits out, the odd one takes the new rank r / 2, and ranks from
+// 2 rem up take r - rem. The p remaining ranks run the power-of-two algorithm.
+struct Fold {
+  int p = 1;
+  int rem = 0;
+  int newrank = 0;  // -1 for a rank that sits out
+
+  int real(int new_rank) const { return new_rank < rem ? 2 * new_rank + 1 : new_rank + rem; }
+  // The first original rank a new rank stands for (two ranks below 2 rem, one above).
+  int first_real(int new_rank) const {
+    return new_rank < rem ? 2 * new_rank : new_rank + rem;
+  }
+  bool folded(int r) const { return r < 2 * rem; }
+};
+
+Fold make_fold(int r, int n) {
+  Fold f;
+  while (f.p * 2 <= n) f.p *= 2;
+  f.rem = n - f.p;
+  if (f.folded(r)) {
+    f.newrank = r % 2 == 0 ? -1 : r / 2;
+  } else {
+    f.newrank = r - f.rem;
+  }
+  return f;
+}
+
+// Bounds of the p new ranks over n equal blocks of b elements: new rank i stands for the
+// blocks of the original ranks [first_real(i), first_real(i + 1)).
+std::vector<std::size_t> folded_bounds(const Fold& f, int n, std::size_t b) {
+  std::vector<std::size_t> bounds(as_size(f.p) + 1);
+  for (int i = 0; i < f.p; ++i) bounds[as_size(i)] = as_size(f.first_real(i)) * b;
+  bounds[as_size(f.p)] = as_size(n) * b;
+  return bounds;
+}
+
+// Fold in a whole vector: the even rank of each pair sends it, the odd one adds it.
+void fold_in_sum(Element* data, std::size_t count, const Fold& f, int r, Element* scratch,
+                 MPI_Comm comm) {
+  if (!f.folded(r)) return;
+  if (r % 2 == 0) {
+    send(data, count, r + 1, comm);
+  } else {
+    recv(scratch, count, r - 1, comm);
+    add_into(data, scratch, count);
+  }
+}
+
+// Fold out a whole vector: the odd rank of each pair sends the result to the even one.
+void fold_out_copy(Element* data, std::size_t count, const Fold& f, int r, MPI_Comm comm) {
+  if (!f.folded(r)) return;
+  if (r % 2 == 1) {
+    send(data, count, r - 1, comm);
+  } else {
+    recv(data, count, r + 1, comm);
+  }
+}
+
+// Reduce-scatter by recursive halving among the p new ranks: in each step a rank keeps half
+// of its current block range, sends the other half to the partner whose rank differs in
+// that bit, and adds what it receives. Afterwards new rank i holds the sum of
+// [bounds[i], bounds[i + 1]).
+void halving_reduce_scatter(Element* work, const std::vector<std::size_t>& bounds, const Fold& f,
+                            Element* scratch, MPI_Comm comm) {
+  if (f.newrank < 0) return;
+  int lo = 0;
+  int hi = f.p;
+  for (int mask = f.p / 2; mask > 0; mask /= 2) {
+    const int partner = f.real(f.newrank ^ mask);
+    const int mid = lo + mask;
+    const bool lower = (f.newrank & mask) == 0;
+    const int keep_lo = lower ? lo : mid;
+    const int keep_hi = lower ? mid : hi;
+    const int send_lo = lower ? mid : lo;
+    const int send_hi = lower ? hi : mid;
+    const std::size_t keep_begin = bounds[as_size(keep_lo)];
+    const std::size_t keep_count = bounds[as_size(keep_hi)] - keep_begin;
+    const std::size_t send_begin = bounds[as_size(send_lo)];
+    sendrecv(work + send_begin, bounds[as_size(send_hi)] - send_begin, partner, scratch,
+             keep_count, partner, comm);
+    add_into(work + keep_begin, scratch, keep_count);
+    lo = keep_lo;
+    hi = keep_hi;
+  }
+}
+
+// All-gather by recursive doubling among the p new ranks: new rank i starts with
+// [bounds[i], bounds[i + 1]) and in each step swaps its whole range with the partner whose
+// rank differs in that bit, doubling it.
+void doubling_allgather(Element* work, const std::vector<std::size_t>& bounds, const Fold& f,
+                        MPI_Comm comm) {
+  if (f.newrank < 0) return;
+  int lo = f.newrank;
+  int hi = f.newrank + 1;
+  for (int mask = 1; mask < f.p; mask *= 2) {
+    const int partner_new = f.newrank ^ mask;
+    const int partner = f.real(partner_new);
+    const int partner_lo = partner_new & ~(mask - 1);
+    const int partner_hi = partner_lo + mask;
+    const std::size_t begin = bounds[as_size(lo)];
+    const std::size_t partner_begin = bounds[as_size(partner_lo)];
+    sendrecv(work + begin, bounds[as_size(hi)] - begin, partner, work + partner_begin,
+             bounds[as_size(partner_hi)] - partner_begin, partner, comm);
+    lo = std::min(lo, partner_lo);
+    hi = std::max(hi, partner_hi);
+  }
+}
+
+// Binomial-tree broadcast from rank 0: a rank receives from the rank that differs in its
+// lowest set bit, then sends to the ranks r + 2^k for every smaller bit.
+void binomial_bcast(Element* data, std::size_t count, int r, int n, MPI_Comm comm) {
+  int mask = 1;
+  while (mask < n) {
+    if ((r & mask) != 0) {
+      recv(data, count, r - mask, comm);
+      break;
+    }
+    mask *= 2;
+  }
+  for (mask /= 2; mask > 0; mask /= 2) {
+    if (r + mask < n) send(data, count, r + mask, comm);
+  }
+}
+
+// Ring all-gather of blocks given by bounds (one per rank; rank r starts with block r): in
+// step s, send block r - s to the right, receive block r - s - 1 from the left.
+void ring_allgather_blocks(Element* data, const std::vector<std::size_t>& bounds, int r, int n,
+                           MPI_Comm comm) {
+  const int right = (r + 1) % n;
+  const int left = (r + n - 1) % n;
+  for (int s = 0; s < n - 1; ++s) {
+    const std::size_t send_b = as_size((r - s + n) % n);
+    const std::size_t recv_b = as_size((r - s - 1 + 2 * n) % n);
+    sendrecv(data + bounds[send_b], bounds[send_b + 1] - bounds[send_b], right,
+             data + bounds[recv_b], bounds[recv_b + 1] - bounds[recv_b], left, comm);
+  }
+}
+
+// ---- all-reduce ----
+
+// Ring: a reduce-scatter ring (n - 1 steps; in step s, send partial block r - s, receive
+// block r - s - 1 and add), after which rank r holds the sum of block r + 1, then an
+// all-gather ring of the sums (n - 1 steps).
+void allreduce_ring(Element* out, std::size_t count, int r, int n, Element* scratch,
+                    MPI_Comm comm) {
+  if (n == 1) return;
+  const std::vector<std::size_t> bounds = balanced_bounds(count, n);
+  const int right = (r + 1) % n;
+  const int left = (r + n - 1) % n;
+  for (int s = 0; s < n - 1; ++s) {
+    const std::size_t send_b = as_size((r - s + n) % n);
+    const std::size_t recv_b = as_size((r - s - 1 + 2 * n) % n);
+    const std::size_t recv_count = bounds[recv_b + 1] - bounds[recv_b];
+    sendrecv(out + bounds[send_b], bounds[send_b + 1] - bounds[send_b], right, scratch,
+             recv_count, left, comm);
+    add_into(out + bounds[recv_b], scratch, recv_count);
+  }
+  for (int s = 0; s < n - 1; ++s) {
+    const std::size_t send_b = as_size((r + 1 - s + n) % n);
+    const std::size_t recv_b = as_size((r - s + n) % n);
+    sendrecv(out + bounds[send_b], bounds[send_b + 1] - bounds[send_b], right,
+             out + bounds[recv_b], bounds[recv_b + 1] - bounds[recv_b], left, comm);
+  }
+}
+
+// Recursive doubling: fold, then log2 p steps each swapping the whole vector with the
+// partner r ^ 2^k and adding, then unfold.
+void allreduce_recursive_doubling(Element* out, std::size_t count, int r, int n,
+                                  Element* scratch, MPI_Comm comm) {
+  if (n == 1) return;
+  const Fold f = make_fold(r, n);
+  fold_in_sum(out, count, f, r, scratch, comm);
+  if (f.newrank >= 0) {
+    for (int mask = 1; mask < f.p; mask *= 2) {
+      const int partner = f.real(f.newrank ^ mask);
+      sendrecv(out, count, partner, scratch, count, partner, comm);
+      add_into(out, scratch, count);
+    }
+  }
+  fold_out_copy(out, count, f, r, comm);
+}
+
+// Rabenseifner: fold, reduce-scatter by recursive halving over p blocks, all-gather by
+// recursive doubling, unfold.
+void allreduce_rabenseifner(Element* out, std::size_t count, int r, int n, Element* scratch,
+                            MPI_Comm comm) {
+  if (n == 1) return;
+  const Fold f = make_fold(r, n);
+  fold_in_sum(out, count, f, r, scratch, comm);
+  const std::vector<std::size_t> bounds = balanced_bounds(count, f.p);
+  halving_reduce_scatter(out, bounds, f, scratch, comm);
+  doubling_allgather(out, bounds, f, comm);
+  fold_out_copy(out, count, f, r, comm);
+}
+
+// Binomial tree: reduce to rank 0 (a rank adds what its children r + 2^k send, for every bit
+// below its lowest set bit, then sends to r - 2^lowest), then broadcast from rank 0.
+void allreduce_binomial_tree(Element* out, std::size_t count, int r, int n, Element* scratch,
+                             MPI_Comm comm) {
+  if (n == 1) return;
+  for (int mask = 1; mask < n; mask *= 2) {
+    if ((r & mask) != 0) {
+      send(out, count, r - mask, comm);
+      break;
+    }
+    if (r + mask < n) {
+      recv(scratch, count, r + mask, comm);
+      add_into(out, scratch, count);
+    }
+  }
+  binomial_bcast(out, count, r, n, comm);
+}
+
+// ---- reduce-scatter (in: n blocks of b; out: block r of the sum) ----
+
+// Ring: n - 1 steps; in step s, send partial block r - s - 1 to the right, receive partial
+// block r - s - 2 from the left and add this rank's contribution; the last block received
+// is block r.
+void reduce_scatter_ring(const Element* in, Element* out, std::size_t count, int r, int n,
+                         Scratch& scratch, MPI_Comm comm) {
+  const std::size_t b = count / as_size(n);
+  Element* work = scratch.a.data();
+  std::copy(in, in + count, work);
+  const int right = (r + 1) % n;
+  const int left = (r + n - 1) % n;
+  for (int s = 0; s < n - 1; ++s) {
+    const std::size_t send_b = as_size((r - s - 1 + 2 * n) % n);
+    const std::size_t recv_b = as_size((r - s - 2 + 2 * n) % n);
+    sendrecv(work + send_b * b, b, right, scratch.b.data(), b, left, comm);
+    add_into(work + recv_b * b, scratch.b.data(), b);
+  }
+  std::copy(work + as_size(r) * b, work + as_size(r + 1) * b, out);
+}
+
+// Recursive halving: fold (the even rank of a pair sends its whole input), halve over the
+// p new ranks' block ranges, then the odd rank of each pair sends the even one its block.
+void reduce_scatter_recursive_halving(const Element* in, Element* out, std::size_t count, int r,
+                                      int n, Scratch& scratch, MPI_Comm comm) {
+  const std::size_t b = count / as_size(n);
+  Element* work = scratch.a.data();
+  std::copy(in, in + count, work);
+  const Fold f = make_fold(r, n);
+  fold_in_sum(work, count, f, r, scratch.b.data(), comm);
+  halving_reduce_scatter(work, folded_bounds(f, n, b), f, scratch.b.data(), comm);
+  if (f.folded(r)) {
+    if (r % 2 == 1) {
+      send(work + as_size(r - 1) * b, b, r - 1, comm);
+    } else {
+      recv(out, b, r + 1, comm);
+      return;
+    }
+  }
+  std::copy(work + as_size(r) * b, work + as_size(r + 1) * b, out);
+}
+
+// ---- all-gather (in: b; out: n blocks of b) ----
+
+void allgather_ring(const Element* in, Element* out, std::size_t count, int r, int n,
+                    MPI_Comm comm) {
+  const std::size_t b = count / as_size(n);
+  std::copy(in, in + b, out + as_size(r) * b);
+  std::vector<std::size_t> bounds(as_size(n) + 1);
+  for (std::size_t i = 0; i < bounds.size(); ++i) bounds[i] = i * b;
+  ring_allgather_blocks(out, bounds, r, n, comm);
+}
+
+// Recursive doubling: fold (the even rank of a pair sends its block to the odd one), double
+// over the p new ranks' block ranges, then the odd rank sends the whole result back.
+void allgather_recursive_doubling(const Element* in, Element* out, std::size_t count, int r,
+                                  int n, MPI_Comm comm) {
+  const std::size_t b = count / as_size(n);
+  std::copy(in, in + b, out + as_size(r) * b);
+  const Fold f = make_fold(r, n);
+  if (f.folded(r)) {
+    if (r % 2 == 0) {
+      send(in, b, r + 1, comm);
+    } else {
+      recv(out + as_size(r - 1) * b, b, r - 1, comm);
+    }
+  }
+  doubling_allgather(out, folded_bounds(f, n, b), f, comm);
+  fold_out_copy(out, count, f, r, comm);
+}
+
+// Bruck: ceil(log2 n) steps; in step k (distance 2^k), send the first min(2^k, n - 2^k)
+// blocks gathered so far to r - 2^k and append those of r + 2^k; block i then belongs to
+// rank r + i, and a final rotation puts every block in its place.
+void allgather_bruck(const Element* in, Element* out, std::size_t count, int r, int n,
+                     Scratch& scratch, MPI_Comm comm) {
+  const std::size_t b = count / as_size(n);
+  Element* tmp = scratch.a.data();
+  std::copy(in, in + b, tmp);
+  for (int k = 1; k < n; k *= 2) {
+    const std::size_t blocks = as_size(std::min(k, n - k));
+    sendrecv(tmp, blocks * b, (r - k + n) % n, tmp + as_size(k) * b, blocks * b, (r + k) % n,
+             comm);
+  }
+  for (int i = 0; i < n; ++i) {
+    const std::size_t owner = as_size((r + i) % n);
+    std::copy(tmp + as_size(i) * b, tmp + as_size(i + 1) * b, out + owner * b);
+  }
+}
+
+// ---- broadcast (from rank 0) ----
+
+// Scatter-allgather (van de Geijn): a binomial scatter gives rank r block r of n, then a ring
+// all-gather assembles the whole buffer everywhere.
+void broadcast_scatter_allgather(Element* out, std::size_t count, int r, int n,
+                                 MPI_Comm comm) {
+  if (n == 1) return;
+  const std::vector<std::size_t> bounds = balanced_bounds(count, n);
+  // A rank's subtree is the ranks [r, r + 2^lowest bit): it receives their blocks from its
+  // parent, keeps its own, and passes the upper halves down.
+  const auto range = [&](int first, int last) {  // blocks [first, last), clipped to n
+    const std::size_t begin = bounds[as_size(first)];
+    return std::pair{begin, bounds[as_size(std::min(last, n))] - begin};
+  };
+  int mask = 1;
+  while (mask < n) {
+    if ((r & mask) != 0) {
+      const auto [begin, size] = range(r, r + mask);
+      recv(out + begin, size, r - mask, comm);
+      break;
+    }
+    mask *= 2;
+  }
+  for (mask /= 2; mask > 0; mask /= 2) {
+    if (r + mask < n) {
+      const auto [begin, size] = range(r + mask, r + 2 * mask);
+      send(out + begin, size, r + mask, comm);
+    }
+  }
+  ring_allgather_blocks(out, bounds, r, n, comm);
+}
+
+// ---- all-to-all ----
+
+// Pairwise exchange: n - 1 steps; in step s, send block r + s to rank r + s and receive
+// block r - s from rank r - s.
+void alltoall_pairwise(const Element* in, Element* out, std::size_t count, int r, int n,
+                       MPI_Comm comm) {
+  const std::size_t b = count / as_size(n);
+  std::copy(in + as_size(r) * b, in + as_size(r + 1) * b, out + as_size(r) * b);
+  for (int s = 1; s < n; ++s) {
+    const int dest = (r + s) % n;
+    const int source = (r - s + n) % n;
+    sendrecv(in + as_size(dest) * b, b, dest, out + as_size(source) * b, b, source, comm);
+  }
+}
+
+[[noreturn]] void not_hand_written(Op op, Algorithm algorithm) {
+  throw std::logic_error("no hand-written " + std::string(op_name(op)) + " " +
+                         algorithm_name(algorithm));
+}
+
+}  // namespace
+
+bool measured(Op op) {
+  return std::find(std::begin(kMeasuredOps), std::end(kMeasuredOps), op) !=
+         std::end(kMeasuredOps);
+}
+
+std::vector<Algorithm> hand_written_algorithms(Op op) {
+  switch (op) {
+    case Op::kAllreduce:
+      return {Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kRabenseifner,
+              Algorithm::kBinomialTree};
+    case Op::kReduceScatter:
+      return {Algorithm::kRing, Algorithm::kRecursiveHalving};
+    case Op::kAllgather:
+      return {Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kBruck};
+    case Op::kBroadcast:
+      return {Algorithm::kBinomialTree, Algorithm::kScatterAllgather};
+    case Op::kAlltoall:
+      return {Algorithm::kPairwise};
+    case Op::kReduce:
+    case Op::kBarrier:
+      return {};
+  }
+  return {};
+}
+
+std::size_t input_elements(Op op, std::size_t count, int ranks) {
+  return op == Op::kAllgather ? count / as_size(ranks) : count;
+}
+
+std::size_t output_elements(Op op, std::size_t count, int ranks) {
+  return op == Op::kReduceScatter ? count / as_size(ranks) : count;
+}
+
+void run_hand_written(Op op, Algorithm algorithm, std::size_t count,
+                      std::span<const Element> in, std::span<Element> out, Scratch& scratch,
+                      MPI_Comm comm) {
+  int r = 0;
+  int n = 1;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &n);
+  SCALEWALL_CHECK(in.size() >= input_elements(op, count, n));
+  SCALEWALL_CHECK(out.size() >= output_elements(op, count, n));
+  SCALEWALL_CHECK(scratch.a.size() >= count && scratch.b.size() >= count);
+  Element* s = scratch.a.data();
+  switch (op) {
+    case Op::kAllreduce:
+      std::copy(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(count), out.begin());
+      switch (algorithm) {
+        case Algorithm::kRing:
+          return allreduce_ring(out.data(), count, r, n, s, comm);
+        case Algorithm::kRecursiveDoubling:
+          return allreduce_recursive_doubling(out.data(), count, r, n, s, comm);
+        case Algorithm::kRabenseifner:
+          return allreduce_rabenseifner(out.data(), count, r, n, s, comm);
+        case Algorithm::kBinomialTree:
+          return allreduce_binomial_tree(out.data(), count, r, n, s, comm);
+        default:
+          not_hand_written(op, algorithm);
+      }
+    case Op::kReduceScatter:
+      SCALEWALL_CHECK(count % as_size(n) == 0);
+      switch (algorithm) {
+        case Algorithm::kRing:
+          return reduce_scatter_ring(in.data(), out.data(), count, r, n, scratch, comm);
+        case Algorithm::kRecursiveHalving:
+          return reduce_scatter_recursive_halving(in.data(), out.data(), count, r, n, scratch,
+                                                  comm);
+        default:
+          not_hand_written(op, algorithm);
+      }
+    case Op::kAllgather:
+      SCALEWALL_CHECK(count % as_size(n) == 0);
+      switch (algorithm) {
+        case Algorithm::kRing:
+          return allgather_ring(in.data(), out.data(), count, r, n, comm);
+        case Algorithm::kRecursiveDoubling:
+          return allgather_recursive_doubling(in.data(), out.data(), count, r, n, comm);
+        case Algorithm::kBruck:
+          return allgather_bruck(in.data(), out.data(), count, r, n, scratch, comm);
+        default:
+          not_hand_written(op, algorithm);
+      }
+    case Op::kBroadcast:
+      if (r == 0) {
+        std::copy(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(count), out.begin());
+      }
+      switch (algorithm) {
+        case Algorithm::kBinomialTree:
+          return binomial_bcast(out.data(), count, r, n, comm);
+        case Algorithm::kScatterAllgather:
+          return broadcast_scatter_allgather(out.data(), count, r, n, comm);
+        default:
+          not_hand_written(op, algorithm);
+      }
+    case Op::kAlltoall:
+      SCALEWALL_CHECK(count % as_size(n) == 0);
+      switch (algorithm) {
+        case Algorithm::kPairwise:
+          return alltoall_pairwise(in.data(), out.data(), count, r, n, comm);
+        default:
+          not_hand_written(op, algorithm);
+      }
+    case Op::kReduce:
+    case Op::kBarrier:
+      not_hand_written(op, algorithm);
+  }
+}
+
+void run_library(Op op, std::size_t count, std::span<const Element> in, std::span<Element> out,
+                 MPI_Comm comm) {
+  int r = 0;
+  int n = 1;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &n);
+  const int whole = mpi_count(count);
+  const int block = mpi_count(count / as_size(n));
+  switch (op) {
+    case Op::kAllreduce:
+      MPI_Allreduce(in.data(), out.data(), whole, MPI_INT64_T, MPI_SUM, comm);
+      return;
+    case Op::kReduceScatter:
+      MPI_Reduce_scatter_block(in.data(), out.data(), block, MPI_INT64_T, MPI_SUM, comm);
+      return;
+    case Op::kAllgather:
+      MPI_Allgather(in.data(), block, MPI_INT64_T, out.data(), block, MPI_INT64_T, comm);
+      return;
+    case Op::kBroadcast:
+      if (r == 0) {
+        std::copy(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(count), out.begin());
+      }
+      MPI_Bcast(out.data(), whole, MPI_INT64_T, 0, comm);
+      return;
+    case Op::kAlltoall:
+      MPI_Alltoall(in.data(), block, MPI_INT64_T, out.data(), block, MPI_INT64_T, comm);
+      return;
+    case Op::kReduce:
+    case Op::kBarrier:
+      break;
+  }
+  throw std::logic_error("the harness does not measure " + std::string(op_name(op)));
+}
+
+const char* library_call_name(Op op) {
+  switch (op) {
+    case Op::kAllreduce:
+      return "MPI_Allreduce";
+    case Op::kReduceScatter:
+      return "MPI_Reduce_scatter_block";
+    case Op::kAllgather:
+      return "MPI_Allgather";
+    case Op::kBroadcast:
+      return "MPI_Bcast";
+    case Op::kAlltoall:
+      return "MPI_Alltoall";
+    case Op::kReduce:
+      return "MPI_Reduce";
+    case Op::kBarrier:
+      return "MPI_Barrier";
+  }
+  return "?";
+}
+
+}  // namespace scalewall::mpi

@@ -1,0 +1,386 @@
+// scalewall-mpi collective: hand-written algorithms raced against the MPI library's own call
+// on the same buffers, every result checked against the library's; see docs/mpi.md.
+//
+// For each op and size: the library's call runs first (its last result is the reference),
+// then each hand-written algorithm. Every call, warm-up included, starts after an
+// MPI_Barrier on a destination filled with a sentinel, is timed on every rank, and (for the
+// hand-written ones) is compared element by element with the reference. Data are int64 sums,
+// so a correct algorithm matches exactly.
+#include <algorithm>
+#include <climits>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "mpi/algorithms.h"
+#include "mpi/measure.h"
+#include "mpi/modes.h"
+#include "scalewall/error.h"
+#include "scalewall/units.h"
+
+namespace scalewall::mpi {
+namespace {
+
+constexpr Element kSentinel = -0x5A5A5A5A5A5A5A5ALL;
+constexpr std::size_t kElementBytes = sizeof(Element);
+// The buffers one rank holds: input, reference, result and two scratch areas, each up to
+// the whole buffer.
+constexpr double kBuffersPerRank = 5;
+
+struct CollectiveFlags {
+  CommonFlags common;
+  SizeFlags sizes;
+  std::string op;
+  std::string algorithm;
+  std::string iterations;
+  std::string warmup;
+  bool inject_error = false;
+};
+
+// A contender: the library's call (nullopt) or a hand-written algorithm.
+using Contender = std::optional<Algorithm>;
+
+std::string contender_name(const Contender& c) {
+  return c ? algorithm_name(*c) : std::string("library");
+}
+
+std::string list_names(const std::vector<Algorithm>& algorithms) {
+  std::string text;
+  for (const Algorithm a : algorithms) text += (text.empty() ? "" : ", ") + algorithm_name(a);
+  return text;
+}
+
+std::vector<Op> resolve_ops(const std::string& text) {
+  if (text == "all") return {std::begin(kMeasuredOps), std::end(kMeasuredOps)};
+  std::vector<Op> ops;
+  for (const std::string& item : split_list(text)) {
+    Op op{};
+    try {
+      op = parse_op(item);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--op: ") + e.what());
+    }
+    if (!measured(op)) {
+      throw InputError(fmt::format("--op: the harness does not measure {} (it measures "
+                                   "allreduce, reduce-scatter, all-gather, broadcast, "
+                                   "all-to-all, or all)",
+                                   op_name(op)));
+    }
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+  }
+  return ops;
+}
+
+// The contenders for each op, in the order asked for except that the library, when asked
+// for, comes first: "all" is the library and every hand-written algorithm of the op. A named algorithm runs for the ops it implements and is
+// an error when it implements none of them.
+std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
+                                                       const std::vector<Op>& ops) {
+  std::vector<std::vector<Contender>> per_op(ops.size());
+  if (text == "all") {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      per_op[i].push_back(std::nullopt);
+      for (const Algorithm a : hand_written_algorithms(ops[i])) per_op[i].push_back(a);
+    }
+    return per_op;
+  }
+  for (const std::string& item : split_list(text)) {
+    if (item == "library") {
+      for (auto& contenders : per_op) {
+        if (std::find(contenders.begin(), contenders.end(), Contender{}) == contenders.end()) {
+          contenders.insert(contenders.begin(), std::nullopt);
+        }
+      }
+      continue;
+    }
+    AlgorithmSpec spec;
+    try {
+      spec = parse_algorithm(item);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--algorithm: ") + e.what());
+    }
+    bool used = false;
+    std::string available;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const std::vector<Algorithm> hand = hand_written_algorithms(ops[i]);
+      available += fmt::format("{}{}: library, {}", available.empty() ? "" : "; ",
+                               op_name(ops[i]), list_names(hand));
+      if (spec.algorithm == Algorithm::kHierarchical ||
+          std::find(hand.begin(), hand.end(), spec.algorithm) == hand.end()) {
+        continue;
+      }
+      used = true;
+      if (std::find(per_op[i].begin(), per_op[i].end(), Contender{spec.algorithm}) ==
+          per_op[i].end()) {
+        per_op[i].push_back(spec.algorithm);
+      }
+    }
+    if (!used) {
+      throw InputError(fmt::format("--algorithm: the harness has no hand-written '{}' for "
+                                   "the op{} asked for (it has {})",
+                                   item, ops.size() == 1 ? "" : "s", available));
+    }
+  }
+  return per_op;
+}
+
+// Element counts for the requested sizes: ceil(bytes / 8), rounded up to a multiple of the
+// rank count for the ops that split the buffer into one block per rank; repeats dropped.
+std::vector<std::size_t> element_counts(Op op, const std::vector<double>& sizes, int ranks) {
+  const bool blocked = op == Op::kReduceScatter || op == Op::kAllgather || op == Op::kAlltoall;
+  const double granule = blocked ? static_cast<double>(ranks) : 1.0;
+  std::vector<std::size_t> counts;
+  for (const double bytes : sizes) {
+    const double elements =
+        std::ceil(std::ceil(bytes / static_cast<double>(kElementBytes)) / granule) * granule;
+    const auto count = static_cast<std::size_t>(elements);
+    if (std::find(counts.begin(), counts.end(), count) == counts.end()) counts.push_back(count);
+  }
+  return counts;
+}
+
+Element input_value(int rank, std::size_t i) {
+  // Distinct per rank and per element, so that a misplaced block or a missing contribution
+  // changes the result; sums stay far below 2^63.
+  return static_cast<Element>(rank + 1) * 1'000'003 +
+         static_cast<Element>((i * 2'654'435'761ULL) % 1'000'033ULL);
+}
+
+std::string elements_text(std::size_t count) {
+  return fmt::format("{} element{}", count, count == 1 ? "" : "s");
+}
+
+struct Mismatch {
+  std::size_t index = 0;
+  Element got = 0;
+  Element want = 0;
+};
+
+std::optional<Mismatch> first_mismatch(std::span<const Element> got,
+                                       std::span<const Element> want) {
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i]) return Mismatch{i, got[i], want[i]};
+  }
+  return std::nullopt;
+}
+
+struct Buffers {
+  std::vector<Element> in;
+  std::vector<Element> reference;
+  std::vector<Element> result;
+  Scratch scratch;
+};
+
+struct Outcome {
+  std::vector<double> times_s;         // this rank's timed iterations
+  std::optional<Mismatch> mismatch;  // this rank's first, hand-written only
+};
+
+Outcome race(Op op, const Contender& contender, std::size_t count, int iterations, int warmup,
+             bool inject_error, Buffers& buffers, const World& w) {
+  const std::size_t in_n = input_elements(op, count, w.size);
+  const std::size_t out_n = output_elements(op, count, w.size);
+  const std::span<const Element> in(buffers.in.data(), in_n);
+  const std::span<Element> dest(contender ? buffers.result.data() : buffers.reference.data(),
+                                out_n);
+  Outcome outcome;
+  outcome.times_s.reserve(static_cast<std::size_t>(iterations));
+  for (int i = 0; i < warmup + iterations; ++i) {
+    std::fill(dest.begin(), dest.end(), kSentinel);
+    MPI_Barrier(w.comm);
+    const double t0 = now_s();
+    if (contender) {
+      run_hand_written(op, *contender, count, in, dest, buffers.scratch, w.comm);
+    } else {
+      run_library(op, count, in, dest, w.comm);
+    }
+    const double t1 = now_s();
+    if (i >= warmup) outcome.times_s.push_back(t1 - t0);
+    if (!contender) continue;
+    if (inject_error && w.rank == w.size - 1 && out_n > 0) dest[out_n / 2] += 1;
+    if (!outcome.mismatch) {
+      outcome.mismatch = first_mismatch(dest, {buffers.reference.data(), out_n});
+    }
+  }
+  return outcome;
+}
+
+int run_collective(const World& w, const CollectiveFlags& flags) {
+  const std::vector<Op> ops = resolve_ops(flags.op);
+  const std::vector<std::vector<Contender>> contenders = resolve_contenders(flags.algorithm, ops);
+  const std::vector<double> sizes = resolve_sizes(flags.sizes);
+  const auto iterations =
+      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
+  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
+
+  std::vector<std::vector<std::size_t>> counts;
+  std::size_t largest = 0;
+  for (const Op op : ops) {
+    counts.push_back(element_counts(op, sizes, w.size));
+    for (const std::size_t c : counts.back()) largest = std::max(largest, c);
+  }
+  const char* size_flag = flags.sizes.sizes.empty() ? "--max-bytes" : "--sizes";
+  const double largest_bytes = static_cast<double>(largest * kElementBytes);
+  if (largest > static_cast<std::size_t>(INT_MAX)) {
+    throw InputError(fmt::format("{}: {} is {} elements of 8 bytes, above MPI's count limit "
+                                 "of {}",
+                                 size_flag, format_bytes(largest_bytes), largest, INT_MAX));
+  }
+  check_memory(w, kBuffersPerRank * largest_bytes,
+               fmt::format("{} {}", size_flag, format_bytes(largest_bytes)));
+
+  RecordWriter writer(w, flags.common.out);
+  nlohmann::ordered_json inputs;
+  inputs["ops"] = nlohmann::ordered_json::array();
+  for (const Op op : ops) inputs["ops"].push_back(op_name(op));
+  inputs["algorithms"] = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    auto& names = inputs["algorithms"][std::string(op_name(ops[i]))];
+    names = nlohmann::ordered_json::array();
+    for (const Contender& c : contenders[i]) names.push_back(contender_name(c));
+  }
+  inputs["sizes"] = nlohmann::ordered_json::array();
+  for (const double s : sizes) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
+  inputs["element_bytes"] = kElementBytes;
+  inputs["iterations"] = iterations;
+  inputs["warmup"] = warmup;
+  if (flags.inject_error) inputs["inject_error"] = true;
+  writer.envelope("collective", inputs, context_json(w));
+
+  Buffers buffers;
+  const std::size_t allocated = std::max<std::size_t>(largest, 1);
+  buffers.in.resize(allocated);
+  for (std::size_t i = 0; i < allocated; ++i) buffers.in[i] = input_value(w.rank, i);
+  buffers.reference.assign(allocated, kSentinel);
+  buffers.result.assign(allocated, kSentinel);
+  buffers.scratch.a.assign(allocated, 0);
+  buffers.scratch.b.assign(allocated, 0);
+
+  const Faults faults = flags.common.faults();
+  std::int64_t unit = 0;
+  std::int64_t failures = 0;
+  std::string first_failure;
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const Op op = ops[k];
+    const double factor = busbw_factor(op, w.size);
+    for (const std::size_t count : counts[k]) {
+      maybe_fail(w, faults, unit++);
+      const double bytes = static_cast<double>(count * kElementBytes);
+      std::string progress;
+      // The library's result is the reference. When it is a contender it is the first
+      // (resolve_contenders puts it there); otherwise one untimed call makes the reference.
+      if (contenders[k].empty() || contenders[k].front().has_value()) {
+        race(op, std::nullopt, count, 1, 0, false, buffers, w);
+      }
+      for (const Contender& contender : contenders[k]) {
+        const Outcome outcome =
+            race(op, contender, count, iterations, warmup, flags.inject_error, buffers, w);
+        std::vector<double> all_times(
+            w.is_root() ? outcome.times_s.size() * static_cast<std::size_t>(w.size) : 0);
+        MPI_Gather(outcome.times_s.data(), iterations, MPI_DOUBLE, all_times.data(), iterations,
+                   MPI_DOUBLE, 0, w.comm);
+        struct {
+          long index;
+          int rank;
+        } mine{outcome.mismatch ? static_cast<long>(outcome.mismatch->index) : LONG_MAX, w.rank},
+            first{LONG_MAX, 0};
+        MPI_Allreduce(&mine, &first, 1, MPI_LONG_INT, MPI_MINLOC, w.comm);
+        const bool verified = first.index == LONG_MAX;
+        std::string failure;
+        if (!verified) {
+          Element values[2] = {};
+          if (w.rank == first.rank) {
+            values[0] = outcome.mismatch->got;
+            values[1] = outcome.mismatch->want;
+          }
+          MPI_Bcast(values, 2, MPI_INT64_T, first.rank, w.comm);
+          failure = fmt::format(
+              "verification failed: {} {} at {} bytes ({}) on {} ranks: rank {} element {} "
+              "is {} but {} gives {}",
+              op_name(op), contender_name(contender), bytes, elements_text(count), w.size,
+              first.rank, first.index, values[0], library_call_name(op), values[1]);
+          ++failures;
+          if (first_failure.empty()) first_failure = failure;
+        }
+        if (!w.is_root()) continue;
+        if (!verified) std::cerr << "error: " << failure << "\n";
+        const Summary s = summarize(all_times);
+        const double algbw = s.median > 0 ? bytes / s.median : 0.0;
+        nlohmann::ordered_json record;
+        record["op"] = op_name(op);
+        record["algorithm"] = contender_name(contender);
+        record["ranks"] = w.size;
+        record["bytes"] = count * kElementBytes;
+        record["iterations"] = iterations;
+        record["time_min_s"] = s.min;
+        record["time_median_s"] = s.median;
+        record["time_max_s"] = s.max;
+        record["algbw_Bps"] = algbw;
+        record["busbw_Bps"] = algbw * factor;
+        record["verified"] = verified;
+        writer.record("collective", record);
+        progress += fmt::format("{}{} {}", progress.empty() ? "" : ", ",
+                                contender_name(contender), format_seconds(s.median));
+        if (!verified) progress += " (WRONG)";
+      }
+      if (w.is_root()) {
+        std::cerr << fmt::format("{} {} ({}): {}\n", op_name(op), format_bytes(bytes),
+                                 elements_text(count), progress);
+      }
+    }
+  }
+  if (failures > 0) {
+    const std::string error =
+        failures == 1 ? first_failure
+                      : fmt::format("{} (and {} more)", first_failure, failures - 1);
+    writer.end(false, error);
+    return 1;
+  }
+  writer.end(true);
+  return 0;
+}
+
+}  // namespace
+
+Mode register_collective(CLI::App& app) {
+  auto flags = std::make_shared<CollectiveFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "collective",
+      "Hand-written collective algorithms over point-to-point, raced against the MPI "
+      "library's own call on the same buffers; every result is checked against the "
+      "library's, exactly (int64 sums).");
+  cmd->add_option("--op", flags->op,
+                  "Collective(s), comma-separated: allreduce, reduce-scatter, all-gather, "
+                  "broadcast, all-to-all, or all")
+      ->type_name("OP")
+      ->default_val("allreduce");
+  cmd->add_option("--algorithm", flags->algorithm,
+                  "Comma-separated: library (MPI's own call), ring, recursive-doubling, "
+                  "rabenseifner, binomial-tree, recursive-halving, bruck, scatter-allgather, "
+                  "pairwise; or all (the library and every hand-written one of the op)")
+      ->type_name("LIST")
+      ->default_val("all");
+  add_size_options(cmd, &flags->sizes, "0", "1MiB");
+  cmd->add_option("--iterations", flags->iterations, "Timed calls per algorithm and size")
+      ->type_name("N")
+      ->default_val("10");
+  cmd->add_option("--warmup", flags->warmup, "Untimed (but verified) calls before them")
+      ->type_name("N")
+      ->default_val("2");
+  add_common_options(cmd, &flags->common);
+  cmd->add_flag("--inject-error", flags->inject_error,
+                "Corrupt one element of every hand-written result on the last rank, to show "
+                "that verification catches it")
+      ->group("");
+  cmd->footer(
+      "Sizes follow nccl-tests: the whole buffer per rank (the all-reduce vector, the\n"
+      "reduce-scatter input, the all-gather output, the all-to-all send buffer), in int64\n"
+      "elements, rounded up to whole elements (and to a multiple of the ranks where the\n"
+      "buffer is one block per rank); records carry the bytes actually used.\n"
+      "Example: mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB");
+  return {cmd, [flags](const World& w) { return run_collective(w, *flags); }};
+}
+
+}  // namespace scalewall::mpi

@@ -1,0 +1,136 @@
+// Flags the scalewall-mpi modes share; see mpi/modes.h.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "mpi/measure.h"
+#include "mpi/modes.h"
+#include "scalewall/error.h"
+
+namespace scalewall::mpi {
+namespace {
+
+double whole_bytes(std::string_view flag, double bytes) {
+  if (bytes != std::floor(bytes)) {
+    throw InputError(fmt::format("{}: {} is not a whole number of bytes", flag, bytes));
+  }
+  // Beyond 2^53 bytes a double no longer counts single bytes; no machine has that much.
+  if (bytes > 0x1.0p53) {
+    throw InputError(fmt::format("{}: {} bytes is beyond any memory", flag, bytes));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void add_common_options(CLI::App* command, CommonFlags* flags) {
+  command->add_option("--out,-o", flags->out,
+                      "Write the JSON Lines to FILE instead of stdout (rank 0 writes; every "
+                      "line is flushed as it is measured)")
+      ->type_name("FILE");
+  // Hidden (empty group): fault injection for the tests of clean failure.
+  command->add_option("--abort-rank", flags->abort_rank,
+                      "Rank that calls MPI_Abort at the start of the second measured unit")
+      ->group("");
+  command->add_option("--kill-rank", flags->kill_rank,
+                      "Rank that raises SIGKILL at the start of the second measured unit")
+      ->group("");
+}
+
+void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
+                      const std::string& default_max) {
+  command->add_option("--min-bytes", flags->min_bytes,
+                      "Smallest message of the sweep, which visits it, every power of two "
+                      "above it and --max-bytes")
+      ->type_name("M")
+      ->default_val(default_min);
+  command->add_option("--max-bytes", flags->max_bytes, "Largest message of the sweep")
+      ->type_name("M")
+      ->default_val(default_max);
+  command->add_option("--sizes", flags->sizes,
+                      "Comma-separated sizes to measure instead of the sweep: 0,8,1000,1MiB")
+      ->type_name("LIST");
+}
+
+std::vector<double> resolve_sizes(const SizeFlags& flags) {
+  if (!flags.sizes.empty()) {
+    std::vector<double> sizes = flag_size_list("--sizes", flags.sizes);
+    for (double& s : sizes) s = whole_bytes("--sizes", s);
+    return sizes;
+  }
+  const double min_bytes = whole_bytes("--min-bytes", flag_bytes("--min-bytes", flags.min_bytes));
+  const double max_bytes = whole_bytes("--max-bytes", flag_bytes("--max-bytes", flags.max_bytes));
+  if (min_bytes > max_bytes) {
+    throw InputError(fmt::format("--min-bytes {} is above --max-bytes {}", flags.min_bytes,
+                                 flags.max_bytes));
+  }
+  return size_sweep(min_bytes, max_bytes);
+}
+
+int flag_rank(std::string_view flag, const std::string& text, int ranks) {
+  const std::int64_t r = flag_count(flag, text, 0, std::numeric_limits<std::int64_t>::max());
+  if (r >= ranks) {
+    throw InputError(fmt::format("{}: rank {} does not exist; this run has {} rank{} (0..{})",
+                                 flag, r, ranks, ranks == 1 ? "" : "s", ranks - 1));
+  }
+  return static_cast<int>(r);
+}
+
+void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& default_compute) {
+  command->add_option("--compute", flags->compute,
+                      "Busy-wait each rank does before it enters the collective (a stand-in "
+                      "for compute)")
+      ->type_name("T")
+      ->default_val(default_compute);
+  command->add_option("--jitter-sigma", flags->jitter_sigma,
+                      "Standard deviation of each rank's busy-wait as a fraction of --compute "
+                      "(0.02 or 2%); the draw is max(0, 1 + sigma z), z standard normal")
+      ->type_name("F")
+      ->default_val("0");
+  command->add_option("--seed", flags->seed, "Seed of the jitter draws (each rank draws its own)")
+      ->type_name("S")
+      ->default_val("1");
+  command->add_option("--slow-rank", flags->slow_rank,
+                      "One rank whose busy-wait is multiplied by --slow-factor")
+      ->type_name("R");
+  command->add_option("--slow-factor", flags->slow_factor,
+                      "How much longer the slow rank computes (>= 1; default 2)")
+      ->type_name("F");
+}
+
+DelaySettings resolve_delays(const DelayFlags& flags, int ranks) {
+  DelaySettings s;
+  s.compute_s = flag_seconds("--compute", flags.compute);
+  s.jitter_sigma = flag_fraction("--jitter-sigma", flags.jitter_sigma);
+  s.seed = static_cast<std::uint64_t>(
+      flag_count("--seed", flags.seed, 0, std::numeric_limits<std::int64_t>::max()));
+  if (!flags.slow_rank.empty()) {
+    s.slow_rank = flag_rank("--slow-rank", flags.slow_rank, ranks);
+    s.slow_factor = 2;
+  }
+  if (!flags.slow_factor.empty()) {
+    if (flags.slow_rank.empty()) {
+      throw InputError(fmt::format("--slow-factor {} needs --slow-rank R", flags.slow_factor));
+    }
+    s.slow_factor = flag_number("--slow-factor", flags.slow_factor);
+    if (s.slow_factor < 1) {
+      throw InputError(fmt::format("--slow-factor: {} is below 1 (a slow rank computes 1x or "
+                                   "longer)",
+                                   flags.slow_factor));
+    }
+  }
+  return s;
+}
+
+void add_delay_inputs(nlohmann::ordered_json& inputs, const DelaySettings& settings) {
+  inputs["compute_s"] = settings.compute_s;
+  inputs["jitter_sigma"] = settings.jitter_sigma;
+  inputs["seed"] = settings.seed;
+  inputs["slow_rank"] = settings.slow_rank < 0 ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(settings.slow_rank);
+  inputs["slow_factor"] = settings.slow_factor;
+}
+
+}  // namespace scalewall::mpi

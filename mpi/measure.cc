@@ -1,0 +1,163 @@
+// The MPI-free helpers of scalewall-mpi; see mpi/measure.h.
+#include "mpi/measure.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+
+#include "scalewall/error.h"
+#include "scalewall/units.h"
+
+namespace scalewall::mpi {
+
+double now_s() {
+  using Seconds = std::chrono::duration<double>;
+  return std::chrono::duration_cast<Seconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void busy_wait_until(double deadline_s) {
+  while (now_s() < deadline_s) {
+  }
+}
+
+DelayPlan::DelayPlan(double base_s, double sigma, std::uint64_t seed, int rank, int slow_rank,
+                     double slow_factor)
+    : base_s_(base_s), sigma_(sigma), factor_(rank == slow_rank ? slow_factor : 1.0) {
+  SCALEWALL_CHECK(base_s >= 0 && sigma >= 0 && slow_factor >= 1);
+  // Two words of seed material, so that rank r of seed s and rank s of seed r differ.
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(rank)};
+  engine_.seed(seq);
+}
+
+double DelayPlan::standard_normal() {
+  if (has_spare_) {
+    has_spare_ = false;
+    return spare_;
+  }
+  // 53-bit uniforms in (0, 1]: u1 never reaches 0, so log(u1) is finite.
+  const auto uniform = [this] {
+    return (static_cast<double>(engine_() >> 11) + 1.0) * 0x1.0p-53;
+  };
+  const double u1 = uniform();
+  const double u2 = uniform();
+  const double radius = std::sqrt(-2.0 * std::log(u1));
+  const double angle = 2.0 * std::numbers::pi * u2;
+  spare_ = radius * std::sin(angle);
+  has_spare_ = true;
+  return radius * std::cos(angle);
+}
+
+double DelayPlan::next() {
+  const double z = sigma_ > 0 ? standard_normal() : 0.0;
+  return base_s_ * std::max(0.0, 1.0 + sigma_ * z) * factor_;
+}
+
+Summary summarize(std::vector<double> values) {
+  Summary s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  s.min = values.front();
+  s.max = values.back();
+  // Mean of the two middle values for an even count; the halves are added separately so
+  // that two large values cannot overflow (they cannot here, but the form is free).
+  s.median = n % 2 == 1 ? values[n / 2] : values[n / 2 - 1] / 2 + values[n / 2] / 2;
+  return s;
+}
+
+std::vector<double> size_sweep(double min_bytes, double max_bytes) {
+  SCALEWALL_CHECK(min_bytes >= 0 && min_bytes <= max_bytes);
+  std::vector<double> sizes{min_bytes};
+  for (double p = 1; p <= max_bytes; p *= 2) {
+    if (p > min_bytes) sizes.push_back(p);
+  }
+  if (max_bytes > sizes.back()) sizes.push_back(max_bytes);
+  return sizes;
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  for (;;) {
+    const std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+namespace {
+
+template <typename F>
+auto with_flag(std::string_view flag, F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    throw InputError(std::string(flag) + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<double> flag_size_list(std::string_view flag, const std::string& text) {
+  std::vector<double> sizes;
+  for (const std::string& item : split_list(text)) sizes.push_back(flag_bytes(flag, item));
+  return sizes;
+}
+
+double flag_bytes(std::string_view flag, const std::string& text) {
+  return with_flag(flag, [&] { return parse_bytes(text); });
+}
+double flag_seconds(std::string_view flag, const std::string& text) {
+  return with_flag(flag, [&] { return parse_seconds(text); });
+}
+double flag_fraction(std::string_view flag, const std::string& text) {
+  return with_flag(flag, [&] { return parse_fraction(text); });
+}
+double flag_number(std::string_view flag, const std::string& text) {
+  return with_flag(flag, [&] { return parse_number(text); });
+}
+std::int64_t flag_count(std::string_view flag, const std::string& text, std::int64_t min_value,
+                        std::int64_t max_value) {
+  return with_flag(flag, [&] { return parse_count(text, min_value, max_value); });
+}
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+double available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    if (line.rfind("MemAvailable:", 0) == 0) {
+      std::istringstream fields(line.substr(13));
+      double kib = 0;
+      if (fields >> kib) return kib * 1024.0;
+    }
+  }
+  const long pages = ::sysconf(_SC_AVPHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    return static_cast<double>(pages) * static_cast<double>(page_size);
+  }
+  return 0;
+}
+
+}  // namespace scalewall::mpi

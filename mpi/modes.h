@@ -1,0 +1,91 @@
+// mpi/modes.h: the four measurement modes of scalewall-mpi, each registered as a CLI11
+// subcommand, and the flags they share.
+//
+// Layer: mpi/. A mode parses its flags (every rank parses the same command line, so every
+// rank reaches the same verdict on bad input), checks them against the rank count and the
+// memory, writes the envelope, measures, and writes one record per line as it goes
+// (include/scalewall/measurement.h is the format). docs/mpi.md documents every flag.
+//
+// Exit status of a mode's run function: 0 complete, 1 a measurement failed (a hand-written
+// result that differs from the library's). Bad input throws InputError on every rank (exit
+// 2); an unwritable --out throws RunError on every rank (exit 1).
+#ifndef SCALEWALL_MPI_MODES_H_
+#define SCALEWALL_MPI_MODES_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mpi/world.h"
+
+namespace scalewall::mpi {
+
+// Flags every mode has: --out FILE, and the hidden fault injection of the tests.
+struct CommonFlags {
+  std::string out;
+  int abort_rank = -1;
+  int kill_rank = -1;
+
+  Faults faults() const { return {abort_rank, kill_rank}; }
+};
+void add_common_options(CLI::App* command, CommonFlags* flags);
+
+// The message sizes of pingpong and collective: --min-bytes, --max-bytes (a power-of-two
+// sweep, see size_sweep) or --sizes LIST, which replaces the sweep.
+struct SizeFlags {
+  std::string min_bytes;
+  std::string max_bytes;
+  std::string sizes;
+};
+void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
+                      const std::string& default_max);
+// The sizes to visit, in bytes, each a whole number. Throws InputError naming the flag.
+std::vector<double> resolve_sizes(const SizeFlags& flags);
+
+// The delay flags of arrival and step: --compute, --jitter-sigma, --seed, --slow-rank,
+// --slow-factor.
+struct DelayFlags {
+  std::string compute;
+  std::string jitter_sigma;
+  std::string seed;
+  std::string slow_rank;
+  std::string slow_factor;
+};
+void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& default_compute);
+
+struct DelaySettings {
+  double compute_s = 0;
+  double jitter_sigma = 0;
+  std::uint64_t seed = 1;
+  int slow_rank = -1;  // -1: none
+  double slow_factor = 1;
+};
+// Throws InputError naming the flag: a slow rank outside [0, ranks), a factor below 1 or
+// given without a slow rank, a negative sigma.
+DelaySettings resolve_delays(const DelayFlags& flags, int ranks);
+// The settings as envelope inputs: compute_s, jitter_sigma, seed, slow_rank (null when
+// none), slow_factor.
+void add_delay_inputs(nlohmann::ordered_json& inputs, const DelaySettings& settings);
+
+// A rank named on the command line: a whole number in [0, ranks). Throws InputError naming
+// the flag and the valid range.
+int flag_rank(std::string_view flag, const std::string& text, int ranks);
+
+// A registered mode: its subcommand and what runs it once MPI and the world are set up.
+struct Mode {
+  CLI::App* command = nullptr;
+  std::function<int(const World&)> run;
+};
+
+Mode register_pingpong(CLI::App& app);
+Mode register_collective(CLI::App& app);
+Mode register_arrival(CLI::App& app);
+Mode register_step(CLI::App& app);
+
+}  // namespace scalewall::mpi
+
+#endif  // SCALEWALL_MPI_MODES_H_

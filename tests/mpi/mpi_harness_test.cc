@@ -1,0 +1,383 @@
+// End-to-end tests of scalewall-mpi under mpirun with 1 to 5 ranks (oversubscribed on a
+// small machine, so they assert correctness and well-formed output, never speed).
+//
+// What they establish:
+//   * every hand-written algorithm of every op equals the MPI library's result exactly for
+//     sizes 0, one element, odd counts and over 1 MiB, on 1, 2, 3, 4 and 5 ranks;
+//   * the harness's own check catches a wrong result (--inject-error) for every algorithm;
+//   * pingpong, arrival and step write well-formed JSON Lines (measurement.h);
+//   * bad input is "error: ..." with exit 2, and an aborting or killed rank ends the job
+//     with a non-zero status, never a hang (every run has a timeout).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/mpi/mpi_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+// The hand-written algorithms the harness promises for each op (docs/mpi.md).
+const std::map<std::string, std::vector<std::string>>& promised_algorithms() {
+  static const std::map<std::string, std::vector<std::string>> algorithms = {
+      {"allreduce", {"ring", "recursive-doubling", "rabenseifner", "binomial-tree"}},
+      {"reduce-scatter", {"ring", "recursive-halving"}},
+      {"all-gather", {"ring", "recursive-doubling", "bruck"}},
+      {"broadcast", {"binomial-tree", "scatter-allgather"}},
+      {"all-to-all", {"pairwise"}},
+  };
+  return algorithms;
+}
+
+// 0 bytes; one element; 13 bytes (rounded up to 2 elements); 7 elements; 125 elements;
+// 1 MiB + 8 bytes (131073 elements, odd, over 1 MiB).
+const std::vector<std::string> kAwkwardSizes = {"--sizes", "0,8,13,56,1000,1048584"};
+
+class CollectiveRanks : public ::testing::TestWithParam<int> {};
+
+TEST_P(CollectiveRanks, EveryHandWrittenAlgorithmMatchesTheLibraryExactly) {
+  const int ranks = GetParam();
+  std::vector<std::string> args = {"collective", "--op",         "all", "--algorithm", "all",
+                                   "--iterations", "1", "--warmup", "1"};
+  args.insert(args.end(), kAwkwardSizes.begin(), kAwkwardSizes.end());
+  const MpiResult result = run_mpi(ranks, args, 90);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", ranks);
+
+  // Every (op, algorithm) ran at 6 sizes (fewer only where rounding merged two), all verified.
+  std::map<std::pair<std::string, std::string>, std::set<double>> seen;
+  for (const auto& r : file.records) {
+    EXPECT_TRUE(r["verified"].get<bool>()) << r.dump();
+    seen[{r["op"].get<std::string>(), r["algorithm"].get<std::string>()}].insert(
+        r["bytes"].get<double>());
+  }
+  for (const auto& [op, algorithms] : promised_algorithms()) {
+    std::vector<std::string> all = algorithms;
+    all.push_back("library");
+    for (const std::string& algorithm : all) {
+      const auto& sizes = seen[{op, algorithm}];
+      EXPECT_GE(sizes.size(), 5u) << op << " " << algorithm;
+      EXPECT_TRUE(sizes.count(0.0)) << op << " " << algorithm << ": no 0-byte run";
+      EXPECT_GT(*std::max_element(sizes.begin(), sizes.end()), 1048576.0)
+          << op << " " << algorithm << ": nothing over 1 MiB";
+    }
+  }
+  // Sizes are whole elements, and whole blocks per rank where the op splits the buffer.
+  for (const auto& r : file.records) {
+    const auto bytes = static_cast<std::int64_t>(r["bytes"].get<double>());
+    EXPECT_EQ(bytes % 8, 0) << r.dump();
+    const std::string op = r["op"];
+    if (op == "reduce-scatter" || op == "all-gather" || op == "all-to-all") {
+      EXPECT_EQ(bytes % (8 * ranks), 0) << r.dump();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OneToFiveRanks, CollectiveRanks, ::testing::Values(1, 2, 3, 4, 5),
+                         [](const ::testing::TestParamInfo<int>& ranks) {
+                           return std::to_string(ranks.param) + "ranks";
+                         });
+
+TEST(MpiCollective, InjectedErrorIsCaughtForEveryAlgorithm) {
+  const MpiResult result = run_mpi(
+      3, {"collective", "--op", "all", "--sizes", "0,8,1000", "--iterations", "1",
+          "--warmup", "0", "--inject-error"});
+  EXPECT_EQ(result.exit_code, 1) << describe(result);
+  EXPECT_NE(result.err.find("error: verification failed: allreduce ring at 8 bytes (1 element) "
+                            "on 3 ranks: rank 2 element 0 is"),
+            std::string::npos)
+      << result.err;
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", 3, /*complete=*/false);
+  ASSERT_FALSE(file.end.is_null()) << describe(result);
+  EXPECT_EQ(file.end["status"], "failed");
+  EXPECT_NE(file.end["error"].get<std::string>().find("allreduce ring"), std::string::npos);
+  int wrong = 0;
+  for (const auto& r : file.records) {
+    const bool hand_written = r["algorithm"] != "library";
+    const bool has_data = r["bytes"].get<double>() > 0;
+    // A corrupted element exists only where there is data; the library is the reference.
+    EXPECT_EQ(r["verified"].get<bool>(), !(hand_written && has_data)) << r.dump();
+    wrong += r["verified"].get<bool>() ? 0 : 1;
+  }
+  EXPECT_EQ(wrong, 2 * 12);  // 12 hand-written algorithms at two non-empty sizes
+}
+
+TEST(MpiCollective, NamedAlgorithmsRunOnlyWhereTheyApply) {
+  const MpiResult result =
+      run_mpi(2, {"collective", "--op", "allreduce,all-gather", "--algorithm", "ring,library",
+                  "--sizes", "64", "--iterations", "2"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", 2);
+  ASSERT_EQ(file.records.size(), 4u);
+  EXPECT_EQ(file.records[0]["algorithm"], "library");  // the library runs first
+  EXPECT_EQ(file.records[1]["algorithm"], "ring");
+  EXPECT_EQ(file.records[1]["iterations"], 2);
+}
+
+TEST(MpiPingPong, DefaultPairOverASweep) {
+  const MpiResult result =
+      run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "--iterations", "5", "--warmup", "1"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "pingpong", "pingpong", 2);
+  ASSERT_EQ(file.records.size(), 18u);  // 0 and 1, 2, 4, ..., 64 KiB
+  EXPECT_EQ(file.records.front()["bytes"], 0);
+  EXPECT_EQ(file.records.back()["bytes"], 65536);
+  for (const auto& r : file.records) {
+    EXPECT_EQ(r["from"], 0);
+    EXPECT_EQ(r["to"], 1);
+    EXPECT_EQ(r["iterations"], 5);
+  }
+  EXPECT_NE(result.err.find("pingpong 0->1"), std::string::npos) << result.err;
+}
+
+TEST(MpiPingPong, AllPairsWithThreeRanks) {
+  const MpiResult result = run_mpi(3, {"pingpong", "--pairs", "all", "--sizes", "0,1000,1MiB",
+                                       "--iterations", "3", "--warmup", "1"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "pingpong", "pingpong", 3);
+  std::set<std::pair<int, int>> pairs;
+  for (const auto& r : file.records) pairs.insert({r["from"].get<int>(), r["to"].get<int>()});
+  EXPECT_EQ(pairs, (std::set<std::pair<int, int>>{{0, 1}, {0, 2}, {1, 2}}));
+  EXPECT_EQ(file.records.size(), 9u);
+}
+
+TEST(MpiPingPong, NeedsTwoRanks) {
+  const MpiResult result = run_mpi(1, {"pingpong"});
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_NE(result.err.find("error: pingpong needs at least 2 ranks; this run has 1"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+}
+
+TEST(MpiArrival, SlowRankAndJitterShowInTheRecords) {
+  const MpiResult result =
+      run_mpi(4, {"arrival", "--iterations", "5", "--warmup", "1", "--compute", "1ms",
+                  "--jitter-sigma", "10%", "--seed", "7", "--slow-rank", "2", "--slow-factor",
+                  "3"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "arrival", "arrival", 4);
+  ASSERT_EQ(file.records.size(), 20u);
+  EXPECT_TRUE(file.envelope["context"].contains("clock")) << file.envelope.dump();
+  EXPECT_EQ(file.envelope["inputs"]["slow_rank"], 2);
+  std::map<int, int> earliest_per_iteration;
+  for (const auto& r : file.records) {
+    const double injected = r["injected_s"];
+    if (r["rank"] == 2) {
+      EXPECT_GT(injected, 2e-3) << r.dump();  // 3 x 1 ms x (1 + 0.1 z), z > -3.3
+    } else {
+      EXPECT_LT(injected, 1.5e-3) << r.dump();
+    }
+    if (r["arrival_s"].get<double>() == 0) ++earliest_per_iteration[r["iteration"].get<int>()];
+  }
+  // Arrival times are relative to the earliest rank of each iteration.
+  EXPECT_EQ(earliest_per_iteration.size(), 5u);
+}
+
+TEST(MpiArrival, SeededJitterRepeats) {
+  const std::vector<std::string> args = {"arrival", "--iterations", "3", "--warmup", "0",
+                                         "--compute", "200us", "--jitter-sigma", "0.2",
+                                         "--seed", "11", "--collective", "allreduce"};
+  const MpiResult a = run_mpi(3, args);
+  const MpiResult b = run_mpi(3, args);
+  ASSERT_EQ(a.exit_code, 0) << describe(a);
+  ASSERT_EQ(b.exit_code, 0) << describe(b);
+  const Jsonl fa = parse_jsonl(a.out);
+  const Jsonl fb = parse_jsonl(b.out);
+  expect_well_formed(fa, "arrival", "arrival", 3);
+  ASSERT_EQ(fa.records.size(), fb.records.size());
+  for (std::size_t i = 0; i < fa.records.size(); ++i) {
+    EXPECT_EQ(fa.records[i]["injected_s"], fb.records[i]["injected_s"]);
+  }
+}
+
+TEST(MpiArrival, OneRank) {
+  const MpiResult result = run_mpi(1, {"arrival", "--iterations", "3"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "arrival", "arrival", 1);
+  EXPECT_EQ(file.records.size(), 3u);
+}
+
+TEST(MpiStep, BlockingWithASlowRankMakesTheOthersWait) {
+  const MpiResult result =
+      run_mpi(3, {"step", "--steps", "4", "--warmup", "1", "--compute", "2ms", "--bytes",
+                  "64KiB", "--slow-rank", "1", "--slow-factor", "5"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "step", "step", 3);
+  ASSERT_EQ(file.records.size(), 12u);
+  std::vector<double> waits_others;
+  std::vector<double> waits_slow;
+  for (const auto& r : file.records) {
+    const double compute = r["compute_s"];
+    const double total = r["step_s"];
+    EXPECT_GE(compute, 2e-3) << r.dump();
+    // The parts never exceed the step (up to rounding).
+    EXPECT_LE(compute + r["communication_s"].get<double>() + r["wait_s"].get<double>(),
+              total + 1e-9)
+        << r.dump();
+    (r["rank"] == 1 ? waits_slow : waits_others).push_back(r["wait_s"].get<double>());
+  }
+  // The slow rank computes 10 ms, the others 2 ms: they wait for it, it waits for no one.
+  std::sort(waits_others.begin(), waits_others.end());
+  std::sort(waits_slow.begin(), waits_slow.end());
+  EXPECT_GT(waits_others[waits_others.size() / 2], 4e-3) << result.out;
+  EXPECT_LT(waits_slow[waits_slow.size() / 2], waits_others[waits_others.size() / 2])
+      << result.out;
+}
+
+TEST(MpiStep, OverlappedInBuckets) {
+  const MpiResult result =
+      run_mpi(5, {"step", "--steps", "3", "--warmup", "1", "--compute", "2ms", "--bytes",
+                  "100001", "--overlap", "--buckets", "3", "--jitter-sigma", "5%"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "step", "step", 5);
+  EXPECT_EQ(file.records.size(), 15u);
+  EXPECT_EQ(file.envelope["inputs"]["overlap"], true);
+  EXPECT_EQ(file.envelope["inputs"]["buckets"], 3);
+  EXPECT_EQ(file.envelope["inputs"]["bytes"], 100008);  // rounded up to whole elements
+}
+
+TEST(MpiOutput, OutFileHoldsTheLinesAndStdoutStaysEmpty) {
+  const std::filesystem::path path =
+      std::filesystem::path(::testing::TempDir()) / "scalewall_mpi_arrival.jsonl";
+  std::filesystem::remove(path);
+  const MpiResult result =
+      run_mpi(2, {"arrival", "--iterations", "2", "--out", path.string()});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const Jsonl file = parse_jsonl(text.str());
+  expect_well_formed(file, "arrival", "arrival", 2);
+  EXPECT_EQ(file.records.size(), 4u);
+}
+
+TEST(MpiDefaults, EveryModesDefaultRunOnFourRanksIsQuickAndWellFormed) {
+  const std::vector<std::pair<std::string, std::string>> modes = {
+      {"pingpong", "pingpong"}, {"collective", "collective"}, {"arrival", "arrival"},
+      {"step", "step"}};
+  for (const auto& [mode, kind] : modes) {
+    const MpiResult result = run_mpi(4, {mode});
+    ASSERT_EQ(result.exit_code, 0) << mode << "\n" << describe(result);
+    // The launcher's own start-up is included; the budget is 10 s.
+    EXPECT_LT(result.seconds, 10.0) << mode;
+    expect_well_formed(parse_jsonl(result.out), mode, kind, 4);
+  }
+}
+
+TEST(MpiFailure, AbortingRankEndsTheJobCleanly) {
+  const MpiResult result =
+      run_mpi(3, {"collective", "--sizes", "8,64,512", "--abort-rank", "1"}, 30);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  // What was measured before the abort is on stdout, without an end record.
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", 3, /*complete=*/false);
+  EXPECT_TRUE(file.end.is_null());
+}
+
+TEST(MpiFailure, KilledRankEndsTheJob) {
+  const MpiResult result =
+      run_mpi(3, {"step", "--steps", "50", "--compute", "1ms", "--kill-rank", "2"}, 30);
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+}
+
+TEST(MpiFailure, BadInputIsAnErrorWithStatusTwo) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"collective", "--op", "reduce"}, "error: --op: the harness does not measure reduce"},
+      {{"collective", "--algorithm", "pairwise"}, "error: --algorithm: the harness has no"},
+      {{"collective", "--sizes", "15GiB"}, "does not fit in memory"},
+      {{"pingpong", "--max-bytes", "4XB"}, "error: --max-bytes: "},
+      {{"arrival", "--slow-rank", "2"}, "error: --slow-rank: rank 2 does not exist"},
+      {{"step", "--buckets", "4"}, "error: --buckets 4 needs --overlap"},
+      {{"step", "--no-such-flag"}, "error: "},
+      {{"warp"}, "error: unknown mode 'warp'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const MpiResult result = run_mpi(2, args, 30);
+    EXPECT_EQ(result.exit_code, 2) << args.front() << " " << message << "\n" << describe(result);
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
+TEST(MpiFailure, UnwritableOutputIsStatusOne) {
+  const MpiResult result =
+      run_mpi(2, {"arrival", "--out", "/nonexistent-directory/arrival.jsonl"}, 30);
+  EXPECT_EQ(result.exit_code, 1) << describe(result);
+  EXPECT_NE(result.err.find("error: --out: cannot write '/nonexistent-directory/arrival.jsonl'"),
+            std::string::npos)
+      << result.err;
+}
+
+// The measurement loop of the issue: measure this machine with pingpong and collective,
+// fit alpha and beta with calibrate, and hold the model's prediction against the measured
+// collectives with validate.
+TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {
+  const std::filesystem::path dir = ::testing::TempDir();
+  const std::string pingpong = (dir / "scalewall_e2e_pingpong.jsonl").string();
+  const std::string collective = (dir / "scalewall_e2e_collective.jsonl").string();
+  const std::string fabric = (dir / "scalewall_e2e_fabric.toml").string();
+
+  const MpiResult pp = run_mpi(2, {"pingpong", "--max-bytes", "1MiB", "--iterations", "20",
+                                   "--out", pingpong});
+  ASSERT_EQ(pp.exit_code, 0) << describe(pp);
+  const MpiResult coll =
+      run_mpi(2, {"collective", "--algorithm", "library,ring,recursive-doubling", "--sizes",
+                  "8,1KiB,64KiB,1MiB", "--iterations", "5", "--out", collective});
+  ASSERT_EQ(coll.exit_code, 0) << describe(coll);
+
+  const MpiResult cal =
+      run_scalewall_cli({"calibrate", pingpong, "--out", fabric, "--format", "json"});
+  ASSERT_EQ(cal.exit_code, 0) << describe(cal);
+  const nlohmann::json fit = nlohmann::json::parse(cal.out);
+  EXPECT_EQ(fit["command"], "calibrate");
+  EXPECT_GT(fit["alpha_s"].get<double>(), 0.0) << cal.out;
+  EXPECT_GT(fit["bandwidth_Bps"].get<double>(), 0.0) << cal.out;
+  EXPECT_EQ(fit["fit_sizes"], 22) << cal.out;  // 0 and 1 B .. 1 MiB
+  EXPECT_TRUE(std::filesystem::exists(fabric));
+
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"validate", pingpong, collective, "--format", "json"},
+        std::vector<std::string>{"validate", collective, "--fabric", fabric, "--format",
+                                 "json"}}) {
+    const MpiResult val = run_scalewall_cli(args);
+    ASSERT_EQ(val.exit_code, 0) << describe(val);
+    const nlohmann::json report = nlohmann::json::parse(val.out);
+    EXPECT_EQ(report["command"], "validate");
+    EXPECT_EQ(report["points"].size(), 12u) << val.out;  // 3 algorithms x 4 sizes
+    EXPECT_GE(report["median_abs_error"].get<double>(), 0.0) << val.out;
+  }
+}
+
+TEST(MpiHelp, ListsTheModesWithoutALauncher) {
+  const MpiResult result = run_singleton({"--help"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  for (const char* mode : {"pingpong", "collective", "arrival", "step"}) {
+    EXPECT_NE(result.out.find(mode), std::string::npos) << result.out;
+  }
+  const MpiResult version = run_singleton({"--version"});
+  EXPECT_EQ(version.exit_code, 0) << describe(version);
+  EXPECT_NE(version.out.find(SCALEWALL_VERSION_TEXT), std::string::npos) << version.out;
+}
+
+}  // namespace
+}  // namespace scalewall::testing
