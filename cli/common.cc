@@ -1,6 +1,8 @@
 // Shared pieces of the scalewall subcommands; see cli/common.h.
 #include "cli/common.h"
 
+#include <unistd.h>
+
 #include <iostream>
 #include <sstream>
 
@@ -224,6 +226,13 @@ std::vector<std::int64_t> flag_rank_range(std::string_view flag, const std::stri
     throw InputError(fmt::format("{}: range '{}' holds no power of two", flag, text));
   }
   return ranks;
+}
+
+Progress::Progress(std::string command)
+    : command_(std::move(command)), enabled_(::isatty(STDERR_FILENO) == 1) {}
+
+void Progress::say(const std::string& what) const {
+  if (enabled_) std::cerr << command_ << ": " << what << "\n" << std::flush;
 }
 
 void emit(const Report& report, const std::string& format) {

@@ -69,6 +69,18 @@ std::string describe_topology(const Topology& topology);
 // (A and B rounded to the powers of two they bracket: "8..100" is 8,16,32,64).
 std::vector<std::int64_t> flag_rank_range(std::string_view flag, const std::string& text);
 
+// Progress lines on stderr for long work (Monte Carlo, sweeps, reports), only when stderr is
+// a terminal: a script reading the output, or CI, sees nothing.
+class Progress {
+ public:
+  explicit Progress(std::string command);
+  void say(const std::string& what) const;
+
+ private:
+  std::string command_;
+  bool enabled_;
+};
+
 // Runs `body` and rethrows an InputError from it prefixed with the flag's name.
 template <typename F>
 auto with_flag(std::string_view flag, F&& body) -> decltype(body());

@@ -48,6 +48,8 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
     grid = with_flag("--max-ranks", [&] { return default_rank_grid(s, max); });
   }
   const double target = flag_fraction("--target-efficiency", flags.target_efficiency);
+  const Progress progress("predict");
+  progress.say(fmt::format("predicting {} rank counts", grid.size()));
   const Prediction p =
       with_flag("--ranks", [&] { return predict(s, grid, target); });
   if (!flags.plot.empty()) {

@@ -43,18 +43,6 @@ struct ReportFlags {
   std::string format = "table";
 };
 
-// Progress lines on stderr, only when a person is watching it.
-class Progress {
- public:
-  Progress() : enabled_(::isatty(STDERR_FILENO) == 1) {}
-  void say(const std::string& what) const {
-    if (enabled_) std::cerr << "report: " << what << "\n" << std::flush;
-  }
-
- private:
-  bool enabled_;
-};
-
 // One drawn figure, for the summary on stdout.
 struct Drawn {
   Kind kind = Kind::kModel;
@@ -590,7 +578,7 @@ Report run_report(const ReportFlags& flags) {
         break;
     }
   }
-  const Progress progress;
+  const Progress progress("report");
   MeasurementSet measured_set;
   for (const std::string& path : measurements) {
     progress.say(fmt::format("reading {}", path));

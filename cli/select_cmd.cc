@@ -190,6 +190,8 @@ Report run_select(const SelectFlags& flags) {
     });
   }
 
+  const Progress progress("select");
+  progress.say(fmt::format("costing {} rank counts x {} sizes", ranks.size(), bytes.size()));
   const SelectionMap map = selection_map(op, ranks, bytes, topology_for, options);
   if (!flags.plot.empty()) {
     with_flag("--plot", [&] {

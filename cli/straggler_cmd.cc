@@ -153,6 +153,7 @@ Report run_model(const StragglerFlags& flags) {
     columns.push_back({"mc_minus_exact_in_se", "(MC-exact)/SE", Unit::kPlain});
   }
   Table rows{"rows", std::move(columns), {}, {}};
+  const Progress progress("straggler");
   for (const std::int64_t r : ranks) {
     std::vector<Value> row{r};
     std::optional<SlowestRank> model;
@@ -163,6 +164,7 @@ Report run_model(const StragglerFlags& flags) {
       row.push_back(model->throughput_lost);
     }
     if (simulate) {
+      progress.say(fmt::format("simulating {} ranks x {} trials", r, trials));
       const SlowestRankSimulation mc = slowest_rank_monte_carlo(r, sigma, trials, seed);
       row.push_back(mc.expected_slowest_over_mean);
       row.push_back(mc.standard_error);
