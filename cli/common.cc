@@ -155,8 +155,6 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
   return t;
 }
 
-namespace {
-
 nlohmann::ordered_json link_inputs(const Link& link) {
   nlohmann::ordered_json j;
   j["alpha_s"] = link.alpha_s;
@@ -167,8 +165,6 @@ nlohmann::ordered_json link_inputs(const Link& link) {
   }
   return j;
 }
-
-}  // namespace
 
 nlohmann::ordered_json topology_inputs(const Topology& t) {
   nlohmann::ordered_json j;

@@ -58,6 +58,10 @@ void add_fabric_options(CLI::App* command, FabricFlags* flags);
 // --fabric (throws InputError naming --ranks otherwise).
 Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks);
 
+// A link as JSON inputs: {"alpha_s","bandwidth_Bps"}, plus "overhead_s" and "gap_s" for a
+// LogGP link.
+nlohmann::ordered_json link_inputs(const Link& link);
+
 // The topology as the "inputs" of a JSON report: flat links as {"alpha_s","bandwidth_Bps"},
 // fabrics with every field in SI units.
 nlohmann::ordered_json topology_inputs(const Topology& topology);

@@ -16,17 +16,6 @@ bool flag_on_off(std::string_view flag, const std::string& text) {
   throw InputError(fmt::format("{}: '{}' is not on or off", flag, text));
 }
 
-nlohmann::ordered_json link_json(const Link& link) {
-  nlohmann::ordered_json j;
-  j["alpha_s"] = link.alpha_s;
-  j["bandwidth_Bps"] = link.bandwidth_Bps;
-  if (link.overhead_s > 0 || link.gap_s > 0) {
-    j["overhead_s"] = link.overhead_s;
-    j["gap_s"] = link.gap_s;
-  }
-  return j;
-}
-
 }  // namespace
 
 void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional) {
@@ -137,8 +126,8 @@ nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
     n["nics_per_node"] = t.nics_per_node;
     n["oversubscription"] = t.oversubscription;
     n["placement"] = std::string(placement_name(t.placement));
-    n["intra"] = link_json(t.intra);
-    n["inter"] = link_json(t.inter);
+    n["intra"] = link_inputs(t.intra);
+    n["inter"] = link_inputs(t.inter);
   } else {
     n["busbw_Bps"] = s.network.busbw_Bps;
     n["alpha_s"] = s.network.busbw_alpha_s;
