@@ -269,15 +269,15 @@ TEST(MpiOutput, OutFileHoldsTheLinesAndStdoutStaysEmpty) {
   EXPECT_EQ(file.records.size(), 4u);
 }
 
-TEST(MpiDefaults, EveryModesDefaultRunOnFourRanksIsQuickAndWellFormed) {
+// The 10-second budget of a default run is a speed target, checked by
+// bench/mpi_default_runs.sh on a quiet machine; here, on a shared one, only correctness.
+TEST(MpiDefaults, EveryModesDefaultRunOnFourRanksIsWellFormed) {
   const std::vector<std::pair<std::string, std::string>> modes = {
       {"pingpong", "pingpong"}, {"collective", "collective"}, {"arrival", "arrival"},
       {"step", "step"}};
   for (const auto& [mode, kind] : modes) {
     const MpiResult result = run_mpi(4, {mode});
     ASSERT_EQ(result.exit_code, 0) << mode << "\n" << describe(result);
-    // The launcher's own start-up is included; the budget is 10 s.
-    EXPECT_LT(result.seconds, 10.0) << mode;
     expect_well_formed(parse_jsonl(result.out), mode, kind, 4);
   }
 }
