@@ -422,9 +422,10 @@ TEST_F(ReportCli, PageRendersInHeadlessChromium) {
        "--no-first-run", "--disable-background-networking", "--disable-component-update",
        "--disable-sync", "--user-data-dir=" + profile.string(), "--enable-logging=stderr",
        "--v=0", "--dump-dom", "file://" + (out / "index.html").string()},
-      std::chrono::seconds(25));
-  ASSERT_FALSE(page.timed_out) << "chromium did not finish in 25 s; stderr:\n" << page.err;
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(25));
+      std::chrono::seconds(90));
+  // A hang guard, not a speed target: a shared machine can be slow.
+  ASSERT_FALSE(page.timed_out) << "chromium did not finish in 90 s; stderr:\n" << page.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(91));
   ASSERT_EQ(page.exit_code, 0) << page.err;
 
   // No console message at all: the page logs nothing, so any is an error.
