@@ -97,25 +97,6 @@ double throughput_of(const Scenario& s, const StepTime& t) {
   return per_step / t.step_s;
 }
 
-// The bucket (0 for one fused call, or a power of two from 64 KiB) with the shortest step
-// under the scenario's own settings; a size must beat the best so far by more than rounding.
-double best_bucket_for(const Scenario& scenario, std::int64_t ranks) {
-  Scenario probe = scenario;
-  const double m = scenario.workload.gradient_bytes / scenario.settings.compression_ratio;
-  probe.settings.bucket_bytes = 0.0;
-  double best = step_time(probe, ranks).step_s;
-  double best_bucket = 0.0;
-  for (double b = 65536.0; b < m; b *= 2.0) {
-    probe.settings.bucket_bytes = b;
-    const double t = step_time(probe, ranks).step_s;
-    if (t < best * (1.0 - 1e-9)) {
-      best = t;
-      best_bucket = b;
-    }
-  }
-  return best_bucket;
-}
-
 double idle_hours_per_1000_steps(const StepTime& t) {
   return static_cast<double>(t.ranks) * t.step_s * (1.0 - t.efficiency) * 1000.0 / 3600.0;
 }
@@ -250,7 +231,7 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
     // call; with it, the size that balances latency terms against the exposed tail.
     Scenario s = scenario;
     const double m = scenario.workload.gradient_bytes / now.compression_ratio;
-    const double best_bucket = best_bucket_for(scenario, ranks);
+    const double best_bucket = best_bucket_setting(scenario, ranks);
     s.settings.bucket_bytes = best_bucket;
     const double current = now.bucket_bytes > 0 && now.bucket_bytes < m ? now.bucket_bytes : 0.0;
     const auto size = [&](double b) { return b > 0 ? b : m; };  // 0 is one fused call of m
@@ -363,7 +344,7 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
                                 ok, s));
   }
   // Every remedy together, with the bucket re-chosen for the combined job.
-  all.settings.bucket_bytes = best_bucket_for(all, ranks);
+  all.settings.bucket_bytes = best_bucket_setting(all, ranks);
 
   const double base = w.baseline.time_per_work_s;
   for (Remedy& r : remedies) r.gain = base / r.time_per_work_s;

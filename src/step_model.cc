@@ -346,22 +346,28 @@ StepTime step_time(const Scenario& s, std::int64_t ranks) {
   return t;
 }
 
-double best_bucket_bytes(const Scenario& scenario, std::int64_t ranks) {
-  Scenario s = scenario;
-  s.settings.overlap = true;
-  const double m = s.workload.gradient_bytes / s.settings.compression_ratio;
-  double best_bucket = m;
-  s.settings.bucket_bytes = 0.0;  // one fused call
-  double best = raw_step(s, ranks).step_s;
+double best_bucket_setting(const Scenario& scenario, std::int64_t ranks) {
+  Scenario probe = scenario;
+  const double m = scenario.workload.gradient_bytes / scenario.settings.compression_ratio;
+  probe.settings.bucket_bytes = 0.0;  // one fused call
+  double best = raw_step(probe, ranks).step_s;
+  double best_bucket = 0.0;
   for (double b = 65536.0; b < m; b *= 2.0) {
-    s.settings.bucket_bytes = b;
-    const double t = raw_step(s, ranks).step_s;
+    probe.settings.bucket_bytes = b;
+    const double t = raw_step(probe, ranks).step_s;
     if (t < best * (1.0 - 1e-9)) {
       best = t;
       best_bucket = b;
     }
   }
   return best_bucket;
+}
+
+double best_bucket_bytes(const Scenario& scenario, std::int64_t ranks) {
+  Scenario s = scenario;
+  s.settings.overlap = true;
+  const double bucket = best_bucket_setting(s, ranks);
+  return bucket > 0.0 ? bucket : s.workload.gradient_bytes / s.settings.compression_ratio;
 }
 
 }  // namespace scalewall

@@ -149,6 +149,11 @@ struct StepTime {
 // fabric, fitting it (scaled_topology). Throws InputError otherwise.
 StepTime step_time(const Scenario& scenario, std::int64_t ranks);
 
+// The bucket setting with the shortest step at `ranks` under the scenario's own settings
+// (overlap on or off): 0 for one fused call, or a power of two from 64 KiB below the
+// (compressed) gradient. A size must beat the best so far by more than rounding.
+double best_bucket_setting(const Scenario& scenario, std::int64_t ranks);
+
 // The bucket size (a power of two from 64 KiB, or the whole gradient) that minimises the step
 // time at `ranks` with overlap on.
 double best_bucket_bytes(const Scenario& scenario, std::int64_t ranks);
