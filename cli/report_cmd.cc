@@ -64,6 +64,11 @@ class Canvas {
       const bool upper = c >= 'A' && c <= 'Z';
       stem += keep ? c : upper ? static_cast<char>(c - 'A' + 'a') : '-';
     }
+    // A file name has a length limit (255 bytes on most file systems): a long scenario name
+    // gives a stem of its first 48 characters.
+    constexpr std::size_t kMaxStem = 48;
+    if (stem.size() > kMaxStem) stem.resize(kMaxStem);
+    while (!stem.empty() && stem.back() == '-') stem.pop_back();
     if (stem.empty()) stem = "figures";
     std::string candidate = stem;
     for (int k = 2; stems_.count(candidate) != 0; ++k) candidate = fmt::format("{}-{}", stem, k);
@@ -530,24 +535,79 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
 
 // ---- the command ----
 
-fs::path prepare_output(const std::string& dir) {
-  if (dir.empty()) throw InputError("-o: the output directory is empty");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) {
-    throw InputError(fmt::format("-o: cannot create directory '{}': {}", dir,
-                                 ec ? ec.message() : "a file of that name is in the way"));
-  }
-  const fs::path probe = fs::path(dir) / fmt::format(".scalewall-report-{}", ::getpid());
-  {
-    std::ofstream out(probe);
-    if (!out) {
-      throw InputError(fmt::format("-o: cannot write in directory '{}'", dir));
+// The report is drawn into a staging directory beside DIR and moved into place only when every
+// figure and the page are written, so a report that fails leaves nothing half-made: DIR is
+// untouched (or not created) and the staging directory is removed.
+class StagedOutput {
+ public:
+  explicit StagedOutput(const std::string& dir) {
+    if (dir.empty()) throw InputError("-o: the output directory is empty");
+    target_ = fs::path(dir).lexically_normal();
+    if (target_.filename().empty()) target_ = target_.parent_path();  // "out/" -> "out"
+    if (target_.empty() || target_.filename() == "." || target_.filename() == "..") {
+      target_ = fs::absolute(fs::path(dir)).lexically_normal();
+      if (target_.filename().empty()) target_ = target_.parent_path();
+    }
+    std::error_code ec;
+    if (fs::exists(target_, ec) && !fs::is_directory(target_, ec)) {
+      throw InputError(fmt::format("-o: cannot create directory '{}': {}", dir,
+                                   "a file of that name is in the way"));
+    }
+    const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
+    fs::create_directories(parent, ec);
+    if (ec || !fs::is_directory(parent)) {
+      throw InputError(fmt::format("-o: cannot create directory '{}': {}", dir,
+                                   ec ? ec.message() : "a file of that name is in the way"));
+    }
+    staging_ = parent / fmt::format(".{}.scalewall-report-{}", target_.filename().string(),
+                                    ::getpid());
+    fs::remove_all(staging_, ec);
+    if (!fs::create_directory(staging_, ec) || ec) {
+      throw InputError(fmt::format("-o: cannot write in directory '{}': {}", parent.string(),
+                                   ec ? ec.message() : "cannot create a staging directory"));
     }
   }
-  fs::remove(probe, ec);
-  return fs::path(dir);
-}
+  StagedOutput(const StagedOutput&) = delete;
+  StagedOutput& operator=(const StagedOutput&) = delete;
+  ~StagedOutput() {
+    std::error_code ignored;
+    if (!staging_.empty()) fs::remove_all(staging_, ignored);
+  }
+
+  const fs::path& staging() const { return staging_; }
+  const fs::path& target() const { return target_; }
+
+  // Moves everything into DIR: the whole staging directory when DIR does not exist (or is
+  // empty), else file by file with `last` (the page) moved after every figure.
+  void commit(const std::string& last) {
+    std::error_code ec;
+    if (!fs::exists(target_, ec) || fs::is_empty(target_, ec)) {
+      if (fs::exists(target_, ec)) fs::remove(target_, ec);
+      fs::rename(staging_, target_, ec);
+      if (!ec) {
+        staging_.clear();
+        return;
+      }
+    }
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(staging_)) {
+      if (entry.path().filename() != last) files.push_back(entry.path());
+    }
+    files.push_back(staging_ / last);
+    for (const fs::path& f : files) {
+      fs::rename(f, target_ / f.filename(), ec);
+      if (ec) {
+        throw std::runtime_error(fmt::format("-o: cannot move '{}' into '{}': {}",
+                                             f.filename().string(), target_.string(),
+                                             ec.message()));
+      }
+    }
+  }
+
+ private:
+  fs::path target_;
+  fs::path staging_;
+};
 
 Report run_report(const ReportFlags& flags) {
   with_flag("--format", [&] { return parse_format(flags.format); });
@@ -584,8 +644,9 @@ Report run_report(const ReportFlags& flags) {
     progress.say(fmt::format("reading {}", path));
     read_measurement_file(path, measured_set);
   }
-  const fs::path dir = prepare_output(flags.output);
-  Canvas canvas(dir, progress);
+  StagedOutput output(flags.output);
+  const fs::path dir(flags.output);
+  Canvas canvas(output.staging(), progress);
 
   HtmlPage page;
   page.title = "scalewall report";
@@ -606,10 +667,13 @@ Report run_report(const ReportFlags& flags) {
   const fs::path index = dir / "index.html";
   progress.say(fmt::format("writing {}", index.string()));
   {
-    std::ofstream out(index);
+    const fs::path staged_index = output.staging() / "index.html";
+    std::ofstream out(staged_index);
     out << render_html(page);
-    if (!out) throw InputError(fmt::format("-o: cannot write '{}'", index.string()));
+    out.close();
+    if (!out) throw std::runtime_error(fmt::format("-o: cannot write '{}'", index.string()));
   }
+  output.commit("index.html");
 
   Report report;
   report.command = "report";

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -36,44 +37,57 @@ namespace {
 
 // ---- gnuplot text ----
 
-// A double-quoted gnuplot string: backslash and double quote escaped, a newline as \n.
-std::string gp_quoted(std::string_view text) {
+// Text from input (a scenario, fabric or file name) never becomes gnuplot code: every string
+// reaches gnuplot as a single-quoted literal, the one kind of string in which gnuplot expands
+// nothing (no backquote command substitution, no @macro, no backslash escapes). A single
+// quote is doubled; a newline, which a single-quoted string cannot hold, becomes the fixed
+// expression '...'."\n".'...'; every other control character becomes a space, so no input
+// can end the command line.
+std::string gp_string(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') {
+      out += "''";
+    } else if (c == '\n') {
+      out += "'.\"\\n\".'";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+// A text column inside a datablock, where gnuplot expands nothing either: double-quoted, a
+// double quote made single, every control character (a newline would end the row, or end the
+// datablock) a space.
+std::string data_text(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"') {
+      out += '\'';
+    } else if (u < 0x20 || u == 0x7f) {
+      out += ' ';
+    } else {
+      out += c;
     }
   }
   out += '"';
   return out;
 }
 
-// A single-quoted gnuplot string: taken literally, a single quote doubled.
-std::string single_quoted(std::string_view text) {
-  std::string out = "'";
+// One line of a gnuplot comment: control characters become spaces, so the comment cannot
+// end early and start a command.
+std::string comment_text(std::string_view text) {
+  std::string out;
   for (const char c : text) {
-    out += c;
-    if (c == '\'') out += '\'';
+    const auto u = static_cast<unsigned char>(c);
+    out += (u < 0x20 || u == 0x7f) ? ' ' : c;
   }
-  out += '\'';
-  return out;
-}
-
-// A text column inside a datablock: double-quoted, with any double quote made single.
-std::string data_text(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) out += (c == '"' || c == '\n') ? '\'' : c;
-  out += '"';
   return out;
 }
 
@@ -183,7 +197,7 @@ void vertical_mark(std::string& out, double x, std::string_view label, std::stri
   put(out, "set arrow from {}, graph 0 to {}, graph 1 nohead dt {} lw 1.5 lc rgb '{}' front",
       num(x), num(x), dash, rgb);
   put(out, "set label {} at {}, graph {} {} offset character {}, 0 boxed front tc rgb '{}'",
-      gp_quoted(label), num(x), num(height), on_left ? "right" : "left",
+      gp_string(label), num(x), num(height), on_left ? "right" : "left",
       on_left ? "-0.5" : "0.5", rgb);
 }
 
@@ -195,7 +209,7 @@ std::string size_tics(double lo, double hi) {
   for (double m = std::exp2(std::ceil(std::log2(lo))); m <= hi * (1 + 1e-12); m *= 2) {
     const double steps = std::log2(m) / std::log2(factor);
     if (std::abs(steps - std::round(steps)) > 1e-9) continue;
-    tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", gp_quoted(size_text(m)), num(m));
+    tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", gp_string(size_text(m)), num(m));
   }
   return tics;
 }
@@ -297,18 +311,18 @@ void axis_settings(std::string& out, std::string_view axis, std::string_view lab
       unit.unit.empty() ? std::string(label) : fmt::format("{} ({})", label, unit.unit);
   switch (scale) {
     case AxisScale::kLinear:
-      put(out, "set {}label {}", axis, gp_quoted(text));
+      put(out, "set {}label {}", axis, gp_string(text));
       break;
     case AxisScale::kLog2:
       put(out, "set logscale {} 2", axis);
-      put(out, "set {}label {}", axis, gp_quoted(text + ", log2 scale"));
+      put(out, "set {}label {}", axis, gp_string(text + ", log2 scale"));
       break;
     case AxisScale::kLog10:
       put(out, "set logscale {} 10", axis);
-      put(out, "set {}label {}", axis, gp_quoted(text + ", log scale"));
+      put(out, "set {}label {}", axis, gp_string(text + ", log scale"));
       break;
   }
-  if (!unit.size_tics) put(out, "set format {} {}", axis, single_quoted(unit.format));
+  if (!unit.size_tics) put(out, "set format {} {}", axis, gp_string(unit.format));
 }
 
 void require_finite(double x, std::string_view what, std::size_t index, bool positive) {
@@ -422,6 +436,52 @@ ChildResult run_with_input(const std::string& program, const std::string& input,
   return result;
 }
 
+// Why the plot file at `path` is not a whole file of its format; nothing when it is.
+std::optional<std::string> incomplete_plot_file(const std::string& path, PlotFormat format) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (!in || size <= 0) return "it is empty";
+  const std::streamoff tail_size = std::min<std::streamoff>(size, 64);
+  std::string tail(static_cast<std::size_t>(tail_size), '\0');
+  in.seekg(size - tail_size);
+  in.read(tail.data(), tail_size);
+  if (!in) return "it cannot be read back";
+  switch (format) {
+    case PlotFormat::kSvg: {
+      while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back())) != 0) {
+        tail.pop_back();
+      }
+      if (tail.size() < 6 || tail.compare(tail.size() - 6, 6, "</svg>") != 0) {
+        return std::string("it does not end with </svg>");
+      }
+      return std::nullopt;
+    }
+    case PlotFormat::kPng: {
+      // The last chunk of every PNG: length 0, type IEND, its fixed CRC.
+      static constexpr std::string_view kIend("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+      if (tail.size() < kIend.size() ||
+          std::string_view(tail).substr(tail.size() - kIend.size()) != kIend) {
+        return std::string("it does not end with the IEND chunk");
+      }
+      return std::nullopt;
+    }
+  }
+  SCALEWALL_CHECK(false && "unknown PlotFormat");
+  return std::nullopt;
+}
+
+// fsync of the file at `path`; false (errno set) when the data cannot be made durable.
+bool flushed_to_disk(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  const int e = errno;
+  ::close(fd);
+  errno = e;
+  return ok;
+}
+
 std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
@@ -465,7 +525,7 @@ PlotFormat plot_format_for_path(std::string_view path) {
 
 std::string gnuplot_script(const Plot& plot, PlotFormat format, std::string_view output_path) {
   std::string out;
-  put(out, "# {}", plot.title);
+  put(out, "# {}", comment_text(plot.title));
   switch (format) {
     case PlotFormat::kSvg:
       put(out,
@@ -487,12 +547,12 @@ std::string gnuplot_script(const Plot& plot, PlotFormat format, std::string_view
       put(out, "}}");
       break;
   }
-  put(out, "set output {}", single_quoted(output_path));
+  put(out, "set output {}", gp_string(output_path));
   put(out, "set encoding utf8");
   out += plot.data;
   const std::string title =
       plot.subtitle.empty() ? plot.title : plot.title + "\n" + wrapped(plot.subtitle);
-  put(out, "set title {} font ',13'", gp_quoted(title));
+  put(out, "set title {} font ',13'", gp_string(title));
   out += plot.commands;
   put(out, "unset output");
   return out;
@@ -548,7 +608,7 @@ Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_vie
   put(c, "set y2tics 0, 20, 100 nomirror");
   put(c, "set format y2 '%g%%'");
   put(c, "set xlabel 'ranks N (log2 scale)'");
-  put(c, "set ylabel {}", gp_quoted(p.mode == ScalingMode::kStrong
+  put(c, "set ylabel {}", gp_string(p.mode == ScalingMode::kStrong
                                       ? "speedup T1 / T(N) (log2 scale)"
                                       : "scaled speedup, Gustafson (log2 scale)"));
   put(c, "set y2label 'parallel efficiency (%)'");
@@ -576,11 +636,11 @@ Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_vie
   put(c,
       "set label {} at graph 0.99, second {} right offset character 0, 0.6 boxed front tc "
       "rgb '{}'",
-      gp_quoted(fmt::format("target efficiency {}", percent(p.target_efficiency))),
+      gp_string(fmt::format("target efficiency {}", percent(p.target_efficiency))),
       num(100.0 * p.target_efficiency), kTargetColour);
   put(c, "plot $scaling using 1:4 with lines dt 2 lw 1.5 lc rgb '#7f7f7f' title 'ideal speedup (= N)', \\");
   put(c, "     $scaling using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#1f77b4' title {}, \\",
-      gp_quoted(p.mode == ScalingMode::kStrong ? "speedup (left axis)"
+      gp_string(p.mode == ScalingMode::kStrong ? "speedup (left axis)"
                                             : "scaled speedup (left axis)"));
   put(c,
       "     $scaling using 1:3 axes x1y2 with linespoints pt 5 ps 1.0 lw 2 lc rgb '#d62728' "
@@ -664,7 +724,7 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
   put(c, "set key outside right top vertical Left reverse");
   put(c, "set grid ytics lc rgb '#dddddd'");
   put(c, "set xlabel 'ranks N'");
-  put(c, "set ylabel {}", gp_quoted(fmt::format("time per step ({})", unit.name)));
+  put(c, "set ylabel {}", gp_string(fmt::format("time per step ({})", unit.name)));
   put(c, "set yrange [0:{}]", num(max_s * unit.per_second * 1.08));
   put(c, "set xtics nomirror");
   put(c, "set ytics nomirror");
@@ -673,14 +733,14 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
   for (std::size_t k = 0; k < shown.size(); ++k) {
     const int column = static_cast<int>(k) + 2;
     plot_line += fmt::format("$breakdown using {}{} title {} lc rgb '{}', \\\n     ", column,
-                             k == 0 ? ":xtic(1)" : "", gp_quoted(shown[k].title),
+                             k == 0 ? ":xtic(1)" : "", gp_string(shown[k].title),
                              mechanism_colour(shown[k].mechanism));
   }
   const int ideal_column = static_cast<int>(shown.size()) + 2;
   plot_line += fmt::format(
       "$breakdown using 0:{} with linespoints pt 7 ps 0.9 lw 2 lc rgb 'black' title {}",
       ideal_column,
-      gp_quoted(p.mode == ScalingMode::kStrong ? "ideal step (T1 / N)" : "ideal step (T1)"));
+      gp_string(p.mode == ScalingMode::kStrong ? "ideal step (T1 / N)" : "ideal step (T1)"));
   put(c, "{}", plot_line);
   return plot;
 }
@@ -801,12 +861,12 @@ Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
     put(c,
         "set label {} at {}, graph 0.03 rotate by 90 left offset character -1.8, 0 boxed "
         "front tc rgb '{}'",
-        gp_quoted(m.label), num(m.bytes), kMarkColour);
+        gp_string(m.label), num(m.bytes), kMarkColour);
   }
   std::string plot_line = "plot ";
   for (std::size_t i = 0; i < lines.size(); ++i) {
     plot_line += fmt::format("$cost using 1:{} with lines lw 2 lc rgb '{}' title {}", i + 2,
-                             colour(i), gp_quoted(lines[i].label));
+                             colour(i), gp_string(lines[i].label));
     if (i + 1 < lines.size() || any_crossover) plot_line += ", \\\n     ";
   }
   if (any_crossover) {
@@ -906,7 +966,7 @@ Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
   put(c, "set yrange [-0.5:{}]", num(static_cast<double>(ny) - 0.5));
   std::string xtics;
   for (const std::size_t j : thin_indices(nx, 16)) {
-    xtics += fmt::format("{}{} {}", xtics.empty() ? "" : ", ", gp_quoted(size_text(map.bytes[j])), j);
+    xtics += fmt::format("{}{} {}", xtics.empty() ? "" : ", ", gp_string(size_text(map.bytes[j])), j);
   }
   put(c, "set xtics ({}) rotate by 45 right nomirror", xtics);
   std::string ytics;
@@ -924,13 +984,13 @@ Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
       put(c,
           "set label {} at {}, graph 0.03 rotate by 90 left offset character -1.8, 0 boxed "
           "front",
-          gp_quoted(m.label), num(*x));
+          gp_string(m.label), num(*x));
     }
   }
   std::string plot_line = "plot $cells using 1:2:3:4:5 with rgbimage notitle";
   for (std::size_t k = 0; k < winners.size(); ++k) {
     plot_line += fmt::format(", \\\n     keyentry with boxes fs solid 1.0 lc rgb '{}' title {}",
-                             colour(k), gp_quoted(algorithm_name(winners[k])));
+                             colour(k), gp_string(algorithm_name(winners[k])));
   }
   if (single_rank) {
     plot_line += fmt::format(
@@ -1019,13 +1079,13 @@ Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
     plot_line += fmt::format(
         "plot $points using 1:3 with linespoints pt 6 ps 0.8 lw 2 lc rgb '#1f77b4' title {}, \\\n"
         "     ",
-        gp_quoted(s.predicted_label));
+        gp_string(s.predicted_label));
   } else {
     plot_line += "plot ";
   }
   plot_line += fmt::format(
       "$points using 1:2 with points pt 7 ps 1.2 lc rgb '#d62728' title {}",
-      gp_quoted(s.measured_label));
+      gp_string(s.measured_label));
   put(c, "{}", plot_line);
   return plot;
 }
@@ -1096,7 +1156,7 @@ Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
   put(c, "set key top center horizontal opaque box");
   put(c, "set grid ytics lc rgb '#e5e5e5'");
   put(c, "set xlabel 'rank'");
-  put(c, "set ylabel {}", gp_quoted(fmt::format("{} ({})", quantity, unit.name)));
+  put(c, "set ylabel {}", gp_string(fmt::format("{} ({})", quantity, unit.name)));
   put(c, "set xrange [{}:{}]", num(static_cast<double>(lo) - 0.75),
       num(static_cast<double>(hi) + 0.75));
   // Headroom above the tallest whisker for the key.
@@ -1113,7 +1173,7 @@ Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
       "the rank', \\");
   put(c, "     {} with lines dt 2 lw 1.5 lc rgb '#d62728' title {}",
       scaled(quantile(all, 0.5)),
-      gp_quoted(fmt::format("median over all ranks ({:.4g} {})",
+      gp_string(fmt::format("median over all ranks ({:.4g} {})",
                             quantile(all, 0.5) * unit.per_second, unit.name)));
   return plot;
 }
@@ -1200,6 +1260,19 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
     discard();
     throw PlotError(fmt::format("gnuplot wrote nothing for '{}'{}", output_path,
                                 err.empty() ? "" : ": " + err));
+  }
+  // gnuplot exits 0 even when the disk fills under it: a file that does not end as its format
+  // must (an SVG's closing tag, a PNG's IEND chunk) is a failed write, never a plot.
+  if (const std::optional<std::string> why = incomplete_plot_file(temp.string(), format)) {
+    discard();
+    throw PlotError(fmt::format("gnuplot wrote an incomplete {} for '{}' ({}){}",
+                                plot_format_name(format), output_path, *why,
+                                err.empty() ? "" : ": " + err));
+  }
+  if (!flushed_to_disk(temp.string())) {
+    const int e = errno;
+    discard();
+    throw PlotError(fmt::format("cannot write plot '{}': {}", output_path, std::strerror(e)));
   }
   fs::rename(temp, out, ec);
   if (ec) {

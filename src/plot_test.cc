@@ -117,7 +117,7 @@ TEST(Plot, ScriptFramesThePlotForSvg) {
   EXPECT_EQ(lines[4], "$d << EOD");
   EXPECT_EQ(lines[5], "1 2");
   EXPECT_EQ(lines[6], "EOD");
-  EXPECT_EQ(lines[7], "set title \"MODEL: a \\\"quoted\\\" title\\na subtitle\" font ',13'");
+  EXPECT_EQ(lines[7], "set title 'MODEL: a \"quoted\" title'.\"\\n\".'a subtitle' font ',13'");
   EXPECT_EQ(lines[8], "plot $d using 1:2 with points");
   EXPECT_EQ(lines.back(), "unset output");
 }
@@ -138,7 +138,7 @@ TEST(Plot, ScriptPrefersPngcairoAndFallsBackToPng) {
             "'white'");
   EXPECT_EQ(lines[5], "}");
   EXPECT_EQ(lines[6], "set output 'out.png'");
-  EXPECT_LINE(lines, "set title \"MEASUREMENT: x\" font ',13'");
+  EXPECT_LINE(lines, "set title 'MEASUREMENT: x' font ',13'");
 }
 
 TEST(Plot, LongSubtitlesWrapAtSemicolons) {
@@ -146,8 +146,8 @@ TEST(Plot, LongSubtitlesWrapAtSemicolons) {
   plot.title = "MODEL: t";
   plot.subtitle = std::string(60, 'a') + "; " + std::string(60, 'b') + "; c";
   const auto lines = Lines(gnuplot_script(plot, PlotFormat::kSvg, "o.svg"));
-  EXPECT_LINE(lines, "set title \"MODEL: t\\n" + std::string(60, 'a') + "\\n" +
-                         std::string(60, 'b') + "; c\" font ',13'");
+  EXPECT_LINE(lines, "set title 'MODEL: t'.\"\\n\".'" + std::string(60, 'a') + "'.\"\\n\".'" +
+                         std::string(60, 'b') + "; c' font ',13'");
 }
 
 TEST(Plot, ScalingCurveStrong) {
@@ -171,7 +171,7 @@ TEST(Plot, ScalingCurveStrong) {
   EXPECT_LINE(c, "set logscale x 2");
   EXPECT_LINE(c, "set logscale y 2");
   EXPECT_LINE(c, "set xlabel 'ranks N (log2 scale)'");
-  EXPECT_LINE(c, "set ylabel \"speedup T1 / T(N) (log2 scale)\"");
+  EXPECT_LINE(c, "set ylabel 'speedup T1 / T(N) (log2 scale)'");
   EXPECT_LINE(c, "set y2label 'parallel efficiency (%)'");
   EXPECT_LINE(c, "set y2range [0:105]");
   EXPECT_LINE(c, "set format y2 '%g%%'");
@@ -179,17 +179,17 @@ TEST(Plot, ScalingCurveStrong) {
   // The knee and the target rank count: a vertical line and a label each.
   EXPECT_LINE(c, "set arrow from 3, graph 0 to 3, graph 1 nohead dt 2 lw 1.5 lc rgb '#2ca02c' "
                  "front");
-  EXPECT_MATCH(c, R"re(set label "knee: 3 ranks" at 3, graph 0\.95 .*)re");
+  EXPECT_MATCH(c, R"re(set label 'knee: 3 ranks' at 3, graph 0\.95 .*)re");
   EXPECT_LINE(c, "set arrow from 4, graph 0 to 4, graph 1 nohead dt 3 lw 1.5 lc rgb '#9467bd' "
                  "front");
-  EXPECT_MATCH(c, R"re(set label "efficiency >= 50% up to 4 ranks" at 4, graph 0\.87 .*)re");
+  EXPECT_MATCH(c, R"re(set label 'efficiency >= 50% up to 4 ranks' at 4, graph 0\.87 .*)re");
   // The target efficiency as a horizontal line on the efficiency axis.
   EXPECT_MATCH(c, R"re(set arrow from graph 0, second 50 to graph 1, second 50 nohead .*)re");
-  EXPECT_MATCH(c, R"re(set label "target efficiency 50%" at graph 0\.99, second 50 .*)re");
+  EXPECT_MATCH(c, R"re(set label 'target efficiency 50%' at graph 0\.99, second 50 .*)re");
   // The ideal line, the speedup and the efficiency (right axis), in that order.
   const int plot_line = CountMatching(c, R"re(plot \$scaling using 1:4 with lines .*title 'ideal speedup \(= N\)', \\)re");
   EXPECT_EQ(plot_line, 1);
-  EXPECT_MATCH(c, R"re( +\$scaling using 1:2 with linespoints .*title "speedup \(left axis\)", \\)re");
+  EXPECT_MATCH(c, R"re( +\$scaling using 1:2 with linespoints .*title 'speedup \(left axis\)', \\)re");
   EXPECT_MATCH(c, R"re( +\$scaling using 1:3 axes x1y2 with linespoints .*title 'efficiency \(right axis\)')re");
 }
 
@@ -201,9 +201,9 @@ TEST(Plot, ScalingCurveWeakWithoutKnee) {
   EXPECT_EQ(plot.title, "MODEL: WEAK scaling of w");
   EXPECT_EQ(plot.subtitle, "net; no knee up to 8 ranks; efficiency >= 50% up to 4 ranks");
   const auto c = Lines(plot.commands);
-  EXPECT_EQ(CountMatching(c, R"re(set label "knee.*)re"), 0);
-  EXPECT_LINE(c, "set ylabel \"scaled speedup, Gustafson (log2 scale)\"");
-  EXPECT_MATCH(c, R"re(.*title "scaled speedup \(left axis\)".*)re");
+  EXPECT_EQ(CountMatching(c, R"re(set label 'knee.*)re"), 0);
+  EXPECT_LINE(c, "set ylabel 'scaled speedup, Gustafson (log2 scale)'");
+  EXPECT_MATCH(c, R"re(.*title 'scaled speedup \(left axis\)'.*)re");
 }
 
 TEST(Plot, ScalingLabelsMoveLeftOfLinesNearTheRightEdge) {
@@ -211,8 +211,8 @@ TEST(Plot, ScalingLabelsMoveLeftOfLinesNearTheRightEdge) {
   p.knee_ranks = 8;
   p.max_ranks_at_target = 2;
   const auto c = Lines(scaling_plot(p, "d", "n").commands);
-  EXPECT_MATCH(c, R"re(set label "knee: 8 ranks" at 8, graph 0\.95 right offset character -0\.5, 0 .*)re");
-  EXPECT_MATCH(c, R"re(set label "efficiency >= 50% up to 2 ranks" at 2, graph 0\.87 left offset character 0\.5, 0 .*)re");
+  EXPECT_MATCH(c, R"re(set label 'knee: 8 ranks' at 8, graph 0\.95 right offset character -0\.5, 0 .*)re");
+  EXPECT_MATCH(c, R"re(set label 'efficiency >= 50% up to 2 ranks' at 2, graph 0\.87 left offset character 0\.5, 0 .*)re");
 }
 
 TEST(Plot, EmptyPredictionIsAnInputError) {
@@ -235,12 +235,12 @@ TEST(Plot, BreakdownStacksEveryNonZeroMechanism) {
   EXPECT_EQ(data[5], "\"8\" 0.3 0.25 0.25 0.3 0.8");
   const auto c = Lines(plot.commands);
   EXPECT_LINE(c, "set style histogram rowstacked");
-  EXPECT_LINE(c, "set ylabel \"time per step (s)\"");
+  EXPECT_LINE(c, "set ylabel 'time per step (s)'");
   EXPECT_LINE(c, "set xlabel 'ranks N'");
-  EXPECT_LINE(c, "plot $breakdown using 2:xtic(1) title \"compute\" lc rgb '#4c72b0', \\");
-  EXPECT_LINE(c, "     $breakdown using 3 title \"latency (alpha)\" lc rgb '#dd8452', \\");
-  EXPECT_LINE(c, "     $breakdown using 4 title \"bandwidth (bytes)\" lc rgb '#c44e52', \\");
-  EXPECT_MATCH(c, R"re( +\$breakdown using 0:5 with linespoints .*title "ideal step \(T1 / N\)")re");
+  EXPECT_LINE(c, "plot $breakdown using 2:xtic(1) title 'compute' lc rgb '#4c72b0', \\");
+  EXPECT_LINE(c, "     $breakdown using 3 title 'latency (alpha)' lc rgb '#dd8452', \\");
+  EXPECT_LINE(c, "     $breakdown using 4 title 'bandwidth (bytes)' lc rgb '#c44e52', \\");
+  EXPECT_MATCH(c, R"re( +\$breakdown using 0:5 with linespoints .*title 'ideal step \(T1 / N\)')re");
 }
 
 TEST(Plot, BreakdownStackIsTheStepForEveryMechanism) {
@@ -281,7 +281,7 @@ TEST(Plot, BreakdownPicksATimeUnit) {
     t.ideal_step_s /= 1000;
   }
   const Plot plot = breakdown_plot(p, "d", "n");
-  EXPECT_LINE(Lines(plot.commands), "set ylabel \"time per step (ms)\"");
+  EXPECT_LINE(Lines(plot.commands), "set ylabel 'time per step (ms)'");
   EXPECT_EQ(Lines(plot.data)[1], "# ranks compute_ms latency_ms bandwidth_ms ideal_ms step_ms");
 }
 
@@ -341,20 +341,20 @@ TEST(Plot, MessageCostMarksEveryCrossover) {
   EXPECT_EQ(data.back(), "EOD");
   const auto c = Lines(plot.commands);
   EXPECT_LINE(c, "set logscale x 2");
-  EXPECT_LINE(c, "set xlabel \"message size m (bytes), log2 scale\"");
+  EXPECT_LINE(c, "set xlabel 'message size m (bytes), log2 scale'");
   EXPECT_LINE(c, "set logscale y 10");
-  EXPECT_LINE(c, "set ylabel \"time (s), log scale\"");
+  EXPECT_LINE(c, "set ylabel 'time (s), log scale'");
   EXPECT_LINE(c, "set xrange [1:34359738368]");
   // A tic every 16x: at most 11 over the 35 octaves.
-  EXPECT_LINE(c, "set xtics (\"1 B\" 1, \"16 B\" 16, \"256 B\" 256, \"4 KiB\" 4096, "
-                 "\"64 KiB\" 65536, \"1 MiB\" 1048576, \"16 MiB\" 16777216, \"256 MiB\" "
-                 "268435456, \"4 GiB\" 4294967296)");
+  EXPECT_LINE(c, "set xtics ('1 B' 1, '16 B' 16, '256 B' 256, '4 KiB' 4096, "
+                 "'64 KiB' 65536, '1 MiB' 1048576, '16 MiB' 16777216, '256 MiB' "
+                 "268435456, '4 GiB' 4294967296)");
   EXPECT_LINE(c, "set arrow from 14000000000, graph 0 to 14000000000, graph 1 nohead dt 3 lw "
                  "1.5 lc rgb '#555555' back");
-  EXPECT_MATCH(c, R"re(set label "gradient 14 GB" at 14000000000, graph 0\.03 rotate by 90 .*)re");
-  EXPECT_LINE(c, "plot $cost using 1:2 with lines lw 2 lc rgb '#1f77b4' title \"fast (1 us, "
-                 "100 GB/s)\", \\");
-  EXPECT_LINE(c, "     $cost using 1:3 with lines lw 2 lc rgb '#ff7f0e' title \"no latency\", "
+  EXPECT_MATCH(c, R"re(set label 'gradient 14 GB' at 14000000000, graph 0\.03 rotate by 90 .*)re");
+  EXPECT_LINE(c, "plot $cost using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'fast (1 us, "
+                 "100 GB/s)', \\");
+  EXPECT_LINE(c, "     $cost using 1:3 with lines lw 2 lc rgb '#ff7f0e' title 'no latency', "
                  "\\");
   EXPECT_MATCH(c, R"re( +\$crossovers using 1:2 with points .*title 'crossover m\* \(latency term = bandwidth term\)', \\)re");
   EXPECT_MATCH(c, R"re( +\$crossovers using 1:2:3 with labels .*)re");
@@ -392,15 +392,15 @@ TEST(Plot, SelectionMapColoursWinnersAndMarksSwitches) {
   EXPECT_LINE(c, "set xlabel 'message size m per rank (bytes, nccl-tests convention)'");
   EXPECT_LINE(c, "set ylabel 'ranks N'");
   EXPECT_LINE(c, "set ytics ('1' 0, '4' 1, '64' 2) nomirror");
-  EXPECT_MATCH(c, R"re(set xtics \("1 B" 0, "4 B" 1, .*"1 GiB" 15\) rotate by 45 right nomirror)re");
+  EXPECT_MATCH(c, R"re(set xtics \('1 B' 0, '4 B' 1, .*'1 GiB' 15\) rotate by 45 right nomirror)re");
   EXPECT_LINE(c, "set xrange [-0.5:15.5]");
   EXPECT_LINE(c, "set yrange [-0.5:2.5]");
   EXPECT_LINE(c, "plot $cells using 1:2:3:4:5 with rgbimage notitle, \\");
   // The legend names each winner once, then N = 1 and the switches.
   int winners = 0;
   for (const char* name : {"ring", "recursive-doubling", "rabenseifner"}) {
-    winners += CountMatching(c, std::string(R"re( +keyentry with boxes .* title ")re") + name +
-                                    R"re(", \\)re");
+    winners += CountMatching(c, std::string(R"re( +keyentry with boxes .* title ')re") + name +
+                                    R"re(', \\)re");
   }
   EXPECT_GE(winners, 2);
   EXPECT_MATCH(c, R"re( +keyentry with boxes .* title 'none \(N = 1\)', \\)re");
@@ -425,7 +425,7 @@ TEST(Plot, SelectionMapColoursWinnersAndMarksSwitches) {
   for (const SelectionRow& r : map.rows) expected += r.switches.size();
   EXPECT_EQ(static_cast<std::size_t>(switches), expected);
   EXPECT_MATCH(c, R"re(set arrow from [0-9.]+, graph 0 to [0-9.]+, graph 1 nohead .*)re");
-  EXPECT_MATCH(c, R"re(set label "bucket 25 MB" at [0-9.]+, graph 0\.03 rotate by 90 .*)re");
+  EXPECT_MATCH(c, R"re(set label 'bucket 25 MB' at [0-9.]+, graph 0\.03 rotate by 90 .*)re");
 }
 
 TEST(Plot, SelectionMapNeedsCells) {
@@ -453,13 +453,13 @@ TEST(Plot, MeasuredAgainstPredictedSortsByX) {
   EXPECT_EQ(data[3], "4096 2 2.5");
   EXPECT_EQ(data[4], "65536 4 4.5");
   const auto c = Lines(plot.commands);
-  EXPECT_LINE(c, "set xlabel \"message size m (bytes), log2 scale\"");
-  EXPECT_LINE(c, "set ylabel \"bus bandwidth (GB/s)\"");
+  EXPECT_LINE(c, "set xlabel 'message size m (bytes), log2 scale'");
+  EXPECT_LINE(c, "set ylabel 'bus bandwidth (GB/s)'");
   EXPECT_LINE(c, "set format y '%g'");
   EXPECT_LINE(c, "set yrange [0:*]");
-  EXPECT_MATCH(c, R"re(set xtics \("1 KiB" 1024, "2 KiB" 2048, "4 KiB" 4096, .*"64 KiB" 65536\))re");
-  EXPECT_MATCH(c, R"re(plot \$points using 1:3 with linespoints .*title "model", \\)re");
-  EXPECT_MATCH(c, R"re( +\$points using 1:2 with points .*title "measured")re");
+  EXPECT_MATCH(c, R"re(set xtics \('1 KiB' 1024, '2 KiB' 2048, '4 KiB' 4096, .*'64 KiB' 65536\))re");
+  EXPECT_MATCH(c, R"re(plot \$points using 1:3 with linespoints .*title 'model', \\)re");
+  EXPECT_MATCH(c, R"re( +\$points using 1:2 with points .*title 'measured')re");
 }
 
 TEST(Plot, MeasuredAloneAndItsErrors) {
@@ -478,10 +478,10 @@ TEST(Plot, MeasuredAloneAndItsErrors) {
   EXPECT_EQ(Lines(plot.data)[2], "8 0.5");
   const auto c = Lines(plot.commands);
   // A log axis of times keeps seconds and names each decade.
-  EXPECT_LINE(c, "set ylabel \"step (s), log scale\"");
+  EXPECT_LINE(c, "set ylabel 'step (s), log scale'");
   EXPECT_LINE(c, "set format y '%.0s %cs'");
-  EXPECT_LINE(c, "set xlabel \"ranks, log2 scale\"");
-  EXPECT_MATCH(c, R"re(plot \$points using 1:2 with points .*title "measured")re");
+  EXPECT_LINE(c, "set xlabel 'ranks, log2 scale'");
+  EXPECT_MATCH(c, R"re(plot \$points using 1:2 with points .*title 'measured')re");
 
   MeasuredSeries bad = s;
   bad.measured = {0.5};
@@ -523,11 +523,11 @@ TEST(Plot, PerRankDistributionQuartiles) {
   EXPECT_EQ(data[4], "2 0 0 0 0 0");
   const auto c = Lines(plot.commands);
   EXPECT_LINE(c, "set xlabel 'rank'");
-  EXPECT_LINE(c, "set ylabel \"wait (ms)\"");
+  EXPECT_LINE(c, "set ylabel 'wait (ms)'");
   EXPECT_MATCH(c, R"re(plot \$ranks using 1:3:2:6:5 with candlesticks whiskerbars .*)re");
   EXPECT_MATCH(c, R"re( +\$ranks using 1:4:4:4:4 with candlesticks .*)re");
   // The median of all eight samples {0,0,0,1,2,3,4,10} ms is 1.5 ms.
-  EXPECT_MATCH(c, R"re( +1\.5 with lines dt 2 .*title "median over all ranks \(1\.5 ms\)")re");
+  EXPECT_MATCH(c, R"re( +1\.5 with lines dt 2 .*title 'median over all ranks \(1\.5 ms\)')re");
 }
 
 TEST(Plot, PerRankDistributionErrorsNameTheRank) {
@@ -683,6 +683,37 @@ TEST_F(Render, UnwritablePathAndBadExtensionAreInputErrors) {
   EXPECT_THROW(render_plot(plot, (dir_ / "a.pdf").string()), InputError);
 }
 
+// A gnuplot that exits 0 after writing only part of the file (as on a full disk): the plot is
+// refused and nothing is left, for both formats.
+TEST_F(Render, TruncatedOutputIsAFailureNotAPlot) {
+  const fs::path fake = dir_ / "truncating-gnuplot";
+  // Writes the first bytes of a real file of the format to the path of `set output '...'`.
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\")\n"
+                         "case \"$out\" in\n"
+                         "  *.svg*) printf '<?xml version=\"1.0\"?>\\n<svg width=\"10\"><g>' > \"$out\";;\n"
+                         "  *) printf '\\211PNG\\r\\n\\032\\n\\000\\000\\000\\rIHDR' > \"$out\";;\n"
+                         "esac\nexit 0\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  RenderOptions options;
+  options.gnuplot = fake.string();
+  for (const std::string name : {"cut.svg", "cut.png"}) {
+    try {
+      render_plot(scaling_plot(StrongPrediction(), "d", "n"), (dir_ / name).string(), options);
+      ADD_FAILURE() << "a truncated " << name << " was accepted";
+    } catch (const PlotError& e) {
+      EXPECT_NE(std::string(e.what()).find("gnuplot wrote an incomplete"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(fs::exists(dir_ / name));
+  }
+  std::size_t left = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    if (entry.path().filename().string().find(".tmp") != std::string::npos) ++left;
+  }
+  EXPECT_EQ(left, 0u);
+}
+
 TEST_F(Render, HungGnuplotIsKilledAtTheTimeout) {
   const fs::path fake = dir_ / "slow-gnuplot";
   std::ofstream(fake) << "#!/bin/sh\nexec sleep 30\n";
@@ -696,6 +727,112 @@ TEST_F(Render, HungGnuplotIsKilledAtTheTimeout) {
                PlotError);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   EXPECT_FALSE(fs::exists(dir_ / "slow.svg"));
+}
+
+}  // namespace
+}  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+// Text a shared scenario, fabric or file name can carry, aimed at every way gnuplot could run
+// it: backquote command substitution, system(), shell $(...), an @macro, a quote that ends the
+// string, a backslash escape, and newlines (and a carriage return) that would end the command
+// line and start a new one, including gnuplot's `!` shell escape.
+std::string Hostile(const fs::path& dir, std::string_view slot) {
+  const std::string at = (dir / fmt::format("pwned-{}", slot)).string();
+  return fmt::format(
+      "{0} x`touch {1}-bq`y \"q\" 'q' $(touch {1}-sh) system(\"touch {1}-sys\") @cmd \\n \\"
+      "\n!touch {1}-bang\r\nset output '{1}-out'\nprint system('touch {1}-sys2') ; `touch {1}-bq2`",
+      slot, at);
+}
+
+TEST_F(Render, NoTextFromInputRunsAsACommandInAnyLabelSlot) {
+  const fs::path out_dir = dir_ / "out`touch bad-dir` $(x) 'q\"";
+  fs::create_directories(out_dir);
+  std::vector<Plot> plots;
+  plots.push_back(scaling_plot(StrongPrediction(), Hostile(dir_, "s-subject"),
+                               Hostile(dir_, "s-network")));
+  plots.push_back(breakdown_plot(StrongPrediction(), Hostile(dir_, "b-subject"),
+                                 Hostile(dir_, "b-network")));
+  Topology t;
+  t.name = Hostile(dir_, "fabric-name");
+  t.nodes = 4;
+  t.ranks_per_node = 8;
+  t.nics_per_node = 2;
+  t.intra = Link{2e-6, 450e9};
+  t.inter = Link{3e-6, 50e9};
+  std::vector<CostLine> lines = link_cost_lines(t);
+  lines.front().label = Hostile(dir_, "line");
+  const SizeMark marks[] = {{Hostile(dir_, "mark"), 14e9}};
+  plots.push_back(
+      message_cost_plot(lines, Hostile(dir_, "m-what"), Hostile(dir_, "m-subject"), marks));
+  const std::int64_t ranks[] = {1, 8, 16, 32};
+  const std::vector<double> bytes = {1, 64, 4096, 262144, 16777216, 1073741824};
+  plots.push_back(selection_map_plot(
+      selection_map(Op::kAllreduce, ranks, bytes,
+                    [&](std::int64_t n) { return scaled_topology(t, n); }),
+      Hostile(dir_, "sel-subject"), marks));
+  MeasuredSeries s;
+  s.what = Hostile(dir_, "v-what");
+  s.subject = Hostile(dir_, "v-subject");
+  s.x_label = Hostile(dir_, "v-x");
+  s.y_label = Hostile(dir_, "v-y");
+  s.measured_label = Hostile(dir_, "v-measured");
+  s.predicted_label = Hostile(dir_, "v-predicted");
+  s.x = {1024, 65536, 4194304};
+  s.measured = {1e8, 2e9, 5e9};
+  s.predicted = {1.5e8, 2.5e9, 5.5e9};
+  plots.push_back(measured_vs_predicted_plot(s));
+  const std::int64_t waiting[] = {0, 1, 2};
+  const std::vector<double> samples[] = {{1e-3, 2e-3}, {0.1e-3}, {3e-3, 2e-3}};
+  plots.push_back(per_rank_distribution_plot(waiting, samples, Hostile(dir_, "r-quantity"),
+                                             Hostile(dir_, "r-subject")));
+  for (std::size_t i = 0; i < plots.size(); ++i) {
+    const Plot& plot = plots[i];
+    const std::string stem = fmt::format("plot{}`touch pwned-file{}`", i, i);
+    for (const std::string_view ext : {".svg", ".png"}) {
+      const fs::path path = out_dir / (stem + std::string(ext));
+      EXPECT_NO_THROW(render_plot(plot, path.string())) << plot.name << ext;
+      EXPECT_TRUE(fs::exists(path)) << path;
+    }
+    // The hostile text is drawn as text: the SVG holds it literally.
+    const std::string svg = Read(out_dir / (stem + ".svg"));
+    EXPECT_NE(svg.find("touch"), std::string::npos) << plot.name;
+    EXPECT_NE(svg.find("system("), std::string::npos) << plot.name;
+  }
+  std::vector<std::string> made;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("pwned", 0) == 0) made.push_back(entry.path().string());
+  }
+  for (const auto& entry : fs::directory_iterator(".")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find("pwned") != std::string::npos) made.push_back(entry.path().string());
+  }
+  EXPECT_TRUE(made.empty()) << "input text ran as a command and made " << made.front();
+}
+
+TEST(Plot, ScriptQuotesInputOnlyAsSingleQuotedLiterals) {
+  const std::string script = gnuplot_script(
+      scaling_plot(StrongPrediction(), "a`b`'c\"d\ne\rf", "n"), PlotFormat::kSvg, "o'u`t`.svg");
+  // No backquote outside a single-quoted string, and no line that starts with input text.
+  for (const std::string& line : Lines(script)) {
+    if (line.rfind("#", 0) == 0) continue;  // a comment, checked below
+    bool in_single = false;
+    for (const char c : line) {
+      if (c == '\'') in_single = !in_single;
+      if (c == '`') {
+        EXPECT_TRUE(in_single) << line;
+      }
+    }
+    EXPECT_FALSE(in_single) << "unterminated string: " << line;
+    EXPECT_NE(line.rfind("e", 0), 0u) << line;
+    EXPECT_NE(line.rfind("f", 0), 0u) << line;
+  }
+  EXPECT_NE(script.find("set output 'o''u`t`.svg'"), std::string::npos) << script;
+  EXPECT_EQ(Lines(script).front(), "# MODEL: STRONG scaling of a`b`'c\"d e f");
+  EXPECT_NE(script.find("a`b`''c\"d'.\"\\n\".'e f"), std::string::npos) << script;
 }
 
 }  // namespace

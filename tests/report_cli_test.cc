@@ -1,6 +1,7 @@
 // End-to-end tests of `scalewall report` and of --plot on predict and select: the files
 // written, the page that shows them, its errors; and the page loaded in headless Chromium.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -458,6 +459,118 @@ TEST_F(ReportCli, PageRendersInHeadlessChromium) {
   EXPECT_TRUE(Contains(report, "\nerrors 0")) << report;
   // The same sizes in each image's data attributes.
   EXPECT_TRUE(Contains(page.out, "data-natural-width=\"960\"")) << page.out.substr(0, 2000);
+}
+
+// The files whose name starts with "pwned" anywhere under `dir`.
+std::vector<std::string> Pwned(const fs::path& dir) {
+  std::vector<std::string> made;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("pwned", 0) == 0) {
+      made.push_back(entry.path().string());
+    }
+  }
+  return made;
+}
+
+// A shared scenario, the fabric it names, or a measurement file's name, carrying text that
+// gnuplot would run (backquotes, system(), a newline and gnuplot's ! shell escape): drawing
+// any of them runs nothing.
+TEST_F(ReportCli, NoNameFromInputRunsAsACommand) {
+  const fs::path dir = FreshDir("hostile");
+  const std::string at = dir.string();
+  const auto hostile = [&](const std::string& slot) {
+    return fmt::format("x`touch {0}/pwned-{1}-bq` system('touch {0}/pwned-{1}-sys') "
+                       "$(touch {0}/pwned-{1}-sh) \"q\" 'q'\n!touch {0}/pwned-{1}-bang\n",
+                       at, slot);
+  };
+  // TOML basic strings: escape backslash, quote and newline.
+  const auto toml = [](const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c == '\n' ? std::string("\\n") : std::string(1, c);
+    }
+    return out + "\"";
+  };
+  std::string fabric = ReadFile(source_path("examples/fabrics/dgx-h100-ndr.toml"));
+  fabric.replace(fabric.find("name = \"dgx-h100-ndr\""), std::string("name = \"dgx-h100-ndr\"").size(),
+                 "name = " + toml(hostile("fabric")));
+  std::ofstream(dir / "fabric.toml") << fabric;
+  std::string scenario = ReadFile(source_path("examples/dgx-llm-weak.toml"));
+  scenario.replace(scenario.find("fabric = \"fabrics/dgx-h100-ndr.toml\""),
+                   std::string("fabric = \"fabrics/dgx-h100-ndr.toml\"").size(),
+                   "fabric = \"fabric.toml\"");
+  const std::size_t name_at = scenario.find("\nname = ");
+  ASSERT_NE(name_at, std::string::npos);
+  const std::size_t name_end = scenario.find('\n', name_at + 1);
+  scenario.replace(name_at + 1, name_end - name_at - 1, "name = " + toml(hostile("scenario")));
+  const fs::path scenario_path = dir / "scenario.toml";
+  std::ofstream(scenario_path) << scenario;
+
+  CliResult r = run_scalewall({"predict", scenario_path.string(), "--ranks", "8,64",
+                               "--plot", (dir / "curve.svg").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "curve.svg"));
+  EXPECT_TRUE(Contains(ReadFile(dir / "curve.svg"), "touch")) << "the name is drawn as text";
+  r = run_scalewall({"select", "--fabric", (dir / "fabric.toml").string(), "--op", "allreduce",
+                     "--ranks", "2..64", "--bytes", "1..1MB", "--plot", (dir / "map.svg").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A file name cannot hold a '/': this one touches a file in the current directory.
+  const fs::path measured = dir / "a`touch pwned-by-file-name` $(touch x).txt";
+  fs::copy_file(source_path("tests/data/nccl_all_reduce_perf.txt"), measured);
+  r = run_scalewall({"report", scenario_path.string(), measured.string(), "-o",
+                     (dir / "report").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "report" / "index.html"));
+  const std::vector<std::string> made = Pwned(dir);
+  EXPECT_TRUE(made.empty()) << "input text ran as a command and made " << made.front();
+  EXPECT_FALSE(fs::exists("pwned-by-file-name")) << "a file name ran as a command";
+}
+
+// A report that fails part-way (here gnuplot fails on the second scenario's figures) leaves
+// nothing half-made: no output directory when there was none, an existing one untouched, and
+// no staging directory.
+TEST_F(ReportCli, AFailedReportLeavesNothingHalfMade) {
+  const fs::path dir = FreshDir("half");
+  const std::optional<std::string> real = OnPath({"gnuplot"});
+  ASSERT_TRUE(real.has_value());
+  const fs::path bin = dir / "bin";
+  fs::create_directories(bin);
+  {
+    std::ofstream fake(bin / "gnuplot");
+    fake << "#!/bin/sh\nscript=$(cat)\ncase \"$script\" in *FAILS-HERE*) echo 'boom' >&2; "
+            "exit 1;; esac\nprintf '%s\\n' \"$script\" | exec "
+         << *real << " \"$@\"\n";
+  }
+  fs::permissions(bin / "gnuplot", fs::perms::owner_all);
+  std::string second = ReadFile(source_path("examples/seed-7b-bf16.toml"));
+  second.replace(second.find("name = \"seed-7b-bf16\""), std::string("name = \"seed-7b-bf16\"").size(),
+                 "name = \"FAILS-HERE\"");
+  std::ofstream(dir / "second.toml") << second;
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (bin.string() + ":" + saved).c_str(), 1);
+  const fs::path out = dir / "report";
+  const CliResult fresh = run_scalewall({"report", source_path("examples/seed-7b-bf16.toml"),
+                                         (dir / "second.toml").string(), "-o", out.string()});
+  fs::create_directories(dir / "old");
+  std::ofstream(dir / "old" / "index.html") << "the previous report";
+  const CliResult over = run_scalewall({"report", source_path("examples/seed-7b-bf16.toml"),
+                                        (dir / "second.toml").string(), "-o",
+                                        (dir / "old").string()});
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(fresh.exit_code, 1) << fresh.err;
+  EXPECT_TRUE(Contains(fresh.err, "boom")) << fresh.err;
+  EXPECT_FALSE(fs::exists(out)) << "a failed report made " << out;
+  EXPECT_EQ(over.exit_code, 1) << over.err;
+  EXPECT_EQ(ReadFile(dir / "old" / "index.html"), "the previous report");
+  std::size_t in_old = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir / "old")) ++in_old;
+  EXPECT_EQ(in_old, 1u);
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().find("scalewall-report"), std::string::npos)
+        << "left behind: " << entry.path();
+  }
 }
 
 }  // namespace
