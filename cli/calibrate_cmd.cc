@@ -270,7 +270,8 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--out,-o", flags->out,
                   "Write the fitted link as a fabric file (TOML) that collective, select, "
                   "predict and scenario files accept")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path());
   cmd->add_option("--min-bytes", flags->min_bytes, "Fit only sizes at or above this")
       ->type_name("M");
   cmd->add_option("--max-bytes", flags->max_bytes, "Fit only sizes at or below this")

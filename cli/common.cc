@@ -40,12 +40,25 @@ std::int64_t flag_count(std::string_view flag, const std::string& text, std::int
   return with_flag(flag, [&] { return parse_count(text, min_value, max_value); });
 }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        return text.empty() ? std::string("the file name is empty") : std::string();
+      },
+      "FILE");
+}
+
 std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::string& text) {
   std::vector<std::int64_t> ranks;
   std::string_view rest = text;
   for (;;) {
     const std::size_t comma = rest.find(',');
     const std::string item(rest.substr(0, comma));
+    if (ranks.size() == kMaxRankListItems) {
+      throw InputError(fmt::format("{}: the list holds more than {} rank counts (the most one "
+                                   "command takes)",
+                                   flag, kMaxRankListItems));
+    }
     ranks.push_back(flag_count(flag, item, 1, kMaxRanks));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);

@@ -22,6 +22,10 @@ namespace scalewall::cli {
 // Adds --format table|csv|json (default table) to `command`, stored in *format.
 void add_format_option(CLI::App* command, std::string* format);
 
+// For a flag that names an output file (--plot, --out): an empty name is refused, never read
+// as "no file".
+CLI::Validator non_empty_path();
+
 // Each parses `text` with the matching units.h parser; an InputError is rethrown with the
 // flag's name in front: "--alpha: unknown unit 'xs' in time '2.5xs' (...)".
 double flag_bytes(std::string_view flag, const std::string& text);
@@ -33,6 +37,8 @@ std::int64_t flag_count(std::string_view flag, const std::string& text, std::int
                         std::int64_t max_value);
 
 // A comma-separated list of rank counts, "8,64,1024"; each in [1, 2^40]; at least one.
+// The most rank counts a --ranks list may hold.
+inline constexpr std::size_t kMaxRankListItems = 4096;
 std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::string& text);
 
 // The network a command runs on: a flat link (--alpha, --bandwidth; defaults 2.5 us and

@@ -293,7 +293,8 @@ void register_diagnose(CLI::App& app) {
   cmd->add_option("--plot", flags->plot,
                   "Also draw the main figure to FILE (.svg or .png; needs gnuplot): measured "
                   "against fitted efficiency, or the per-rank wait distribution")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path());
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

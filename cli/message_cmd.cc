@@ -49,11 +49,22 @@ bool is_crossover(double bytes, double m_star) {
 
 // The sweep's sizes: min, every power of ten above it up to max, and max.
 // A min of 0 is followed by 1 B, then the decades.
+// At most kMaxSweepRows rows: a wider range is refused, naming the limit.
+constexpr std::size_t kMaxSweepRows = 64;
+
 std::vector<double> sweep_sizes(double min_bytes, double max_bytes) {
   std::vector<double> sizes{min_bytes};
   double decade = 1.0;
-  while (decade <= min_bytes) decade *= 10.0;
-  for (; decade <= max_bytes; decade *= 10.0) sizes.push_back(decade);
+  while (decade <= min_bytes && std::isfinite(decade)) decade *= 10.0;
+  for (; decade <= max_bytes && std::isfinite(decade); decade *= 10.0) {
+    if (sizes.size() + 1 >= kMaxSweepRows) {
+      throw InputError(fmt::format(
+          "--min-bytes {} to --max-bytes {}: the sweep would have more than {} rows (one per "
+          "power of ten); narrow the range",
+          format_bytes(min_bytes, 6), format_bytes(max_bytes, 6), kMaxSweepRows));
+    }
+    sizes.push_back(decade);
+  }
   if (sizes.back() != max_bytes) sizes.push_back(max_bytes);
   return sizes;
 }

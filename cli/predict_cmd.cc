@@ -241,7 +241,8 @@ void register_predict(CLI::App& app) {
       ->type_name("N");
   cmd->add_option("--plot", flags->plot, "Also draw the scaling curve to FILE (.svg or .png; "
                                          "needs gnuplot)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path());
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

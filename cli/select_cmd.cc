@@ -518,7 +518,8 @@ void register_select(CLI::App& app) {
       ->type_name("mpich|ompi");
   cmd->add_option("--plot", flags->plot,
                   "Also draw the selection map to FILE (.svg or .png; needs gnuplot)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path());
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Small messages pay for steps (alpha), large ones for bytes (beta), so the winner\n"

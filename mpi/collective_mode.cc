@@ -68,7 +68,10 @@ std::vector<Op> resolve_ops(const std::string& text) {
                                    "all-to-all, or all)",
                                    op_name(op)));
     }
-    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+    if (std::find(ops.begin(), ops.end(), op) != ops.end()) {
+      throw InputError(fmt::format("--op: {} is given twice in '{}'", op_name(op), text));
+    }
+    ops.push_back(op);
   }
   return ops;
 }
@@ -86,8 +89,14 @@ std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
     }
     return per_op;
   }
+  bool library_seen = false;
+  std::vector<Algorithm> seen;
   for (const std::string& item : split_list(text)) {
     if (item == "library") {
+      if (library_seen) {
+        throw InputError(fmt::format("--algorithm: library is given twice in '{}'", text));
+      }
+      library_seen = true;
       for (auto& contenders : per_op) {
         if (std::find(contenders.begin(), contenders.end(), Contender{}) == contenders.end()) {
           contenders.insert(contenders.begin(), std::nullopt);
@@ -101,6 +110,11 @@ std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
     } catch (const InputError& e) {
       throw InputError(std::string("--algorithm: ") + e.what());
     }
+    if (std::find(seen.begin(), seen.end(), spec.algorithm) != seen.end()) {
+      throw InputError(fmt::format("--algorithm: {} is given twice in '{}'",
+                                   algorithm_name(spec.algorithm), text));
+    }
+    seen.push_back(spec.algorithm);
     bool used = false;
     std::string available;
     for (std::size_t i = 0; i < ops.size(); ++i) {

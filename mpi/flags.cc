@@ -41,22 +41,38 @@ void add_common_options(CLI::App* command, CommonFlags* flags) {
 
 void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
                       const std::string& default_max) {
-  command->add_option("--min-bytes", flags->min_bytes,
+  flags->min_option = command->add_option("--min-bytes", flags->min_bytes,
                       "Smallest message of the sweep, which visits it, every power of two "
                       "above it and --max-bytes")
       ->type_name("M")
       ->default_val(default_min);
-  command->add_option("--max-bytes", flags->max_bytes, "Largest message of the sweep")
+  flags->max_option = command->add_option("--max-bytes", flags->max_bytes, "Largest message of the sweep")
       ->type_name("M")
       ->default_val(default_max);
-  command->add_option("--sizes", flags->sizes,
+  flags->sizes_option = command->add_option("--sizes", flags->sizes,
                       "Comma-separated sizes to measure instead of the sweep: 0,8,1000,1MiB")
       ->type_name("LIST");
 }
 
 std::vector<double> resolve_sizes(const SizeFlags& flags) {
-  if (!flags.sizes.empty()) {
+  const bool sizes_given = flags.sizes_option != nullptr && flags.sizes_option->count() > 0;
+  if (sizes_given || !flags.sizes.empty()) {
+    const bool bounds_given = (flags.min_option != nullptr && flags.min_option->count() > 0) ||
+                              (flags.max_option != nullptr && flags.max_option->count() > 0);
+    if (bounds_given) {
+      throw InputError(
+          "--sizes lists the sizes to measure and cannot be combined with --min-bytes or "
+          "--max-bytes (which set a sweep)");
+    }
+    if (flags.sizes.empty()) {
+      throw InputError("--sizes: the list is empty (give sizes such as 0,8,1000,1MiB, or "
+                       "leave --sizes out for the sweep)");
+    }
     std::vector<double> sizes = flag_size_list("--sizes", flags.sizes);
+    if (sizes.size() > kMaxSizeListItems) {
+      throw InputError(fmt::format("--sizes: {} sizes is more than the {} one run measures",
+                                   sizes.size(), kMaxSizeListItems));
+    }
     for (double& s : sizes) s = whole_bytes("--sizes", s);
     return sizes;
   }

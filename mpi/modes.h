@@ -40,7 +40,14 @@ struct SizeFlags {
   std::string min_bytes;
   std::string max_bytes;
   std::string sizes;
+  // Set by add_size_options: whether each flag was given (an empty --sizes is an error, and
+  // --sizes cannot be combined with the sweep's bounds).
+  const CLI::Option* min_option = nullptr;
+  const CLI::Option* max_option = nullptr;
+  const CLI::Option* sizes_option = nullptr;
 };
+// The most sizes one --sizes list may hold.
+inline constexpr std::size_t kMaxSizeListItems = 1024;
 void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
                       const std::string& default_max);
 // The sizes to visit, in bytes, each a whole number. Throws InputError naming the flag.

@@ -142,5 +142,25 @@ TEST(ScalingCli, BadInputs) {
       "1.2");
 }
 
+// Every sweep and list has a stated maximum, and an output flag given an empty name is an
+// error rather than "no output".
+TEST(Limits, SweepsAndListsAreBoundedAndEmptyOutputNamesRefused) {
+  // message: one row per power of ten, at most 64 rows.
+  ExpectInputError({"message", "--min-bytes", "1", "--max-bytes", "1e100"}, "--max-bytes");
+  const CliResult ok = run_scalewall({"message", "--min-bytes", "1", "--max-bytes", "1e18"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  // A --ranks list holds at most 4096 rank counts.
+  std::string many = "1";
+  for (int i = 0; i < 4096; ++i) many += ",2";
+  ExpectInputError({"straggler", "--ranks", many, "--sigma", "2%"}, "more than 4096 rank counts");
+  const std::string scenario = source_path("examples/seed-7b-bf16.toml");
+  ExpectInputError({"predict", scenario, "--plot", ""}, "--plot");
+  ExpectInputError({"select", "--op", "allreduce", "--ranks", "2..8", "--bytes", "1..1KB",
+                    "--plot", ""},
+                   "--plot");
+  ExpectInputError({"calibrate", source_path("tests/data/osu_latency.txt"), "--out", ""},
+                   "--out");
+}
+
 }  // namespace
 }  // namespace scalewall::testing

@@ -319,6 +319,31 @@ TEST(MpiFailure, BadInputIsAnErrorWithStatusTwo) {
   }
 }
 
+// Flags that used to be quietly reinterpreted: an empty --sizes (read as "the sweep"), --sizes
+// beside the sweep's bounds, and a repeated op or algorithm.
+TEST(MpiFailure, AmbiguousSizeAndRepeatedChoicesAreRefused) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"pingpong", "--sizes", ""}, "error: --sizes: the list is empty"},
+      {{"collective", "--sizes", ""}, "error: --sizes: the list is empty"},
+      {{"pingpong", "--sizes", "8,64", "--min-bytes", "4"},
+       "error: --sizes lists the sizes to measure and cannot be combined with --min-bytes"},
+      {{"collective", "--sizes", "8", "--max-bytes", "1MiB"},
+       "error: --sizes lists the sizes to measure and cannot be combined"},
+      {{"collective", "--op", "allreduce,allreduce"},
+       "error: --op: allreduce is given twice in 'allreduce,allreduce'"},
+      {{"collective", "--op", "allreduce", "--algorithm", "ring,ring"},
+       "error: --algorithm: ring is given twice in 'ring,ring'"},
+      {{"collective", "--op", "allreduce", "--algorithm", "library,ring,library"},
+       "error: --algorithm: library is given twice"},
+  };
+  for (const auto& [args, message] : cases) {
+    const MpiResult result = run_mpi(2, args, 30);
+    EXPECT_EQ(result.exit_code, 2) << args.front() << " " << message << "\n" << describe(result);
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
 TEST(MpiFailure, UnwritableOutputIsStatusOne) {
   const MpiResult result =
       run_mpi(2, {"arrival", "--out", "/nonexistent-directory/arrival.jsonl"}, 30);
