@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "scalewall/collective.h"
 #include "scalewall/error.h"
+#include "scalewall/input_file.h"
 #include "scalewall/scaling.h"
 #include "scalewall/straggler.h"
 #include "scalewall/units.h"
@@ -240,11 +240,11 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 }  // namespace
 
 ScalingTable read_scaling_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot open scaling table '{}'", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return parse_scaling_table(read_input_file(path, "scaling table"), path);
+}
+
+ScalingTable parse_scaling_table(std::string_view content, const std::string& path) {
+  const std::string text(content);
   const std::string t = trim(text);
   if (t.empty()) throw InputError(fmt::format("scaling table '{}' is empty", path));
   const std::vector<RawRow> rows =

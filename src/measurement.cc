@@ -41,6 +41,7 @@
 #include "scalewall/calibrate.h"
 #include "scalewall/collective.h"
 #include "scalewall/error.h"
+#include "scalewall/input_file.h"
 
 namespace scalewall {
 namespace {
@@ -95,26 +96,16 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// The file's lines, tag prefixes removed. Throws InputError when the file is missing, a
-// directory, unreadable or holds nothing but blanks.
-std::vector<Line> read_lines(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("measurement file '{}' is a directory, not a file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const bool exists = std::filesystem::exists(path, ec);
-    throw InputError(fmt::format("cannot open measurement file '{}': {}", path,
-                                 exists ? "it exists but cannot be read" : "no such file"));
-  }
+// The text's lines, tag prefixes removed. Throws InputError when it holds nothing but blanks.
+std::vector<Line> split_lines(std::string_view text, const std::string& path) {
   std::vector<Line> lines;
   bool any_content = false;
-  std::string text;
   std::int64_t number = 0;
-  while (std::getline(in, text)) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view view = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     ++number;
-    std::string_view view = text;
     if (number == 1 && view.starts_with("\xEF\xBB\xBF")) view.remove_prefix(3);
     view = strip_tag(view);
     while (!view.empty() && (view.back() == '\r' || view.back() == ' ' || view.back() == '\t')) {
@@ -122,10 +113,6 @@ std::vector<Line> read_lines(const std::string& path) {
     }
     if (!trim(view).empty()) any_content = true;
     lines.push_back({number, std::string(view)});
-  }
-  if (in.bad()) {
-    throw InputError(fmt::format("error reading measurement file '{}' after line {}", path,
-                                 number));
   }
   if (!any_content) throw InputError(fmt::format("measurement file '{}' is empty", path));
   return lines;
@@ -1061,7 +1048,12 @@ Detection detect(const std::string& path, const std::vector<Line>& lines) {
 }  // namespace
 
 void read_measurement_file(const std::string& path, MeasurementSet& set) {
-  const std::vector<Line> lines = read_lines(path);
+  parse_measurement_text(read_input_file(path, "measurement file"), path, set);
+}
+
+void parse_measurement_text(std::string_view text, const std::string& path,
+                            MeasurementSet& set) {
+  const std::vector<Line> lines = split_lines(text, path);
   const Detection d = detect(path, lines);
   switch (d.format) {
     case Detected::kScalewallMpi:
@@ -1086,7 +1078,11 @@ void read_measurement_file(const std::string& path, MeasurementSet& set) {
 }
 
 std::vector<StreamPoint> read_stream_points(const std::string& path) {
-  const std::vector<Line> lines = read_lines(path);
+  return parse_stream_points(read_input_file(path, "measurement file"), path);
+}
+
+std::vector<StreamPoint> parse_stream_points(std::string_view text, const std::string& path) {
+  const std::vector<Line> lines = split_lines(text, path);
   const Detection d = detect(path, lines);
   if (d.format != Detected::kOsu) return {};
   const OsuTable table = read_osu_table(path, lines);
