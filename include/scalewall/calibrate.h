@@ -238,9 +238,6 @@ Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
 std::string fabric_toml(const Topology& topology, const HockneyFit& fit,
                         const std::vector<std::string>& sources);
 
-// Writes `text` to `path` (replacing it). Throws InputError naming the path when it cannot.
-void write_text_file(const std::string& path, const std::string& text);
-
 }  // namespace scalewall
 
 #endif  // SCALEWALL_CALIBRATE_H_
