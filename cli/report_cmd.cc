@@ -24,6 +24,7 @@
 #include "scalewall/html_page.h"
 #include "scalewall/input_file.h"
 #include "scalewall/measurement.h"
+#include "scalewall/output_file.h"
 #include "scalewall/plot.h"
 #include "scalewall/predict.h"
 #include "scalewall/scaling.h"
@@ -575,7 +576,12 @@ class StagedOutput {
 
   // Moves everything into DIR: the whole staging directory when DIR does not exist (or is
   // empty), else file by file with `last` (the page) moved after every figure.
-  void commit(const std::string& last) {
+  // REQUIRES: nothing in the staging directory is named like one of `inputs` in DIR (throws
+  // InputError naming both: a report never replaces one of its inputs).
+  void commit(const std::string& last, const std::vector<std::string>& inputs) {
+    for (const auto& entry : fs::directory_iterator(staging_)) {
+      refuse_output_over_inputs((target_ / entry.path().filename()).string(), inputs);
+    }
     std::error_code ec;
     if (!fs::exists(target_, ec) || fs::is_empty(target_, ec)) {
       if (fs::exists(target_, ec)) fs::remove(target_, ec);
@@ -665,12 +671,9 @@ Report run_report(const ReportFlags& flags) {
   progress.say(fmt::format("writing {}", index.string()));
   {
     const fs::path staged_index = output.staging() / "index.html";
-    std::ofstream out(staged_index);
-    out << render_html(page);
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("-o: cannot write '{}'", index.string()));
+    write_output_file(staged_index.string(), render_html(page));
   }
-  output.commit("index.html");
+  output.commit("index.html", flags.files);
 
   Report report;
   report.command = "report";
