@@ -147,6 +147,17 @@ TEST(FilesCli, AnOutputNeverReplacesAnInput) {
   EXPECT_EQ(read_file(p), original);
 }
 
+// report's index.html is written the same way: never over an input.
+TEST(FilesCli, ReportNeverWritesIndexOverAnInput) {
+  const std::string original = read_file(data("scalewall_pingpong.jsonl"));
+  const std::string input = write_temp_file("index.html", original);
+  const std::string dir = fs::path(input).parent_path().string();
+  const CliResult r = run_scalewall({"report", input, "-o", dir});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "it is the input file '" + input + "'")) << r.err;
+  EXPECT_EQ(read_file(input), original);
+}
+
 TEST(FilesCli, AnOutputThatCannotBeWrittenExitsOneAndLeavesTheOldFile) {
   const std::string out = write_temp_file("fabric.toml", "old fabric\n");
   // The process's file size limit stands in for a full disk: the write fails part way.
