@@ -453,6 +453,10 @@ TEST(MeasurementFileErrors, JsonErrorsNameFileLineAndField) {
   EXPECT_EQ(
       text_error(head + R"({"record":"step","step":18446744073709551615,"rank":0})"),
       "x.jsonl:2: field \"step\" is not a whole number: 18446744073709551615");
+  // Nesting is bounded: a record of a million nested arrays is refused, not a stack overflow.
+  EXPECT_EQ(text_error(head + std::string(1000000, '[') + std::string(1000000, ']')),
+            "x.jsonl:2: JSON arrays and objects nested more than 64 deep");
+  EXPECT_EQ(text_error(head + "[[1]]"), "x.jsonl:2: expected a JSON object, found an array of 1 element");
   for (const std::string& text :
        {std::string(R"({"tool":"scalewall-mpi","command":{"a":1}})"),
         head + R"({"record":"pingpong","from":0,"to":1,"bytes":1e400})",
