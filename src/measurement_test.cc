@@ -148,6 +148,15 @@ TEST(MeasurementFile, OsuBandwidthIsStreamingData) {
   // Any other file has no stream points.
   EXPECT_TRUE(read_stream_points(data("osu_latency.txt")).empty());
   EXPECT_TRUE(read_stream_points(data("scalewall_pingpong.jsonl")).empty());
+  // The text readers read the same, naming the source they are given.
+  const auto from_text = parse_stream_points(read_text(data("osu_bw.txt")), "bw.txt");
+  ASSERT_EQ(from_text.size(), 23u);
+  EXPECT_EQ(from_text[22].bytes, stream[22].bytes);
+  EXPECT_EQ(from_text[22].bandwidth_Bps, stream[22].bandwidth_Bps);
+  MeasurementSet text_set;
+  parse_measurement_text(read_text(data("osu_bw.txt")), "bw.txt", text_set);
+  ASSERT_EQ(text_set.sources.size(), 1u);
+  EXPECT_EQ(text_set.sources[0].rfind("bw.txt", 0), 0u) << text_set.sources[0];
 }
 
 TEST(MeasurementFile, OsuAllreduceTakesRanksFromTheCommandLine) {
