@@ -572,6 +572,15 @@ class StagedOutput {
   }
 
   const fs::path& staging() const { return staging_; }
+
+  // Throws InputError ("-o: ...") when `path` is one of `inputs`.
+  static void refuse_over_inputs(const std::string& path, const std::vector<std::string>& inputs) {
+    try {
+      refuse_output_over_inputs(path, inputs);
+    } catch (const InputError& e) {
+      throw InputError(std::string("-o: ") + e.what());
+    }
+  }
   const fs::path& target() const { return target_; }
 
   // Moves everything into DIR: the whole staging directory when DIR does not exist (or is
@@ -580,7 +589,7 @@ class StagedOutput {
   // InputError naming both: a report never replaces one of its inputs).
   void commit(const std::string& last, const std::vector<std::string>& inputs) {
     for (const auto& entry : fs::directory_iterator(staging_)) {
-      refuse_output_over_inputs((target_ / entry.path().filename()).string(), inputs);
+      refuse_over_inputs((target_ / entry.path().filename()).string(), inputs);
     }
     std::error_code ec;
     if (!fs::exists(target_, ec) || fs::is_empty(target_, ec)) {
@@ -648,6 +657,9 @@ Report run_report(const ReportFlags& flags) {
     parse_measurement_text(text, path, measured_set);
   }
   StagedOutput output(flags.output);
+  // The page is the one file whose name does not come from a scenario: refuse at once, before
+  // drawing, when it would replace an input.
+  StagedOutput::refuse_over_inputs((output.target() / "index.html").string(), flags.files);
   const fs::path dir(flags.output);
   Canvas canvas(output.staging(), progress);
 
