@@ -32,6 +32,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -41,6 +42,7 @@
 #include "scalewall/calibrate.h"
 #include "scalewall/collective.h"
 #include "scalewall/error.h"
+#include "scalewall/scaling.h"
 
 namespace scalewall {
 namespace {
@@ -87,6 +89,15 @@ bool all_digits(std::string_view word) {
   return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
     return c >= '0' && c <= '9';
   });
+}
+
+// A table row starts with a whole number, the size; a signed one ("-8") is a row too, so
+// that a negative size is refused rather than skipped as a line of text.
+bool starts_row(const std::vector<std::string_view>& words) {
+  if (words.empty()) return false;
+  const std::string_view w = words[0];
+  if (all_digits(w)) return true;
+  return w.size() > 1 && (w[0] == '-' || w[0] == '+') && all_digits(w.substr(1));
 }
 
 std::string lower(std::string_view text) {
@@ -150,6 +161,9 @@ double read_number(std::string_view word, const std::string& place, std::string_
 }
 
 std::int64_t read_whole(std::string_view word, const std::string& place, std::string_view column) {
+  if (word.starts_with('-')) {
+    throw InputError(fmt::format("{}: {} in the {} column is negative", place, word, column));
+  }
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
   if (ec != std::errc() || end != word.data() + word.size() || value < 0) {
@@ -157,6 +171,17 @@ std::int64_t read_whole(std::string_view word, const std::string& place, std::st
                                  word, column));
   }
   return value;
+}
+
+// A time of 0 cannot be fitted or compared (no rate follows from it): the row is left out,
+// with a warning naming its line. Returns whether the row is kept.
+bool timed(double seconds, const std::string& place, std::string_view what,
+           MeasurementSet& set) {
+  if (seconds > 0) return true;
+  set.warnings.push_back(
+      fmt::format("{}: {} is 0, from which no time or rate follows; the row is left out", place,
+                  what));
+  return false;
 }
 
 std::string join_words(const std::vector<std::string>& words, std::string_view separator) {
@@ -169,9 +194,18 @@ std::string join_words(const std::vector<std::string>& words, std::string_view s
 }
 
 // The rank count of an mpirun/mpiexec/srun command line in the file ("-np 4", "-n 4",
-// "--np 4", "--ntasks=4"), or 0.
-std::int64_t launcher_ranks(const std::vector<Line>& lines) {
+// "--np 4", "--ntasks=4"), or 0. A count above 2^40 is an InputError naming the line.
+std::int64_t launcher_ranks(const std::string& path, const std::vector<Line>& lines) {
   for (const Line& line : lines) {
+    const auto checked = [&](std::string_view digits) {
+      std::int64_t n = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+      if (ec == std::errc::result_out_of_range || n > kMaxRanks) {
+        throw InputError(fmt::format("{}: the launcher's rank count {} is above the limit of 2^40",
+                                     at(path, line.number), digits));
+      }
+      return n;
+    };
     const auto words = split_words(line.text);
     bool launcher = false;
     for (std::size_t i = 0; i < words.size(); ++i) {
@@ -186,15 +220,12 @@ std::int64_t launcher_ranks(const std::vector<Line>& lines) {
       if (!launcher) continue;
       for (std::string_view flag : {"-np", "-n", "--np", "--n", "--ntasks", "-ntasks"}) {
         if (w == flag && i + 1 < words.size() && all_digits(words[i + 1])) {
-          std::int64_t n = 0;
-          std::from_chars(words[i + 1].data(), words[i + 1].data() + words[i + 1].size(), n);
+          const std::int64_t n = checked(words[i + 1]);
           if (n >= 1) return n;
         }
         const std::string with_eq = std::string(flag) + "=";
         if (w.starts_with(with_eq) && all_digits(w.substr(with_eq.size()))) {
-          std::int64_t n = 0;
-          const std::string_view digits = w.substr(with_eq.size());
-          std::from_chars(digits.data(), digits.data() + digits.size(), n);
+          const std::int64_t n = checked(w.substr(with_eq.size()));
           if (n >= 1) return n;
         }
       }
@@ -249,6 +280,15 @@ class RecordReader {
                                    v.dump()));
     }
     return d;
+  }
+  // A whole number in [lo, hi].
+  std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi) const {
+    const std::int64_t value = whole(key);
+    if (value < lo || value > hi) {
+      throw InputError(fmt::format("{}: \"{}\" = {} is outside [{}, {}]", place_, key, value, lo,
+                                   hi));
+    }
+    return value;
   }
   std::int64_t whole(const char* key) const {
     const Json& v = field(key);
@@ -330,16 +370,16 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
     const RecordReader r(j, place);
     if (kind == "pingpong") {
       PingPongPoint p;
-      p.from = r.whole("from");
-      p.to = r.whole("to");
+      p.from = r.whole("from", 0, kMaxRanks - 1);
+      p.to = r.whole("to", 0, kMaxRanks - 1);
       p.bytes = r.number("bytes");
-      p.iterations = r.whole("iterations");
+      p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
       p.one_way_min_s = r.number("one_way_min_s");
       p.one_way_median_s = r.number("one_way_median_s");
       p.one_way_max_s = r.number("one_way_max_s");
       r.require_ordered("one_way_min_s", p.one_way_min_s, "one_way_median_s",
                         p.one_way_median_s, "one_way_max_s", p.one_way_max_s);
-      set.pingpong.push_back(p);
+      if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
     } else if (kind == "collective") {
       CollectivePoint p;
       const std::string op_text = r.text("op");
@@ -349,10 +389,9 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
         throw InputError(fmt::format("{}: {}", place, e.what()));
       }
       p.algorithm = r.text("algorithm");
-      p.ranks = r.whole("ranks");
-      if (p.ranks < 1) throw InputError(fmt::format("{}: \"ranks\" must be >= 1", place));
+      p.ranks = r.whole("ranks", 1, kMaxRanks);
       p.bytes = r.number("bytes");
-      p.iterations = r.whole("iterations");
+      p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
       p.time_min_s = r.number("time_min_s");
       p.time_median_s = r.number("time_median_s");
       p.time_max_s = r.number("time_max_s");
@@ -361,7 +400,7 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       p.algbw_Bps = r.number("algbw_Bps");
       p.busbw_Bps = r.number("busbw_Bps");
       p.verified = r.flag("verified");
-      set.collectives.push_back(p);
+      if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
     } else if (kind == "arrival") {
       ArrivalPoint p;
       p.iteration = r.whole("iteration");
@@ -502,7 +541,7 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
       continue;
     }
     const auto words = split_words(text);
-    if (words.empty() || !all_digits(words[0])) continue;  // NCCL INFO lines and the like
+    if (!starts_row(words)) continue;  // NCCL INFO lines and the like
     if (columns.empty()) {
       throw InputError(fmt::format("{}: a table row before the column header", place));
     }
@@ -639,6 +678,8 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
   for (const NcclRow& r : rows) {
     const double a = r.time_a_s;
     const double b = r.time_b_s.value_or(a);
+    const char* which = a == 0 ? "the out-of-place time" : "the in-place time";
+    if (!timed(std::min(a, b), at(path, r.line), which, set)) continue;
     set.collectives.push_back(collective_point(*op, ranks, r.bytes, iterations, std::min(a, b),
                                                (a + b) / 2.0, std::max(a, b), !r.wrong));
   }
@@ -747,7 +788,7 @@ OsuTable read_osu_table(const std::string& path, const std::vector<Line>& lines)
       continue;
     }
     const auto words = split_words(text);
-    if (words.empty() || !all_digits(words[0])) continue;
+    if (!starts_row(words)) continue;
     if (title_line == 0 || table.columns.empty()) {
       throw InputError(fmt::format("{}: a table row before the OSU title and '# Size' header",
                                    place));
@@ -806,6 +847,7 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
         p.bytes = static_cast<double>(read_whole(row.cells[size_col], place, "Size"));
         const double t = read_number(row.cells[t_col], place, "Latency (us)") * 1e-6;
         p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = t;
+        if (!timed(t, place, "the latency", set)) continue;
         if (!osu_row_passed(table, row)) {
           set.warnings.push_back(fmt::format("{}: OSU validation failed at this size", place));
         }
@@ -822,7 +864,7 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
       const auto min_col = column_of(table, "minlatency(us)");
       const auto max_col = column_of(table, "maxlatency(us)");
       const auto iter_col = column_of(table, "iterations");
-      const std::int64_t ranks = launcher_ranks(lines);
+      const std::int64_t ranks = launcher_ranks(path, lines);
       if (ranks == 0) {
         set.warnings.push_back(fmt::format(
             "{}: {} does not print its rank count and the file holds no mpirun command line "
@@ -836,6 +878,7 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
         const double lo = min_col ? read_number(row.cells[*min_col], place, "Min Latency(us)") * 1e-6 : avg;
         const double hi = max_col ? read_number(row.cells[*max_col], place, "Max Latency(us)") * 1e-6 : avg;
         const std::int64_t iters = iter_col ? read_whole(row.cells[*iter_col], place, "Iterations") : 0;
+        if (!timed(avg, place, "the average latency", set)) continue;
         set.collectives.push_back(collective_point(table.op, ranks, bytes, iters, std::min(lo, avg),
                                                    avg, std::max(hi, avg),
                                                    osu_row_passed(table, row)));
@@ -905,11 +948,15 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
         const auto eq = body.find('=');
         const std::string_view n = eq == std::string_view::npos ? "" : trim(body.substr(eq + 1));
         processes = read_whole(n, place, "#processes");
+        if (processes > kMaxRanks) {
+          throw InputError(fmt::format("{}: #processes = {} is above the limit of 2^40", place,
+                                       processes));
+        }
       }
       continue;
     }
     const auto words = split_words(text);
-    if (words.empty() || !all_digits(words[0])) continue;
+    if (!starts_row(words)) continue;
     if (section.empty()) {
       throw InputError(fmt::format("{}: a table row before any '# Benchmarking' header", place));
     }
@@ -964,7 +1011,7 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
         p.bytes = bytes;
         p.iterations = repetitions;
         p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = *t;
-        set.pingpong.push_back(p);
+        if (timed(*t, place, "t[usec]", set)) set.pingpong.push_back(p);
         break;
       }
       case ImbKind::kCollective: {
@@ -973,6 +1020,7 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
                                        section));
         }
         const double avg = *t_avg;
+        if (!timed(avg, place, "t_avg[usec]", set)) break;
         set.collectives.push_back(collective_point(op, processes, bytes, repetitions,
                                                    std::min(t_min.value_or(avg), avg), avg,
                                                    std::max(t_max.value_or(avg), avg), !defects));
