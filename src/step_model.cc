@@ -270,8 +270,13 @@ std::string quantity_text(double value, RangeUnit unit) {
 }  // namespace
 
 std::string range_text(const ValueRange& range) {
-  const std::string span = fmt::format("{} to {}", quantity_text(range.lo, range.unit),
-                                       quantity_text(range.hi, range.unit));
+  // Times in plain seconds: the printer's smallest unit is ns, and 1e-12 s reads better
+  // than 0.001 ns.
+  const auto edge = [&](double v) {
+    return range.unit == RangeUnit::kSeconds ? fmt::format("{:g} s", v)
+                                             : quantity_text(v, range.unit);
+  };
+  const std::string span = fmt::format("{} to {}", edge(range.lo), edge(range.hi));
   return range.zero_allowed ? fmt::format("{} (or 0)", span) : span;
 }
 

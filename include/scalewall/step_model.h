@@ -131,7 +131,7 @@ inline constexpr ValueRange kScenarioBatchScale{RangeUnit::kFactor, 1e-6, 1e6, f
 
 // Whether `value` lies in the range (NaN and infinities never do).
 bool in_range(double value, const ValueRange& range);
-// The range in words with units: "1 B/s to 1 PB/s", "1 ps to 1e+06 s (or 0)".
+// The range in words with units: "1 B/s to 1 PB/s", "1e-12 s to 1e+06 s (or 0)".
 std::string range_text(const ValueRange& range);
 // Throws InputError "<what> <value> is outside the range <range>" unless in_range.
 void require_in_range(std::string_view what, double value, const ValueRange& range);

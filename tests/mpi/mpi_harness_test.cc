@@ -319,6 +319,24 @@ TEST(MpiFailure, BadInputIsAnErrorWithStatusTwo) {
   }
 }
 
+// A busy-wait has a stated limit of 1 h: a longer one would look like a hang.
+TEST(MpiFailure, BusyWaitsAboveTheLimitAreRefused) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"step", "--compute", "1e308h"}, "error: --compute: time '1e308h' is out of range"},
+      {{"step", "--compute", "2h"}, "error: --compute: '2h' is above the limit of 1 h"},
+      {{"arrival", "--compute", "1e300"}, "error: --compute: '1e300' is above the limit of 1 h"},
+      {{"arrival", "--compute", "10min", "--slow-rank", "1", "--slow-factor", "7"},
+       "error: --slow-factor: 7 x --compute 10min is above the limit of 1 h"},
+      {{"step", "--jitter-sigma", "1e300"}, "error: --jitter-sigma: '1e300' is above 1"},
+  };
+  for (const auto& [args, message] : cases) {
+    const MpiResult result = run_mpi(2, args, 30);
+    EXPECT_EQ(result.exit_code, 2) << args.front() << " " << message << "\n" << describe(result);
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
 TEST(MpiFailure, UnwritableOutputIsStatusOne) {
   const MpiResult result =
       run_mpi(2, {"arrival", "--out", "/nonexistent-directory/arrival.jsonl"}, 30);
