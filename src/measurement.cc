@@ -184,6 +184,50 @@ bool timed(double seconds, const std::string& place, std::string_view what,
   return false;
 }
 
+// The ranges a measured value must lie in: sizes 0 or 1 B to 1 EB, times up to 1e6 s (a non-zero
+// one at least 1e-12 s), rates up to 1e18 B/s. Beyond them a value measures no real fabric,
+// and the fits' sums could not hold it.
+constexpr double kMaxMeasuredBytes = 1e18;
+constexpr double kMaxMeasuredSeconds = 1e6;
+constexpr double kMinMeasuredSeconds = 1e-12;
+constexpr double kMaxMeasuredRate = 1e18;
+
+double measured_size(double bytes, const std::string& place, std::string_view what) {
+  if (bytes > 0 && bytes < 1) {
+    throw InputError(fmt::format("{}: {} of {:g} B is a fraction of a byte", place, what, bytes));
+  }
+  if (bytes > kMaxMeasuredBytes) {
+    throw InputError(fmt::format("{}: {} of {:g} B is above the limit of 1 EB (1e18 B)", place,
+                                 what, bytes));
+  }
+  return bytes;
+}
+
+double measured_time(double seconds, const std::string& place, std::string_view what) {
+  if (seconds > kMaxMeasuredSeconds || (seconds > 0 && seconds < kMinMeasuredSeconds)) {
+    throw InputError(fmt::format(
+        "{}: {} of {:g} s is outside the range of a measured time (0, or 1e-12 s to 1e6 s)",
+        place, what, seconds));
+  }
+  return seconds;
+}
+
+double measured_rate(double bytes_per_second, const std::string& place, std::string_view what) {
+  if (bytes_per_second > kMaxMeasuredRate) {
+    throw InputError(fmt::format("{}: {} of {:g} B/s is above the limit of 1e18 B/s", place,
+                                 what, bytes_per_second));
+  }
+  return bytes_per_second;
+}
+
+// A size column (a whole number of bytes) and a time column in microseconds.
+double read_size(std::string_view word, const std::string& place, std::string_view column) {
+  return measured_size(static_cast<double>(read_whole(word, place, column)), place, column);
+}
+double read_us(std::string_view word, const std::string& place, std::string_view column) {
+  return measured_time(read_number(word, place, column) * 1e-6, place, column);
+}
+
 std::string join_words(const std::vector<std::string>& words, std::string_view separator) {
   std::string out;
   for (const auto& w : words) {
@@ -290,6 +334,9 @@ class RecordReader {
     }
     return value;
   }
+  double size(const char* key) const { return measured_size(number(key), place_, key); }
+  double seconds(const char* key) const { return measured_time(number(key), place_, key); }
+  double rate(const char* key) const { return measured_rate(number(key), place_, key); }
   std::int64_t whole(const char* key) const {
     const Json& v = field(key);
     if (v.is_number_integer()) return v.get<std::int64_t>();
@@ -372,11 +419,11 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       PingPongPoint p;
       p.from = r.whole("from", 0, kMaxRanks - 1);
       p.to = r.whole("to", 0, kMaxRanks - 1);
-      p.bytes = r.number("bytes");
+      p.bytes = r.size("bytes");
       p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-      p.one_way_min_s = r.number("one_way_min_s");
-      p.one_way_median_s = r.number("one_way_median_s");
-      p.one_way_max_s = r.number("one_way_max_s");
+      p.one_way_min_s = r.seconds("one_way_min_s");
+      p.one_way_median_s = r.seconds("one_way_median_s");
+      p.one_way_max_s = r.seconds("one_way_max_s");
       r.require_ordered("one_way_min_s", p.one_way_min_s, "one_way_median_s",
                         p.one_way_median_s, "one_way_max_s", p.one_way_max_s);
       if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
@@ -390,15 +437,15 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       }
       p.algorithm = r.text("algorithm");
       p.ranks = r.whole("ranks", 1, kMaxRanks);
-      p.bytes = r.number("bytes");
+      p.bytes = r.size("bytes");
       p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-      p.time_min_s = r.number("time_min_s");
-      p.time_median_s = r.number("time_median_s");
-      p.time_max_s = r.number("time_max_s");
+      p.time_min_s = r.seconds("time_min_s");
+      p.time_median_s = r.seconds("time_median_s");
+      p.time_max_s = r.seconds("time_max_s");
       r.require_ordered("time_min_s", p.time_min_s, "time_median_s", p.time_median_s,
                         "time_max_s", p.time_max_s);
-      p.algbw_Bps = r.number("algbw_Bps");
-      p.busbw_Bps = r.number("busbw_Bps");
+      p.algbw_Bps = r.rate("algbw_Bps");
+      p.busbw_Bps = r.rate("busbw_Bps");
       p.verified = r.flag("verified");
       if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
     } else if (kind == "arrival") {
@@ -406,19 +453,19 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       p.iteration = r.whole("iteration");
       p.rank = r.whole("rank");
       p.host = r.text("host");
-      p.arrival_s = r.number("arrival_s");
-      p.injected_s = r.number("injected_s");
-      p.collective_s = r.number("collective_s");
+      p.arrival_s = r.seconds("arrival_s");
+      p.injected_s = r.seconds("injected_s");
+      p.collective_s = r.seconds("collective_s");
       set.arrivals.push_back(p);
     } else if (kind == "step") {
       StepPoint p;
       p.step = r.whole("step");
       p.rank = r.whole("rank");
       p.host = r.text("host");
-      p.compute_s = r.number("compute_s");
-      p.communication_s = r.number("communication_s");
-      p.wait_s = r.number("wait_s");
-      p.step_s = r.number("step_s");
+      p.compute_s = r.seconds("compute_s");
+      p.communication_s = r.seconds("communication_s");
+      p.wait_s = r.seconds("wait_s");
+      p.step_s = r.seconds("step_s");
       set.steps.push_back(p);
     } else if (kind == "end") {
       ended = true;
@@ -558,7 +605,7 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
       const std::string& name = columns[c];
       const std::string_view w = words[c];
       if (name == "size") {
-        row.bytes = static_cast<double>(read_whole(w, place, "size"));
+        row.bytes = read_size(w, place, "size");
       } else if (name == "count") {
         read_whole(w, place, "count");
       } else if (name == "redop") {
@@ -572,7 +619,7 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
         }
         row.root = root;
       } else if (name == "time" || name == "cputime") {
-        const double t = read_number(w, place, time_seen == 0 ? "out-of-place time" : "in-place time") * 1e-6;
+        const double t = read_us(w, place, time_seen == 0 ? "out-of-place time" : "in-place time");
         if (time_seen == 0) {
           row.time_a_s = t;
         } else {
@@ -844,8 +891,8 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
       for (const auto& row : table.rows) {
         const std::string place = at(path, row.line);
         PingPongPoint p;
-        p.bytes = static_cast<double>(read_whole(row.cells[size_col], place, "Size"));
-        const double t = read_number(row.cells[t_col], place, "Latency (us)") * 1e-6;
+        p.bytes = read_size(row.cells[size_col], place, "Size");
+        const double t = read_us(row.cells[t_col], place, "Latency (us)");
         p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = t;
         if (!timed(t, place, "the latency", set)) continue;
         if (!osu_row_passed(table, row)) {
@@ -873,10 +920,10 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
       }
       for (const auto& row : table.rows) {
         const std::string place = at(path, row.line);
-        const double bytes = static_cast<double>(read_whole(row.cells[size_col], place, "Size"));
-        const double avg = read_number(row.cells[avg_col], place, "Avg Latency(us)") * 1e-6;
-        const double lo = min_col ? read_number(row.cells[*min_col], place, "Min Latency(us)") * 1e-6 : avg;
-        const double hi = max_col ? read_number(row.cells[*max_col], place, "Max Latency(us)") * 1e-6 : avg;
+        const double bytes = read_size(row.cells[size_col], place, "Size");
+        const double avg = read_us(row.cells[avg_col], place, "Avg Latency(us)");
+        const double lo = min_col ? read_us(row.cells[*min_col], place, "Min Latency(us)") : avg;
+        const double hi = max_col ? read_us(row.cells[*max_col], place, "Max Latency(us)") : avg;
         const std::int64_t iters = iter_col ? read_whole(row.cells[*iter_col], place, "Iterations") : 0;
         if (!timed(avg, place, "the average latency", set)) continue;
         set.collectives.push_back(collective_point(table.op, ranks, bytes, iters, std::min(lo, avg),
@@ -985,17 +1032,17 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
       const std::string& name = columns[c];
       const std::string_view w = words[c];
       if (name == "#bytes") {
-        bytes = static_cast<double>(read_whole(w, place, "#bytes"));
+        bytes = read_size(w, place, "#bytes");
       } else if (name == "#repetitions") {
         repetitions = read_whole(w, place, "#repetitions");
       } else if (name == "t[usec]") {
-        t = read_number(w, place, "t[usec]") * 1e-6;
+        t = read_us(w, place, "t[usec]");
       } else if (name == "t_min[usec]") {
-        t_min = read_number(w, place, "t_min[usec]") * 1e-6;
+        t_min = read_us(w, place, "t_min[usec]");
       } else if (name == "t_max[usec]") {
-        t_max = read_number(w, place, "t_max[usec]") * 1e-6;
+        t_max = read_us(w, place, "t_max[usec]");
       } else if (name == "t_avg[usec]") {
-        t_avg = read_number(w, place, "t_avg[usec]") * 1e-6;
+        t_avg = read_us(w, place, "t_avg[usec]");
       } else if (name == "defects") {
         defects = read_number(w, place, "defects") > 0;
       } else {
@@ -1145,8 +1192,10 @@ std::vector<StreamPoint> read_stream_points(const std::string& path) {
   for (const auto& row : table.rows) {
     const std::string place = at(path, row.line);
     StreamPoint p;
-    p.bytes = static_cast<double>(read_whole(row.cells[size_col], place, "Size"));
-    p.bandwidth_Bps = read_number(row.cells[bw_col], place, "Bandwidth (MB/s)") * 1e6;
+    p.bytes = read_size(row.cells[size_col], place, "Size");
+    p.bandwidth_Bps =
+        measured_rate(read_number(row.cells[bw_col], place, "Bandwidth (MB/s)") * 1e6, place,
+                      "Bandwidth (MB/s)");
     points.push_back(p);
   }
   return points;

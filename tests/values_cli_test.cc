@@ -254,5 +254,50 @@ TEST(ValuesCli, CollectiveRecordsAboveTheRankLimitAreRefused) {
       << j["warnings"].dump();
 }
 
+std::string PingPongLog(const std::string& name,
+                        const std::vector<std::pair<std::string, std::string>>& points) {
+  std::string text =
+      "{\"tool\":\"scalewall-mpi\",\"version\":\"0.1.0\",\"command\":\"pingpong\","
+      "\"kind\":\"measurement\",\"format\":\"jsonl\",\"inputs\":{},\"context\":{}}\n";
+  for (const auto& [bytes, time] : points) {
+    text += "{\"record\":\"pingpong\",\"from\":0,\"to\":1,\"bytes\":" + bytes +
+            ",\"iterations\":10,\"one_way_min_s\":" + time + ",\"one_way_median_s\":" + time +
+            ",\"one_way_max_s\":" + time + "}\n";
+  }
+  return write_temp_file(name, text + "{\"record\":\"end\",\"status\":\"complete\"}\n");
+}
+
+// Measured values past any real fabric once reached the fit and ended in `internal check
+// failed: sxx > 0` (exit 134); they are refused naming the file and line.
+TEST(ValuesCli, MeasuredValuesOutsideTheirRangesAreRefused) {
+  const std::string huge =
+      PingPongLog("huge.jsonl", {{"1e300", "1e-6"}, {"2e300", "2e-6"}, {"3e300", "3e-6"}});
+  ExpectInputError({"calibrate", huge}, huge + ":2: bytes of 1e+300 B is above the limit of 1 EB");
+  const std::string tiny =
+      PingPongLog("tiny.jsonl", {{"1", "4.9e-324"}, {"2", "1e-323"}, {"3", "1.5e-323"}});
+  ExpectInputError({"calibrate", tiny},
+                   tiny + ":2: one_way_min_s of 4.94066e-324 s is outside the range of a "
+                          "measured time");
+  const std::string slow =
+      PingPongLog("slow.jsonl", {{"1", "1e308"}, {"2", "1.5e308"}, {"3", "1.7e308"}});
+  ExpectInputError({"calibrate", slow}, slow + ":2: one_way_min_s of 1e+308 s");
+  const std::string fraction =
+      PingPongLog("fraction.jsonl", {{"0.5", "1e-6"}, {"2", "2e-6"}, {"3", "3e-6"}});
+  ExpectInputError({"calibrate", fraction}, fraction + ":2: bytes of 0.5 B is a fraction");
+  // The edges of the ranges fit, or are refused in words; never an internal check failure.
+  for (const auto& points : std::vector<std::vector<std::pair<std::string, std::string>>>{
+           {{"0", "1e-12"}, {"5e17", "5e5"}, {"1e18", "1e6"}},
+           {{"0", "1e6"}, {"1", "1e-12"}, {"1e18", "1e6"}},
+           {{"1", "1e-12"}, {"2", "1e-12"}, {"1e18", "1e-12"}}}) {
+    for (const char* weighting : {"relative", "ordinary"}) {
+      const std::string path = PingPongLog("edges.jsonl", points);
+      const CliResult r = run_scalewall({"calibrate", path, "--weighting", weighting});
+      EXPECT_TRUE(r.exit_code == 0 || (r.exit_code == 2 && r.err.rfind("error:", 0) == 0))
+          << r.exit_code << "\n" << r.err;
+      EXPECT_LT(LongestLine(r.out), 400u) << r.out;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace scalewall::testing
