@@ -400,7 +400,7 @@ TEST(StepModel, EveryCornerOfTheRangesComputesFinitely) {
           EXPECT_TRUE(std::isfinite(v)) << largest << fabric << " " << ranks;
         }
         EXPECT_GT(t.step_s, 0.0);
-        EXPECT_LT(t.step_s, 1e60);
+        EXPECT_LT(t.step_s, 1e40);  // as step_model.h states
         EXPECT_GT(t.efficiency, 0.0);
       }
     }

@@ -129,8 +129,8 @@ std::string suffix_list(std::span<const Suffix> suffixes) {
 
 // The number times its unit: a product past the largest double, or a non-zero number that
 // comes out as zero, is refused rather than returned as infinity or 0.
-double in_range(double result, double number, std::string_view text, std::string_view what,
-                std::string_view base) {
+double checked_product(double result, double number, std::string_view text,
+                       std::string_view what, std::string_view base) {
   if (!std::isfinite(result)) {
     throw InputError(fmt::format("{} {} is out of range (at most {:.3g}{}{})", what,
                                  quoted(trim(text)), std::numeric_limits<double>::max(),
@@ -150,7 +150,9 @@ double parse_with(std::string_view text, std::string_view what, std::string_view
   std::string_view unit;
   const double value = leading_number(text, what, &unit);
   for (const Suffix& s : suffixes) {
-    if (s.text == unit) return in_range(value * s.factor / s.divisor, value, text, what, base);
+    if (s.text == unit) {
+      return checked_product(value * s.factor / s.divisor, value, text, what, base);
+    }
   }
   throw InputError(fmt::format("unknown unit {} in {} {} (expected {}{})", quoted(unit), what,
                                quoted(trim(text)), suffix_list(suffixes), hint));
@@ -234,7 +236,7 @@ double parse_fraction(std::string_view text) {
   std::string_view rest;
   const double value = leading_number(text, "fraction", &rest);
   if (rest.empty()) return value;
-  if (rest == "%") return in_range(value / 100.0, value, text, "fraction", "");
+  if (rest == "%") return checked_product(value / 100.0, value, text, "fraction", "");
   throw InputError(fmt::format("cannot read a fraction from {}: unexpected {} (write 0.05 or 5%)",
                                quoted(trim(text)), quoted(rest)));
 }
