@@ -1,6 +1,8 @@
 // scalewall scaling: Amdahl and Gustafson side by side (seed D01 section 2, Lab 1).
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "cli/common.h"
@@ -56,9 +58,15 @@ Report run_scaling(const ScalingFlags& flags) {
   if (last != n) add(n);
   report.tables.push_back(std::move(rows));
 
+  // 1/s overflows a double for s below about 5.6e-309 (a denormal s): that ceiling is
+  // stated in words, never printed as infinity.
   const auto ceiling = amdahl_ceiling(s);
+  const bool finite_ceiling = ceiling && std::isfinite(*ceiling);
   report.add_field("ceiling_speedup", "Amdahl ceiling 1/s", Unit::kRatio,
-                   ceiling ? Value{*ceiling} : Value{}, "none (s = 0: no serial part)");
+                   finite_ceiling ? Value{*ceiling} : Value{},
+                   ceiling ? fmt::format("above {:.3g}x (1/s is beyond a double)",
+                                         std::numeric_limits<double>::max())
+                           : std::string("none (s = 0: no serial part)"));
   report.add_field("target_efficiency", "target efficiency", Unit::kFraction, target);
   report.add_field("max_ranks_at_target", "largest N at target", Unit::kCount,
                    max_ranks ? Value{*max_ranks} : Value{},

@@ -66,13 +66,24 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
     }
   }
   if (!flags.overlap.empty()) s.settings.overlap = flag_on_off("--overlap", flags.overlap);
-  if (!flags.bucket.empty()) s.settings.bucket_bytes = flag_bytes("--bucket", flags.bucket);
+  if (!flags.bucket.empty()) {
+    s.settings.bucket_bytes = flag_bytes("--bucket", flags.bucket);
+    with_flag("--bucket",
+              [&] { require_in_range("bucket", s.settings.bucket_bytes, kScenarioBytes); });
+  }
   if (!flags.hierarchical.empty()) {
     s.settings.hierarchical = flag_on_off("--hierarchical", flags.hierarchical);
+    if (s.settings.hierarchical && !file.network_is_fabric_file) {
+      throw InputError(
+          "--hierarchical: hierarchical collectives need a fabric file (nodes of several ranks); "
+          "the scenario's network is a flat link or a bus bandwidth");
+    }
   }
   if (!flags.placement.empty()) {
-    if (!s.network.fabric) {
-      throw InputError("--placement: the scenario's network is a bus bandwidth, not a fabric");
+    if (!file.network_is_fabric_file) {
+      throw InputError(
+          "--placement: placement needs a fabric file; the scenario's network is a flat link or "
+          "a bus bandwidth");
     }
     s.network.fabric->placement =
         with_flag("--placement", [&] { return parse_placement(flags.placement); });
@@ -92,6 +103,9 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
   }
   if (!flags.compression_ratio.empty()) {
     s.settings.compression_ratio = flag_number("--compression-ratio", flags.compression_ratio);
+    with_flag("--compression-ratio", [&] {
+      require_in_range("compression ratio", s.settings.compression_ratio, kScenarioFactor);
+    });
   }
   if (!flags.accumulation_steps.empty()) {
     s.settings.accumulation_steps =
@@ -99,6 +113,9 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
   }
   if (!flags.batch_scale.empty()) {
     s.settings.batch_scale = flag_number("--batch-scale", flags.batch_scale);
+    with_flag("--batch-scale", [&] {
+      require_in_range("batch scale", s.settings.batch_scale, kScenarioBatchScale);
+    });
   }
   if (!flags.sigma.empty()) s.variance.sigma = flag_fraction("--sigma", flags.sigma);
   with_flag(flags.path, [&] { require_valid(s); });

@@ -119,7 +119,14 @@ void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& 
 DelaySettings resolve_delays(const DelayFlags& flags, int ranks) {
   DelaySettings s;
   s.compute_s = flag_seconds("--compute", flags.compute);
+  if (s.compute_s > kMaxComputeSeconds) {
+    throw InputError(fmt::format("--compute: '{}' is above the limit of 1 h per busy-wait",
+                                 flags.compute));
+  }
   s.jitter_sigma = flag_fraction("--jitter-sigma", flags.jitter_sigma);
+  if (s.jitter_sigma > 1.0) {
+    throw InputError(fmt::format("--jitter-sigma: '{}' is above 1 (100%)", flags.jitter_sigma));
+  }
   s.seed = static_cast<std::uint64_t>(
       flag_count("--seed", flags.seed, 0, std::numeric_limits<std::int64_t>::max()));
   if (!flags.slow_rank.empty()) {
@@ -135,6 +142,11 @@ DelaySettings resolve_delays(const DelayFlags& flags, int ranks) {
       throw InputError(fmt::format("--slow-factor: {} is below 1 (a slow rank computes 1x or "
                                    "longer)",
                                    flags.slow_factor));
+    }
+    if (s.compute_s * s.slow_factor > kMaxComputeSeconds) {
+      throw InputError(fmt::format(
+          "--slow-factor: {} x --compute {} is above the limit of 1 h per busy-wait",
+          flags.slow_factor, flags.compute));
     }
   }
   return s;

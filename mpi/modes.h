@@ -71,8 +71,13 @@ struct DelaySettings {
   int slow_rank = -1;  // -1: none
   double slow_factor = 1;
 };
+// The longest busy-wait a rank is asked for: --compute, and --compute x --slow-factor, are at
+// most 1 h.
+inline constexpr double kMaxComputeSeconds = 3600.0;
+
 // Throws InputError naming the flag: a slow rank outside [0, ranks), a factor below 1 or
-// given without a slow rank, a negative sigma.
+// given without a slow rank, a negative sigma or one above 1, a --compute above
+// kMaxComputeSeconds (or a slow rank's --compute x --slow-factor above it).
 DelaySettings resolve_delays(const DelayFlags& flags, int ranks);
 // The settings as envelope inputs: compute_s, jitter_sigma, seed, slow_rank (null when
 // none), slow_factor.

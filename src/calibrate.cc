@@ -290,8 +290,12 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
     p.residual_s = p.measured_s - p.fitted_s;
     p.relative_residual = p.measured_s > 0 ? p.residual_s / p.measured_s : 0.0;
   }
-  SCALEWALL_CHECK(std::isfinite(fit.alpha_s) && std::isfinite(fit.bandwidth_Bps) &&
-                  std::isfinite(fit.r_squared));
+  if (!std::isfinite(fit.alpha_s) || !std::isfinite(fit.bandwidth_Bps) ||
+      !std::isfinite(fit.crossover_bytes) || !std::isfinite(fit.r_squared)) {
+    throw InputError(fmt::format("the fit over {} gives alpha {:g} s and bandwidth {:g} B/s, "
+                                 "beyond what a double holds: these are not measured times",
+                                 span, fit.alpha_s, fit.bandwidth_Bps));
+  }
   return fit;
 }
 

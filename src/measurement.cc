@@ -31,6 +31,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -42,6 +44,7 @@
 #include "scalewall/error.h"
 #include "scalewall/input_file.h"
 #include "json_input.h"
+#include "scalewall/scaling.h"
 
 namespace scalewall {
 namespace {
@@ -88,6 +91,15 @@ bool all_digits(std::string_view word) {
   return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
     return c >= '0' && c <= '9';
   });
+}
+
+// A table row starts with a whole number, the size; a signed one ("-8") is a row too, so
+// that a negative size is refused rather than skipped as a line of text.
+bool starts_row(const std::vector<std::string_view>& words) {
+  if (words.empty()) return false;
+  const std::string_view w = words[0];
+  if (all_digits(w)) return true;
+  return w.size() > 1 && (w[0] == '-' || w[0] == '+') && all_digits(w.substr(1));
 }
 
 std::string lower(std::string_view text) {
@@ -137,6 +149,9 @@ double read_number(std::string_view word, const std::string& place, std::string_
 }
 
 std::int64_t read_whole(std::string_view word, const std::string& place, std::string_view column) {
+  if (word.starts_with('-')) {
+    throw InputError(fmt::format("{}: {} in the {} column is negative", place, word, column));
+  }
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
   if (ec != std::errc() || end != word.data() + word.size() || value < 0) {
@@ -144,6 +159,66 @@ std::int64_t read_whole(std::string_view word, const std::string& place, std::st
                                  word, column));
   }
   return value;
+}
+
+// A time of 0 cannot be fitted or compared (no rate follows from it): the row is left out,
+// with a warning naming its line. Returns whether the row is kept.
+bool timed(double seconds, const std::string& place, std::string_view what,
+           MeasurementSet& set) {
+  if (seconds > 0) return true;
+  set.warnings.push_back(
+      fmt::format("{}: {} is 0, from which no time or rate follows; the row is left out", place,
+                  what));
+  return false;
+}
+
+// The ranges a measured value must lie in: sizes 0 or 1 B to 1 EB, times up to 1e6 s (a non-zero
+// one at least 1e-12 s), rates up to 1e18 B/s. Beyond them a value measures no real fabric,
+// and the fits' sums could not hold it.
+constexpr double kMaxMeasuredBytes = 1e18;
+constexpr double kMaxMeasuredSeconds = 1e6;
+constexpr double kMinMeasuredSeconds = 1e-12;
+constexpr double kMaxMeasuredRate = 1e18;
+
+double measured_size(double bytes, const std::string& place, std::string_view what) {
+  if (bytes > 0 && bytes < 1) {
+    throw InputError(fmt::format("{}: {} of {:g} B is a fraction of a byte", place, what, bytes));
+  }
+  if (bytes > kMaxMeasuredBytes) {
+    throw InputError(fmt::format("{}: {} of {:g} B is above the limit of 1 EB (1e18 B)", place,
+                                 what, bytes));
+  }
+  return bytes;
+}
+
+// A time that is fitted (a ping-pong or collective time): 0, or 1e-12 s to 1e6 s. An arrival
+// or a step's parts are differences of clock readings, where a few ulps above 0 are 0 in
+// truth, so those are held to the upper limit only (`fitted` false).
+double measured_time(double seconds, const std::string& place, std::string_view what,
+                     bool fitted = true) {
+  if (seconds > kMaxMeasuredSeconds ||
+      (fitted && seconds > 0 && seconds < kMinMeasuredSeconds)) {
+    throw InputError(fmt::format("{}: {} of {:g} s is outside the range of a measured time ({})",
+                                 place, what, seconds,
+                                 fitted ? "0, or 1e-12 s to 1e6 s" : "at most 1e6 s"));
+  }
+  return seconds;
+}
+
+double measured_rate(double bytes_per_second, const std::string& place, std::string_view what) {
+  if (bytes_per_second > kMaxMeasuredRate) {
+    throw InputError(fmt::format("{}: {} of {:g} B/s is above the limit of 1e18 B/s", place,
+                                 what, bytes_per_second));
+  }
+  return bytes_per_second;
+}
+
+// A size column (a whole number of bytes) and a time column in microseconds.
+double read_size(std::string_view word, const std::string& place, std::string_view column) {
+  return measured_size(static_cast<double>(read_whole(word, place, column)), place, column);
+}
+double read_us(std::string_view word, const std::string& place, std::string_view column) {
+  return measured_time(read_number(word, place, column) * 1e-6, place, column);
 }
 
 std::string join_words(const std::vector<std::string>& words, std::string_view separator) {
@@ -156,9 +231,18 @@ std::string join_words(const std::vector<std::string>& words, std::string_view s
 }
 
 // The rank count of an mpirun/mpiexec/srun command line in the file ("-np 4", "-n 4",
-// "--np 4", "--ntasks=4"), or 0.
-std::int64_t launcher_ranks(const std::vector<Line>& lines) {
+// "--np 4", "--ntasks=4"), or 0. A count above 2^40 is an InputError naming the line.
+std::int64_t launcher_ranks(const std::string& path, const std::vector<Line>& lines) {
   for (const Line& line : lines) {
+    const auto checked = [&](std::string_view digits) {
+      std::int64_t n = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+      if (ec == std::errc::result_out_of_range || n > kMaxRanks) {
+        throw InputError(fmt::format("{}: the launcher's rank count {} is above the limit of 2^40",
+                                     at(path, line.number), digits));
+      }
+      return n;
+    };
     const auto words = split_words(line.text);
     bool launcher = false;
     for (std::size_t i = 0; i < words.size(); ++i) {
@@ -173,15 +257,12 @@ std::int64_t launcher_ranks(const std::vector<Line>& lines) {
       if (!launcher) continue;
       for (std::string_view flag : {"-np", "-n", "--np", "--n", "--ntasks", "-ntasks"}) {
         if (w == flag && i + 1 < words.size() && all_digits(words[i + 1])) {
-          std::int64_t n = 0;
-          std::from_chars(words[i + 1].data(), words[i + 1].data() + words[i + 1].size(), n);
+          const std::int64_t n = checked(words[i + 1]);
           if (n >= 1) return n;
         }
         const std::string with_eq = std::string(flag) + "=";
         if (w.starts_with(with_eq) && all_digits(w.substr(with_eq.size()))) {
-          std::int64_t n = 0;
-          const std::string_view digits = w.substr(with_eq.size());
-          std::from_chars(digits.data(), digits.data() + digits.size(), n);
+          const std::int64_t n = checked(w.substr(with_eq.size()));
           if (n >= 1) return n;
         }
       }
@@ -238,6 +319,21 @@ class RecordReader {
     }
     return d;
   }
+  // A whole number in [lo, hi].
+  std::int64_t whole(const char* key, std::int64_t lo, std::int64_t hi) const {
+    const std::int64_t value = whole(key);
+    if (value < lo || value > hi) {
+      throw InputError(fmt::format("{}: \"{}\" = {} is outside [{}, {}]", place_, key, value, lo,
+                                   hi));
+    }
+    return value;
+  }
+  double size(const char* key) const { return measured_size(number(key), place_, key); }
+  double seconds(const char* key) const { return measured_time(number(key), place_, key); }
+  double duration(const char* key) const {
+    return measured_time(number(key), place_, key, false);
+  }
+  double rate(const char* key) const { return measured_rate(number(key), place_, key); }
   std::int64_t whole(const char* key) const {
     const Json& v = field(key);
     if (v.is_number_unsigned()) {
@@ -330,16 +426,16 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
     const RecordReader r(j, place);
     if (kind == "pingpong") {
       PingPongPoint p;
-      p.from = r.whole("from");
-      p.to = r.whole("to");
-      p.bytes = r.number("bytes");
-      p.iterations = r.whole("iterations");
-      p.one_way_min_s = r.number("one_way_min_s");
-      p.one_way_median_s = r.number("one_way_median_s");
-      p.one_way_max_s = r.number("one_way_max_s");
+      p.from = r.whole("from", 0, kMaxRanks - 1);
+      p.to = r.whole("to", 0, kMaxRanks - 1);
+      p.bytes = r.size("bytes");
+      p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
+      p.one_way_min_s = r.seconds("one_way_min_s");
+      p.one_way_median_s = r.seconds("one_way_median_s");
+      p.one_way_max_s = r.seconds("one_way_max_s");
       r.require_ordered("one_way_min_s", p.one_way_min_s, "one_way_median_s",
                         p.one_way_median_s, "one_way_max_s", p.one_way_max_s);
-      set.pingpong.push_back(p);
+      if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
     } else if (kind == "collective") {
       CollectivePoint p;
       const std::string op_text = r.text("op");
@@ -349,37 +445,36 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
         throw InputError(fmt::format("{}: {}", place, e.what()));
       }
       p.algorithm = r.text("algorithm");
-      p.ranks = r.whole("ranks");
-      if (p.ranks < 1) throw InputError(fmt::format("{}: \"ranks\" must be >= 1", place));
-      p.bytes = r.number("bytes");
-      p.iterations = r.whole("iterations");
-      p.time_min_s = r.number("time_min_s");
-      p.time_median_s = r.number("time_median_s");
-      p.time_max_s = r.number("time_max_s");
+      p.ranks = r.whole("ranks", 1, kMaxRanks);
+      p.bytes = r.size("bytes");
+      p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
+      p.time_min_s = r.seconds("time_min_s");
+      p.time_median_s = r.seconds("time_median_s");
+      p.time_max_s = r.seconds("time_max_s");
       r.require_ordered("time_min_s", p.time_min_s, "time_median_s", p.time_median_s,
                         "time_max_s", p.time_max_s);
-      p.algbw_Bps = r.number("algbw_Bps");
-      p.busbw_Bps = r.number("busbw_Bps");
+      p.algbw_Bps = r.rate("algbw_Bps");
+      p.busbw_Bps = r.rate("busbw_Bps");
       p.verified = r.flag("verified");
-      set.collectives.push_back(p);
+      if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
     } else if (kind == "arrival") {
       ArrivalPoint p;
       p.iteration = r.whole("iteration");
       p.rank = r.whole("rank");
       p.host = r.text("host");
-      p.arrival_s = r.number("arrival_s");
-      p.injected_s = r.number("injected_s");
-      p.collective_s = r.number("collective_s");
+      p.arrival_s = r.duration("arrival_s");
+      p.injected_s = r.duration("injected_s");
+      p.collective_s = r.duration("collective_s");
       set.arrivals.push_back(p);
     } else if (kind == "step") {
       StepPoint p;
       p.step = r.whole("step");
       p.rank = r.whole("rank");
       p.host = r.text("host");
-      p.compute_s = r.number("compute_s");
-      p.communication_s = r.number("communication_s");
-      p.wait_s = r.number("wait_s");
-      p.step_s = r.number("step_s");
+      p.compute_s = r.duration("compute_s");
+      p.communication_s = r.duration("communication_s");
+      p.wait_s = r.duration("wait_s");
+      p.step_s = r.duration("step_s");
       set.steps.push_back(p);
     } else if (kind == "end") {
       ended = true;
@@ -502,7 +597,7 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
       continue;
     }
     const auto words = split_words(text);
-    if (words.empty() || !all_digits(words[0])) continue;  // NCCL INFO lines and the like
+    if (!starts_row(words)) continue;  // NCCL INFO lines and the like
     if (columns.empty()) {
       throw InputError(fmt::format("{}: a table row before the column header", place));
     }
@@ -519,7 +614,7 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
       const std::string& name = columns[c];
       const std::string_view w = words[c];
       if (name == "size") {
-        row.bytes = static_cast<double>(read_whole(w, place, "size"));
+        row.bytes = read_size(w, place, "size");
       } else if (name == "count") {
         read_whole(w, place, "count");
       } else if (name == "redop") {
@@ -533,7 +628,7 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
         }
         row.root = root;
       } else if (name == "time" || name == "cputime") {
-        const double t = read_number(w, place, time_seen == 0 ? "out-of-place time" : "in-place time") * 1e-6;
+        const double t = read_us(w, place, time_seen == 0 ? "out-of-place time" : "in-place time");
         if (time_seen == 0) {
           row.time_a_s = t;
         } else {
@@ -639,6 +734,8 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
   for (const NcclRow& r : rows) {
     const double a = r.time_a_s;
     const double b = r.time_b_s.value_or(a);
+    const char* which = a == 0 ? "the out-of-place time" : "the in-place time";
+    if (!timed(std::min(a, b), at(path, r.line), which, set)) continue;
     set.collectives.push_back(collective_point(*op, ranks, r.bytes, iterations, std::min(a, b),
                                                (a + b) / 2.0, std::max(a, b), !r.wrong));
   }
@@ -747,7 +844,7 @@ OsuTable read_osu_table(const std::string& path, const std::vector<Line>& lines)
       continue;
     }
     const auto words = split_words(text);
-    if (words.empty() || !all_digits(words[0])) continue;
+    if (!starts_row(words)) continue;
     if (title_line == 0 || table.columns.empty()) {
       throw InputError(fmt::format("{}: a table row before the OSU title and '# Size' header",
                                    place));
@@ -803,9 +900,10 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
       for (const auto& row : table.rows) {
         const std::string place = at(path, row.line);
         PingPongPoint p;
-        p.bytes = static_cast<double>(read_whole(row.cells[size_col], place, "Size"));
-        const double t = read_number(row.cells[t_col], place, "Latency (us)") * 1e-6;
+        p.bytes = read_size(row.cells[size_col], place, "Size");
+        const double t = read_us(row.cells[t_col], place, "Latency (us)");
         p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = t;
+        if (!timed(t, place, "the latency", set)) continue;
         if (!osu_row_passed(table, row)) {
           set.warnings.push_back(fmt::format("{}: OSU validation failed at this size", place));
         }
@@ -822,7 +920,7 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
       const auto min_col = column_of(table, "minlatency(us)");
       const auto max_col = column_of(table, "maxlatency(us)");
       const auto iter_col = column_of(table, "iterations");
-      const std::int64_t ranks = launcher_ranks(lines);
+      const std::int64_t ranks = launcher_ranks(path, lines);
       if (ranks == 0) {
         set.warnings.push_back(fmt::format(
             "{}: {} does not print its rank count and the file holds no mpirun command line "
@@ -831,11 +929,12 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
       }
       for (const auto& row : table.rows) {
         const std::string place = at(path, row.line);
-        const double bytes = static_cast<double>(read_whole(row.cells[size_col], place, "Size"));
-        const double avg = read_number(row.cells[avg_col], place, "Avg Latency(us)") * 1e-6;
-        const double lo = min_col ? read_number(row.cells[*min_col], place, "Min Latency(us)") * 1e-6 : avg;
-        const double hi = max_col ? read_number(row.cells[*max_col], place, "Max Latency(us)") * 1e-6 : avg;
+        const double bytes = read_size(row.cells[size_col], place, "Size");
+        const double avg = read_us(row.cells[avg_col], place, "Avg Latency(us)");
+        const double lo = min_col ? read_us(row.cells[*min_col], place, "Min Latency(us)") : avg;
+        const double hi = max_col ? read_us(row.cells[*max_col], place, "Max Latency(us)") : avg;
         const std::int64_t iters = iter_col ? read_whole(row.cells[*iter_col], place, "Iterations") : 0;
+        if (!timed(avg, place, "the average latency", set)) continue;
         set.collectives.push_back(collective_point(table.op, ranks, bytes, iters, std::min(lo, avg),
                                                    avg, std::max(hi, avg),
                                                    osu_row_passed(table, row)));
@@ -905,11 +1004,15 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
         const auto eq = body.find('=');
         const std::string_view n = eq == std::string_view::npos ? "" : trim(body.substr(eq + 1));
         processes = read_whole(n, place, "#processes");
+        if (processes > kMaxRanks) {
+          throw InputError(fmt::format("{}: #processes = {} is above the limit of 2^40", place,
+                                       processes));
+        }
       }
       continue;
     }
     const auto words = split_words(text);
-    if (words.empty() || !all_digits(words[0])) continue;
+    if (!starts_row(words)) continue;
     if (section.empty()) {
       throw InputError(fmt::format("{}: a table row before any '# Benchmarking' header", place));
     }
@@ -938,17 +1041,17 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
       const std::string& name = columns[c];
       const std::string_view w = words[c];
       if (name == "#bytes") {
-        bytes = static_cast<double>(read_whole(w, place, "#bytes"));
+        bytes = read_size(w, place, "#bytes");
       } else if (name == "#repetitions") {
         repetitions = read_whole(w, place, "#repetitions");
       } else if (name == "t[usec]") {
-        t = read_number(w, place, "t[usec]") * 1e-6;
+        t = read_us(w, place, "t[usec]");
       } else if (name == "t_min[usec]") {
-        t_min = read_number(w, place, "t_min[usec]") * 1e-6;
+        t_min = read_us(w, place, "t_min[usec]");
       } else if (name == "t_max[usec]") {
-        t_max = read_number(w, place, "t_max[usec]") * 1e-6;
+        t_max = read_us(w, place, "t_max[usec]");
       } else if (name == "t_avg[usec]") {
-        t_avg = read_number(w, place, "t_avg[usec]") * 1e-6;
+        t_avg = read_us(w, place, "t_avg[usec]");
       } else if (name == "defects") {
         defects = read_number(w, place, "defects") > 0;
       } else {
@@ -964,7 +1067,7 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
         p.bytes = bytes;
         p.iterations = repetitions;
         p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = *t;
-        set.pingpong.push_back(p);
+        if (timed(*t, place, "t[usec]", set)) set.pingpong.push_back(p);
         break;
       }
       case ImbKind::kCollective: {
@@ -973,6 +1076,7 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
                                        section));
         }
         const double avg = *t_avg;
+        if (!timed(avg, place, "t_avg[usec]", set)) break;
         set.collectives.push_back(collective_point(op, processes, bytes, repetitions,
                                                    std::min(t_min.value_or(avg), avg), avg,
                                                    std::max(t_max.value_or(avg), avg), !defects));
@@ -1106,8 +1210,10 @@ std::vector<StreamPoint> parse_stream_points(std::string_view text, const std::s
   for (const auto& row : table.rows) {
     const std::string place = at(path, row.line);
     StreamPoint p;
-    p.bytes = static_cast<double>(read_whole(row.cells[size_col], place, "Size"));
-    p.bandwidth_Bps = read_number(row.cells[bw_col], place, "Bandwidth (MB/s)") * 1e6;
+    p.bytes = read_size(row.cells[size_col], place, "Size");
+    p.bandwidth_Bps =
+        measured_rate(read_number(row.cells[bw_col], place, "Bandwidth (MB/s)") * 1e6, place,
+                      "Bandwidth (MB/s)");
     points.push_back(p);
   }
   return points;

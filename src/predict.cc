@@ -189,6 +189,14 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
 
 WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions& options) {
   require_valid(scenario);
+  require_in_range("what-if compression ratio", options.compression_ratio, kScenarioFactor);
+  require_in_range("what-if compression cost", options.compression_s_per_byte,
+                   kScenarioSecondsPerByte);
+  if (options.accumulation_steps < 1 || options.accumulation_steps > 1000000) {
+    throw InputError(fmt::format("what-if accumulation steps {} is outside [1, 1000000]",
+                                 options.accumulation_steps));
+  }
+  require_in_range("what-if batch scale", options.batch_scale, kScenarioBatchScale);
   WhatIf w;
   w.ranks = ranks;
   const auto evaluate = [&](std::string name, std::string change, bool applicable,

@@ -137,7 +137,9 @@ std::string format_cell(const Value& value, Unit unit) {
       return fmt::format("{:.4g}", v);
     case Unit::kCount:
       if (const auto* i = std::get_if<std::int64_t>(&value)) return fmt::format("{}", *i);
-      return fmt::format("{:.0f}", v);
+      // Whole below 1e15 (a double is exact to there); a larger count in four digits, so a
+      // huge value never prints as hundreds of digits.
+      return std::fabs(v) < 1e15 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
     case Unit::kRatio:
       return fmt::format("{:.4g}x", v);
     case Unit::kFraction:

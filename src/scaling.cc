@@ -58,21 +58,38 @@ std::optional<std::int64_t> max_ranks_at_efficiency(double serial_fraction,
     throw InputError(fmt::format("target efficiency {} is outside (0, 1]", target_efficiency));
   }
   if (serial_fraction == 0.0) return std::nullopt;
-  const double bound = (1.0 / target_efficiency - 1.0 + serial_fraction) / serial_fraction;
-  if (bound >= static_cast<double>(kMaxRanks)) return std::nullopt;
-  auto n = static_cast<std::int64_t>(std::floor(bound));
-  if (n < 1) n = 1;  // N = 1 always has efficiency 1
-  // The floor of a rounded bound can be one off either way; settle it on the linear form
-  // s N + 1 - s <= 1/E. Decimal inputs that meet the target exactly (s = 0.02, E = 0.5,
-  // N = 51) land a few ulps either side of it in binary, so a relative slack of 1e-12
-  // counts them as meeting it.
-  const double limit = (1.0 / target_efficiency) * (1.0 + 1e-12);
+  // E(N) >= E  <=>  s (N - 1) <= 1/E - 1, written (1 - E)/E: exact subtraction, one rounding,
+  // so that E near 1 keeps its precision. Decimal inputs that meet the target exactly
+  // (s = 0.02, E = 0.5, N = 51) land a few ulps either side of it in binary, so a relative
+  // slack of 1e-12 counts them as meeting it; at E = 1 the slack is 0 and only N = 1 meets it.
+  const double headroom = (1.0 - target_efficiency) / target_efficiency * (1.0 + 1e-12);
   const auto meets = [&](std::int64_t ranks) {
-    return serial_fraction * static_cast<double>(ranks) + 1.0 - serial_fraction <= limit;
+    return serial_fraction * static_cast<double>(ranks - 1) <= headroom;
   };
-  while (n > 1 && !meets(n)) --n;
-  while (n < kMaxRanks && meets(n + 1)) ++n;
-  return n;
+  if (meets(kMaxRanks)) return std::nullopt;
+  // Closed form for the answer, then bisection on the linear form to settle its rounding: a
+  // bracket [lo, hi) with meets(lo) and !meets(hi), at most 41 halvings at any s.
+  std::int64_t lo = 1;  // N = 1 always has efficiency 1
+  std::int64_t hi = kMaxRanks;
+  const double bound = headroom / serial_fraction + 1.0;  // may be huge or infinite
+  if (bound < static_cast<double>(kMaxRanks)) {
+    const auto guess = std::max(std::int64_t{1}, static_cast<std::int64_t>(std::floor(bound)));
+    if (meets(guess)) {
+      lo = guess;
+      if (guess + 1 < hi && !meets(guess + 1)) hi = guess + 1;
+    } else {
+      hi = guess;
+    }
+  }
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (meets(mid)) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
 }
 
 }  // namespace scalewall

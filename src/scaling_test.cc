@@ -119,6 +119,26 @@ TEST(MaxRanks, EdgeCases) {
   EXPECT_EQ(max_ranks_at_efficiency(1.0, 0.3), 3);
 }
 
+TEST(MaxRanks, TinySerialFractionsAnswerAtOnce) {
+  // Once a walk one rank at a time towards 2^40 (24 minutes at s = 1e-300, E = 1).
+  EXPECT_EQ(max_ranks_at_efficiency(1e-300, 1.0), 1);  // only N = 1 is exactly 100%
+  EXPECT_EQ(max_ranks_at_efficiency(1e-15, 1.0), 1);   // once 1001, at 99.9999999999%
+  EXPECT_EQ(max_ranks_at_efficiency(4.9e-324, 1.0), 1);
+  EXPECT_FALSE(max_ranks_at_efficiency(1e-300, 0.5).has_value());
+  EXPECT_FALSE(max_ranks_at_efficiency(4.9e-324, 0.5).has_value());  // 1/s is infinite
+  EXPECT_FALSE(max_ranks_at_efficiency(4.9e-324, 0.9999999).has_value());
+  // Near 1 the headroom (1 - E)/E keeps its precision: N - 1 <= 1e-6 / 0.999999 / 1e-12.
+  const auto n = max_ranks_at_efficiency(1e-12, 0.999999);
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n, 1000002);
+  EXPECT_GE(amdahl_efficiency(1e-12, 1000002.0), 0.999999 * (1 - 1e-12));
+  EXPECT_LT(amdahl_efficiency(1e-12, 1000003.0), 0.999999);
+  // The largest answers short of 2^40, found without a walk.
+  const auto big = max_ranks_at_efficiency(1e-12, 0.5);
+  ASSERT_TRUE(big.has_value());
+  EXPECT_NEAR(static_cast<double>(*big), 1e12, 2.0);
+}
+
 TEST(Scaling, RejectsBadInput) {
   EXPECT_THROW(amdahl_speedup(-0.1, 4), InputError);
   EXPECT_THROW(amdahl_speedup(1.01, 4), InputError);

@@ -126,6 +126,12 @@ class Section {
     throw InputError(fmt::format("{}: {}", place(key), one_line(reason)));
   }
 
+  // The value read from `key`, refused unless it lies in `range` (step_model.h).
+  double within(std::string_view key, double value, const ValueRange& range) const {
+    if (!in_range(value, range)) fail(key, fmt::format("outside the range {}", range_text(range)));
+    return value;
+  }
+
   // A missing key, or with an empty key the missing section itself.
   [[noreturn]] void missing(std::string_view key, std::string_view hint) const {
     const std::string what = key.empty() ? fmt::format("section [{}]", name_) : full(key);
@@ -293,7 +299,7 @@ Workload read_workload(const Section& w) {
                "workload.gradient_bytes)");
       }
     }
-    out.gradient_bytes = w.bytes("gradient_bytes");
+    out.gradient_bytes = w.within("gradient_bytes", w.bytes("gradient_bytes"), kScenarioBytes);
   } else if (w.has("parameters")) {
     const double parameters = w.number("parameters");
     double per = 0;
@@ -313,8 +319,10 @@ Workload read_workload(const Section& w) {
                 "or bytes_per_gradient");
     }
     out.gradient_bytes = parameters * per;
-    if (!std::isfinite(out.gradient_bytes)) {
-      w.fail("parameters", "parameters x bytes per gradient is too large");
+    if (!in_range(out.gradient_bytes, kScenarioBytes)) {
+      w.fail("parameters",
+             fmt::format("parameters x bytes per gradient ({:.3g} B) is outside the range {}",
+                         out.gradient_bytes, range_text(kScenarioBytes)));
     }
   } else {
     for (const char* key : {"gradient_dtype", "bytes_per_gradient"}) {
@@ -328,9 +336,9 @@ Workload read_workload(const Section& w) {
   if (!w.has("compute")) {
     w.missing("compute", "the per-rank forward and backward time of one step, e.g. \"300ms\"");
   }
-  out.compute_s = w.seconds("compute");
+  out.compute_s = w.within("compute", w.seconds("compute"), kScenarioSeconds);
   if (w.has("reference_ranks")) out.reference_ranks = w.count("reference_ranks", 1, kMaxRanks);
-  if (w.has("serial")) out.serial_s = w.seconds("serial");
+  if (w.has("serial")) out.serial_s = w.within("serial", w.seconds("serial"), kScenarioSeconds);
   if (!w.has("scaling")) {
     w.missing("scaling", "\"strong\" (global batch fixed) or \"weak\" (per-rank batch fixed)");
   }
@@ -441,8 +449,10 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
              "a link's latency must be above 0 (for a measured bus bandwidth with no "
              "latency term use network.busbw)");
     }
+    n.within("alpha", link.alpha_s, kScenarioSeconds);
     link.bandwidth_Bps = n.rate("bandwidth");
     if (!(link.bandwidth_Bps > 0)) n.fail("bandwidth", "must be above 0");
+    n.within("bandwidth", link.bandwidth_Bps, kScenarioRate);
     try {
       out.network.fabric = flat_topology(1, link);
     } catch (const InputError& e) {
@@ -452,7 +462,10 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
     out.form = NetworkForm::kBusbw;
     out.network.busbw_Bps = n.rate("busbw");
     if (!(out.network.busbw_Bps > 0)) n.fail("busbw", "must be above 0");
-    if (n.has("alpha")) out.network.busbw_alpha_s = n.seconds("alpha");
+    n.within("busbw", out.network.busbw_Bps, kScenarioRate);
+    if (n.has("alpha")) {
+      out.network.busbw_alpha_s = n.within("alpha", n.seconds("alpha"), kScenarioSeconds);
+    }
   }
 
   if (n.has("algorithm")) {
@@ -482,10 +495,13 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
       out.algorithm = spec;
     }
   }
-  if (n.has("gamma")) out.cost.gamma_s_per_byte = n.seconds("gamma");
+  if (n.has("gamma")) {
+    out.cost.gamma_s_per_byte = n.within("gamma", n.seconds("gamma"), kScenarioSecondsPerByte);
+  }
   if (n.has("tree_chunk")) {
     out.cost.tree_chunk_bytes = n.bytes("tree_chunk");
     if (!(out.cost.tree_chunk_bytes > 0)) n.fail("tree_chunk", "must be above 0");
+    n.within("tree_chunk", out.cost.tree_chunk_bytes, kScenarioChunkBytes);
   }
   return out;
 }
@@ -500,12 +516,14 @@ Variance read_variance(const Section& v) {
     if (!(out.bad_node_slowdown >= 1)) {
       v.fail("bad_node_slowdown", "must be 1 or more (1.15 = 15% slower; 1 = no bad node)");
     }
+    v.within("bad_node_slowdown", out.bad_node_slowdown, kScenarioFactor);
   }
   if (v.has("bad_link_bandwidth")) {
     out.bad_link_bandwidth_Bps = v.rate("bad_link_bandwidth");
     if (!(out.bad_link_bandwidth_Bps > 0)) {
       v.fail("bad_link_bandwidth", "must be above 0 (leave it out for a healthy link)");
     }
+    v.within("bad_link_bandwidth", out.bad_link_bandwidth_Bps, kScenarioRate);
   }
   return out;
 }
@@ -518,7 +536,8 @@ void read_remedies(const Section& r, NetworkForm form, Scenario* scenario) {
   if (r.has("overlap")) out.overlap = r.flag("overlap");
   if (r.has("bucket")) {
     // "none" (or 0) is one fused call for the whole gradient.
-    out.bucket_bytes = r.is_text("bucket", "none") ? 0.0 : r.bytes("bucket");
+    out.bucket_bytes =
+        r.is_text("bucket", "none") ? 0.0 : r.within("bucket", r.bytes("bucket"), kScenarioBytes);
   }
   if (r.has("hierarchical")) {
     out.hierarchical = r.flag("hierarchical");
@@ -549,14 +568,19 @@ void read_remedies(const Section& r, NetworkForm form, Scenario* scenario) {
     if (!(out.compression_ratio >= 1)) {
       r.fail("compression_ratio", "must be 1 or more (2 = half the bytes; 1 = no compression)");
     }
+    r.within("compression_ratio", out.compression_ratio, kScenarioFactor);
   }
-  if (r.has("compression_cost")) out.compression_s_per_byte = r.seconds("compression_cost");
+  if (r.has("compression_cost")) {
+    out.compression_s_per_byte =
+        r.within("compression_cost", r.seconds("compression_cost"), kScenarioSecondsPerByte);
+  }
   if (r.has("accumulation_steps")) {
     out.accumulation_steps = r.count("accumulation_steps", 1, kMaxAccumulationSteps);
   }
   if (r.has("batch_scale")) {
     out.batch_scale = r.number("batch_scale");
     if (!(out.batch_scale > 0)) r.fail("batch_scale", "must be above 0");
+    r.within("batch_scale", out.batch_scale, kScenarioBatchScale);
   }
 }
 
@@ -569,10 +593,11 @@ Checkpoint read_checkpoint(const Section& c) {
               "the size of one checkpoint, e.g. \"100GB\" (leave out [checkpoint] for "
               "none)");
   }
-  out.bytes = c.bytes("bytes");
+  out.bytes = c.within("bytes", c.bytes("bytes"), kScenarioBytes);
   if (c.has("write_bandwidth")) {
     out.write_bandwidth_Bps = c.rate("write_bandwidth");
     if (!(out.write_bandwidth_Bps > 0)) c.fail("write_bandwidth", "must be above 0");
+    c.within("write_bandwidth", out.write_bandwidth_Bps, kScenarioRate);
   } else if (out.bytes > 0) {
     c.missing("write_bandwidth", "the rate one checkpoint is written at, e.g. \"5GB/s\"");
   }
@@ -589,14 +614,19 @@ WhatIfOptions read_what_if(const Section& w) {
   if (w.has("compression_ratio")) {
     out.compression_ratio = w.number("compression_ratio");
     if (!(out.compression_ratio >= 1)) w.fail("compression_ratio", "must be 1 or more");
+    w.within("compression_ratio", out.compression_ratio, kScenarioFactor);
   }
-  if (w.has("compression_cost")) out.compression_s_per_byte = w.seconds("compression_cost");
+  if (w.has("compression_cost")) {
+    out.compression_s_per_byte =
+        w.within("compression_cost", w.seconds("compression_cost"), kScenarioSecondsPerByte);
+  }
   if (w.has("accumulation_steps")) {
     out.accumulation_steps = w.count("accumulation_steps", 1, kMaxAccumulationSteps);
   }
   if (w.has("batch_scale")) {
     out.batch_scale = w.number("batch_scale");
     if (!(out.batch_scale > 0)) w.fail("batch_scale", "must be above 0");
+    w.within("batch_scale", out.batch_scale, kScenarioBatchScale);
   }
   return out;
 }
@@ -674,6 +704,7 @@ ScenarioFile parse_scenario(std::string_view toml_text, const std::string& sourc
     throw InputError(fmt::format("{}: {}", source_name, e.what()));
   }
   file.network_description = describe(s, network.form);
+  file.network_is_fabric_file = network.form == NetworkForm::kFabricFile;
   return file;
 }
 

@@ -530,6 +530,55 @@ TEST(ScenarioErrors, ValuesOutOfRange) {
       {"test.toml: ", "neither compute nor serial"});
 }
 
+// The extreme values of the issue, once accepted and then an internal check failure: each is
+// refused at its key with the range it must lie in.
+TEST(ScenarioErrors, ValuesOutsideTheStatedRanges) {
+  const std::string busbw_only = std::string(kWorkload) + "[network]\n";  // network on line 6
+  expect_error(busbw_only + "busbw = \"1e-300B/s\"\n",
+               {"network.busbw = '1e-300B/s' (line 7)", "outside the range 1 B/s to 1 PB/s"});
+  expect_error(busbw_only + "busbw = \"2PB/s\"\n", {"network.busbw", "1 B/s to 1 PB/s"});
+  expect_error(busbw_scenario("", "[remedies]\nbucket = \"1e-300B\"\n"),
+               {"remedies.bucket = '1e-300B' (line 9)", "outside the range 1 B to 1 EB (or 0)"});
+  expect_error(busbw_scenario("", "[remedies]\nbatch_scale = 1e308\n"),
+               {"remedies.batch_scale = 1e+308 (line 9)", "outside the range 1e-06 to 1e+06"});
+  expect_error(busbw_scenario("", "[checkpoint]\nbytes = 1e300\nwrite_bandwidth = \"1e-300B/s\"\n"),
+               {"checkpoint.bytes = 1e+300 (line 9)", "1 B to 1 EB"});
+  expect_error(busbw_scenario("", "[checkpoint]\nbytes = \"1TB\"\nwrite_bandwidth = \"1e-300B/s\"\n"),
+               {"checkpoint.write_bandwidth = '1e-300B/s' (line 10)", "1 B/s to 1 PB/s"});
+  expect_error(busbw_scenario("", "[variance]\nbad_node_slowdown = 1e308\n"),
+               {"variance.bad_node_slowdown = 1e+308 (line 9)", "outside the range 1 to 1e+06"});
+  expect_error(busbw_scenario("", "[variance]\nbad_link_bandwidth = 1e-300\n"),
+               {"variance.bad_link_bandwidth = 1e-300 (line 9)", "1 B/s to 1 PB/s"});
+  expect_error(busbw_scenario("", "[remedies]\ncompression_ratio = 1e300\n"),
+               {"remedies.compression_ratio = 1e+300 (line 9)", "1 to 1e+06"});
+  expect_error(busbw_scenario("", "[remedies]\ncompression_cost = \"1e300s\"\n"),
+               {"remedies.compression_cost = '1e300s' (line 9)", "1e-15 s/B to 1 s/B (or 0)"});
+  expect_error(busbw_scenario("", "[what_if]\ncompression_cost = \"1e300s\"\n"),
+               {"what_if.compression_cost = '1e300s' (line 9)", "(or 0)"});
+  expect_error(busbw_scenario("", "[what_if]\nbatch_scale = 1e300\n"),
+               {"what_if.batch_scale = 1e+300 (line 9)", "1e-06 to 1e+06"});
+  expect_error(busbw_scenario("", "[what_if]\ncompression_ratio = 1e300\n"),
+               {"what_if.compression_ratio = 1e+300 (line 9)", "1 to 1e+06"});
+  expect_error(busbw_scenario("serial = \"1e300s\"\n"),
+               {"workload.serial = '1e300s' (line 6)", "1e-12 s to 1e+06 s (or 0)"});
+  expect_error(std::string(kWorkload) + "[network]\nbusbw = \"50GB/s\"\nalpha = \"1e-300s\"\n",
+               {"network.alpha = '1e-300s' (line 8)", "1e-12 s to 1e+06 s (or 0)"});
+  expect_error(std::string(kWorkload) + "[network]\nalpha = \"1us\"\nbandwidth = 1e300\n",
+               {"network.bandwidth = 1e+300 (line 8)", "1 B/s to 1 PB/s"});
+  expect_error(std::string(kWorkload) + "[network]\nbusbw = \"50GB/s\"\ngamma = \"1s\"\n"
+                   "tree_chunk = \"1e-300B\"\n",
+               {"network.tree_chunk = '1e-300B' (line 9)", "1 B to 1 EB"});
+  expect_error("[workload]\nparameters = 1e300\ngradient_dtype = \"fp64\"\ncompute = 1\n"
+               "scaling = \"weak\"\n" + std::string(kBusbw),
+               {"workload.parameters = 1e+300 (line 2)", "(8e+300 B) is outside the range"});
+  expect_error("[workload]\ngradient_bytes = \"2000PB\"\ncompute = 1\nscaling = \"weak\"\n" +
+                   std::string(kBusbw),
+               {"workload.gradient_bytes = '2000PB' (line 2)", "1 B to 1 EB (or 0)"});
+  // The edges themselves are values.
+  EXPECT_NO_THROW(parse(busbw_scenario("", "[remedies]\nbucket = \"1B\"\nbatch_scale = 1e6\n"
+                                           "[variance]\nbad_node_slowdown = 1e6\n")));
+}
+
 TEST(ScenarioErrors, UnknownNames) {
   expect_error(busbw_scenario("", "[remedies]\nplacement = \"diagonal\"\n"),
                {"test.toml: remedies.placement = 'diagonal' (line 9)", "placement needs a fabric"});

@@ -9,6 +9,7 @@
 #include "scalewall/error.h"
 #include "scalewall/scaling.h"
 #include "scalewall/straggler.h"
+#include "scalewall/units.h"
 
 namespace scalewall {
 namespace {
@@ -201,6 +202,11 @@ StepTime raw_step(const Scenario& s, std::int64_t ranks) {
                               : write_s / interval;
   }
   t.step_s = before_checkpoint + t.checkpoint_s;
+  if (!std::isfinite(t.step_s)) {
+    // Out of reach within the ranges of require_valid; a scenario built in code can get here.
+    throw InputError(fmt::format("the step at {} ranks takes longer than a double can hold",
+                                 ranks));
+  }
   return t;
 }
 
@@ -236,17 +242,72 @@ std::string_view mechanism_name(Mechanism mechanism) {
   return {};
 }
 
+bool in_range(double value, const ValueRange& range) {
+  if (range.zero_allowed && value == 0.0) return true;
+  return value >= range.lo && value <= range.hi;  // false for NaN
+}
+
+namespace {
+
+std::string quantity_text(double value, RangeUnit unit) {
+  if (!std::isfinite(value)) return fmt::format("{}", value);
+  switch (unit) {
+    case RangeUnit::kBytes:
+      return format_bytes(value);
+    case RangeUnit::kSeconds:
+      return format_seconds(value);
+    case RangeUnit::kRate:
+      return format_rate(value);
+    case RangeUnit::kSecondsPerByte:
+      return fmt::format("{:.3g} s/B", value);
+    case RangeUnit::kFactor:
+      return fmt::format("{:.3g}", value);
+  }
+  SCALEWALL_CHECK(false && "unknown RangeUnit");
+  return {};
+}
+
+}  // namespace
+
+std::string range_text(const ValueRange& range) {
+  // Times in plain seconds: the printer's smallest unit is ns, and 1e-12 s reads better
+  // than 0.001 ns.
+  const auto edge = [&](double v) {
+    return range.unit == RangeUnit::kSeconds ? fmt::format("{:g} s", v)
+                                             : quantity_text(v, range.unit);
+  };
+  const std::string span = fmt::format("{} to {}", edge(range.lo), edge(range.hi));
+  return range.zero_allowed ? fmt::format("{} (or 0)", span) : span;
+}
+
+void require_in_range(std::string_view what, double value, const ValueRange& range) {
+  if (!in_range(value, range)) {
+    throw InputError(fmt::format("{} {} is outside the range {}", what,
+                                 quantity_text(value, range.unit), range_text(range)));
+  }
+}
+
+namespace {
+
+void require_link_in_range(const Link& link, std::string_view which) {
+  require_in_range(fmt::format("{} latency", which), link.alpha_s, kScenarioSeconds);
+  require_in_range(fmt::format("{} bandwidth", which), link.bandwidth_Bps, kScenarioRate);
+  require_in_range(fmt::format("{} overhead", which), link.overhead_s, kScenarioSeconds);
+  require_in_range(fmt::format("{} gap", which), link.gap_s, kScenarioSeconds);
+}
+
+}  // namespace
+
 void require_valid(const Scenario& s) {
   const auto require = [](bool ok, std::string_view what, double value) {
     if (!ok) throw InputError(fmt::format("{} = {} is out of range", what, value));
   };
   const Workload& w = s.workload;
-  require(std::isfinite(w.gradient_bytes) && w.gradient_bytes >= 0, "workload gradient bytes",
-          w.gradient_bytes);
-  require(std::isfinite(w.compute_s) && w.compute_s >= 0, "workload compute (s)", w.compute_s);
+  require_in_range("workload gradient", w.gradient_bytes, kScenarioBytes);
+  require_in_range("workload compute", w.compute_s, kScenarioSeconds);
   require(w.reference_ranks >= 1 && w.reference_ranks <= kMaxRanks, "workload reference ranks",
           static_cast<double>(w.reference_ranks));
-  require(std::isfinite(w.serial_s) && w.serial_s >= 0, "workload serial (s)", w.serial_s);
+  require_in_range("workload serial", w.serial_s, kScenarioSeconds);
   require(std::isfinite(w.backward_fraction) && w.backward_fraction >= 0 &&
               w.backward_fraction <= 1,
           "workload backward fraction", w.backward_fraction);
@@ -254,48 +315,46 @@ void require_valid(const Scenario& s) {
     throw InputError("workload has neither compute nor serial time: there is no step to scale");
   }
   if (s.network.fabric) {
-    require_valid(*s.network.fabric);
+    const Topology& t = *s.network.fabric;
+    require_valid(t);
+    require_link_in_range(t.intra, "network fabric intra-node link");
+    require_link_in_range(t.inter, "network fabric inter-node link");
+    require_in_range("network fabric oversubscription", t.oversubscription, kScenarioFactor);
   } else {
-    require(std::isfinite(s.network.busbw_Bps) && s.network.busbw_Bps > 0,
-            "network bus bandwidth (B/s)", s.network.busbw_Bps);
-    require(std::isfinite(s.network.busbw_alpha_s) && s.network.busbw_alpha_s >= 0,
-            "network alpha (s)", s.network.busbw_alpha_s);
+    require_in_range("network bus bandwidth", s.network.busbw_Bps, kScenarioRate);
+    require_in_range("network alpha", s.network.busbw_alpha_s, kScenarioSeconds);
   }
   require(std::isfinite(s.variance.sigma) && s.variance.sigma >= 0 && s.variance.sigma <= 1,
           "variance sigma", s.variance.sigma);
-  require(std::isfinite(s.variance.bad_node_slowdown) && s.variance.bad_node_slowdown >= 1,
-          "variance bad node slowdown", s.variance.bad_node_slowdown);
-  require(std::isfinite(s.variance.bad_link_bandwidth_Bps) &&
-              s.variance.bad_link_bandwidth_Bps >= 0,
-          "variance bad link bandwidth (B/s)", s.variance.bad_link_bandwidth_Bps);
-  const Checkpoint& c = s.checkpoint;
-  require(std::isfinite(c.bytes) && c.bytes >= 0, "checkpoint bytes", c.bytes);
-  require(std::isfinite(c.write_bandwidth_Bps) && c.write_bandwidth_Bps >= 0,
-          "checkpoint write bandwidth (B/s)", c.write_bandwidth_Bps);
-  if (c.bytes > 0 && c.write_bandwidth_Bps <= 0) {
-    throw InputError("checkpoint bytes are given but no write bandwidth");
+  require_in_range("variance bad node slowdown", s.variance.bad_node_slowdown, kScenarioFactor);
+  if (s.variance.bad_link_bandwidth_Bps != 0.0) {
+    require_in_range("variance bad link bandwidth", s.variance.bad_link_bandwidth_Bps,
+                     kScenarioRate);
   }
-  require(c.interval_steps >= 1, "checkpoint interval (steps)",
+  const Checkpoint& c = s.checkpoint;
+  require_in_range("checkpoint bytes", c.bytes, kScenarioBytes);
+  if (c.write_bandwidth_Bps != 0.0 || c.bytes > 0) {
+    if (c.bytes > 0 && c.write_bandwidth_Bps <= 0) {
+      throw InputError("checkpoint bytes are given but no write bandwidth");
+    }
+    require_in_range("checkpoint write bandwidth", c.write_bandwidth_Bps, kScenarioRate);
+  }
+  require(c.interval_steps >= 1 && c.interval_steps <= kMaxRanks, "checkpoint interval (steps)",
           static_cast<double>(c.interval_steps));
   const Settings& st = s.settings;
-  require(std::isfinite(st.bucket_bytes) && st.bucket_bytes >= 0, "remedies bucket bytes",
-          st.bucket_bytes);
-  require(std::isfinite(st.compression_ratio) && st.compression_ratio >= 1,
-          "remedies compression ratio", st.compression_ratio);
-  require(std::isfinite(st.compression_s_per_byte) && st.compression_s_per_byte >= 0,
-          "remedies compression cost (s/B)", st.compression_s_per_byte);
+  require_in_range("remedies bucket", st.bucket_bytes, kScenarioBytes);
+  require_in_range("remedies compression ratio", st.compression_ratio, kScenarioFactor);
+  require_in_range("remedies compression cost", st.compression_s_per_byte,
+                   kScenarioSecondsPerByte);
   require(st.accumulation_steps >= 1 && st.accumulation_steps <= 1000000,
           "remedies accumulation steps", static_cast<double>(st.accumulation_steps));
-  require(std::isfinite(st.batch_scale) && st.batch_scale > 0, "remedies batch scale",
-          st.batch_scale);
+  require_in_range("remedies batch scale", st.batch_scale, kScenarioBatchScale);
   if (st.algorithm && !implements(Op::kAllreduce, *st.algorithm)) {
     throw InputError(fmt::format("network algorithm '{}' is not an all-reduce algorithm",
                                  algorithm_name(*st.algorithm)));
   }
-  require(std::isfinite(st.cost.gamma_s_per_byte) && st.cost.gamma_s_per_byte >= 0,
-          "network gamma (s/B)", st.cost.gamma_s_per_byte);
-  require(std::isfinite(st.cost.tree_chunk_bytes) && st.cost.tree_chunk_bytes > 0,
-          "network tree chunk (B)", st.cost.tree_chunk_bytes);
+  require_in_range("network gamma", st.cost.gamma_s_per_byte, kScenarioSecondsPerByte);
+  require_in_range("network tree chunk", st.cost.tree_chunk_bytes, kScenarioChunkBytes);
 }
 
 StepTime step_time(const Scenario& s, std::int64_t ranks) {

@@ -10,6 +10,7 @@
 
 #include "scalewall/error.h"
 #include "scalewall/predict.h"
+#include "scalewall/scaling.h"
 #include "scalewall/straggler.h"
 
 namespace scalewall {
@@ -308,6 +309,114 @@ TEST(StepModel, RejectsBadScenarios) {
   s.checkpoint.write_bandwidth_Bps = 0;
   EXPECT_THROW(require_valid(s), InputError);
   EXPECT_THROW(step_time(WorkedExample(), 0), InputError);
+}
+
+// The values of the issue that once ended in an internal check failure: each is refused,
+// naming the field and the range.
+TEST(StepModel, ValuesOutsideTheStatedRangesAreRefused) {
+  const auto refused = [](Scenario s, const std::string& must_mention) {
+    try {
+      require_valid(s);
+      ADD_FAILURE() << "accepted; expected a message with '" << must_mention << "'";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(must_mention), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("outside the range"), std::string::npos) << e.what();
+    }
+  };
+  Scenario s = WorkedExample();
+  s.network.busbw_Bps = 1e-300;
+  refused(s, "network bus bandwidth 1e-300 B/s is outside the range 1 B/s to 1 PB/s");
+  s = WorkedExample();
+  s.settings.bucket_bytes = 1e-300;
+  refused(s, "remedies bucket 1e-300 B is outside the range 1 B to 1 EB (or 0)");
+  s = WorkedExample();
+  s.settings.batch_scale = 1e308;
+  refused(s, "remedies batch scale");
+  s = WorkedExample();
+  s.checkpoint.bytes = 1e300;
+  s.checkpoint.write_bandwidth_Bps = 1e-300;
+  refused(s, "checkpoint bytes");
+  s = WorkedExample();
+  s.checkpoint.bytes = 1e12;
+  s.checkpoint.write_bandwidth_Bps = 1e-300;
+  refused(s, "checkpoint write bandwidth");
+  s = WorkedExample();
+  s.variance.bad_node_slowdown = 1e308;
+  refused(s, "variance bad node slowdown");
+  s = WorkedExample();
+  s.workload.compute_s = 4.9e-324;
+  refused(s, "workload compute");
+  s = WorkedExample();
+  s.settings.compression_s_per_byte = 1e300;
+  refused(s, "remedies compression cost");
+  s = WorkedExample();
+  s.network.busbw_Bps = 0;
+  s.network.fabric = flat_topology(1, Link{1e-300, 1e10});
+  refused(s, "network fabric intra-node link latency");
+  s.network.fabric = flat_topology(1, Link{1e-6, 1e300});
+  refused(s, "network fabric intra-node link bandwidth");
+  s.network.fabric->inter.bandwidth_Bps = 1e-300;
+  s.network.fabric->intra.bandwidth_Bps = 1e9;
+  refused(s, "network fabric inter-node link bandwidth 1e-300 B/s");
+}
+
+// Every corner of the stated ranges computes: the largest costs stay finite (far below a
+// double's limit) and the smallest never round a step to zero.
+TEST(StepModel, EveryCornerOfTheRangesComputesFinitely) {
+  for (const bool largest : {true, false}) {
+    for (const bool fabric : {false, true}) {
+      Scenario s;
+      s.workload.gradient_bytes = largest ? kScenarioBytes.hi : kScenarioBytes.lo;
+      s.workload.compute_s = largest ? kScenarioSeconds.hi : kScenarioSeconds.lo;
+      s.workload.serial_s = largest ? kScenarioSeconds.hi : 0.0;
+      s.workload.reference_ranks = largest ? kMaxRanks : 1;
+      const double rate = largest ? kScenarioRate.lo : kScenarioRate.hi;  // slowest is largest
+      if (fabric) {
+        s.network.fabric = flat_topology(1, Link{largest ? kScenarioSeconds.hi : 1e-12, rate});
+      } else {
+        s.network.busbw_Bps = rate;
+        s.network.busbw_alpha_s = largest ? kScenarioSeconds.hi : 0.0;
+      }
+      s.variance.sigma = largest ? 1.0 : 0.0;
+      s.variance.bad_node_slowdown = largest ? kScenarioFactor.hi : 1.0;
+      s.variance.bad_link_bandwidth_Bps = largest ? kScenarioRate.lo : 0.0;
+      s.checkpoint.bytes = largest ? kScenarioBytes.hi : kScenarioBytes.lo;
+      s.checkpoint.write_bandwidth_Bps = largest ? kScenarioRate.lo : kScenarioRate.hi;
+      s.checkpoint.interval_steps = 1;
+      s.checkpoint.shared = !largest;
+      s.settings.overlap = largest;
+      s.settings.bucket_bytes = 1.0;  // the most calls
+      s.settings.compression_ratio = largest ? 1.0 : kScenarioFactor.hi;
+      s.settings.compression_s_per_byte = largest ? kScenarioSecondsPerByte.hi : 0.0;
+      s.settings.accumulation_steps = largest ? 1000000 : 1;
+      s.settings.batch_scale = largest ? kScenarioBatchScale.hi : kScenarioBatchScale.lo;
+      s.settings.cost.gamma_s_per_byte = largest ? kScenarioSecondsPerByte.hi : 0.0;
+      ASSERT_NO_THROW(require_valid(s)) << largest << fabric;
+      for (const std::int64_t ranks : {std::int64_t{1}, std::int64_t{2}, std::int64_t{1024},
+                                       fabric ? std::int64_t{4096} : kMaxRanks}) {
+        const StepTime t = step_time(s, ranks);
+        for (const double v : {t.step_s, t.ideal_step_s, t.efficiency, t.speedup, t.compute_s,
+                               t.communication_s, t.variance_s, t.checkpoint_s, t.lost.total()}) {
+          EXPECT_TRUE(std::isfinite(v)) << largest << fabric << " " << ranks;
+        }
+        EXPECT_GT(t.step_s, 0.0);
+        EXPECT_LT(t.step_s, 1e40);  // as step_model.h states
+        EXPECT_GT(t.efficiency, 0.0);
+      }
+    }
+  }
+}
+
+TEST(WhatIf, OptionsOutsideTheStatedRangesAreRefused) {
+  WhatIfOptions o;
+  o.compression_s_per_byte = 1e300;
+  EXPECT_THROW(what_if(WorkedExample(), 64, o), InputError);
+  o = WhatIfOptions{};
+  o.batch_scale = 1e308;
+  EXPECT_THROW(what_if(WorkedExample(), 64, o), InputError);
+  o = WhatIfOptions{};
+  o.compression_ratio = 1e308;
+  EXPECT_THROW(what_if(WorkedExample(), 64, o), InputError);
 }
 
 }  // namespace

@@ -211,15 +211,19 @@ BarrierStep barrier_step(std::span<const double> per_rank_s) {
   result.step_s = step;
   result.slowest_rank = static_cast<std::int64_t>(slowest - per_rank_s.begin());
   result.min_s = *std::min_element(per_rank_s.begin(), per_rank_s.end());
-  double sum = 0.0;
-  double waits = 0.0;  // each step - t_i is exact-ish and >= 0, so the sum is never negative
+  // The sums run on the times divided by a power of two near the step (exact: only the
+  // exponent changes), so that they stay near the count and cannot overflow even when every
+  // time is near the largest double; the mean is scaled back at the end.
+  const int exponent = std::ilogb(step);
+  double sum = 0.0;    // of t_i / 2^exponent, each in [0, 2)
+  double waits = 0.0;  // of (step - t_i) / 2^exponent: each >= 0, so never negative
   for (const double t : per_rank_s) {
-    sum += t;
-    waits += step - t;
+    sum += std::ldexp(t, -exponent);
+    waits += std::ldexp(step - t, -exponent);
   }
   const auto count = static_cast<double>(per_rank_s.size());
-  result.mean_s = std::clamp(sum / count, result.min_s, step);
-  result.wait_fraction = std::min(1.0, waits / (count * step));
+  result.mean_s = std::clamp(std::ldexp(sum / count, exponent), result.min_s, step);
+  result.wait_fraction = std::min(1.0, waits / (count * std::ldexp(step, -exponent)));
   result.throughput_lost = result.wait_fraction;
   return result;
 }

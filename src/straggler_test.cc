@@ -357,6 +357,24 @@ TEST(BarrierStep, NormalSamplesLoseMoreAtScale) {
   }
 }
 
+TEST(BarrierStep, HugeTimesDoNotOverflowTheSums) {
+  // The sum 1 + 1e308 + 1e308 is past the largest double; the mean and the wait are not.
+  const std::vector<double> times = {1, 1e308, 1e308};
+  const BarrierStep b = barrier_step(times);
+  EXPECT_EQ(b.step_s, 1e308);
+  EXPECT_NEAR(b.mean_s / 6.666666666666667e307, 1.0, 1e-15);
+  EXPECT_NEAR(b.mean_s, 6.67e307, 1e305);
+  EXPECT_NEAR(b.wait_fraction, 1.0 / 3.0, 1e-15);
+  EXPECT_NEAR(b.throughput_lost, 1.0 / 3.0, 1e-15);
+  const std::vector<double> largest(5, std::numeric_limits<double>::max());
+  const BarrierStep all = barrier_step(largest);
+  EXPECT_EQ(all.mean_s, std::numeric_limits<double>::max());
+  EXPECT_EQ(all.wait_fraction, 0.0);
+  // Denormal times are scaled up, not lost.
+  const std::vector<double> tiny = {4.9e-324, 0.0};
+  EXPECT_EQ(barrier_step(tiny).wait_fraction, 0.5);
+}
+
 TEST(BarrierStep, RejectsBadTimes) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();

@@ -106,7 +106,12 @@ void require_valid(const Topology& t) {
   if (t.nics_per_node < 1) {
     throw InputError(fmt::format("NICs per node {} is below 1", t.nics_per_node));
   }
-  if (!std::isfinite(t.oversubscription) || t.oversubscription < 1.0) {
+  if (!std::isfinite(t.oversubscription)) {
+    throw InputError(fmt::format(
+        "oversubscription {} is not a finite number (1 is a non-blocking fabric, 2 is 2:1)",
+        t.oversubscription));
+  }
+  if (!(t.oversubscription >= 1.0)) {
     throw InputError(fmt::format(
         "oversubscription {} is below 1 (1 is a non-blocking fabric, 2 is 2:1)",
         t.oversubscription));

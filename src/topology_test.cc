@@ -200,7 +200,9 @@ TEST(RequireValid, NamesTheField) {
     t.oversubscription = std::numeric_limits<double>::quiet_NaN();
     cases.push_back({t, "oversubscription nan"});
     t.oversubscription = std::numeric_limits<double>::infinity();
-    cases.push_back({t, "oversubscription inf"});
+    cases.push_back({t, "oversubscription inf is not a finite number"});  // not "below 1"
+    t.oversubscription = -std::numeric_limits<double>::infinity();
+    cases.push_back({t, "oversubscription -inf is not a finite number"});
     t = fabric(std::int64_t{1} << 21, std::int64_t{1} << 20);
     cases.push_back({t, "2097152 nodes x 1048576 ranks per node"});
     t = fabric(4, 8);

@@ -7,9 +7,11 @@
 
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <span>
 
 #include "scalewall/error.h"
@@ -56,8 +58,10 @@ constexpr std::array kRateSuffixes = {
     Suffix{"MB/s", 1e6},         Suffix{"MBps", 1e6},
     Suffix{"GB/s", 1e9},         Suffix{"GBps", 1e9},
     Suffix{"TB/s", 1e12},        Suffix{"TBps", 1e12},
+    Suffix{"PB/s", 1e15},        Suffix{"PBps", 1e15},
     Suffix{"KiB/s", kKi},        Suffix{"MiB/s", kKi * kKi},
     Suffix{"GiB/s", kKi * kKi * kKi}, Suffix{"TiB/s", kKi * kKi * kKi * kKi},
+    Suffix{"PiB/s", kKi * kKi * kKi * kKi * kKi},
     Suffix{"b/s", 1.0, 8.0},      Suffix{"bps", 1.0, 8.0},
     Suffix{"Kb/s", 1e3, 8.0},     Suffix{"kb/s", 1e3, 8.0},  Suffix{"Kbps", 1e3, 8.0},
     Suffix{"kbps", 1e3, 8.0},
@@ -87,7 +91,16 @@ double leading_number(std::string_view text, std::string_view what, std::string_
   if (text.front() == '-') {
     throw InputError(fmt::format("negative {} {} is not allowed", what, quoted(original)));
   }
-  if (text.front() == '+') text.remove_prefix(1);
+  if (text.front() == '+') {
+    text.remove_prefix(1);
+    // from_chars reads a '-' of its own: "+-5" would be -5. After the '+' only the number.
+    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text.front())) ||
+                          text.front() == '.' || text.front() == 'i' || text.front() == 'I' ||
+                          text.front() == 'n' || text.front() == 'N')) {
+      throw InputError(fmt::format("cannot read a {} from {}: the '+' is not followed by a number",
+                                   what, quoted(original)));
+    }
+  }
   double value = 0.0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range) {
@@ -114,16 +127,39 @@ std::string suffix_list(std::span<const Suffix> suffixes) {
   return out;
 }
 
-double parse_with(std::string_view text, std::string_view what, std::span<const Suffix> suffixes,
-                  std::string_view hint) {
+// The number times its unit: a product past the largest double, or a non-zero number that
+// comes out as zero, is refused rather than returned as infinity or 0.
+double checked_product(double result, double number, std::string_view text,
+                       std::string_view what, std::string_view base) {
+  if (!std::isfinite(result)) {
+    throw InputError(fmt::format("{} {} is out of range (at most {:.3g}{}{})", what,
+                                 quoted(trim(text)), std::numeric_limits<double>::max(),
+                                 base.empty() ? "" : " ", base));
+  }
+  if (result == 0.0 && number != 0.0) {
+    throw InputError(fmt::format("{} {} is out of range (a non-zero {} is at least {:.3g}{}{})",
+                                 what, quoted(trim(text)), what,
+                                 std::numeric_limits<double>::denorm_min(),
+                                 base.empty() ? "" : " ", base));
+  }
+  return result;
+}
+
+double parse_with(std::string_view text, std::string_view what, std::string_view base,
+                  std::span<const Suffix> suffixes, std::string_view hint) {
   std::string_view unit;
   const double value = leading_number(text, what, &unit);
   for (const Suffix& s : suffixes) {
-    if (s.text == unit) return value * s.factor / s.divisor;
+    if (s.text == unit) {
+      return checked_product(value * s.factor / s.divisor, value, text, what, base);
+    }
   }
   throw InputError(fmt::format("unknown unit {} in {} {} (expected {}{})", quoted(unit), what,
                                quoted(trim(text)), suffix_list(suffixes), hint));
 }
+
+// Integer digits printed in full before a number switches to an exponent.
+constexpr double kMaxIntegerDigits = 9;
 
 // Three significant digits in the largest prefix that keeps the number at or above 1.
 std::string format_scaled(double value, int digits, std::span<const Suffix> units,
@@ -139,10 +175,13 @@ std::string format_scaled(double value, int digits, std::span<const Suffix> unit
   }
   for (;;) {
     const double scaled = value / units[pick].factor;
-    // Keep every integer digit: 3600 s prints as "3600 s", not "3.6e+03 s".
+    // Keep every integer digit: 3600 s prints as "3600 s", not "3.6e+03 s". Past the
+    // largest unit the number is bounded: from 1e9 of it on it prints as "1.5e+12 s".
     int shown = digits;
     const double int_digits = std::floor(std::log10(std::fabs(scaled))) + 1;
-    if (int_digits > shown) shown = static_cast<int>(int_digits);
+    if (int_digits > shown && int_digits <= kMaxIntegerDigits) {
+      shown = static_cast<int>(int_digits);
+    }
     std::string number = fmt::format("{:.{}g}", scaled, shown);
     // Rounding can carry into the next prefix: 999.7 KB prints as "1 MB".
     const double shown_value = std::strtod(number.c_str(), nullptr);
@@ -170,16 +209,17 @@ constexpr std::array kRatePrint = {
 }  // namespace
 
 double parse_bytes(std::string_view text) {
-  return parse_with(text, "size", kByteSuffixes,
+  return parse_with(text, "size", "B", kByteSuffixes,
                     "; sizes are bytes, so write GB rather than Gb");
 }
 
 double parse_seconds(std::string_view text) {
-  return parse_with(text, "time", kSecondSuffixes, "; a plain number is seconds");
+  return parse_with(text, "time", "s", kSecondSuffixes, "; a plain number is seconds");
 }
 
 double parse_rate(std::string_view text) {
-  return parse_with(text, "rate", kRateSuffixes, "; upper-case B is bytes, lower-case b is bits");
+  return parse_with(text, "rate", "B/s", kRateSuffixes,
+                    "; upper-case B is bytes, lower-case b is bits");
 }
 
 double parse_number(std::string_view text) {
@@ -196,7 +236,7 @@ double parse_fraction(std::string_view text) {
   std::string_view rest;
   const double value = leading_number(text, "fraction", &rest);
   if (rest.empty()) return value;
-  if (rest == "%") return value / 100.0;
+  if (rest == "%") return checked_product(value / 100.0, value, text, "fraction", "");
   throw InputError(fmt::format("cannot read a fraction from {}: unexpected {} (write 0.05 or 5%)",
                                quoted(trim(text)), quoted(rest)));
 }

@@ -63,6 +63,40 @@ TEST(ParseBytes, RejectsBadText) {
   ExpectRejected(parse_bytes, "1e999", "out of range");
 }
 
+TEST(ParseUnits, ASignAfterThePlusIsRefused) {
+  // from_chars reads a '-' of its own, so "+-5" once parsed as -5.
+  for (const char* text : {"+-5", "+-5GB", "++5", "+ 5", "+", "+-0"}) {
+    ExpectRejected(parse_bytes, text, std::string("'") + text + "'");
+    ExpectRejected(parse_seconds, text, std::string("'") + text + "'");
+    ExpectRejected(parse_rate, text, std::string("'") + text + "'");
+    ExpectRejected(parse_number, text, std::string("'") + text + "'");
+    ExpectRejected(parse_fraction, text, std::string("'") + text + "'");
+  }
+  ExpectRejected(parse_seconds, "+-5ns", "not followed by a number");
+  ExpectRejected(parse_bytes, "+inf", "not a finite number");
+  EXPECT_EQ(parse_bytes("+5"), 5.0);
+  EXPECT_EQ(parse_seconds("+.5"), 0.5);
+  EXPECT_EQ(parse_rate("+2 GB/s"), 2e9);
+}
+
+TEST(ParseUnits, AProductPastADoubleIsOutOfRange) {
+  // The number is finite, its unit factor takes it past the largest double.
+  ExpectRejected(parse_bytes, "1e308kB", "size '1e308kB' is out of range (at most 1.8e+308 B)");
+  ExpectRejected(parse_bytes, "1e300 PiB", "'1e300 PiB' is out of range");
+  ExpectRejected(parse_seconds, "1e308h", "time '1e308h' is out of range (at most 1.8e+308 s)");
+  ExpectRejected(parse_seconds, "1e307min", "out of range");
+  ExpectRejected(parse_rate, "1e300TB/s", "rate '1e300TB/s' is out of range");
+  ExpectRejected(parse_rate, "1.7e308 Gb/s", "out of range");
+  // A non-zero number that its unit takes to 0 is out of range too, not 0.
+  ExpectRejected(parse_seconds, "1e-320ns", "time '1e-320ns' is out of range (a non-zero time");
+  ExpectRejected(parse_fraction, "1e-322%", "out of range");
+  // The largest and smallest that fit are values.
+  EXPECT_EQ(parse_bytes("1e305kB"), 1e308);
+  EXPECT_GT(parse_seconds("1e-310ns"), 0.0);
+  EXPECT_EQ(parse_seconds("0ns"), 0.0);
+  EXPECT_TRUE(std::isfinite(parse_bytes("1.7976931348623157e308")));
+}
+
 TEST(ParseSeconds, AllSpellings) {
   EXPECT_DOUBLE_EQ(parse_seconds("0.3"), 0.3);
   EXPECT_DOUBLE_EQ(parse_seconds("1.5s"), 1.5);
@@ -99,6 +133,9 @@ TEST(ParseRate, BytesPerSecond) {
   EXPECT_EQ(parse_rate("50 GB/s"), 50e9);
   EXPECT_EQ(parse_rate("50GBps"), 50e9);
   EXPECT_EQ(parse_rate("0.125GB/s"), 0.125e9);
+  EXPECT_EQ(parse_rate("1PB/s"), 1e15);  // the printer's largest unit reads back
+  EXPECT_EQ(parse_rate("2 PBps"), 2e15);
+  EXPECT_EQ(parse_rate("1PiB/s"), 1125899906842624.0);
   EXPECT_EQ(parse_rate("1GiB/s"), 1073741824.0);
 }
 
@@ -160,6 +197,26 @@ TEST(FormatUnits, ThreeSignificantDigitsAndSIPrefixes) {
   EXPECT_EQ(format_rate(5e10), "50 GB/s");
   EXPECT_EQ(format_rate(0.125e9), "125 MB/s");
   EXPECT_EQ(format_bytes(123456, 6), "123.456 KB");
+}
+
+TEST(FormatUnits, HugeAndTinyValuesPrintInFewCharacters) {
+  // Integer digits in full up to 9 of them; past that an exponent, never hundreds of digits.
+  EXPECT_EQ(format_seconds(999999999), "999999999 s");
+  EXPECT_EQ(format_seconds(1e9), "1e+09 s");
+  EXPECT_EQ(format_seconds(1.5e12), "1.5e+12 s");
+  EXPECT_EQ(format_seconds(1e300), "1e+300 s");
+  EXPECT_EQ(format_bytes(1e300), "1e+282 EB");
+  EXPECT_EQ(format_rate(1.7976931348623157e308), "1.8e+293 PB/s");
+  EXPECT_EQ(format_seconds(-1e300), "-1e+300 s");
+  EXPECT_EQ(format_seconds(1e-300), "1e-291 ns");
+  EXPECT_EQ(format_bytes(4.9e-324), "4.94e-324 B");
+  for (const double v : {1e20, 1e100, 1e300, std::numeric_limits<double>::max()}) {
+    EXPECT_LE(format_seconds(v).size(), 12u) << v;
+    EXPECT_LE(format_bytes(v).size(), 12u) << v;
+    EXPECT_LE(format_rate(v).size(), 14u) << v;
+    EXPECT_LE(format_seconds(v, 17).size(), 26u) << v;
+    EXPECT_NEAR(parse_seconds(format_seconds(v, 17)), v, v * 1e-15) << v;
+  }
 }
 
 TEST(FormatUnits, PrintedValuesParseBack) {

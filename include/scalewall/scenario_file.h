@@ -89,6 +89,9 @@ struct ScenarioFile {
   // 2 us at 450 GB/s, inter 3 us at 50 GB/s; packed; nominal)", "flat link: alpha 2.5 us,
   // 25 GB/s", "busbw 50 GB/s" (", alpha 10 us" when it has one).
   std::string network_description;
+  // Whether the network is a fabric file (network.fabric): only then do hierarchical
+  // collectives and placement apply (a flat link and a bus bandwidth have one rank per node).
+  bool network_is_fabric_file = false;
 };
 
 // Reads and validates the scenario at `path` (a fabric path inside it is resolved relative to

@@ -103,7 +103,41 @@ struct Scenario {
   Settings settings;
 };
 
-// Throws InputError naming the field and value for anything out of range.
+// The range a scenario value must lie in: wide enough for any real job, and narrow enough
+// that no combination of values overflows a double or rounds a step time to zero (the worst
+// legal step is under 1e40 s). docs/errors.md and docs/scenarios.md list them.
+enum class RangeUnit { kBytes, kSeconds, kRate, kSecondsPerByte, kFactor };
+struct ValueRange {
+  RangeUnit unit;
+  double lo;              // the smallest value allowed (or the smallest non-zero one)
+  double hi;              // the largest value allowed
+  bool zero_allowed;      // 0 is allowed besides [lo, hi] (none, off, no such term)
+};
+// Sizes: the gradient, the bucket (0: one fused call), a checkpoint: 0 or 1 B .. 1 EB.
+inline constexpr ValueRange kScenarioBytes{RangeUnit::kBytes, 1.0, 1e18, true};
+// The tree chunk: 1 B .. 1 EB.
+inline constexpr ValueRange kScenarioChunkBytes{RangeUnit::kBytes, 1.0, 1e18, false};
+// Rates: bus bandwidth, link bandwidths, a degraded link, checkpoint writes: 1 B/s .. 1 PB/s.
+inline constexpr ValueRange kScenarioRate{RangeUnit::kRate, 1.0, 1e15, false};
+// Times: compute, serial, latencies: 0 or 1 ps .. 1e6 s (about 11.6 days).
+inline constexpr ValueRange kScenarioSeconds{RangeUnit::kSeconds, 1e-12, 1e6, true};
+// Costs per byte (reduction gamma, compression): 0 or 1e-15 .. 1 s/B (1 PB/s .. 1 B/s).
+inline constexpr ValueRange kScenarioSecondsPerByte{RangeUnit::kSecondsPerByte, 1e-15, 1.0, true};
+// Factors that multiply a cost or divide a size (compression ratio, bad node slowdown,
+// oversubscription): 1 .. 1e6.
+inline constexpr ValueRange kScenarioFactor{RangeUnit::kFactor, 1.0, 1e6, false};
+// The per-rank batch relative to the scenario's: 1e-6 .. 1e6.
+inline constexpr ValueRange kScenarioBatchScale{RangeUnit::kFactor, 1e-6, 1e6, false};
+
+// Whether `value` lies in the range (NaN and infinities never do).
+bool in_range(double value, const ValueRange& range);
+// The range in words with units: "1 B/s to 1 PB/s", "1e-12 s to 1e+06 s (or 0)".
+std::string range_text(const ValueRange& range);
+// Throws InputError "<what> <value> is outside the range <range>" unless in_range.
+void require_in_range(std::string_view what, double value, const ValueRange& range);
+
+// Throws InputError naming the field and value for anything out of range (the ranges above;
+// with a fabric, its links' latencies and bandwidths and its oversubscription too).
 void require_valid(const Scenario& scenario);
 
 enum class Mechanism { kSerial, kLatency, kBandwidth, kVariance, kCheckpoint, kCompute };

@@ -11,9 +11,12 @@
 //   sizes  "4096" (bytes), "14GB", "14 GB", "1.5GiB", "64KiB", "512 B"
 //          suffixes B, KB (or kB), MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB
 //   times  "0.3" (seconds), "2.5us", "2.5µs", "300ms", "40ns", "1.5s", "2min", "1h"
-//   rates  "25e9" (bytes/s), "50GB/s", "50 GBps", "12.5GiB/s", "400Gb/s", "400Gbps", "100Mbps"
-// Rejected with InputError naming the text: empty strings, negative numbers, NaN and
-// infinities, unknown or missing-number suffixes, trailing garbage.
+//   rates  "25e9" (bytes/s), "50GB/s", "50 GBps", "12.5GiB/s", "400Gb/s", "400Gbps", "100Mbps",
+//          up to "1PB/s"
+// Rejected with InputError naming the text: empty strings, negative numbers, a sign after a
+// leading '+' ("+-5"), NaN and infinities, a number that its unit takes past the largest
+// double ("1e308kB") or from non-zero to 0 ("1e-320ns"), unknown or missing-number suffixes,
+// trailing garbage.
 #ifndef SCALEWALL_UNITS_H_
 #define SCALEWALL_UNITS_H_
 

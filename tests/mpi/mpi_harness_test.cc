@@ -320,7 +320,8 @@ TEST(MpiFailure, BadInputIsAnErrorWithStatusTwo) {
 }
 
 // Flags that used to be quietly reinterpreted: an empty --sizes (read as "the sweep"), --sizes
-// beside the sweep's bounds, and a repeated op or algorithm.
+// beside the sweep's bounds, a repeated op or algorithm; and busy-waits past their stated
+// limit of 1 h (a longer one would look like a hang).
 TEST(MpiFailure, AmbiguousSizeAndRepeatedChoicesAreRefused) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"pingpong", "--sizes", ""}, "error: --sizes: the list is empty"},
@@ -335,6 +336,12 @@ TEST(MpiFailure, AmbiguousSizeAndRepeatedChoicesAreRefused) {
        "error: --algorithm: ring is given twice in 'ring,ring'"},
       {{"collective", "--op", "allreduce", "--algorithm", "library,ring,library"},
        "error: --algorithm: library is given twice"},
+      {{"step", "--compute", "1e308h"}, "error: --compute: time '1e308h' is out of range"},
+      {{"step", "--compute", "2h"}, "error: --compute: '2h' is above the limit of 1 h"},
+      {{"arrival", "--compute", "1e300"}, "error: --compute: '1e300' is above the limit of 1 h"},
+      {{"arrival", "--compute", "10min", "--slow-rank", "1", "--slow-factor", "7"},
+       "error: --slow-factor: 7 x --compute 10min is above the limit of 1 h"},
+      {{"step", "--jitter-sigma", "1e300"}, "error: --jitter-sigma: '1e300' is above 1"},
   };
   for (const auto& [args, message] : cases) {
     const MpiResult result = run_mpi(2, args, 30);
