@@ -272,5 +272,19 @@ TEST(SelectCli, EveryOpMaps) {
   }
 }
 
+
+// The DGX fabric from 8 to 2^20 ranks (up to 131,072 nodes): every row is costed in closed
+// form and the map comes back whole, its largest row included, on both placements.
+TEST(SelectCli, MillionRankFabricMapAnswers) {
+  for (const std::string placement : {"packed", "scattered"}) {
+    const auto j =
+        run_json({"select", "--fabric", source_path("examples/fabrics/dgx-h100-ndr.toml"),
+                  "--ranks", "8..1048576", "--placement", placement});
+    ASSERT_EQ(j["rows"].size(), 18u);
+    EXPECT_EQ(j["rows"].back()["ranks"], 1048576);
+    EXPECT_FALSE(j["rows"].back()["winners"].empty());
+  }
+}
+
 }  // namespace
 }  // namespace scalewall::testing
