@@ -484,7 +484,7 @@ class PhaseSum {
 
 // The edge-level evaluation visits about one edge per rank per distinct step; beyond this it
 // refuses before doing any work.
-constexpr double kMaxEdgeVisits = 5e7;
+constexpr double kMaxEdgeVisits = 1e6;
 // The closed form walks at most about 2 g residues per step on g ranks per node; beyond this
 // many ranks per node the edge-level evaluation is used.
 constexpr std::int64_t kMaxClosedFormRanksPerNode = 4096;

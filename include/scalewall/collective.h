@@ -162,15 +162,16 @@ CollectiveCost collective_cost(Op op, AlgorithmSpec spec, std::int64_t ranks, do
 // counted in closed form (O(g) per step at most), so any rank count up to 2^40 costs in well
 // under a millisecond. An explicit placement, or more ranks per node, is evaluated edge by
 // edge, about one visit per rank per distinct step (N (N - 1) for pairwise all-to-all).
-// REQUIRES: as above; for the edge-level evaluation at most 5e7 edge visits (about 7,000
-// ranks for pairwise all-to-all, 2.5 million for a ring); throws InputError beyond it, before
-// any work, naming the rank count and the limit.
+// REQUIRES: as above; for the edge-level evaluation at most 1e6 edge visits (1,000 ranks for
+// pairwise all-to-all, 500,000 for a ring, about 50,000 for recursive doubling), so that a
+// command costing thousands of sizes still answers in seconds; throws InputError beyond it,
+// before any work, naming the rank count and the limit.
 CollectiveCost collective_cost(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
                                const CostOptions& options = {});
 
 namespace detail {
 // The same cost, always evaluated edge by edge (the reference the closed form is tested
-// against). Same REQUIRES, with the 5e7 edge-visit limit for every placement.
+// against). Same REQUIRES, with the 1e6 edge-visit limit for every placement.
 CollectiveCost collective_cost_by_edges(Op op, AlgorithmSpec spec, double bytes,
                                         const Topology& topology, const CostOptions& options = {});
 }  // namespace detail
