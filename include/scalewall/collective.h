@@ -163,7 +163,7 @@ CollectiveCost collective_cost(Op op, AlgorithmSpec spec, std::int64_t ranks, do
 // under a millisecond. An explicit placement, or more ranks per node, is evaluated edge by
 // edge, about one visit per rank per distinct step (N (N - 1) for pairwise all-to-all).
 // REQUIRES: as above; for the edge-level evaluation at most 1e6 edge visits (1,000 ranks for
-// pairwise all-to-all, 500,000 for a ring, about 50,000 for recursive doubling), so that a
+// pairwise all-to-all, 500,000 for a ring, about 58,000 for recursive doubling), so that a
 // command costing thousands of sizes still answers in seconds; throws InputError beyond it,
 // before any work, naming the rank count and the limit.
 CollectiveCost collective_cost(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
