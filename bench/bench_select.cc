@@ -65,4 +65,21 @@ void BM_SelectionMapDgxFabric(benchmark::State& state) {
 }
 BENCHMARK(BM_SelectionMapDgxFabric)->Unit(benchmark::kMillisecond);
 
+// The same map up to 2^20 ranks (8..1,048,576: 1 to 131,072 nodes of 8), costed in closed
+// form; the edge-level evaluation took about 26 s for it.
+void BM_SelectionMapDgxFabricToAMillionRanks(benchmark::State& state) {
+  const scalewall::Topology fabric =
+      scalewall::load_fabric_file(SCALEWALL_SOURCE_DIR "/examples/fabrics/dgx-h100-ndr.toml");
+  const auto ranks = pow2_ranks(3, 20);
+  const auto bytes = pow2_bytes(0, 31);
+  const auto scaled = [&](std::int64_t n) { return scalewall::scaled_topology(fabric, n); };
+  for (auto _ : state) {
+    const auto map = scalewall::selection_map(scalewall::Op::kAllreduce, ranks, bytes, scaled);
+    benchmark::DoNotOptimize(map.rows.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ranks.size()) *
+                          static_cast<std::int64_t>(bytes.size()));
+}
+BENCHMARK(BM_SelectionMapDgxFabricToAMillionRanks)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -32,6 +32,9 @@ std::string mode_banner(ScalingMode mode) {
              : "WEAK scaling: the per-rank batch is fixed, the problem grows with N";
 }
 
+// The most rows a --ranks list may ask for (a range of powers of two holds at most 41).
+constexpr std::size_t kMaxPredictRows = 1024;
+
 Value optional_count(const std::optional<std::int64_t>& v) { return v ? Value{*v} : Value{}; }
 
 Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
@@ -42,6 +45,11 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
   }
   if (!flags.ranks.empty()) {
     grid = flag_rank_range("--ranks", flags.ranks);
+    if (grid.size() > kMaxPredictRows) {
+      throw InputError(fmt::format("--ranks: the list holds {} rank counts; at most {} rows fit "
+                                   "a prediction",
+                                   grid.size(), kMaxPredictRows));
+    }
   } else {
     const std::int64_t max =
         flags.max_ranks.empty() ? 1024 : flag_count("--max-ranks", flags.max_ranks, 1, kMaxRanks);

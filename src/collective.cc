@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numeric>
 #include <string>
+#include <utility>
 
 #include "scalewall/error.h"
 #include "scalewall/scaling.h"
@@ -412,19 +414,103 @@ Link crossing_link(const Topology& t, std::int64_t streams) {
   return link;
 }
 
-// Edge-level evaluation on a two-level topology: each step costs its slowest edge.
-Totals evaluate_on_topology(const Schedule& schedule, const Topology& topo, double gamma) {
-  const Ranks r(topo.ranks());
-  // The work is about one visit per rank per distinct step; refuse what would take minutes.
+// What one step of a schedule does on a two-level topology, as far as its cost goes: whether
+// some message stays inside a node, and the most messages that leave or enter one node
+// (0 when none crosses). Every message of a step carries the same bytes, so the step is paced
+// by the slower of the intra-node link (if used) and the inter-node link shared by that many
+// streams (crossing_link is monotone in the stream count).
+struct StepShape {
+  bool intra = false;
+  std::int64_t streams = 0;
+};
+
+// The (latency, bandwidth) terms of one step of `bytes` per message. On a tie the inter-node
+// link paces the step.
+std::pair<double, double> step_terms(const Topology& topo, const StepShape& shape, double bytes) {
+  SCALEWALL_CHECK(shape.intra || shape.streams > 0);
+  if (shape.streams == 0) return {topo.intra.alpha_s, bytes / topo.intra.bandwidth_Bps};
+  const Link across = crossing_link(topo, shape.streams);
+  const double across_bandwidth = bytes / across.bandwidth_Bps;
+  if (shape.intra) {
+    const double intra_bandwidth = bytes / topo.intra.bandwidth_Bps;
+    if (topo.intra.alpha_s + intra_bandwidth > across.alpha_s + across_bandwidth) {
+      return {topo.intra.alpha_s, intra_bandwidth};
+    }
+  }
+  return {across.alpha_s, across_bandwidth};
+}
+
+// Adds a phase's steps to the totals. Consecutive steps with the same terms are added as one
+// run (count times the terms), so that the edge-level and the closed-form evaluation, which
+// produce the same steps in the same order, add exactly the same numbers.
+class PhaseSum {
+ public:
+  PhaseSum(Totals& totals, const Phase& phase, double gamma)
+      : t_(totals), ph_(phase), gamma_(gamma) {}
+  PhaseSum(const PhaseSum&) = delete;
+  PhaseSum& operator=(const PhaseSum&) = delete;
+  ~PhaseSum() { flush(); }
+
+  void add(std::pair<double, double> terms, std::int64_t count) {
+    if (count <= 0) return;
+    if (count_ > 0 && terms == terms_) {
+      count_ += count;
+      return;
+    }
+    flush();
+    terms_ = terms;
+    count_ = count;
+  }
+
+ private:
+  void flush() {
+    if (count_ == 0) return;
+    const auto k = static_cast<double>(count_);
+    t_.steps += count_;
+    t_.bytes += k * ph_.bytes;
+    t_.reduced += k * ph_.reduced;
+    t_.latency_s += k * terms_.first;
+    t_.bandwidth_s += k * terms_.second;
+    t_.compute_s += k * ph_.reduced * gamma_;
+    count_ = 0;
+  }
+
+  Totals& t_;
+  const Phase& ph_;
+  double gamma_;
+  std::pair<double, double> terms_{0.0, 0.0};
+  std::int64_t count_ = 0;
+};
+
+// The edge-level evaluation visits about one edge per rank per distinct step; beyond this it
+// refuses before doing any work.
+constexpr double kMaxEdgeVisits = 1e6;
+// The closed form walks at most about 2 g residues per step on g ranks per node; beyond this
+// many ranks per node the edge-level evaluation is used.
+constexpr std::int64_t kMaxClosedFormRanksPerNode = 4096;
+
+double edge_visits(const Schedule& schedule, const Ranks& r) {
   double visits = 0;
   for (const Phase& ph : schedule) {
     visits += static_cast<double>(ph.pattern == Pattern::kShiftRange ? ph.repeat : 1) * r.nd();
   }
-  if (visits > 2e8) {
+  return visits;
+}
+
+// Edge-level evaluation on a two-level topology: every message of every distinct step is
+// visited and counted against the NICs of its two nodes. Works for any placement.
+Totals evaluate_by_edges(const Schedule& schedule, const Topology& topo, double gamma, Op op,
+                         Algorithm algorithm) {
+  const Ranks r(topo.ranks());
+  const double visits = edge_visits(schedule, r);
+  if (visits > kMaxEdgeVisits) {
     throw InputError(fmt::format(
-        "a topology of {} ranks is too large to cost edge by edge for this algorithm ({:.3g} "
-        "edge visits); use fewer ranks or a flat link",
-        r.n, visits));
+        "{} ranks ({} nodes of {}, {} placement) are too many to cost {} edge by edge: {:.3g} "
+        "edge visits, above the limit of {:.3g}; the closed form covers packed and scattered "
+        "placement up to {} ranks per node; use fewer ranks or a flat link",
+        r.n, topo.nodes, topo.ranks_per_node, placement_name(topo.placement),
+        fmt::format("{} {}", algorithm_name(algorithm), op_name(op)), visits,
+        kMaxEdgeVisits, kMaxClosedFormRanksPerNode));
   }
   std::vector<std::int64_t> node(static_cast<std::size_t>(r.n));
   for (std::int64_t i = 0; i < r.n; ++i) node[static_cast<std::size_t>(i)] = topo.node_of(i);
@@ -435,42 +521,174 @@ Totals evaluate_on_topology(const Schedule& schedule, const Topology& topo, doub
   for (const Phase& ph : schedule) {
     const std::int64_t distinct = ph.pattern == Pattern::kShiftRange ? ph.repeat : 1;
     const std::int64_t times = ph.pattern == Pattern::kShiftRange ? 1 : ph.repeat;
+    PhaseSum sum(t, ph, gamma);
     for (std::int64_t step = 0; step < distinct; ++step) {
       std::fill(out.begin(), out.end(), 0);
       std::fill(in.begin(), in.end(), 0);
+      StepShape shape;
       for_each_edge(ph, step, r, [&](std::int64_t src, std::int64_t dst) {
         const std::int64_t a = node[static_cast<std::size_t>(src)];
         const std::int64_t b = node[static_cast<std::size_t>(dst)];
-        if (a != b) {
+        if (a == b) {
+          shape.intra = true;
+        } else {
           ++out[static_cast<std::size_t>(a)];
           ++in[static_cast<std::size_t>(b)];
         }
       });
-      double worst = -1.0;
-      double worst_latency = 0.0;
-      double worst_bandwidth = 0.0;
-      for_each_edge(ph, step, r, [&](std::int64_t src, std::int64_t dst) {
-        const std::int64_t a = node[static_cast<std::size_t>(src)];
-        const std::int64_t b = node[static_cast<std::size_t>(dst)];
-        const Link link =
-            a == b ? topo.intra
-                   : crossing_link(topo, std::max(out[static_cast<std::size_t>(a)],
-                                                  in[static_cast<std::size_t>(b)]));
-        const double bandwidth = ph.bytes / link.bandwidth_Bps;
-        if (link.alpha_s + bandwidth > worst) {
-          worst = link.alpha_s + bandwidth;
-          worst_latency = link.alpha_s;
-          worst_bandwidth = bandwidth;
-        }
-      });
-      SCALEWALL_CHECK(worst >= 0.0);
-      const auto k = static_cast<double>(times);
-      t.steps += times;
-      t.bytes += k * ph.bytes;
-      t.reduced += k * ph.reduced;
-      t.latency_s += k * worst_latency;
-      t.bandwidth_s += k * worst_bandwidth;
-      t.compute_s += k * ph.reduced * gamma;
+      shape.streams = std::max(*std::max_element(out.begin(), out.end()),
+                               *std::max_element(in.begin(), in.end()));
+      sum.add(step_terms(topo, shape, ph.bytes), times);
+    }
+  }
+  return t;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// ---- Closed forms of the step shapes, packed and scattered placement (nodes M >= 2, g >= 2
+// ranks per node, N = M g). Each counts, for one step, the messages that cross the node
+// boundary per node, from the pattern's arithmetic instead of its edges.
+
+// Packed, every rank r sends to (r + d) mod N. With d = q g + s, the first g - s ranks of a
+// node send to node a + q, the last s to node a + q + 1; every node alike.
+StepShape packed_shift(std::int64_t d, std::int64_t g, std::int64_t nodes) {
+  const std::int64_t q = d / g;
+  const std::int64_t s = d % g;
+  if (q == 0) return {true, s};
+  if (q == nodes - 1) return {s > 0, g - s};
+  return {false, g};
+}
+
+// Scattered (node = r mod M): r + d is on r's node exactly when M divides d.
+StepShape scattered_shift(std::int64_t d, std::int64_t g, std::int64_t nodes) {
+  if (d % nodes == 0) return {true, 0};
+  return {false, g};
+}
+
+// Packed, ranks r < p exchange with r XOR dist. When dist >= g every partner is on another
+// node. Otherwise the pairs (y, y + dist) with bit dist of y clear that straddle a node
+// boundary b (a multiple of g below p) number c(b) = the distance from b to the nearest
+// multiple of 2 dist; node a loses c(a g) + c(a g + g) of its ranks to its neighbours. That
+// depends on a g mod 2 dist only, which repeats every 2 dist / gcd(g, 2 dist) nodes.
+StepShape packed_xor(std::int64_t dist, std::int64_t p, std::int64_t g) {
+  if (dist >= g) return {false, g};
+  const std::int64_t period2 = 2 * dist;
+  const auto c = [&](std::int64_t b) {
+    const std::int64_t w = b % period2;
+    return std::min(w, period2 - w);
+  };
+  StepShape shape;
+  const auto visit = [&](std::int64_t a, bool top) {
+    const std::int64_t out = c(a * g) + (top ? c(a * g + g) : 0);
+    const std::int64_t members = std::min(g, p - a * g);
+    shape.streams = std::max(shape.streams, out);
+    if (out < members) shape.intra = true;
+  };
+  const std::int64_t senders = ceil_div(p, g);  // nodes holding a rank below p
+  const std::int64_t period = period2 / std::gcd(g, period2);
+  const std::int64_t full = std::min(senders - 1, period);
+  for (std::int64_t a = 0; a < full; ++a) visit(a, true);
+  visit(senders - 1, false);
+  return shape;
+}
+
+StepShape scattered_xor(std::int64_t dist, std::int64_t p, std::int64_t nodes) {
+  if (dist % nodes == 0) return {true, 0};
+  return {false, ceil_div(p, nodes)};
+}
+
+// Packed fold: rank p + i and rank i (i < N - p) are always on different nodes (p >= g).
+// The extra ranks fill [p, N): a partial node then whole ones; their partners [0, N - p).
+StepShape packed_fold(std::int64_t p, std::int64_t n, std::int64_t g, std::int64_t nodes) {
+  const std::int64_t first = p / g;
+  const std::int64_t high = first + 1 < nodes ? g : (first + 1) * g - p;
+  const std::int64_t low = std::min(g, n - p);
+  return {false, std::max(high, low)};
+}
+
+StepShape scattered_fold(std::int64_t p, std::int64_t n, std::int64_t nodes) {
+  if (p % nodes == 0) return {true, 0};
+  return {false, ceil_div(n - p, nodes)};
+}
+
+// Binomial step of distance d over `limit` ranks: the pairs (2 d k, 2 d k + d), k < E.
+// Packed: a node holds at most one sender and one receiver that cross (their positions are
+// 2 d apart, and a crossing member sits within d of the node's edge). When d < g the pair of
+// k = 0 stays inside node 0, and pair k crosses when (2 d k mod g) >= g - d; 2 d k mod g runs
+// through the multiples of h = gcd(2 d, g), g / h of them.
+StepShape packed_binomial(std::int64_t d, std::int64_t limit, std::int64_t g) {
+  const std::int64_t pairs = ceil_div(limit - d, 2 * d);
+  if (d >= g) return {false, 1};
+  const std::int64_t h = std::gcd(2 * d, g);
+  const std::int64_t period = g / h;
+  if (pairs >= period) return {true, h <= d ? 1 : 0};
+  for (std::int64_t k = 0; k < pairs; ++k) {
+    if ((2 * d * k) % g >= g - d) return {true, 1};
+  }
+  return {true, 0};
+}
+
+// Scattered: every pair crosses unless M divides d; the senders 2 d k + d (and the receivers
+// 2 d k) fall on M / gcd(2 d, M) nodes in turn.
+StepShape scattered_binomial(std::int64_t d, std::int64_t limit, std::int64_t nodes) {
+  const std::int64_t pairs = ceil_div(limit - d, 2 * d);
+  if (d % nodes == 0) return {true, 0};
+  return {false, ceil_div(pairs, nodes / std::gcd(2 * d, nodes))};
+}
+
+StepShape shape_of(const Phase& ph, std::int64_t shift, const Ranks& r, const Topology& topo) {
+  const std::int64_t g = topo.ranks_per_node;
+  const std::int64_t m = topo.nodes;
+  const bool packed = topo.placement == Placement::kPacked;
+  switch (ph.pattern) {
+    case Pattern::kShift:
+    case Pattern::kShiftRange:
+      return packed ? packed_shift(shift, g, m) : scattered_shift(shift, g, m);
+    case Pattern::kXor:
+      return packed ? packed_xor(ph.distance, r.p, g) : scattered_xor(ph.distance, r.p, m);
+    case Pattern::kFoldIn:
+    case Pattern::kFoldOut:
+      return packed ? packed_fold(r.p, r.n, g, m) : scattered_fold(r.p, r.n, m);
+    case Pattern::kBinomialUp:
+    case Pattern::kBinomialDown:
+      return packed ? packed_binomial(ph.distance, ph.limit, g)
+                    : scattered_binomial(ph.distance, ph.limit, m);
+  }
+  SCALEWALL_CHECK(false && "unknown Pattern");
+  return {};
+}
+
+// Closed-form evaluation on a packed or scattered two-level topology: the same steps, in the
+// same order, as evaluate_by_edges, each shape counted arithmetically. The pairwise steps
+// (shift 1 .. N - 1) are walked as runs of equal shape: O(g) runs instead of N steps.
+Totals evaluate_closed_form(const Schedule& schedule, const Topology& topo, double gamma) {
+  const Ranks r(topo.ranks());
+  const std::int64_t g = topo.ranks_per_node;
+  const std::int64_t m = topo.nodes;
+  Totals t;
+  for (const Phase& ph : schedule) {
+    PhaseSum sum(t, ph, gamma);
+    if (ph.pattern != Pattern::kShiftRange) {
+      sum.add(step_terms(topo, shape_of(ph, ph.distance, r, topo), ph.bytes), ph.repeat);
+      continue;
+    }
+    SCALEWALL_CHECK(ph.repeat == r.n - 1);
+    const auto run = [&](std::int64_t shift, std::int64_t count) {
+      sum.add(step_terms(topo, shape_of(ph, shift, r, topo), ph.bytes), count);
+    };
+    if (topo.placement == Placement::kPacked) {
+      // Shifts 1 .. g-1 each differ; g .. (M-1) g all send every rank off its node;
+      // (M-1) g + 1 .. N-1 each differ.
+      for (std::int64_t d = 1; d < g; ++d) run(d, 1);
+      run(g, (m - 2) * g + 1);
+      for (std::int64_t d = (m - 1) * g + 1; d < r.n; ++d) run(d, 1);
+    } else {
+      // Shifts that are multiples of M stay on the node; the M - 1 between them cross.
+      for (std::int64_t k = 0; k < g; ++k) {
+        run(k * m + 1, m - 1);
+        if (k + 1 < g) run((k + 1) * m, 1);
+      }
     }
   }
   return t;
@@ -484,9 +702,16 @@ std::optional<Link> uniform_link(const Topology& t) {
   return std::nullopt;
 }
 
-Totals evaluate(const Schedule& schedule, const Topology& topo, double gamma) {
+enum class Evaluation { kFastest, kEdges };
+
+Totals evaluate(const Schedule& schedule, const Topology& topo, double gamma, Evaluation how,
+                Op op, Algorithm algorithm) {
   if (const auto link = uniform_link(topo)) return evaluate_uniform(schedule, *link, gamma);
-  return evaluate_on_topology(schedule, topo, gamma);
+  if (how == Evaluation::kFastest && topo.placement != Placement::kExplicit &&
+      topo.ranks_per_node <= kMaxClosedFormRanksPerNode) {
+    return evaluate_closed_form(schedule, topo, gamma);
+  }
+  return evaluate_by_edges(schedule, topo, gamma, op, algorithm);
 }
 
 // The pipelined double binary tree (Sanders, Speck and Träff 2009; NCCL's tree all-reduce):
@@ -539,11 +764,13 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
 }
 
 Totals evaluate_flat_algorithm(Op op, Algorithm algorithm, double m, const Topology& topo,
-                               const CostOptions& options) {
+                               const CostOptions& options,
+                               Evaluation how = Evaluation::kFastest) {
   if (algorithm == Algorithm::kDoubleBinaryTree) {
     return evaluate_double_binary_tree(topo.ranks(), m, topo, options);
   }
-  return evaluate(flat_schedule(op, algorithm, topo.ranks(), m), topo, options.gamma_s_per_byte);
+  return evaluate(flat_schedule(op, algorithm, topo.ranks(), m), topo, options.gamma_s_per_byte,
+                  how, op, algorithm);
 }
 
 // Hierarchical all-reduce: a ring reduce-scatter inside each node (g ranks, intra-node link),
@@ -802,16 +1029,34 @@ CollectiveCost collective_cost(Op op, AlgorithmSpec spec, std::int64_t ranks, do
   return collective_cost(op, spec, bytes, flat_topology(ranks, link), options);
 }
 
-CollectiveCost collective_cost(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
-                               const CostOptions& options) {
+namespace {
+
+CollectiveCost cost_on_topology(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
+                                const CostOptions& options, Evaluation how) {
   require_valid(topology);
   require_inputs(op, spec, bytes, options);
   const double m = op == Op::kBarrier ? 0.0 : bytes;
   const Totals t = spec.algorithm == Algorithm::kHierarchical
                        ? evaluate_hierarchical(spec.inter, m, topology, options)
-                       : evaluate_flat_algorithm(op, spec.algorithm, m, topology, options);
+                       : evaluate_flat_algorithm(op, spec.algorithm, m, topology, options, how);
   return finish(op, spec, topology.ranks(), bytes, t);
 }
+
+}  // namespace
+
+CollectiveCost collective_cost(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
+                               const CostOptions& options) {
+  return cost_on_topology(op, spec, bytes, topology, options, Evaluation::kFastest);
+}
+
+namespace detail {
+
+CollectiveCost collective_cost_by_edges(Op op, AlgorithmSpec spec, double bytes,
+                                        const Topology& topology, const CostOptions& options) {
+  return cost_on_topology(op, spec, bytes, topology, options, Evaluation::kEdges);
+}
+
+}  // namespace detail
 
 std::vector<CollectiveCost> rank_algorithms(Op op, std::span<const AlgorithmSpec> specs,
                                             double bytes, const Topology& topology,

@@ -1324,18 +1324,20 @@ TEST(TopologyRules, InvariantsHoldOnFabrics) {
   }
 }
 
-// The edge-level evaluator refuses work that would take minutes: pairwise all-to-all visits
-// N (N - 1) edges.
-TEST(TopologyRules, EdgeLevelWorkGuard) {
+// A packed topology of 16,384 ranks costs pairwise all-to-all in closed form (the edge-level
+// evaluation would visit N (N - 1) edges); so does a flat link.
+TEST(TopologyRules, LargePackedTopologyNeedsNoEdgeVisits) {
   const Topology huge = two_level(2048, 8, kNvlink, kNdr, 1);
-  const std::string message = input_error_of(
-      [&] { collective_cost(Op::kAlltoall, flat(Algorithm::kPairwise), 1e6, huge); });
-  EXPECT_TRUE(contains(message, "16384 ranks")) << message;
-  EXPECT_TRUE(contains(message, "flat link")) << message;
-  // Bruck needs only C N visits, and a uniform topology needs none.
+  EXPECT_NO_THROW(collective_cost(Op::kAlltoall, flat(Algorithm::kPairwise), 1e6, huge));
   EXPECT_NO_THROW(collective_cost(Op::kAlltoall, flat(Algorithm::kBruck), 1e6, huge));
   EXPECT_NO_THROW(
       collective_cost(Op::kAlltoall, flat(Algorithm::kPairwise), 1e6, flat_topology(16384, kLink)));
+  // The edge-level reference still refuses it.
+  EXPECT_TRUE(contains(input_error_of([&] {
+                         detail::collective_cost_by_edges(Op::kAlltoall,
+                                                          flat(Algorithm::kPairwise), 1e6, huge);
+                       }),
+                       "16384 ranks"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1559,6 +1561,136 @@ TEST(CollectiveErrors, TopologyAndOptionsAreValidated) {
                                          kLink);
                        }),
                        "-1 B"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The closed form of a packed or scattered two-level topology against the edge-level
+// evaluation: the same numbers wherever both run.
+
+TEST(ClosedForm, EqualsTheEdgeLevelEvaluation) {
+  constexpr std::int64_t kRankCounts[] = {1,   2,   3,   5,   8,   13,  24,  31,  48,  64,
+                                          96,  100, 127, 128, 129, 192, 255, 256, 257, 384,
+                                          500, 512, 640, 729, 768, 1000};
+  constexpr std::int64_t kPerNode[] = {1, 2, 3, 5, 8, 12};
+  const Link loggp = link_from_loggp(4e-6, 0.5e-6, 1.5e-6, 25e9);
+  struct Fabric {
+    Link inter;
+    std::int64_t nics;
+    double oversubscription;
+  };
+  const Fabric fabrics[] = {{kNdr, 1, 1.0}, {loggp, 2, 2.5}, {kTcp, 8, 1.0}};
+  CostOptions options;
+  options.gamma_s_per_byte = 1e-10;
+  int compared = 0;
+  for (const std::int64_t n : kRankCounts) {
+    for (const std::int64_t g : kPerNode) {
+      if (n % g != 0) continue;
+      for (const Placement placement : {Placement::kPacked, Placement::kScattered}) {
+        for (const Fabric& f : fabrics) {
+          const Topology t =
+              two_level(n / g, g, kNvlink, f.inter, f.nics, f.oversubscription, placement);
+          for (const auto& [op, spec] : every_op_algorithm()) {
+            for (const double m : {0.0, 4097.0, 1e6 + 3, 1e10}) {
+              const std::string what = describe(op, spec, n, m) + " g=" + std::to_string(g) +
+                                       " " + std::string(placement_name(placement)) +
+                                       " nics=" + std::to_string(f.nics);
+              const CollectiveCost fast = collective_cost(op, spec, m, t, options);
+              const CollectiveCost edges =
+                  detail::collective_cost_by_edges(op, spec, m, t, options);
+              expect_same_cost(fast, edges, 1e-12, what);
+              ++compared;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 20000);
+}
+
+// The same on random explicit-free fabrics: a few odd shapes with an intra-node link slower
+// than the inter-node one, so that either link can pace a step.
+TEST(ClosedForm, EqualsTheEdgeLevelEvaluationWhenEitherLinkPaces) {
+  std::mt19937_64 rng(20261201);
+  std::uniform_int_distribution<std::int64_t> nodes_of(2, 90);
+  std::uniform_int_distribution<std::int64_t> per_node_of(2, 11);
+  std::uniform_int_distribution<std::int64_t> nics_of(1, 4);
+  const Link slow_intra{1e-6, 20e9};
+  const Link fast_inter{6e-6, 100e9};
+  int compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::int64_t nodes = nodes_of(rng);
+    const std::int64_t g = per_node_of(rng);
+    const Placement placement = trial % 2 == 0 ? Placement::kPacked : Placement::kScattered;
+    const Topology t = two_level(nodes, g, slow_intra, fast_inter, nics_of(rng), 1.0, placement);
+    for (const auto& [op, spec] : every_op_algorithm()) {
+      for (const double m : {1.0, 65536.0, 3e7}) {
+        const std::string what = describe(op, spec, t.ranks(), m) + " g=" + std::to_string(g) +
+                                 " " + std::string(placement_name(placement));
+        expect_same_cost(collective_cost(op, spec, m, t),
+                         detail::collective_cost_by_edges(op, spec, m, t), 1e-12, what);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 3000);
+}
+
+// At 2^30 and 2^40 ranks every op and algorithm answers with a finite cost on both
+// placements (the edge-level evaluation would visit trillions of edges).
+TEST(ClosedForm, AnswersAtEveryRankCount) {
+  for (const std::int64_t n : {std::int64_t{1} << 30, kMaxRanks}) {
+    for (const Placement placement : {Placement::kPacked, Placement::kScattered}) {
+      const Topology t = two_level(n / 8, 8, kNvlink, kNdr, 8, 1.0, placement);
+      for (const auto& [op, spec] : every_op_algorithm()) {
+        const CollectiveCost c = collective_cost(op, spec, 1e9, t);
+        EXPECT_TRUE(std::isfinite(c.total_s) && c.total_s > 0) << describe(op, spec, n, 1e9);
+      }
+    }
+  }
+}
+
+// By hand at 2^30 ranks, packed on nodes of 8 ranks with 8 NICs: every ring step sends one
+// message across each node boundary (one stream, a NIC of its own) and 7 inside; the inter
+// edge, 3 us + s / 50 GB/s, is slower than NVLink's 2 us + s / 450 GB/s.
+TEST(ClosedForm, RingOnABillionRanksByHand) {
+  const std::int64_t n = std::int64_t{1} << 30;
+  const Topology t = two_level(n / 8, 8, kNvlink, kNdr, 8);
+  const double m = 1e12;
+  const CollectiveCost c = collective_cost(Op::kAllreduce, flat(Algorithm::kRing), m, t);
+  const double steps = 2.0 * static_cast<double>(n - 1);
+  const double s = m / static_cast<double>(n);
+  EXPECT_EQ(c.steps, 2 * (n - 1));
+  expect_rel(c.latency_s, steps * 3e-6, 1e-12, "latency");
+  expect_rel(c.bandwidth_s, steps * s / 50e9, 1e-12, "bandwidth");
+  // Pairwise all-to-all, packed, 2 nodes of 2 ranks, one NIC: shift 1 sends one message
+  // across each boundary, shift 2 all four (two per NIC), shift 3 one again.
+  const Topology small = two_level(2, 2, kNvlink, kNdr, 1);
+  const CollectiveCost a = collective_cost(Op::kAlltoall, flat(Algorithm::kPairwise), 4e6, small);
+  const double block = 1e6;
+  expect_rel(a.latency_s, 3 * 3e-6, 1e-12, "pairwise latency");
+  expect_rel(a.bandwidth_s, 2 * block / 50e9 + block / 25e9, 1e-12, "pairwise bandwidth");
+}
+
+// An explicit placement is costed edge by edge; beyond the edge-visit limit it is refused
+// before any work, naming the rank count and the limit.
+TEST(ClosedForm, ExplicitPlacementRefusesAtOnceBeyondTheEdgeLimit) {
+  Topology t = two_level(2048, 8, kNvlink, kNdr, 1, 1.0, Placement::kExplicit);
+  for (std::int64_t r = 0; r < t.ranks(); ++r) t.rank_to_node.push_back(r / 8);
+  const std::string message = input_error_of(
+      [&] { collective_cost(Op::kAlltoall, flat(Algorithm::kPairwise), 1e6, t); });
+  EXPECT_TRUE(contains(message, "16384 ranks")) << message;
+  EXPECT_TRUE(contains(message, "limit of 1e+06")) << message;
+  EXPECT_TRUE(contains(message, "pairwise all-to-all")) << message;
+  // The same placement given as packed is costed in closed form, to the same figure as the
+  // explicit list gives where the edge-level evaluation runs.
+  Topology packed = t;
+  packed.placement = Placement::kPacked;
+  packed.rank_to_node.clear();
+  EXPECT_NO_THROW(collective_cost(Op::kAlltoall, flat(Algorithm::kPairwise), 1e6, packed));
+  expect_same_cost(collective_cost(Op::kAllreduce, flat(Algorithm::kRabenseifner), 1e6, t),
+                   collective_cost(Op::kAllreduce, flat(Algorithm::kRabenseifner), 1e6, packed),
+                   1e-12, "explicit list = packed");
 }
 
 }  // namespace

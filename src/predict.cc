@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "scalewall/error.h"
 #include "scalewall/scaling.h"
@@ -137,7 +138,13 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
   Prediction p;
   p.mode = scenario.workload.mode;
   p.target_efficiency = target_efficiency;
-  for (const std::int64_t r : ranks) p.rows.push_back(step_time(scenario, r));
+  // The largest count first: one that cannot be costed is refused at once, under its own
+  // number, before the smaller rows are worked out.
+  StepTime largest = step_time(scenario, ranks.back());
+  for (std::size_t i = 0; i + 1 < ranks.size(); ++i) {
+    p.rows.push_back(step_time(scenario, ranks[i]));
+  }
+  p.rows.push_back(std::move(largest));
 
   const auto knee = [&](std::int64_t r) {
     const StepTime t = step_time(scenario, r);

@@ -298,5 +298,48 @@ TEST(CollectiveCli, LogGPFabricChargesTheGap) {
   EXPECT_NEAR(j["inputs"]["fabric"]["inter"]["gap_s"].get<double>(), 8e-6, 1e-18);
 }
 
+
+// A large fabric is costed in closed form: a million and 2^40 ranks answer with a finite cost
+// for every algorithm (all-to-all's pairwise too), on both placements.
+TEST(CollectiveCli, LargeFabricAnswers) {
+  const std::string dgx = source_path("examples/fabrics/dgx-h100-ndr.toml");
+  for (const std::string ranks : {"1048576", "1099511627776"}) {
+    for (const std::string op : {"allreduce", "all-to-all", "broadcast"}) {
+      for (const std::string placement : {"packed", "scattered"}) {
+        const auto j = run_json({"collective", "--fabric", dgx, "--ranks", ranks, "--bytes",
+                                 "1GB", "--op", op, "--placement", placement});
+        EXPECT_EQ(j["inputs"]["ranks"].dump(), ranks);
+        ASSERT_GE(j["algorithms"].size(), 2u) << op;
+        for (const auto& a : j["algorithms"]) {
+          EXPECT_GT(a["total_s"].get<double>(), 0.0) << op << " " << a["name"];
+        }
+      }
+    }
+  }
+}
+
+// An explicit rank_to_node list is costed edge by edge; pairwise all-to-all on 8192 ranks
+// would visit 6.7e7 edges, beyond the limit: refused at once, naming the count and the limit.
+TEST(CollectiveCli, ExplicitPlacementBeyondTheEdgeLimitIsRefused) {
+  std::string list;
+  for (int r = 0; r < 8192; ++r) list += (r == 0 ? "" : ",") + std::to_string(r / 8);
+  const std::string fabric = write_temp_file(
+      "explicit-8192.toml",
+      "name = \"explicit\"\nnodes = 1024\nranks_per_node = 8\nnics_per_node = 8\n"
+      "rank_to_node = [" + list + "]\n"
+      "[intra]\nalpha = \"2us\"\nbandwidth = \"450GB/s\"\n"
+      "[inter]\nalpha = \"3us\"\nbandwidth = \"50GB/s\"\n");
+  const CliResult r = run_scalewall({"collective", "--fabric", fabric, "--bytes", "1MB", "--op",
+                                     "all-to-all", "--algorithms", "pairwise"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("8192 ranks"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("limit of 1e+06"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // Bruck visits only C N edges: it answers on the same list.
+  const CliResult b = run_scalewall({"collective", "--fabric", fabric, "--bytes", "1MB", "--op",
+                                     "all-to-all", "--algorithms", "bruck"});
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+}
+
 }  // namespace
 }  // namespace scalewall::testing

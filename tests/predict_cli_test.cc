@@ -161,5 +161,56 @@ TEST(PredictCli, BadInputsNameTheProblem) {
   }
 }
 
+
+// A billion ranks on the DGX fabric: predict's sweep and plan's answer come back (each rank
+// count is costed in closed form), and plan names no other rank count than the one asked.
+TEST(PredictCli, BillionRanksOnAFabricAnswer) {
+  const auto p = run_json({"predict", Example("dgx-llm-weak"), "--max-ranks", "1073741824"});
+  ASSERT_FALSE(p["rows"].empty());
+  EXPECT_EQ(p["rows"].back()["ranks"], 1073741824);
+  const CliResult r = run_scalewall({"plan", Example("dgx-llm-weak"), "--ranks", "1073741824"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("8388608"), std::string::npos) << r.err;
+  const auto j = run_json({"plan", Example("dgx-llm-weak"), "--ranks", "1073741824"});
+  EXPECT_EQ(j["inputs"]["ranks"], 1073741824);
+}
+
+// A --ranks list holds at most 1024 rank counts.
+TEST(PredictCli, RankListHasALimit) {
+  std::string list;
+  for (int r = 1; r <= 1025; ++r) list += (r == 1 ? "" : ",") + std::to_string(8 * r);
+  const CliResult r = run_scalewall({"predict", Example("seed-7b-bf16"), "--ranks", list});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("1025 rank counts"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at most 1024"), std::string::npos) << r.err;
+  std::string ok;
+  for (int k = 1; k <= 1024; ++k) ok += (k == 1 ? "" : ",") + std::to_string(8 * k);
+  EXPECT_EQ(run_scalewall({"predict", Example("seed-7b-bf16"), "--ranks", ok}).exit_code, 0);
+}
+
+
+// A fabric of 8192 ranks per node is beyond the closed form's 4096 and is costed edge by edge:
+// 2^24 ranks are refused, and the message names the count asked for, not a smaller one of
+// the sweep.
+TEST(PredictCli, EdgeLimitRefusalNamesTheRankCountAsked) {
+  const std::string fabric = write_temp_file(
+      "wide-nodes.toml",
+      "name = \"wide\"\nnodes = 2\nranks_per_node = 8192\nnics_per_node = 8\n"
+      "[intra]\nalpha = \"2us\"\nbandwidth = \"450GB/s\"\n"
+      "[inter]\nalpha = \"3us\"\nbandwidth = \"50GB/s\"\n");
+  const std::string scenario = write_temp_file(
+      "wide-nodes-scenario.toml",
+      "name = \"wide\"\n[workload]\nparameters = 13e9\ngradient_dtype = \"bf16\"\n"
+      "compute = \"1.2s\"\nscaling = \"weak\"\n[network]\nfabric = \"" + fabric + "\"\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"predict", scenario, "--max-ranks", "16777216"},
+        std::vector<std::string>{"plan", scenario, "--ranks", "16777216"}}) {
+    const CliResult r = run_scalewall(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("16777216 ranks"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("limit of 1e+06"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace scalewall::testing

@@ -215,6 +215,17 @@ TEST(SelectCli, TableIsAMapWithLegendAndSwitches) {
   EXPECT_TRUE(contains(r.out, "93023")) << r.out;
 }
 
+// A fabric of 256 nodes of 8 ranks placed by an explicit rank_to_node list (packed order).
+std::string explicit_2048() {
+  std::string list;
+  for (int r = 0; r < 2048; ++r) list += (r == 0 ? "" : ",") + std::to_string(r / 8);
+  return write_temp_file("explicit-2048.toml",
+                         "name = \"explicit\"\nnodes = 256\nranks_per_node = 8\n"
+                         "nics_per_node = 8\nrank_to_node = [" + list + "]\n"
+                         "[intra]\nalpha = \"2us\"\nbandwidth = \"450GB/s\"\n"
+                         "[inter]\nalpha = \"3us\"\nbandwidth = \"50GB/s\"\n");
+}
+
 TEST(SelectCli, BadInputExitsTwoNamingTheValue) {
   struct BadCase {
     std::vector<std::string> args;
@@ -245,9 +256,10 @@ TEST(SelectCli, BadInputExitsTwoNamingTheValue) {
       {{"select", "--ranks", "4..64", "--fabric", "no/such/fabric.toml"}, "no/such/fabric.toml"},
       {{"select", "--ranks", "12", "--fabric", source_path("examples/fabrics/dgx-h100-ndr.toml")},
        "12 ranks"},
-      {{"select", "--op", "all-to-all", "--ranks", "8,16384", "--fabric",
-        source_path("examples/fabrics/dgx-h100-ndr.toml")},
-       "16384 ranks"},
+      // An explicit rank_to_node list is costed edge by edge: pairwise all-to-all on 2048
+      // ranks is beyond its limit (a packed fabric of any size is costed in closed form).
+      {{"select", "--op", "all-to-all", "--ranks", "2048", "--fabric", explicit_2048()},
+       "2048 ranks"},
   };
   for (const BadCase& c : cases) {
     const CliResult r = run_scalewall(c.args);
@@ -269,6 +281,20 @@ TEST(SelectCli, EveryOpMaps) {
       EXPECT_EQ(j["rows"].size(), 8u) << op;
       EXPECT_EQ(j["rows"][0]["library"].size(), j["bytes"].size()) << op;
     }
+  }
+}
+
+
+// The DGX fabric from 8 to 2^20 ranks (up to 131,072 nodes): every row is costed in closed
+// form and the map comes back whole, its largest row included, on both placements.
+TEST(SelectCli, MillionRankFabricMapAnswers) {
+  for (const std::string placement : {"packed", "scattered"}) {
+    const auto j =
+        run_json({"select", "--fabric", source_path("examples/fabrics/dgx-h100-ndr.toml"),
+                  "--ranks", "8..1048576", "--placement", placement});
+    ASSERT_EQ(j["rows"].size(), 18u);
+    EXPECT_EQ(j["rows"].back()["ranks"], 1048576);
+    EXPECT_FALSE(j["rows"].back()["winners"].empty());
   }
 }
 

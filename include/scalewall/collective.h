@@ -158,10 +158,23 @@ CollectiveCost collective_cost(Op op, AlgorithmSpec spec, std::int64_t ranks, do
 // outnumber its NICs, and slowed by the oversubscription ratio; with LogGP links the k-th
 // message through one NIC also waits (k - 1) g. Hierarchical algorithms move m/g per rank
 // across nodes. On flat_topology(N, link) this equals the flat cost exactly.
-// REQUIRES: as above, plus a valid topology whose edge-level evaluation stays below 2e8 edge
-// visits (a few thousand ranks for all-to-all); throws InputError beyond it.
+// On a packed or scattered topology of up to 4096 ranks per node each step's crossings are
+// counted in closed form (O(g) per step at most), so any rank count up to 2^40 costs in well
+// under a millisecond. An explicit placement, or more ranks per node, is evaluated edge by
+// edge, about one visit per rank per distinct step (N (N - 1) for pairwise all-to-all).
+// REQUIRES: as above; for the edge-level evaluation at most 1e6 edge visits (1,000 ranks for
+// pairwise all-to-all, 500,000 for a ring, about 58,000 for recursive doubling), so that a
+// command costing thousands of sizes still answers in seconds; throws InputError beyond it,
+// before any work, naming the rank count and the limit.
 CollectiveCost collective_cost(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
                                const CostOptions& options = {});
+
+namespace detail {
+// The same cost, always evaluated edge by edge (the reference the closed form is tested
+// against). Same REQUIRES, with the 1e6 edge-visit limit for every placement.
+CollectiveCost collective_cost_by_edges(Op op, AlgorithmSpec spec, double bytes,
+                                        const Topology& topology, const CostOptions& options = {});
+}  // namespace detail
 
 // The costs of `specs` for one call, cheapest first (ties keep the given order).
 std::vector<CollectiveCost> rank_algorithms(Op op, std::span<const AlgorithmSpec> specs,
