@@ -31,6 +31,15 @@ struct DiagnoseFlags {
 
 // A scaling table is CSV whose header names `ranks`, or JSON rows; everything else goes to the
 // measurement reader, which recognises its formats by content.
+// Every file the run reads: a plot never replaces one of them.
+RenderOptions plot_options(const DiagnoseFlags& flags) {
+  RenderOptions options;
+  options.inputs = flags.files;
+  if (!flags.fabric.empty()) options.inputs.push_back(flags.fabric);
+  if (!flags.scenario.empty()) options.inputs.push_back(flags.scenario);
+  return options;
+}
+
 bool is_scaling_table(std::string_view text) {
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
@@ -159,7 +168,7 @@ Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
       series.measured.push_back(r.efficiency);
       series.predicted.push_back(r.efficiency * r.step_s / r.fitted_step_s);
     }
-    with_flag("--plot", [&] { return render_plot(measured_vs_predicted_plot(series), flags.plot); });
+    with_flag("--plot", [&] { return render_plot(measured_vs_predicted_plot(series), flags.plot, plot_options(flags)); });
   }
   for (const std::string& w : d.warnings) report.notes.push_back("warning: " + w);
   for (const std::string& c : d.cannot_separate) report.notes.push_back("cannot separate: " + c);
@@ -204,7 +213,8 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
     std::string subject;
     for (const std::string& f : flags.files) subject += (subject.empty() ? "" : ", ") + f;
     with_flag("--plot", [&] {
-      return render_plot(per_rank_distribution_plot(ranks, values, quantity, subject), flags.plot);
+      return render_plot(per_rank_distribution_plot(ranks, values, quantity, subject), flags.plot,
+                         plot_options(flags));
     });
   }
 

@@ -62,7 +62,10 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
       with_flag("--ranks", [&] { return predict(s, grid, target); });
   if (!flags.plot.empty()) {
     with_flag("--plot", [&] {
-      return render_plot(scaling_plot(p, s.name, file.network_description), flags.plot);
+      RenderOptions options;
+      options.inputs = {flags.scenario.path};
+      return render_plot(scaling_plot(p, s.name, file.network_description), flags.plot,
+                         options);
     });
   }
 

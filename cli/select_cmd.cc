@@ -194,11 +194,13 @@ Report run_select(const SelectFlags& flags) {
   progress.say(fmt::format("costing {} rank counts x {} sizes", ranks.size(), bytes.size()));
   const SelectionMap map = selection_map(op, ranks, bytes, topology_for, options);
   if (!flags.plot.empty()) {
+    RenderOptions plot_options;
+    plot_options.inputs = {flags.fabric.fabric};
     with_flag("--plot", [&] {
       return render_plot(
           selection_map_plot(map, on_fabric ? describe_topology(base)
                                             : describe_topology(flat_topology(1, base.inter))),
-          flags.plot);
+          flags.plot, plot_options);
     });
   }
 

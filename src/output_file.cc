@@ -92,7 +92,8 @@ void refuse_output_over_inputs(const std::string& path, const std::vector<std::s
   const bool out_exists = ::stat(path.c_str(), &out) == 0;
   const fs::path out_canonical = canonical_or_same(path);
   for (const std::string& input : inputs) {
-    if (input == "-") continue;  // standard input is no file an output could replace
+    // Standard input is no file an output could replace; an empty name is no file.
+    if (input.empty() || input == "-") continue;
     struct stat in {};
     bool same = false;
     if (out_exists && ::stat(input.c_str(), &in) == 0) {

@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include "scalewall/error.h"
+#include "scalewall/output_file.h"
 #include "scalewall/units.h"
 
 extern char** environ;
@@ -1203,6 +1204,7 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
                         const RenderOptions& options) {
   namespace fs = std::filesystem;
   const PlotFormat format = plot_format_for_path(output_path);
+  refuse_output_over_inputs(output_path, options.inputs);
   std::string gnuplot = options.gnuplot;
   if (gnuplot.empty()) {
     const std::optional<std::string> found = find_gnuplot();

@@ -573,5 +573,25 @@ TEST_F(ReportCli, AFailedReportLeavesNothingHalfMade) {
   }
 }
 
+// A --plot path that names one of the run's inputs is refused before anything is drawn, and
+// the input is left as it was.
+TEST_F(ReportCli, APlotNeverReplacesAnInput) {
+  const fs::path dir = FreshDir("plot-over-input");
+  const fs::path scenario = dir / "scenario.svg";
+  fs::copy_file(source_path("examples/seed-7b-bf16.toml"), scenario);
+  const std::string before = ReadFile(scenario);
+  CliResult r = run_scalewall({"predict", scenario.string(), "--plot", scenario.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Contains(r.err, "it is the input file")) << r.err;
+  EXPECT_EQ(ReadFile(scenario), before);
+  const fs::path measured = dir / "runs.png";
+  std::ofstream(measured) << "ranks,step_s,problem_size\n8,0.8,1\n64,0.6,1\n512,0.57,1\n";
+  const std::string measured_before = ReadFile(measured);
+  r = run_scalewall({"diagnose", measured.string(), "--plot", (dir / "." / "runs.png").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Contains(r.err, "it is the input file")) << r.err;
+  EXPECT_EQ(ReadFile(measured), measured_before);
+}
+
 }  // namespace
 }  // namespace scalewall::testing

@@ -188,6 +188,9 @@ std::optional<std::string> find_gnuplot();
 struct RenderOptions {
   std::string gnuplot;  // the executable; empty: find_gnuplot()
   std::chrono::seconds timeout{60};  // gnuplot is killed after this long. Default: 60 s.
+  // The run's input files: a plot whose path names one of them is refused (InputError)
+  // before gnuplot starts. Default: none.
+  std::vector<std::string> inputs;
 };
 
 // Writes `plot` to `output_path` as SVG or PNG (by its extension): runs gnuplot as a child
