@@ -9,6 +9,7 @@
 #   scripts/fuzz.sh minimize TARGET FILE     shrinks a crashing input; prints the small one's
 #                                            path
 #
+# Each target has a dictionary of the tokens its parser knows, tests/fuzz/dict/TARGET.dict.
 # Findings (crash, abort, sanitizer report, an exception other than InputError, a run over
 # 10 s, over 2 GB of memory) are written to build-fuzz/fuzz-artifacts/TARGET/. A minimised
 # finding belongs in tests/fuzz/regressions/TARGET/, where every regress run replays it.
@@ -21,7 +22,7 @@ per_input_timeout=10
 rss_limit_mb=2048
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -58,7 +59,7 @@ check_target() {
 flags() {
   mkdir -p "$build/fuzz-artifacts/$1"
   echo "-timeout=$per_input_timeout -rss_limit_mb=$rss_limit_mb -print_final_stats=1" \
-    "-artifact_prefix=$build/fuzz-artifacts/$1/"
+    "-artifact_prefix=$build/fuzz-artifacts/$1/ -dict=tests/fuzz/dict/$1.dict"
 }
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"

@@ -1,7 +1,7 @@
 // tests/fuzz/text_entry.h: the readers' text entry points, for the fuzz targets.
 //
 // The readers take a path; until they take text, the text goes through a file of this
-// process's own in the temporary directory, named after the reader's kind.
+// process's own in /dev/shm (or the temporary directory), named after the reader's kind.
 #ifndef SCALEWALL_TESTS_FUZZ_TEXT_ENTRY_H_
 #define SCALEWALL_TESTS_FUZZ_TEXT_ENTRY_H_
 
@@ -21,9 +21,12 @@
 namespace scalewall::fuzz {
 
 inline std::string text_file(std::string_view text, const char* kind) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("scalewall-fuzz-" + std::to_string(getpid()) + "-" + kind))
-                               .string();
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::is_directory("/dev/shm", ec)
+                                        ? std::filesystem::path("/dev/shm")
+                                        : std::filesystem::temp_directory_path();
+  const std::string path =
+      (dir / ("scalewall-fuzz-" + std::to_string(getpid()) + "-" + kind)).string();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   return path;
