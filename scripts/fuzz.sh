@@ -110,20 +110,23 @@ case "$mode" in
     for t in "${chosen[@]}"; do check_target "$t"; done
     build_targets "${chosen[@]}"
     status=0
+    summary=()
     for t in "${chosen[@]}"; do
       work="$build/fuzz-work/$t"
       mkdir -p "$work"
       echo "== fuzz $t: ${seconds} s" >&2
+      result="no finding"
       # shellcheck disable=SC2046
-      if "$build/scalewall_fuzz_$t" $(flags "$t") -max_total_time="$seconds" \
+      if ! "$build/scalewall_fuzz_$t" $(flags "$t") -max_total_time="$seconds" \
           "$work" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" > "$build/fuzz-$t.log" 2>&1; then
-        echo "$t: no finding; $(grep -E '^stat::number_of_executed_units' "$build/fuzz-$t.log")" >&2
-      else
         status=1
+        result="FINDING (see $build/fuzz-$t.log and $build/fuzz-artifacts/$t/)"
         tail -n 60 "$build/fuzz-$t.log" >&2
-        echo "$t: FINDING, see $build/fuzz-$t.log and $build/fuzz-artifacts/$t/" >&2
       fi
+      runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-$t.log" | tail -n 1)
+      summary+=("$(printf '%-14s %12s executions  %s' "$t" "${runs:-?}" "$result")")
     done
+    printf '%s\n' "${summary[@]}"
     exit "$status"
     ;;
   minimize)
