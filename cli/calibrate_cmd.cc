@@ -17,7 +17,9 @@
 #include "cli/common.h"
 #include "scalewall/calibrate.h"
 #include "scalewall/collective.h"
+#include "scalewall/input_file.h"
 #include "scalewall/measurement.h"
+#include "scalewall/output_file.h"
 #include "scalewall/scaling.h"
 #include "scalewall/units.h"
 
@@ -51,8 +53,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
   MeasurementSet set;
   std::vector<StreamPoint> stream;
   for (const std::string& path : flags.files) {
-    read_measurement_file(path, set);
-    for (const StreamPoint& p : read_stream_points(path)) stream.push_back(p);
+    const std::string text = read_input_file(path, "measurement file");
+    parse_measurement_text(text, path, set);
+    for (const StreamPoint& p : parse_stream_points(text, path)) stream.push_back(p);
   }
   if (ranks) assign_unknown_ranks(set, *ranks);
 
@@ -90,7 +93,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
     for (const PingPongPoint& p : set.pingpong) nodes = std::max({nodes, p.from + 1, p.to + 1});
     for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
     fabric = calibrated_topology(*fit, loggp ? loggp->gap_s : std::nullopt, nodes, flags.name);
-    with_flag("--out", [&] { write_text_file(flags.out, fabric_toml(*fabric, *fit, set.sources)); });
+    const std::string toml = fabric_toml(*fabric, *fit, set.sources);
+    try {
+      with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
+    } catch (const OutputError& e) {
+      throw OutputError(std::string("--out: ") + e.what());
+    }
   }
 
   Report report;

@@ -4,7 +4,6 @@
 // the ranks, hosts and links that stand out, and the next measurement to run.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -12,6 +11,7 @@
 #include "cli/common.h"
 #include "scalewall/diagnose.h"
 #include "scalewall/fabric_file.h"
+#include "scalewall/input_file.h"
 #include "scalewall/measurement.h"
 #include "scalewall/plot.h"
 #include "scalewall/predict.h"
@@ -31,11 +31,11 @@ struct DiagnoseFlags {
 
 // A scaling table is CSV whose header names `ranks`, or JSON rows; everything else goes to the
 // measurement reader, which recognises its formats by content.
-bool is_scaling_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot open '{}'", path));
-  std::string line;
-  while (std::getline(in, line)) {
+bool is_scaling_table(std::string_view text) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string line(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     const auto b = line.find_first_not_of(" \t\r");
     if (b == std::string::npos) continue;
     if (line[b] == '#') continue;
@@ -50,8 +50,15 @@ bool is_scaling_table(const std::string& path) {
 
 Value optional_seconds(const std::optional<double>& v) { return v ? Value{*v} : Value{}; }
 
-Report scaling_report(const DiagnoseFlags& flags, const std::string& path) {
-  const ScalingTable table = read_scaling_table(path);
+// An input file, read once: its path and its text.
+struct InputText {
+  std::string path;
+  std::string text;
+};
+
+Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
+  const std::string& path = input.path;
+  const ScalingTable table = parse_scaling_table(input.text, path);
   const ScalingDiagnosis d = diagnose_scaling(table);
   std::optional<Prediction> prediction;
   std::string scenario_name;
@@ -165,9 +172,9 @@ Report scaling_report(const DiagnoseFlags& flags, const std::string& path) {
   return report;
 }
 
-Report measurement_report(const DiagnoseFlags& flags) {
+Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputText>& inputs) {
   MeasurementSet set;
-  for (const std::string& f : flags.files) read_measurement_file(f, set);
+  for (const InputText& input : inputs) parse_measurement_text(input.text, input.path, set);
   std::optional<Topology> fabric;
   if (!flags.fabric.empty()) {
     fabric = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
@@ -300,10 +307,11 @@ void register_diagnose(CLI::App& app) {
       "  scalewall diagnose runs.csv                 (ranks,step_s,problem_size)\n"
       "  scalewall diagnose step.jsonl arrival.jsonl --fabric examples/fabrics/tcp-100gbe.toml");
   cmd->callback([flags] {
-    std::vector<std::string> tables;
-    std::vector<std::string> measurements;
+    std::vector<InputText> tables;
+    std::vector<InputText> measurements;
     for (const std::string& f : flags->files) {
-      (is_scaling_table(f) ? tables : measurements).push_back(f);
+      InputText input{f, read_input_file(f, "input file")};
+      (is_scaling_table(input.text) ? tables : measurements).push_back(std::move(input));
     }
     if (!tables.empty() && (tables.size() > 1 || !measurements.empty())) {
       throw InputError(fmt::format(
@@ -321,7 +329,7 @@ void register_diagnose(CLI::App& app) {
       if (!flags->scenario.empty()) {
         throw InputError("--scenario: applies to a scaling table, not scalewall-mpi records");
       }
-      emit(measurement_report(*flags), flags->format);
+      emit(measurement_report(*flags, measurements), flags->format);
     }
   });
 }

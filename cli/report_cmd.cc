@@ -22,6 +22,7 @@
 #include "cli/common.h"
 #include "scalewall/collective.h"
 #include "scalewall/html_page.h"
+#include "scalewall/input_file.h"
 #include "scalewall/measurement.h"
 #include "scalewall/plot.h"
 #include "scalewall/predict.h"
@@ -101,18 +102,13 @@ class Canvas {
 
 enum class FileKind { kScenario, kFabric, kMeasurement };
 
-FileKind classify(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(fmt::format("{}: no such file", path));
-  if (fs::is_directory(path, ec)) {
-    throw InputError(fmt::format("{}: is a directory, not a scenario or measurement file", path));
-  }
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot be read", path));
+// The kind of file `text` (from `path`) holds, by content.
+FileKind classify(std::string_view text) {
   bool fabric = false;
-  std::string line;
-  for (int n = 0; n < 4000 && std::getline(in, line); ++n) {
-    std::string_view t = line;
+  for (int n = 0; n < 4000 && !text.empty(); ++n) {
+    const std::size_t end = text.find('\n');
+    std::string_view t = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
     if (t.starts_with("[workload]")) return FileKind::kScenario;
     if (t.starts_with("[inter]") || t.starts_with("[intra]")) fabric = true;
@@ -559,11 +555,12 @@ Report run_report(const ReportFlags& flags) {
   }
   // Read every input before writing anything, so that bad input leaves no files behind.
   std::vector<std::pair<std::string, ScenarioFile>> scenarios;
-  std::vector<std::string> measurements;
+  std::vector<std::pair<std::string, std::string>> measurements;  // path, text
   for (const std::string& path : flags.files) {
-    switch (classify(path)) {
+    std::string text = read_input_file(path, "input file");
+    switch (classify(text)) {
       case FileKind::kScenario: {
-        ScenarioFile file = load_scenario_file(path);
+        ScenarioFile file = parse_scenario(text, path, fs::path(path).parent_path().string());
         with_flag("--max-ranks", [&] { return default_rank_grid(file.scenario, max_ranks); });
         scenarios.emplace_back(path, std::move(file));
         break;
@@ -574,15 +571,15 @@ Report run_report(const ReportFlags& flags) {
             "\"{}\") or measurement files",
             path, path));
       case FileKind::kMeasurement:
-        measurements.push_back(path);
+        measurements.emplace_back(path, std::move(text));
         break;
     }
   }
   const Progress progress("report");
   MeasurementSet measured_set;
-  for (const std::string& path : measurements) {
+  for (const auto& [path, text] : measurements) {
     progress.say(fmt::format("reading {}", path));
-    read_measurement_file(path, measured_set);
+    parse_measurement_text(text, path, measured_set);
   }
   const fs::path dir = prepare_output(flags.output);
   Canvas canvas(dir, progress);

@@ -10,8 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
+#include <string_view>
 #include <map>
 #include <tuple>
 
@@ -92,19 +91,90 @@ bool in_range(double bytes, const FitOptions& options) {
 // TOML text for a double, exactly as the double (shortest round-trip form).
 std::string toml_number(double value) { return fmt::format("{}", value); }
 
-std::string toml_string(const std::string& text) {
+// The length of the valid UTF-8 sequence at the start of `text`, or 0 when it is not one
+// (a stray continuation byte, a truncated or overlong sequence, a surrogate, above U+10FFFF).
+std::size_t utf8_sequence(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  char32_t code = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    code = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    code = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    code = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (text.size() < length) return 0;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xC0u) != 0x80u) return 0;
+    code = (code << 6) | (byte(i) & 0x3Fu);
+  }
+  if ((length == 3 && code < 0x800) || (length == 4 && code < 0x10000) || code > 0x10FFFF ||
+      (code >= 0xD800 && code <= 0xDFFF)) {
+    return 0;
+  }
+  return length;
+}
+
+// TOML forbids control characters other than tab in strings and comments (U+0000..U+0008,
+// U+000A..U+001F, U+007F), and a TOML file is UTF-8.
+bool toml_control(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7F; }
+
+// A TOML basic string holding `text`: quotes, backslashes and control characters escaped,
+// bytes that are not UTF-8 replaced by U+FFFD. load_fabric_file reads it back unchanged
+// whenever `text` is UTF-8.
+std::string toml_string(std::string_view text) {
   std::string out = "\"";
-  for (char c : text) {
+  while (!text.empty()) {
+    const auto c = static_cast<unsigned char>(text.front());
+    const std::size_t length = utf8_sequence(text);
     if (c == '"' || c == '\\') {
       out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += static_cast<char>(c);
+    } else if (toml_control(c)) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
+    } else if (length == 0) {
+      out += "\\uFFFD";
+      text.remove_prefix(1);
+      continue;
     } else {
-      out += c;
+      out += text.substr(0, length);
+      text.remove_prefix(length);
+      continue;
     }
+    text.remove_prefix(1);
   }
   return out + "\"";
+}
+
+// `text` made safe for a one-line TOML comment: control characters (a newline in a file name)
+// and bytes that are not UTF-8 written as \n, \r or \xNN; everything else as it is.
+std::string toml_comment_text(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const auto c = static_cast<unsigned char>(text.front());
+    const std::size_t length = utf8_sequence(text);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (toml_control(c) || length == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned>(c));
+    } else {
+      out += text.substr(0, length);
+      text.remove_prefix(length);
+      continue;
+    }
+    text.remove_prefix(1);
+  }
+  return out;
 }
 
 }  // namespace
@@ -532,7 +602,7 @@ std::string fabric_toml(const Topology& t, const HockneyFit& fit,
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
-  for (const auto& s : sources) out += fmt::format("#   {}\n", s);
+  for (const auto& s : sources) out += fmt::format("#   {}\n", toml_comment_text(s));
   out += fmt::format(
       "# Hockney fit T(m) = alpha + m / bandwidth by {} least squares over {} sizes, {} .. {}:\n"
       "#   alpha {}, bandwidth {}, crossover {}, R^2 = {:.6f}.\n",
@@ -565,18 +635,6 @@ std::string fabric_toml(const Topology& t, const HockneyFit& fit,
   link_section("intra", t.intra);
   link_section("inter", t.inter);
   return out;
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("cannot write '{}': it is a directory", path));
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(fmt::format("cannot write '{}': cannot open it for writing", path));
-  out << text;
-  out.flush();
-  if (!out) throw InputError(fmt::format("cannot write '{}': the write failed", path));
 }
 
 }  // namespace scalewall

@@ -15,6 +15,7 @@
 #include "scalewall/collective.h"
 #include "scalewall/error.h"
 #include "scalewall/fabric_file.h"
+#include "scalewall/output_file.h"
 
 namespace scalewall {
 namespace {
@@ -409,7 +410,7 @@ TEST(CalibratedFabric, WrittenFileLoadsAndRoundTrips) {
   EXPECT_TRUE(contains(text, "# Calibrated by scalewall calibrate")) << text;
   EXPECT_TRUE(contains(text, "#   a.jsonl (scalewall-mpi pingpong)")) << text;
   EXPECT_TRUE(contains(text, "nominal = false")) << text;
-  write_text_file(path, text);
+  write_output_file(path, text);
   const Topology back = load_fabric_file(path);
   EXPECT_EQ(back.name, "lab \"shm\"");
   EXPECT_FALSE(back.nominal);
@@ -438,7 +439,7 @@ TEST(CalibratedFabric, LogGPGapRoundTrips) {
   EXPECT_EQ(t.inter.gap_s, 0.3e-6);
   EXPECT_EQ(t.inter.overhead_s, 0.0);
   const std::string path = temp_path("fabric_loggp.toml");
-  write_text_file(path, fabric_toml(t, fit, {}));
+  write_output_file(path, fabric_toml(t, fit, {}));
   const Topology back = load_fabric_file(path);
   EXPECT_EQ(back.inter.alpha_s, fit.alpha_s);
   EXPECT_EQ(back.inter.gap_s, 0.3e-6);
@@ -450,10 +451,30 @@ TEST(CalibratedFabric, Refusals) {
   const HockneyFit fit = fit_hockney(synthetic(noise));
   EXPECT_TRUE(contains(input_error_of([&] { calibrated_topology(fit, std::nullopt, 0, "x"); }),
                        "at least 1 node"));
-  const std::string dir = std::filesystem::temp_directory_path().string();
-  EXPECT_TRUE(contains(input_error_of([&] { write_text_file(dir, "x"); }), "is a directory"));
-  EXPECT_TRUE(contains(input_error_of([&] { write_text_file("/no/such/dir/f.toml", "x"); }),
-                       "cannot write '/no/such/dir/f.toml'"));
+}
+
+// Whatever the names hold (a newline or quotes in a file name, bytes that are not UTF-8, a
+// DEL), the written file is valid TOML and reads back with the same name.
+TEST(CalibratedFabric, AnyNameOrSourceKeepsTheFileValid) {
+  const HockneyFit fit = fit_hockney(synthetic(noise));
+  const std::string odd = "a\nname = \"x\"\r\n[inter]\t\\ \"q\" \x7f \x01 \u00e9";
+  const Topology t = calibrated_topology(fit, std::nullopt, 2, odd);
+  const std::vector<std::string> sources = {
+      "run\nalpha = 1.jsonl (scalewall-mpi pingpong)", "bad\xff\xfe.txt (osu)",
+      "q\"uote\\.txt (imb)", "\x1b[31m.txt (osu)"};
+  const std::string text = fabric_toml(t, fit, sources);
+  // Every comment stays on its line: the newline in the first source is written as \n.
+  EXPECT_TRUE(contains(text, "#   run\\nalpha = 1.jsonl (scalewall-mpi pingpong)\n")) << text;
+  EXPECT_TRUE(contains(text, "#   bad\\xFF\\xFE.txt (osu)\n")) << text;
+  EXPECT_TRUE(contains(text, "#   \\x1B[31m.txt (osu)\n")) << text;
+  const Topology back = parse_fabric(text, "written.toml");
+  EXPECT_EQ(back.name, odd);
+  EXPECT_EQ(back.inter.alpha_s, fit.alpha_s);
+  EXPECT_EQ(back.nodes, 2);
+  // Bytes that are not UTF-8 in the name become U+FFFD, the file stays readable.
+  const Topology bad_utf8 = calibrated_topology(fit, std::nullopt, 2, "x\xc3(\xed\xa0\x80y");
+  EXPECT_EQ(parse_fabric(fabric_toml(bad_utf8, fit, {}), "w.toml").name,
+            "x\uFFFD(\uFFFD\uFFFD\uFFFDy");
 }
 
 }  // namespace

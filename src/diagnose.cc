@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "scalewall/collective.h"
 #include "scalewall/error.h"
+#include "scalewall/input_file.h"
+#include "json_input.h"
 #include "scalewall/scaling.h"
 #include "scalewall/straggler.h"
 #include "scalewall/units.h"
@@ -117,18 +118,14 @@ std::vector<RawRow> read_csv_rows(const std::string& path, const std::string& te
 }
 
 std::vector<RawRow> read_json_rows(const std::string& path, const std::string& text) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(fmt::format("{}: malformed JSON at byte {}", path, e.byte));
-  }
+  const nlohmann::json j = parse_json_input(text, path);
   const nlohmann::json* rows = &j;
   if (j.is_object()) {
-    if (!j.contains("rows") || !j["rows"].is_array()) {
+    const auto it = j.find("rows");
+    if (it == j.end() || !it->is_array()) {
       throw InputError(fmt::format("{}: a JSON object needs a \"rows\" array", path));
     }
-    rows = &j["rows"];
+    rows = &*it;
   }
   if (!rows->is_array()) throw InputError(fmt::format("{}: expected an array of rows", path));
   std::vector<RawRow> out;
@@ -136,23 +133,35 @@ std::vector<RawRow> read_json_rows(const std::string& path, const std::string& t
   for (const auto& row : *rows) {
     ++index;
     const std::string where = fmt::format("{}: row {}", path, index);
-    if (!row.is_object()) throw InputError(fmt::format("{}: not an object", where));
+    if (!row.is_object()) {
+      throw InputError(fmt::format("{}: must be an object, not {}", where, json_type_words(row)));
+    }
     RawRow r{0, std::nullopt, std::nullopt, std::nullopt, index};
-    if (!row.contains("ranks") || !row["ranks"].is_number_integer()) {
-      throw InputError(fmt::format("{}: 'ranks' is missing or not a whole number", where));
+    const auto ranks = row.find("ranks");
+    if (ranks == row.end()) throw InputError(fmt::format("{}: field \"ranks\" is missing", where));
+    const bool whole = ranks->is_number_integer();
+    const bool in_range =
+        whole && (ranks->is_number_unsigned()
+                      ? ranks->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxRanks)
+                      : ranks->get<std::int64_t>() >= 1 && ranks->get<std::int64_t>() <= kMaxRanks);
+    if (!whole) {
+      throw InputError(fmt::format("{}: field \"ranks\" must be a whole number, not {}", where,
+                                   ranks->is_number() ? json_shown(*ranks) : json_type_words(*ranks)));
     }
-    r.ranks = row["ranks"].get<std::int64_t>();
-    if (r.ranks < 1 || r.ranks > kMaxRanks) {
-      throw InputError(fmt::format("{}: ranks = {} is out of range", where, r.ranks));
+    if (!in_range || ranks->get<std::int64_t>() < 1) {
+      throw InputError(fmt::format("{}: ranks = {} is out of range", where, json_shown(*ranks)));
     }
+    r.ranks = ranks->get<std::int64_t>();
     const auto number = [&](const char* key) -> std::optional<double> {
-      if (!row.contains(key)) return std::nullopt;
-      if (!row[key].is_number()) {
-        throw InputError(fmt::format("{}: {} is not a number", where, key));
+      const auto it = row.find(key);
+      if (it == row.end()) return std::nullopt;
+      if (!it->is_number()) {
+        throw InputError(fmt::format("{}: field \"{}\" must be a number, not {}", where, key,
+                                     json_type_words(*it)));
       }
-      const double v = row[key].get<double>();
+      const double v = it->get<double>();
       if (!(v > 0) || !std::isfinite(v)) {
-        throw InputError(fmt::format("{}: {} = {} must be above zero", where, key, v));
+        throw InputError(fmt::format("{}: {} = {} must be above zero", where, key, json_shown(*it)));
       }
       return v;
     };
@@ -240,11 +249,11 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
 }  // namespace
 
 ScalingTable read_scaling_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot open scaling table '{}'", path));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return parse_scaling_table(read_input_file(path, "scaling table"), path);
+}
+
+ScalingTable parse_scaling_table(std::string_view content, const std::string& path) {
+  const std::string text(content);
   const std::string t = trim(text);
   if (t.empty()) throw InputError(fmt::format("scaling table '{}' is empty", path));
   const std::vector<RawRow> rows =

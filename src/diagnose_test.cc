@@ -220,6 +220,43 @@ TEST(DiagnoseScaling, BadTablesNameFileAndRow) {
   EXPECT_THROW(read_scaling_table("/no/such/table.csv"), InputError);
 }
 
+// JSON errors name the file, the line and the field, in the project's words.
+std::string ScalingTableError(const std::string& text) {
+  try {
+    parse_scaling_table(text, "runs.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted " << text;
+  return {};
+}
+
+TEST(DiagnoseScaling, JsonErrorsNameFileLineAndField) {
+  EXPECT_EQ(ScalingTableError("[{\"ranks\":1,\"step_s\":1},\n{\"ranks\":2,\n\"step_s\":1e400}]"),
+            "runs.json:3: field \"step_s\": number 1e400 is out of range");
+  EXPECT_EQ(ScalingTableError("[{\"ranks\":1,\"step_s\":\"fast\"}]"),
+            "runs.json: row 1: field \"step_s\" must be a number, not a string");
+  EXPECT_EQ(ScalingTableError("[{\"ranks\":{\"a\":1},\"step_s\":1}]"),
+            "runs.json: row 1: field \"ranks\" must be a whole number, not an object");
+  EXPECT_EQ(ScalingTableError("[{\"ranks\":18446744073709551615,\"step_s\":1}]"),
+            "runs.json: row 1: ranks = 18446744073709551615 is out of range");
+  EXPECT_EQ(ScalingTableError("[7]"), "runs.json: row 1: must be an object, not a number");
+  const std::string syntax = ScalingTableError("[{\"ranks\":1,\n\"step_s\":tru}]");
+  EXPECT_EQ(syntax.rfind("runs.json:2: not valid JSON: syntax error", 0), 0U) << syntax;
+  EXPECT_EQ(syntax.find("json.exception"), std::string::npos) << syntax;
+}
+
+TEST(DiagnoseScaling, TextAndFileReadersAgree) {
+  const std::string text = "ranks,step_s\n1,1\n2,0.6\n4,0.4\n";
+  const ScalingTable from_text = parse_scaling_table(text, "t.csv");
+  const ScalingTable from_file = read_scaling_table(WriteFile("t.csv", text));
+  ASSERT_EQ(from_text.points.size(), 3U);
+  ASSERT_EQ(from_file.points.size(), 3U);
+  EXPECT_EQ(from_text.points[1].step_s, 0.6);
+  EXPECT_EQ(from_file.points[2].step_s, 0.4);
+  EXPECT_EQ(from_text.source, "t.csv");
+}
+
 TEST(DiagnoseMeasurements, NamesASlowRankAndABadNode) {
   MeasurementSet set;
   // 8 ranks on 4 hosts; host "n2" (ranks 4 and 5) computes 30% slower; the others wait.

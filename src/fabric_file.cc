@@ -3,12 +3,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
 #include "scalewall/error.h"
+#include "scalewall/input_file.h"
 #include "scalewall/units.h"
 
 namespace scalewall {
@@ -248,14 +248,11 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
 }
 
 Topology load_fabric_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot open fabric file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+  const std::string text = read_input_file(path, "fabric file");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError(fmt::format("fabric file '{}' is empty", path));
   }
-  return parse_fabric(text.str(), path);
+  return parse_fabric(text, path);
 }
 
 }  // namespace scalewall

@@ -30,6 +30,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -41,6 +43,8 @@
 #include "scalewall/calibrate.h"
 #include "scalewall/collective.h"
 #include "scalewall/error.h"
+#include "scalewall/input_file.h"
+#include "json_input.h"
 
 namespace scalewall {
 namespace {
@@ -95,26 +99,16 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// The file's lines, tag prefixes removed. Throws InputError when the file is missing, a
-// directory, unreadable or holds nothing but blanks.
-std::vector<Line> read_lines(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("measurement file '{}' is a directory, not a file", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const bool exists = std::filesystem::exists(path, ec);
-    throw InputError(fmt::format("cannot open measurement file '{}': {}", path,
-                                 exists ? "it exists but cannot be read" : "no such file"));
-  }
+// The text's lines, tag prefixes removed. Throws InputError when it holds nothing but blanks.
+std::vector<Line> split_lines(std::string_view text, const std::string& path) {
   std::vector<Line> lines;
   bool any_content = false;
-  std::string text;
   std::int64_t number = 0;
-  while (std::getline(in, text)) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view view = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     ++number;
-    std::string_view view = text;
     if (number == 1 && view.starts_with("\xEF\xBB\xBF")) view.remove_prefix(3);
     view = strip_tag(view);
     while (!view.empty() && (view.back() == '\r' || view.back() == ' ' || view.back() == '\t')) {
@@ -122,10 +116,6 @@ std::vector<Line> read_lines(const std::string& path) {
     }
     if (!trim(view).empty()) any_content = true;
     lines.push_back({number, std::string(view)});
-  }
-  if (in.bad()) {
-    throw InputError(fmt::format("error reading measurement file '{}' after line {}", path,
-                                 number));
   }
   if (!any_content) throw InputError(fmt::format("measurement file '{}' is empty", path));
   return lines;
@@ -234,44 +224,54 @@ class RecordReader {
     const auto it = record_.find(key);
     if (it == record_.end() || it->is_null()) {
       throw InputError(fmt::format("{}: {} record lacks \"{}\"", place_,
-                                   record_.value("record", std::string("?")), key));
+                                   optional_json_string(record_, "record", "?", place_), key));
     }
     return *it;
   }
   double number(const char* key) const {
     const Json& v = field(key);
     if (!v.is_number()) {
-      throw InputError(fmt::format("{}: \"{}\" is not a number: {}", place_, key, v.dump()));
+      throw InputError(fmt::format("{}: field \"{}\" must be a number, not {}: {}", place_, key,
+                                   json_type_words(v), json_shown(v)));
     }
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < 0) {
-      throw InputError(fmt::format("{}: \"{}\" must be finite and >= 0, not {}", place_, key,
-                                   v.dump()));
+      throw InputError(fmt::format("{}: field \"{}\" must be finite and >= 0, not {}", place_,
+                                   key, json_shown(v)));
     }
     return d;
   }
   std::int64_t whole(const char* key) const {
     const Json& v = field(key);
-    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number_unsigned()) {
+      if (v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return static_cast<std::int64_t>(v.get<std::uint64_t>());
+      }
+    } else if (v.is_number_integer()) {
+      return v.get<std::int64_t>();
+    }
     if (v.is_number_float()) {
       const double d = v.get<double>();
       if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
         return static_cast<std::int64_t>(d);
       }
     }
-    throw InputError(fmt::format("{}: \"{}\" is not a whole number: {}", place_, key, v.dump()));
+    throw InputError(fmt::format("{}: field \"{}\" is not a whole number: {}", place_, key,
+                                 json_shown(v)));
   }
   std::string text(const char* key) const {
     const Json& v = field(key);
     if (!v.is_string()) {
-      throw InputError(fmt::format("{}: \"{}\" is not a string: {}", place_, key, v.dump()));
+      throw InputError(fmt::format("{}: field \"{}\" must be a string, not {}", place_, key,
+                                   json_type_words(v)));
     }
     return v.get<std::string>();
   }
   bool flag(const char* key) const {
     const Json& v = field(key);
     if (!v.is_boolean()) {
-      throw InputError(fmt::format("{}: \"{}\" is not true or false: {}", place_, key, v.dump()));
+      throw InputError(fmt::format("{}: field \"{}\" must be true or false, not {}", place_,
+                                   key, json_shown(v)));
     }
     return v.get<bool>();
   }
@@ -289,18 +289,23 @@ class RecordReader {
   std::string place_;
 };
 
-std::optional<Json> parse_json_object(std::string_view text) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+std::optional<Json> parse_json_object(std::string_view text, const std::string& path,
+                                      std::int64_t line) {
+  Json j = parse_json_input(text, path, line,
+                            "the first line starts like JSON but is not a JSON object "
+                            "(scalewall-mpi writes one object per line)");
+  if (!j.is_object()) return std::nullopt;
   return j;
 }
 
 void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
                         std::size_t first, const Json& envelope, MeasurementSet& set) {
-  const std::string command = envelope.value("command", std::string("?"));
-  if (envelope.contains("kind") && envelope["kind"] != "measurement") {
+  const std::string envelope_place = at(path, lines[first].number);
+  const std::string command = optional_json_string(envelope, "command", "?", envelope_place);
+  const auto kind_field = envelope.find("kind");
+  if (kind_field != envelope.end() && *kind_field != "measurement") {
     throw InputError(fmt::format("{}: the envelope's kind is {}, not \"measurement\"",
-                                 at(path, lines[first].number), envelope["kind"].dump()));
+                                 envelope_place, json_shown(*kind_field)));
   }
   set.sources.push_back(fmt::format("{} (scalewall-mpi {})", path, command));
   std::int64_t records = 0;
@@ -313,14 +318,12 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
     if (ended) {
       throw InputError(fmt::format("{}: a record after the end record", place));
     }
-    Json j = Json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded()) {
-      throw InputError(fmt::format(
-          "{}: not a JSON object (a truncated or damaged record): '{}'", place,
-          text.size() > 60 ? std::string(text.substr(0, 60)) + "..." : std::string(text)));
-    }
+    const Json j = parse_json_input(
+        text, path, lines[i].number,
+        fmt::format("not a JSON object (a truncated or damaged record): '{}'",
+                    text.size() > 60 ? std::string(text.substr(0, 60)) + "..." : std::string(text)));
     if (!j.is_object()) {
-      throw InputError(fmt::format("{}: expected a JSON object, found {}", place, j.dump()));
+      throw InputError(fmt::format("{}: expected a JSON object, found {}", place, json_shown(j)));
     }
     const auto kind_it = j.find("record");
     if (kind_it == j.end() || !kind_it->is_string()) {
@@ -385,7 +388,7 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       ended = true;
       const std::string status = r.text("status");
       if (status == "failed") {
-        const std::string why = j.value("error", std::string("no reason given"));
+        const std::string why = optional_json_string(j, "error", "no reason given", place);
         set.warnings.push_back(fmt::format("{}: the run failed ({}); {} record(s) before it "
                                            "were read",
                                            place, why, records));
@@ -1012,7 +1015,7 @@ Detection detect(const std::string& path, const std::vector<Line>& lines) {
   SCALEWALL_CHECK(d.first < lines.size());  // read_lines refused an empty file
   const std::string_view head = trim(lines[d.first].text);
   if (head.starts_with('{')) {
-    const auto envelope = parse_json_object(head);
+    const auto envelope = parse_json_object(head, path, lines[d.first].number);
     if (!envelope) {
       throw InputError(fmt::format(
           "{}: the first line starts like JSON but is not a JSON object (scalewall-mpi "
@@ -1028,7 +1031,7 @@ Detection detect(const std::string& path, const std::vector<Line>& lines) {
         "{}: a JSON object from {}, not scalewall-mpi measurements (expected "
         "\"tool\":\"scalewall-mpi\" on the first line)",
         at(path, lines[d.first].number),
-        tool == envelope->end() ? std::string("an unknown tool") : tool->dump()));
+        tool == envelope->end() ? std::string("an unknown tool") : json_shown(*tool)));
   }
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
@@ -1061,7 +1064,12 @@ Detection detect(const std::string& path, const std::vector<Line>& lines) {
 }  // namespace
 
 void read_measurement_file(const std::string& path, MeasurementSet& set) {
-  const std::vector<Line> lines = read_lines(path);
+  parse_measurement_text(read_input_file(path, "measurement file"), path, set);
+}
+
+void parse_measurement_text(std::string_view text, const std::string& path,
+                            MeasurementSet& set) {
+  const std::vector<Line> lines = split_lines(text, path);
   const Detection d = detect(path, lines);
   switch (d.format) {
     case Detected::kScalewallMpi:
@@ -1086,7 +1094,11 @@ void read_measurement_file(const std::string& path, MeasurementSet& set) {
 }
 
 std::vector<StreamPoint> read_stream_points(const std::string& path) {
-  const std::vector<Line> lines = read_lines(path);
+  return parse_stream_points(read_input_file(path, "measurement file"), path);
+}
+
+std::vector<StreamPoint> parse_stream_points(std::string_view text, const std::string& path) {
+  const std::vector<Line> lines = split_lines(text, path);
   const Detection d = detect(path, lines);
   if (d.format != Detected::kOsu) return {};
   const OsuTable table = read_osu_table(path, lines);

@@ -395,7 +395,7 @@ TEST(MeasurementFileErrors, NonNumericFields) {
       "\n"
       R"({"record":"pingpong","from":0,"to":1,"bytes":"8","iterations":10,"one_way_min_s":1e-6,"one_way_median_s":1e-6,"one_way_max_s":1e-6})"
       "\n");
-  EXPECT_TRUE(contains(error_reading(json), json + ":2: \"bytes\" is not a number"))
+  EXPECT_TRUE(contains(error_reading(json), json + ":2: field \"bytes\" must be a number, not a string"))
       << error_reading(json);
 }
 
@@ -426,6 +426,39 @@ TEST(MeasurementFileErrors, MalformedRecords) {
           "\n");
   EXPECT_TRUE(contains(error_reading(bad_op), ":2: ")) << error_reading(bad_op);
   EXPECT_TRUE(contains(error_reading(bad_op), "allsum")) << error_reading(bad_op);
+}
+
+std::string text_error(const std::string& text) {
+  return input_error_of([&] {
+    MeasurementSet set;
+    parse_measurement_text(text, "x.jsonl", set);
+  });
+}
+
+TEST(MeasurementFileErrors, JsonErrorsNameFileLineAndField) {
+  const std::string head =
+      R"({"tool":"scalewall-mpi","command":"collective","kind":"measurement"})" "\n";
+  EXPECT_EQ(text_error(R"({"tool":"scalewall-mpi","command":{"a":1},"kind":"measurement"})"),
+            "x.jsonl:1: field \"command\" must be a string, not an object");
+  EXPECT_EQ(text_error(R"({"tool":"scalewall-mpi","command":"step","kind":"measurement","x":1e400})"),
+            "x.jsonl:1: field \"x\": number 1e400 is out of range");
+  EXPECT_EQ(
+      text_error(head + "\n" +
+                 R"({"record":"collective","op":"allreduce","algorithm":"ring","ranks":4,"bytes":8,"iterations":1,"time_min_s":1e-6,"time_median_s":-1e999,"time_max_s":1e-6})"),
+      "x.jsonl:3: field \"time_median_s\": number -1e999 is out of range");
+  EXPECT_EQ(text_error(head + R"({"record":"end","status":"failed","error":[1]})"),
+            "x.jsonl:2: field \"error\" must be a string, not an array");
+  EXPECT_EQ(text_error(head + R"({"record":"arrival","iteration":0,"rank":0,"host":5})"),
+            "x.jsonl:2: field \"host\" must be a string, not a number");
+  EXPECT_EQ(
+      text_error(head + R"({"record":"step","step":18446744073709551615,"rank":0})"),
+      "x.jsonl:2: field \"step\" is not a whole number: 18446744073709551615");
+  for (const std::string& text :
+       {std::string(R"({"tool":"scalewall-mpi","command":{"a":1}})"),
+        head + R"({"record":"pingpong","from":0,"to":1,"bytes":1e400})",
+        head + R"({"record":"end","status":"failed","error":{}})"}) {
+    EXPECT_EQ(text_error(text).find("json.exception"), std::string::npos) << text_error(text);
+  }
 }
 
 TEST(MeasurementFileErrors, JsonFromAnotherTool) {

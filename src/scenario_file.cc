@@ -11,13 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "scalewall/error.h"
+#include "scalewall/input_file.h"
 #include "scalewall/fabric_file.h"
 #include "scalewall/units.h"
 
@@ -678,18 +678,11 @@ ScenarioFile parse_scenario(std::string_view toml_text, const std::string& sourc
 }
 
 ScenarioFile load_scenario_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("scenario file '{}' is a directory", path));
-  }
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot open scenario file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().find_first_not_of(" \t\r\n") == std::string::npos) {
+  const std::string text = read_input_file(path, "scenario file");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError(fmt::format("scenario file '{}' is empty", path));
   }
-  return parse_scenario(text.str(), path, std::filesystem::path(path).parent_path().string());
+  return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace scalewall

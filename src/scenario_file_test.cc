@@ -664,10 +664,13 @@ TEST(ScenarioErrors, ScenarioFileThatCannotBeRead) {
     return std::string("no error");
   };
   const std::string missing = dir.path() + "/absent.toml";
-  EXPECT_EQ(message_of(missing), "cannot open scenario file '" + missing + "'");
+  EXPECT_EQ(message_of(missing), "cannot open scenario file '" + missing + "': no such file");
   const std::string empty = dir.write("empty.toml", " \n\t\n");
   EXPECT_EQ(message_of(empty), "scenario file '" + empty + "' is empty");
-  EXPECT_EQ(message_of(dir.path()), "scenario file '" + dir.path() + "' is a directory");
+  EXPECT_EQ(message_of(dir.path()), "scenario file '" + dir.path() + "' is a directory, not a file");
+  EXPECT_EQ(message_of("/dev/zero"),
+            "scenario file '/dev/zero' is a character device, not a regular file (scalewall "
+            "reads regular files only)");
   // Errors inside a file name that file.
   const std::string bad = dir.write("bad.toml", busbw_scenario("serial = -1\n"));
   EXPECT_EQ(message_of(bad).rfind(bad + ": workload.serial = -1 (line 6)", 0), 0u)

@@ -12,12 +12,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string_view>
 
 #include "scalewall/error.h"
+#include "scalewall/input_file.h"
 #include "scalewall/units.h"
 
 namespace scalewall {
@@ -87,26 +86,22 @@ constexpr std::array<std::string_view, 4> kTimeColumnNames = {"step_s", "time_s"
 }  // namespace
 
 std::vector<double> read_times_file(const std::string& path, const std::string& column) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("times file '{}' is a directory, not a file", path));
-  }
-  std::ifstream in(path);
-  if (!in) {
-    const bool exists = std::filesystem::exists(path, ec);
-    throw InputError(fmt::format("cannot open times file '{}': {}", path,
-                                 exists ? "it exists but cannot be read" : "no such file"));
-  }
+  return parse_times_text(read_input_file(path, "times file"), path, column);
+}
+
+std::vector<double> parse_times_text(std::string_view content, const std::string& path,
+                                     const std::string& column) {
   const std::string_view wanted = trim(column);
 
   std::vector<double> times;
   std::optional<std::size_t> pick;  // 0-based column, once the layout is known
   std::size_t columns_seen = 0;     // cells in the first content line
-  std::string line;
   std::int64_t line_number = 0;
-  while (std::getline(in, line)) {
+  while (!content.empty()) {
+    const std::size_t end = content.find('\n');
+    std::string_view text = content.substr(0, end);
+    content.remove_prefix(end == std::string_view::npos ? content.size() : end + 1);
     ++line_number;
-    std::string_view text = line;
     if (line_number == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // BOM
     text = trim(text);
     if (text.empty() || text.front() == '#') continue;
@@ -181,10 +176,6 @@ std::vector<double> read_times_file(const std::string& path, const std::string& 
       throw InputError(fmt::format("{}: {}", where(), e.what()));
     }
     times.push_back(value);
-  }
-  if (in.bad()) {
-    throw InputError(fmt::format("error reading times file '{}' after line {}", path,
-                                 line_number));
   }
   if (times.empty()) {
     throw InputError(fmt::format("times file '{}' holds no times ({} line(s), all blank, "

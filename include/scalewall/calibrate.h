@@ -116,6 +116,10 @@ struct StreamPoint {
 // (the file is read by the same OSU table reader, in src/measurement.cc).
 std::vector<StreamPoint> read_stream_points(const std::string& path);
 
+// The same for text already read, `source_name` standing for the file in messages.
+std::vector<StreamPoint> parse_stream_points(std::string_view text,
+                                             const std::string& source_name);
+
 struct LogGPFit {
   std::optional<double> gap_s;        // g (strictly max(g, o)); empty when not identifiable
   std::string gap_note;               // how g was found, or why it was not
@@ -233,9 +237,6 @@ Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
 // load_fabric_file reads it back to the same Topology.
 std::string fabric_toml(const Topology& topology, const HockneyFit& fit,
                         const std::vector<std::string>& sources);
-
-// Writes `text` to `path` (replacing it). Throws InputError naming the path when it cannot.
-void write_text_file(const std::string& path, const std::string& text);
 
 }  // namespace scalewall
 

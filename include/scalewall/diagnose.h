@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scalewall/measurement.h"
@@ -46,6 +47,9 @@ struct ScalingTable {
 // empty or malformed file, a missing column, a non-numeric, negative or zero value, or a
 // rank count given twice.
 ScalingTable read_scaling_table(const std::string& path);
+
+// The same for text already read, `source_name` standing for the file in messages.
+ScalingTable parse_scaling_table(std::string_view text, const std::string& source_name);
 
 // The shape each mechanism's cost takes in N, relative to the step at one rank:
 //   compute    a / N (strong) or a (weak)

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scalewall {
@@ -105,6 +106,11 @@ enum class MeasurementFormat {
 // naming the file (and line) when the file is missing, empty, of no known format, or holds a
 // malformed or truncated record.
 void read_measurement_file(const std::string& path, MeasurementSet& set);
+
+// The same for text already read: `source_name` stands for the file in messages and sources.
+// read_measurement_file is read_input_file (input_file.h) followed by this.
+void parse_measurement_text(std::string_view text, const std::string& source_name,
+                            MeasurementSet& set);
 
 }  // namespace scalewall
 

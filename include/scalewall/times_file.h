@@ -14,12 +14,17 @@
 #define SCALEWALL_TIMES_FILE_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scalewall {
 
 // Returns the times in seconds, in file order (rank 0 first).
 std::vector<double> read_times_file(const std::string& path, const std::string& column = "");
+
+// The same for text already read, `source_name` standing for the file in messages.
+std::vector<double> parse_times_text(std::string_view text, const std::string& source_name,
+                                     const std::string& column = "");
 
 }  // namespace scalewall
 

@@ -1,0 +1,170 @@
+// Tests of scalewall/input_file.h: regular files are read whole; a directory, a device, a
+// named pipe or a socket is refused at once naming the path and what it is; a file above the
+// size limit is refused.
+#include "scalewall/input_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "scalewall/error.h"
+
+namespace scalewall {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::path(::testing::TempDir()) / "scalewall_input_XXXXXX").string();
+    const char* made = ::mkdtemp(pattern.data());
+    EXPECT_NE(made, nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return path;
+}
+
+template <typename F>
+std::string input_error_of(F&& body) {
+  try {
+    body();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return {};
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(InputFile, ReadsARegularFileWhole) {
+  TempDir dir;
+  std::string text = "line 1\nline 2\n";
+  text += std::string(200000, 'x');  // more than one read's buffer
+  text += '\0';
+  text += "after a NUL\n";
+  const std::string path = write(dir.file("a.txt"), text);
+  EXPECT_EQ(read_input_file(path, "measurement file"), text);
+  EXPECT_EQ(read_input_file(write(dir.file("empty"), ""), "times file"), "");
+}
+
+TEST(InputFile, FollowsASymbolicLinkToARegularFile) {
+  TempDir dir;
+  const std::string target = write(dir.file("t.toml"), "name = \"x\"\n");
+  fs::create_symlink(target, dir.file("link.toml"));
+  EXPECT_EQ(read_input_file(dir.file("link.toml"), "fabric file"), "name = \"x\"\n");
+}
+
+TEST(InputFile, AMissingFileIsNamed) {
+  TempDir dir;
+  const std::string missing = dir.file("missing.toml");
+  EXPECT_EQ(input_error_of([&] { read_input_file(missing, "fabric file"); }),
+            "cannot open fabric file '" + missing + "': no such file");
+  EXPECT_TRUE(contains(input_error_of([&] { read_input_file("", "fabric file"); }), "empty"));
+}
+
+TEST(InputFile, ADirectoryIsSaidToBeADirectory) {
+  TempDir dir;
+  EXPECT_EQ(input_error_of([&] { read_input_file(dir.path(), "fabric file"); }),
+            "fabric file '" + dir.path() + "' is a directory, not a file");
+}
+
+TEST(InputFile, DevicesAreRefused) {
+  for (const std::string device : {"/dev/zero", "/dev/urandom", "/dev/null"}) {
+    if (!fs::exists(device)) continue;
+    const std::string message =
+        input_error_of([&] { read_input_file(device, "measurement file"); });
+    EXPECT_EQ(message, "measurement file '" + device +
+                           "' is a character device, not a regular file (scalewall reads "
+                           "regular files only)");
+  }
+}
+
+TEST(InputFile, ANamedPipeIsRefusedAtOnceWithoutBlocking) {
+  TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const auto start = std::chrono::steady_clock::now();
+  const std::string message = input_error_of([&] { read_input_file(fifo, "times file"); });
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(message, "times file '" + fifo +
+                         "' is a named pipe (FIFO), not a regular file (scalewall reads "
+                         "regular files only)");
+  // No writer ever opens the pipe: a blocking open would never return at all.
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+}
+
+TEST(InputFile, ASocketIsRefused) {
+  TempDir dir;
+  const std::string path = dir.file("s");
+  sockaddr_un address{};
+  if (path.size() >= sizeof address.sun_path) GTEST_SKIP() << "temporary path too long";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  const std::string message = input_error_of([&] { read_input_file(path, "scenario file"); });
+  ::close(fd);
+  EXPECT_TRUE(contains(message, "'" + path + "' is a socket, not a regular file")) << message;
+}
+
+TEST(InputFile, AFileAboveTheLimitIsRefused) {
+  TempDir dir;
+  const std::string path = write(dir.file("big"), std::string(1001, 'a'));
+  EXPECT_EQ(read_input_file(path, "times file", 1001).size(), 1001U);
+  EXPECT_EQ(input_error_of([&] { read_input_file(path, "times file", 1000); }),
+            "times file '" + path +
+                "' is 1001 bytes, too large: the limit for an input file is 1000 bytes");
+}
+
+TEST(InputFile, TheStatedLimitIs256MB) { EXPECT_EQ(kMaxInputFileBytes, 256'000'000U); }
+
+TEST(InputFile, AnUnreadableFileIsNamed) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  TempDir dir;
+  const std::string path = write(dir.file("secret"), "x");
+  fs::permissions(path, fs::perms::none);
+  EXPECT_EQ(input_error_of([&] { read_input_file(path, "times file"); }),
+            "cannot open times file '" + path + "': permission denied");
+}
+
+TEST(InputFile, FileTypeWords) {
+  EXPECT_EQ(file_type_words(S_IFREG), "a regular file");
+  EXPECT_EQ(file_type_words(S_IFDIR), "a directory");
+  EXPECT_EQ(file_type_words(S_IFIFO), "a named pipe (FIFO)");
+  EXPECT_EQ(file_type_words(S_IFCHR), "a character device");
+  EXPECT_EQ(file_type_words(S_IFBLK), "a block device");
+  EXPECT_EQ(file_type_words(S_IFSOCK), "a socket");
+}
+
+}  // namespace
+}  // namespace scalewall
