@@ -13,7 +13,6 @@
 #include "scalewall/fabric_file.h"
 #include "scalewall/measurement.h"
 #include "tests/fuzz/fuzz_target.h"
-#include "tests/fuzz/text_entry.h"
 
 namespace {
 
@@ -30,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   MeasurementSet set;
   bool read = false;
   fuzz::guarded([&] {
-    fuzz::measurement_text(fuzz::as_text(data, size), set);
+    parse_measurement_text(fuzz::as_text(data, size), "fuzz.log", set);
     read = true;
   });
   if (!read) return 0;

@@ -4,12 +4,12 @@
 
 #include "scalewall/diagnose.h"
 #include "tests/fuzz/fuzz_target.h"
-#include "tests/fuzz/text_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace scalewall;
   fuzz::guarded([&] {
-    const ScalingTable table = fuzz::scaling_table_text(fuzz::as_text(data, size));
+    const ScalingTable table = 
+        parse_scaling_table(fuzz::as_text(data, size), "fuzz.csv");
     for (const ScalingPoint& p : table.points) fuzz::require_finite(p.step_s, "step_s");
     const ScalingDiagnosis d = diagnose_scaling(table);
     fuzz::require_finite(d.efficiency_at_largest, "efficiency_at_largest");

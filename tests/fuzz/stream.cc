@@ -5,12 +5,12 @@
 
 #include "scalewall/calibrate.h"
 #include "tests/fuzz/fuzz_target.h"
-#include "tests/fuzz/text_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace scalewall;
   fuzz::guarded([&] {
-    const std::vector<StreamPoint> points = fuzz::stream_points_text(fuzz::as_text(data, size));
+    const std::vector<StreamPoint> points = 
+        parse_stream_points(fuzz::as_text(data, size), "fuzz.log");
     HockneyFit fit;
     fit.alpha_s = 2e-6;
     fit.bandwidth_Bps = 12.5e9;

@@ -9,7 +9,6 @@
 #include "scalewall/straggler.h"
 #include "scalewall/times_file.h"
 #include "tests/fuzz/fuzz_target.h"
-#include "tests/fuzz/text_entry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace scalewall;
@@ -17,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::array<std::string, 6> kColumns = {"", "1", "2", "step_s", "time_s", " 3 "};
   const std::string& column = kColumns[data[0] % kColumns.size()];
   fuzz::guarded([&] {
-    const std::vector<double> times = fuzz::times_text(fuzz::as_text(data + 1, size - 1), column);
+    const std::vector<double> times = 
+        parse_times_text(fuzz::as_text(data + 1, size - 1), "fuzz.times", column);
     for (const double t : times) fuzz::require_finite(t, "time");
     const BarrierStep b = barrier_step(times);
     fuzz::require_finite(b.step_s, "step_s");
