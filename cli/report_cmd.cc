@@ -24,6 +24,7 @@
 #include "scalewall/html_page.h"
 #include "scalewall/input_file.h"
 #include "scalewall/measurement.h"
+#include "scalewall/output_file.h"
 #include "scalewall/plot.h"
 #include "scalewall/predict.h"
 #include "scalewall/scaling.h"
@@ -602,10 +603,12 @@ Report run_report(const ReportFlags& flags) {
   }
   const fs::path index = dir / "index.html";
   progress.say(fmt::format("writing {}", index.string()));
-  {
-    std::ofstream out(index);
-    out << render_html(page);
-    if (!out) throw InputError(fmt::format("-o: cannot write '{}'", index.string()));
+  try {
+    write_output_file(index.string(), render_html(page), flags.files);
+  } catch (const InputError& e) {
+    throw InputError(std::string("-o: ") + e.what());
+  } catch (const OutputError& e) {
+    throw OutputError(std::string("-o: ") + e.what());
   }
 
   Report report;

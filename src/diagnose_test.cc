@@ -241,6 +241,8 @@ TEST(DiagnoseScaling, JsonErrorsNameFileLineAndField) {
   EXPECT_EQ(ScalingTableError("[{\"ranks\":18446744073709551615,\"step_s\":1}]"),
             "runs.json: row 1: ranks = 18446744073709551615 is out of range");
   EXPECT_EQ(ScalingTableError("[7]"), "runs.json: row 1: must be an object, not a number");
+  EXPECT_EQ(ScalingTableError("\n" + std::string(100000, '[') + std::string(100000, ']')),
+            "runs.json: JSON arrays and objects nested more than 64 deep");
   const std::string syntax = ScalingTableError("[{\"ranks\":1,\n\"step_s\":tru}]");
   EXPECT_EQ(syntax.rfind("runs.json:2: not valid JSON: syntax error", 0), 0U) << syntax;
   EXPECT_EQ(syntax.find("json.exception"), std::string::npos) << syntax;

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <set>
-#include <sstream>
 #include <toml++/toml.h>
 
 #include "scalewall/error.h"

@@ -67,6 +67,48 @@ void require_regular(const struct stat& st, const std::string& path, std::string
                                what, path, file_type_words(static_cast<unsigned>(st.st_mode))));
 }
 
+// Reads `fd` to its end, at most `max_bytes`.
+std::string read_to_end(int fd, const std::string& path, std::string_view what,
+                        std::uint64_t max_bytes, std::size_t expected) {
+  std::string text;
+  text.reserve(expected);
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(fmt::format("error reading {} '{}' after {} bytes: {}", what, path,
+                                   text.size(), reason(errno)));
+    }
+    if (n == 0) break;
+    const auto got = static_cast<std::size_t>(n);
+    if (text.size() + got > max_bytes) {
+      throw InputError(fmt::format("{} '{}' is more than {} bytes, too large: {}", what, path,
+                                   max_bytes, limit_words(max_bytes)));
+    }
+    text.append(buffer, got);
+  }
+  return text;
+}
+
+// Standard input ("-"): a pipe or a terminal is read as it comes, to its end; a directory is
+// refused.
+std::string read_standard_input(std::string_view what, std::uint64_t max_bytes) {
+  const std::string name = "-";
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) != 0) {
+    throw InputError(fmt::format("cannot read {} '-' (standard input): {}", what, reason(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw InputError(fmt::format("{} '-' (standard input) is a directory, not a file", what));
+  }
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    throw InputError(fmt::format("{} '-' (standard input) is {} bytes, too large: {}", what,
+                                 st.st_size, limit_words(max_bytes)));
+  }
+  return read_to_end(STDIN_FILENO, name, what, max_bytes, 0);
+}
+
 }  // namespace
 
 std::string_view file_type_words(unsigned mode) {
@@ -84,6 +126,7 @@ std::string_view file_type_words(unsigned mode) {
 std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes) {
   if (path.empty()) throw InputError(fmt::format("{}: the path is empty", what));
+  if (path == "-") return read_standard_input(what, max_bytes);
   if (path.find('\0') != std::string::npos) {
     throw InputError(fmt::format("{} path '{}' holds a NUL character", what, path));
   }
@@ -92,12 +135,12 @@ std::string read_input_file(const std::string& path, std::string_view what,
     throw InputError(fmt::format("cannot open {} '{}': {}", what, path, reason(errno)));
   }
   require_regular(st, path, what);
-  const auto too_large = [&](std::uint64_t size, bool at_least) {
-    return InputError(fmt::format("{} '{}' is {}{} bytes, too large: {}", what, path,
-                                  at_least ? "more than " : "", size, limit_words(max_bytes)));
+  const auto too_large = [&](std::uint64_t size) {
+    return InputError(fmt::format("{} '{}' is {} bytes, too large: {}", what, path, size,
+                                  limit_words(max_bytes)));
   };
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    throw too_large(static_cast<std::uint64_t>(st.st_size), false);
+    throw too_large(static_cast<std::uint64_t>(st.st_size));
   }
 
   const Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
@@ -109,25 +152,10 @@ std::string read_input_file(const std::string& path, std::string_view what,
   }
   require_regular(st, path, what);
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    throw too_large(static_cast<std::uint64_t>(st.st_size), false);
+    throw too_large(static_cast<std::uint64_t>(st.st_size));
   }
 
-  std::string text;
-  text.reserve(static_cast<std::size_t>(st.st_size));
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw InputError(fmt::format("error reading {} '{}' after {} bytes: {}", what, path,
-                                   text.size(), reason(errno)));
-    }
-    if (n == 0) break;
-    const auto got = static_cast<std::size_t>(n);
-    if (text.size() + got > max_bytes) throw too_large(max_bytes, true);
-    text.append(buffer, got);
-  }
-  return text;
+  return read_to_end(fd.get(), path, what, max_bytes, static_cast<std::size_t>(st.st_size));
 }
 
 }  // namespace scalewall

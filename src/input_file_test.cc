@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -146,6 +147,30 @@ TEST(InputFile, AFileAboveTheLimitIsRefused) {
                 "' is 1001 bytes, too large: the limit for an input file is 1000 bytes");
 }
 
+// A file whose size says nothing of its content (a /proc file reports 0 bytes), or one that
+// grows while it is read, is cut off at the limit with an error, never read past it.
+TEST(InputFile, TheLimitHoldsWhileReading) {
+  if (!fs::exists("/proc/self/status")) GTEST_SKIP();
+  ASSERT_EQ(fs::file_size("/proc/self/status"), 0U);
+  EXPECT_EQ(input_error_of([&] { read_input_file("/proc/self/status", "times file", 10); }),
+            "times file '/proc/self/status' is more than 10 bytes, too large: the limit for an "
+            "input file is 10 bytes");
+  EXPECT_FALSE(read_input_file("/proc/self/status", "times file").empty());
+}
+
+// A sparse file above 256 MB (it takes no disk space) is refused without being read.
+TEST(InputFile, AFileAbove256MBIsRefused) {
+  TempDir dir;
+  const std::string path = write(dir.file("huge.jsonl"), "");
+  fs::resize_file(path, kMaxInputFileBytes + 1);
+  EXPECT_EQ(input_error_of([&] { read_input_file(path, "measurement file"); }),
+            "measurement file '" + path +
+                "' is 256000001 bytes, too large: the limit for an input file is 256000000 "
+                "bytes");
+  fs::resize_file(path, 1000);
+  EXPECT_EQ(read_input_file(path, "measurement file"), std::string(1000, '\0'));
+}
+
 TEST(InputFile, TheStatedLimitIs256MB) { EXPECT_EQ(kMaxInputFileBytes, 256'000'000U); }
 
 TEST(InputFile, AnUnreadableFileIsNamed) {
@@ -155,6 +180,42 @@ TEST(InputFile, AnUnreadableFileIsNamed) {
   fs::permissions(path, fs::perms::none);
   EXPECT_EQ(input_error_of([&] { read_input_file(path, "times file"); }),
             "cannot open times file '" + path + "': permission denied");
+}
+
+// "-" reads standard input, a pipe included, under the same limit.
+TEST(InputFile, DashIsStandardInput) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const int saved = ::dup(STDIN_FILENO);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::dup2(pipe_fds[0], STDIN_FILENO), STDIN_FILENO);
+  ::close(pipe_fds[0]);
+  const std::string text = "1.0\n2.0\n";
+  ASSERT_EQ(::write(pipe_fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(pipe_fds[1]);
+  std::string read_back;
+  std::string message;
+  try {
+    read_back = read_input_file("-", "times file");
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  // A second read finds the pipe at its end: empty, for the caller to refuse.
+  const std::string again = read_input_file("-", "times file");
+  TempDir dir;
+  const std::string big = write(dir.file("big"), std::string(100, 'x'));
+  const int big_fd = ::open(big.c_str(), O_RDONLY);
+  ::dup2(big_fd, STDIN_FILENO);
+  ::close(big_fd);
+  const std::string too_big = input_error_of([&] { read_input_file("-", "times file", 10); });
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  EXPECT_EQ(message, "");
+  EXPECT_EQ(read_back, text);
+  EXPECT_EQ(again, "");
+  EXPECT_EQ(too_big,
+            "times file '-' (standard input) is 100 bytes, too large: the limit for an input "
+            "file is 10 bytes");
 }
 
 TEST(InputFile, FileTypeWords) {

@@ -16,19 +16,37 @@ namespace {
 
 using Json = nlohmann::json;
 
+// The deepest nesting of arrays and objects read. Every file scalewall reads nests a few
+// levels; the limit keeps a hostile file from exhausting the stack of code that walks the
+// document recursively.
+constexpr int kMaxJsonDepth = 64;
+
 class KeyTrackingParser : public nlohmann::detail::json_sax_dom_parser<Json> {
   using Base = nlohmann::detail::json_sax_dom_parser<Json>;
 
  public:
   explicit KeyTrackingParser(Json& result) : Base(result, false) {}
+  // One level deeper; false (the parse stops) past kMaxJsonDepth.
+  bool deeper() {
+    if (++depth <= kMaxJsonDepth) return true;
+    too_deep = true;
+    return false;
+  }
 
   bool key(std::string& name) {
     last_key = name;
     return Base::key(name);
   }
+  bool start_object(std::size_t length) { return deeper() && Base::start_object(length); }
+  bool start_array(std::size_t length) { return deeper() && Base::start_array(length); }
   bool end_object() {
     last_key.clear();
+    --depth;
     return Base::end_object();
+  }
+  bool end_array() {
+    --depth;
+    return Base::end_array();
   }
   template <class Exception>
   bool parse_error(std::size_t byte, const std::string& token, const Exception& error) {
@@ -41,6 +59,8 @@ class KeyTrackingParser : public nlohmann::detail::json_sax_dom_parser<Json> {
   }
 
   std::string last_key;
+  int depth = 0;
+  bool too_deep = false;
   bool failed = false;
   std::size_t error_byte = 0;
   std::string error_token;
@@ -84,6 +104,13 @@ Json parse_json_input(std::string_view text, const std::string& source, std::int
                                                                             byte > 0 ? byte - 1 : 0),
                                            '\n'));
   const std::string place = fmt::format("{}:{}", source, line);
+  if (parser.too_deep) {
+    // The parser gives no position here: the line is known only for one-line text.
+    const bool one_line = text.find('\n') == std::string_view::npos;
+    throw InputError(fmt::format("{}: JSON arrays and objects nested more than {} deep",
+                                 one_line ? fmt::format("{}:{}", source, first_line) : source,
+                                 kMaxJsonDepth));
+  }
   if (parser.error_id == 406) {
     const std::string field = parser.last_key.empty()
                                   ? std::string()
@@ -118,6 +145,10 @@ std::string json_type_words(const Json& value) {
 }
 
 std::string json_shown(const Json& value) {
+  if (value.is_object() || value.is_array()) {
+    return fmt::format("{} of {} element{}", json_type_words(value), value.size(),
+                       value.size() == 1 ? "" : "s");
+  }
   return shorten(value.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 

@@ -32,13 +32,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
-#include <system_error>
 
 #include "scalewall/calibrate.h"
 #include "scalewall/collective.h"

@@ -148,6 +148,15 @@ TEST(MeasurementFile, OsuBandwidthIsStreamingData) {
   // Any other file has no stream points.
   EXPECT_TRUE(read_stream_points(data("osu_latency.txt")).empty());
   EXPECT_TRUE(read_stream_points(data("scalewall_pingpong.jsonl")).empty());
+  // The text readers read the same, naming the source they are given.
+  const auto from_text = parse_stream_points(read_text(data("osu_bw.txt")), "bw.txt");
+  ASSERT_EQ(from_text.size(), 23u);
+  EXPECT_EQ(from_text[22].bytes, stream[22].bytes);
+  EXPECT_EQ(from_text[22].bandwidth_Bps, stream[22].bandwidth_Bps);
+  MeasurementSet text_set;
+  parse_measurement_text(read_text(data("osu_bw.txt")), "bw.txt", text_set);
+  ASSERT_EQ(text_set.sources.size(), 1u);
+  EXPECT_EQ(text_set.sources[0].rfind("bw.txt", 0), 0u) << text_set.sources[0];
 }
 
 TEST(MeasurementFile, OsuAllreduceTakesRanksFromTheCommandLine) {
@@ -453,6 +462,10 @@ TEST(MeasurementFileErrors, JsonErrorsNameFileLineAndField) {
   EXPECT_EQ(
       text_error(head + R"({"record":"step","step":18446744073709551615,"rank":0})"),
       "x.jsonl:2: field \"step\" is not a whole number: 18446744073709551615");
+  // Nesting is bounded: a record of a million nested arrays is refused, not a stack overflow.
+  EXPECT_EQ(text_error(head + std::string(1000000, '[') + std::string(1000000, ']')),
+            "x.jsonl:2: JSON arrays and objects nested more than 64 deep");
+  EXPECT_EQ(text_error(head + "[[1]]"), "x.jsonl:2: expected a JSON object, found an array of 1 element");
   for (const std::string& text :
        {std::string(R"({"tool":"scalewall-mpi","command":{"a":1}})"),
         head + R"({"record":"pingpong","from":0,"to":1,"bytes":1e400})",

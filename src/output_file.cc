@@ -92,6 +92,7 @@ void refuse_output_over_inputs(const std::string& path, const std::vector<std::s
   const bool out_exists = ::stat(path.c_str(), &out) == 0;
   const fs::path out_canonical = canonical_or_same(path);
   for (const std::string& input : inputs) {
+    if (input == "-") continue;  // standard input is no file an output could replace
     struct stat in {};
     bool same = false;
     if (out_exists && ::stat(input.c_str(), &in) == 0) {
@@ -129,7 +130,10 @@ void write_output_file(const std::string& path, std::string_view text,
 
   const fs::path target_path(target);
   const fs::path dir = target_path.has_parent_path() ? target_path.parent_path() : fs::path(".");
-  std::string temp = (dir / ("." + target_path.filename().string() + ".tmp-XXXXXX")).string();
+  // A hidden name beside the target; its stem cut short so that a long file name still
+  // leaves room for the suffix.
+  const std::string stem = target_path.filename().string().substr(0, 100);
+  std::string temp = (dir / ("." + stem + ".tmp-XXXXXX")).string();
   const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) {
     fail(path, fmt::format("cannot create a file in '{}': {}", dir.string(), reason(errno)));

@@ -86,6 +86,14 @@ TEST(OutputFile, WritesANewFileAndReplacesAnOldOne) {
   EXPECT_EQ(dir.names(), std::vector<std::string>{"out.toml"});  // no temporary file left
 }
 
+TEST(OutputFile, ALongFileNameStillGetsATemporaryName) {
+  TempDir dir;
+  const std::string path = dir.file(std::string(250, 'n') + ".toml");
+  write_output_file(path, "x");
+  EXPECT_EQ(read(path), "x");
+  EXPECT_EQ(dir.names().size(), 1U);
+}
+
 TEST(OutputFile, ANewFileGetsTheUsualModeAndAnOldOneKeepsItsMode) {
   TempDir dir;
   const std::string path = dir.file("out.toml");

@@ -142,3 +142,24 @@ TEST_F(TimesFile, BadValuesNameFileAndLine) {
 
 }  // namespace
 }  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+// The text reader reads what the file reader reads, naming the source it is given.
+TEST(TimesText, ParsesTextAndNamesTheSource) {
+  EXPECT_EQ(parse_times_text("step_s\n1.0\n1020ms\n", "t.csv"),
+            (std::vector<double>{1.0, 1.02}));
+  EXPECT_EQ(parse_times_text("a,b\n1,2\n3,4", "t.csv", "b"), (std::vector<double>{2, 4}));
+  try {
+    parse_times_text("1.0\nfast\n", "t.csv");
+    ADD_FAILURE() << "accepted 'fast'";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("t.csv:2: ", 0), 0U) << e.what();
+  }
+  EXPECT_THROW(parse_times_text("", "t.csv"), InputError);
+  EXPECT_THROW(read_times_file("/dev/zero"), InputError);
+}
+
+}  // namespace
+}  // namespace scalewall

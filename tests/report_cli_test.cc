@@ -256,7 +256,7 @@ TEST_F(ReportCli, ErrorsExitTwoNamingTheValue) {
   const std::string missing = (dir / "no-such.toml").string();
   r = run_scalewall({"report", missing, "-o", (dir / "out").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "error: " + missing + ": no such file\n");
+  EXPECT_EQ(r.err, "error: cannot open input file '" + missing + "': no such file\n");
   // Bad input writes nothing.
   EXPECT_FALSE(fs::exists(dir / "out"));
 

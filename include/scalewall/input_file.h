@@ -8,6 +8,8 @@
 //     ever blocks on a pipe or reads an endless device;
 //   * at most kMaxInputFileBytes (256 MB); a larger file is refused, and a file that grows
 //     while it is read is cut off at the limit with an error, never read past it.
+// "-" is standard input, which may be a pipe or a terminal: it is read to its end, under the
+// same size limit.
 // Errors are InputError naming the path (bad input, exit status 2).
 #ifndef SCALEWALL_INPUT_FILE_H_
 #define SCALEWALL_INPUT_FILE_H_
