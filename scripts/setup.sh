@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libcli11-dev nlohmann-json3-dev libfmt-dev libboost-math-dev libtomlplusplus-dev
   libgtest-dev libbenchmark-dev
+  clang libclang-rt-14-dev
   gnuplot-nox chromium
   libopenmpi-dev openmpi-bin
 )
