@@ -839,7 +839,16 @@ OsuTable read_osu_table(const std::string& path, const std::vector<Line>& lines)
                                        place, body, kOsuRead));
         }
       } else if (body.starts_with("Size")) {
-        table.columns = osu_columns(text);
+        std::vector<std::string> columns = osu_columns(text);
+        // Rows already read belong to the columns they were read with: a header that changes
+        // them starts another table, which this reader does not take.
+        if (!table.rows.empty() && columns != table.columns) {
+          throw InputError(fmt::format(
+              "{}: a second OSU table (a '# Size' header with other columns after rows of the "
+              "first); give each table in a file of its own",
+              place));
+        }
+        table.columns = std::move(columns);
       }
       continue;
     }

@@ -519,3 +519,30 @@ TEST(MeasurementFileErrors, TableWithoutRows) {
 
 }  // namespace
 }  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+// An OSU log whose second '# Size' header has more columns than the rows read before it: the
+// rows are never read against the new columns (that read past the end of a row).
+TEST(MeasurementFileErrors, SecondOsuHeaderWithOtherColumnsIsRefused) {
+  const std::string text =
+      "# OSU MPI Bandwidth Test v6.3\n"
+      "# Size      Bandwidth (MB/s)\n"
+      "1                       4.49\n"
+      "2                       9.03\n"
+      "# Size          Avg Latency(us)    Min Latency(us)    Max Latency(us)  Iterations\n"
+      "4                       1.0   1.0   1.0   100\n";
+  try {
+    parse_stream_points(text, "two.txt");
+    ADD_FAILURE() << "a second table was read into the first";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("two.txt:5: a second OSU table"), std::string::npos)
+        << e.what();
+  }
+  MeasurementSet set;
+  EXPECT_THROW(parse_measurement_text(text, "two.txt", set), InputError);
+}
+
+}  // namespace
+}  // namespace scalewall
