@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs every test: the unit and end-to-end tests in a
 # release build, then the same tests again under AddressSanitizer and UBSan, then the fuzz
-# targets over their saved inputs and a few seconds of fuzzing each (scripts/fuzz.sh).
+# targets over their saved inputs and a fixed number of seeded executions each (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -20,5 +20,5 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
-echo "== fuzz targets (clang, libFuzzer): saved inputs, then 5 s each" >&2
-bash scripts/fuzz.sh regress 5
+echo "== fuzz targets (clang, libFuzzer): saved inputs, then 20000 seeded executions each" >&2
+bash scripts/fuzz.sh regress 20000
