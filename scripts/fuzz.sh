@@ -118,8 +118,10 @@ case "$mode" in
       echo "== fuzz $t: ${seconds} s" >&2
       result="no finding"
       # shellcheck disable=SC2046
+      dirs=("$work" "tests/fuzz/corpus/$t")
+      [ -d "tests/fuzz/regressions/$t" ] && dirs+=("tests/fuzz/regressions/$t")
       if ! "$build/scalewall_fuzz_$t" $(flags "$t") -max_total_time="$seconds" \
-          "$work" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" > "$build/fuzz-$t.log" 2>&1; then
+          "${dirs[@]}" > "$build/fuzz-$t.log" 2>&1; then
         status=1
         result="FINDING (see $build/fuzz-$t.log and $build/fuzz-artifacts/$t/)"
         tail -n 60 "$build/fuzz-$t.log" >&2
