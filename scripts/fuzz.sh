@@ -39,7 +39,7 @@ build_targets() {
   if [ ! -f "$build/CMakeCache.txt" ]; then
     CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-      -DSCALEWALL_BUILD_FUZZ=ON -DSCALEWALL_BUILD_TESTS=OFF -DSCALEWALL_BUILD_BENCH=OFF \
+      -DSCALEWALL_BUILD_FUZZ=ON -DSCALEWALL_WERROR=ON -DSCALEWALL_BUILD_TESTS=OFF -DSCALEWALL_BUILD_BENCH=OFF \
       -DSCALEWALL_BUILD_MPI=OFF "${launcher[@]}" >/dev/null
   fi
   local jobs

@@ -9,12 +9,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 bash scripts/setup.sh
 
 echo "== release build and tests" >&2
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALEWALL_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== sanitizer build (ASan + UBSan) and tests" >&2
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSCALEWALL_SANITIZE=ON \
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSCALEWALL_SANITIZE=ON -DSCALEWALL_WERROR=ON \
   -DSCALEWALL_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
