@@ -41,10 +41,8 @@ RenderOptions plot_options(const DiagnoseFlags& flags) {
 }
 
 bool is_scaling_table(std::string_view text) {
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    const std::string line(text.substr(0, end));
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  for (std::string_view view; next_line(text, view);) {
+    const std::string line(view);
     const auto b = line.find_first_not_of(" \t\r");
     if (b == std::string::npos) continue;
     if (line[b] == '#') continue;

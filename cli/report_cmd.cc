@@ -111,10 +111,8 @@ enum class FileKind { kScenario, kFabric, kMeasurement };
 // The kind of file `text` (from `path`) holds, by content.
 FileKind classify(std::string_view text) {
   bool fabric = false;
-  for (int n = 0; n < 4000 && !text.empty(); ++n) {
-    const std::size_t end = text.find('\n');
-    std::string_view t = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  std::string_view t;
+  for (int n = 0; n < 4000 && next_line(text, t); ++n) {
     while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
     if (t.starts_with("[workload]")) return FileKind::kScenario;
     if (t.starts_with("[inter]") || t.starts_with("[intra]")) fabric = true;

@@ -139,16 +139,17 @@ std::vector<RawRow> read_json_rows(const std::string& path, const std::string& t
     RawRow r{0, std::nullopt, std::nullopt, std::nullopt, index};
     const auto ranks = row.find("ranks");
     if (ranks == row.end()) throw InputError(fmt::format("{}: field \"ranks\" is missing", where));
-    const bool whole = ranks->is_number_integer();
-    const bool in_range =
-        whole && (ranks->is_number_unsigned()
-                      ? ranks->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxRanks)
-                      : ranks->get<std::int64_t>() >= 1 && ranks->get<std::int64_t>() <= kMaxRanks);
-    if (!whole) {
+    if (!ranks->is_number_integer()) {
       throw InputError(fmt::format("{}: field \"ranks\" must be a whole number, not {}", where,
                                    ranks->is_number() ? json_shown(*ranks) : json_type_words(*ranks)));
     }
-    if (!in_range || ranks->get<std::int64_t>() < 1) {
+    // An unsigned value above 2^63 would wrap as a signed one: compare it unsigned.
+    const bool in_range =
+        ranks->is_number_unsigned()
+            ? ranks->get<std::uint64_t>() >= 1 &&
+                  ranks->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxRanks)
+            : ranks->get<std::int64_t>() >= 1 && ranks->get<std::int64_t>() <= kMaxRanks;
+    if (!in_range) {
       throw InputError(fmt::format("{}: ranks = {} is out of range", where, json_shown(*ranks)));
     }
     r.ranks = ranks->get<std::int64_t>();

@@ -111,6 +111,14 @@ std::string read_standard_input(std::string_view what, std::uint64_t max_bytes) 
 
 }  // namespace
 
+bool next_line(std::string_view& text, std::string_view& line) {
+  if (text.empty()) return false;
+  const std::size_t end = text.find('\n');
+  line = text.substr(0, end);
+  text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  return true;
+}
+
 std::string_view file_type_words(unsigned mode) {
   const auto m = static_cast<mode_t>(mode);
   if (S_ISREG(m)) return "a regular file";

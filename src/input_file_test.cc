@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "scalewall/error.h"
 
@@ -225,6 +226,27 @@ TEST(InputFile, FileTypeWords) {
   EXPECT_EQ(file_type_words(S_IFCHR), "a character device");
   EXPECT_EQ(file_type_words(S_IFBLK), "a block device");
   EXPECT_EQ(file_type_words(S_IFSOCK), "a socket");
+}
+
+}  // namespace
+}  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+std::vector<std::string> AllLines(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view line; next_line(text, line);) out.emplace_back(line);
+  return out;
+}
+
+// Lines as the readers see them: a last line without '\n' counts, a final '\n' adds no empty
+// line, an empty line in the middle stays, and '\r' is left for the reader to trim.
+TEST(NextLine, SplitsAtNewlinesOnly) {
+  EXPECT_EQ(AllLines("a\nb\r\n\nc"), (std::vector<std::string>{"a", "b\r", "", "c"}));
+  EXPECT_EQ(AllLines("x\n"), (std::vector<std::string>{"x"}));
+  EXPECT_EQ(AllLines("\n"), (std::vector<std::string>{""}));
+  EXPECT_TRUE(AllLines("").empty());
 }
 
 }  // namespace

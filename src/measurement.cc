@@ -31,8 +31,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -113,10 +111,7 @@ std::vector<Line> split_lines(std::string_view text, const std::string& path) {
   std::vector<Line> lines;
   bool any_content = false;
   std::int64_t number = 0;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    std::string_view view = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  for (std::string_view view; next_line(text, view);) {
     ++number;
     if (number == 1 && view.starts_with("\xEF\xBB\xBF")) view.remove_prefix(3);
     view = strip_tag(view);

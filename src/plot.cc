@@ -38,6 +38,13 @@ namespace {
 
 // ---- gnuplot text ----
 
+// A control character (below space, or DEL): in any gnuplot text it could end a command line
+// or a datablock row, so every quoting below writes it as a space.
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
 // Text from input (a scenario, fabric or file name) never becomes gnuplot code: every string
 // reaches gnuplot as a single-quoted literal, the one kind of string in which gnuplot expands
 // nothing (no backquote command substitution, no @macro, no backslash escapes). A single
@@ -47,12 +54,11 @@ namespace {
 std::string gp_string(std::string_view text) {
   std::string out = "'";
   for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
     if (c == '\'') {
       out += "''";
     } else if (c == '\n') {
       out += "'.\"\\n\".'";
-    } else if (u < 0x20 || u == 0x7f) {
+    } else if (is_control(c)) {
       out += ' ';
     } else {
       out += c;
@@ -68,10 +74,9 @@ std::string gp_string(std::string_view text) {
 std::string data_text(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
     if (c == '"') {
       out += '\'';
-    } else if (u < 0x20 || u == 0x7f) {
+    } else if (is_control(c)) {
       out += ' ';
     } else {
       out += c;
@@ -85,10 +90,7 @@ std::string data_text(std::string_view text) {
 // end early and start a command.
 std::string comment_text(std::string_view text) {
   std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    out += (u < 0x20 || u == 0x7f) ? ' ' : c;
-  }
+  for (const char c : text) out += is_control(c) ? ' ' : c;
   return out;
 }
 

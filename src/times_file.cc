@@ -97,10 +97,7 @@ std::vector<double> parse_times_text(std::string_view content, const std::string
   std::optional<std::size_t> pick;  // 0-based column, once the layout is known
   std::size_t columns_seen = 0;     // cells in the first content line
   std::int64_t line_number = 0;
-  while (!content.empty()) {
-    const std::size_t end = content.find('\n');
-    std::string_view text = content.substr(0, end);
-    content.remove_prefix(end == std::string_view::npos ? content.size() : end + 1);
+  for (std::string_view text; next_line(content, text);) {
     ++line_number;
     if (line_number == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // BOM
     text = trim(text);

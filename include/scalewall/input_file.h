@@ -31,6 +31,12 @@ inline constexpr std::uint64_t kMaxInputFileBytes = 256'000'000;
 std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes = kMaxInputFileBytes);
 
+// Takes the next line of `text` (up to, not including, its '\n') into `line` and removes it
+// from `text`; false once `text` is used up. A last line without '\n' is a line; a '\r' before
+// the '\n' stays in `line`. Reads text from read_input_file line by line:
+//   for (std::string_view line; next_line(text, line);) ...
+bool next_line(std::string_view& text, std::string_view& line);
+
 // What a file system object is, in words, for messages: "a directory", "a named pipe (FIFO)",
 // "a character device", "a block device", "a socket", "a regular file". `mode` is st_mode.
 std::string_view file_type_words(unsigned mode);
