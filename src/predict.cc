@@ -199,9 +199,9 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
   require_in_range("what-if compression ratio", options.compression_ratio, kScenarioFactor);
   require_in_range("what-if compression cost", options.compression_s_per_byte,
                    kScenarioSecondsPerByte);
-  if (options.accumulation_steps < 1 || options.accumulation_steps > 1000000) {
-    throw InputError(fmt::format("what-if accumulation steps {} is outside [1, 1000000]",
-                                 options.accumulation_steps));
+  if (options.accumulation_steps < 1 || options.accumulation_steps > kMaxAccumulationSteps) {
+    throw InputError(fmt::format("what-if accumulation steps {} is outside [1, {}]",
+                                 options.accumulation_steps, kMaxAccumulationSteps));
   }
   require_in_range("what-if batch scale", options.batch_scale, kScenarioBatchScale);
   WhatIf w;

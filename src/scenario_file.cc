@@ -25,7 +25,6 @@ namespace scalewall {
 namespace {
 
 constexpr std::int64_t kMaxRanks = std::int64_t{1} << 40;
-constexpr std::int64_t kMaxAccumulationSteps = 1000000;  // as require_valid(Scenario)
 constexpr std::int64_t kMaxIntervalSteps = std::int64_t{1} << 40;
 
 // The value as the file wrote it, for error messages: strings quoted (line breaks escaped, so

@@ -346,7 +346,7 @@ void require_valid(const Scenario& s) {
   require_in_range("remedies compression ratio", st.compression_ratio, kScenarioFactor);
   require_in_range("remedies compression cost", st.compression_s_per_byte,
                    kScenarioSecondsPerByte);
-  require(st.accumulation_steps >= 1 && st.accumulation_steps <= 1000000,
+  require(st.accumulation_steps >= 1 && st.accumulation_steps <= kMaxAccumulationSteps,
           "remedies accumulation steps", static_cast<double>(st.accumulation_steps));
   require_in_range("remedies batch scale", st.batch_scale, kScenarioBatchScale);
   if (st.algorithm && !implements(Op::kAllreduce, *st.algorithm)) {

@@ -129,6 +129,9 @@ inline constexpr ValueRange kScenarioFactor{RangeUnit::kFactor, 1.0, 1e6, false}
 // The per-rank batch relative to the scenario's: 1e-6 .. 1e6.
 inline constexpr ValueRange kScenarioBatchScale{RangeUnit::kFactor, 1e-6, 1e6, false};
 
+// Gradient accumulation: 1 .. 1e6 micro-steps per optimizer step.
+inline constexpr std::int64_t kMaxAccumulationSteps = 1000000;
+
 // Whether `value` lies in the range (NaN and infinities never do).
 bool in_range(double value, const ValueRange& range);
 // The range in words with units: "1 B/s to 1 PB/s", "1e-12 s to 1e+06 s (or 0)".
