@@ -16,24 +16,10 @@
 #include "scalewall/error.h"
 #include "scalewall/fabric_file.h"
 #include "scalewall/output_file.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
-
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 constexpr double kAlpha = 2.5e-6;
 constexpr double kBandwidth = 25e9;

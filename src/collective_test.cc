@@ -24,24 +24,10 @@
 
 #include "scalewall/error.h"
 #include "scalewall/scaling.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
-
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 constexpr Link kLink = kDefaultLink;  // 2.5 us, 25 GB/s
 constexpr std::array<std::int64_t, 9> kRanks = {1, 2, 3, 5, 8, 13, 24, 64, 512};

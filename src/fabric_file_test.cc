@@ -11,24 +11,10 @@
 #include <vector>
 
 #include "scalewall/error.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
-
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::string examples_dir() { return std::string(SCALEWALL_SOURCE_DIR) + "/examples/fabrics"; }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scalewall/error.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
@@ -50,21 +51,6 @@ std::string write(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return path;
-}
-
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(InputFile, ReadsARegularFileWhole) {

@@ -9,21 +9,10 @@
 #include <string>
 
 #include "scalewall/error.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
-
-// Runs `body`, requires an InputError, and returns its message.
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
 
 constexpr Link kLab2Link{2.5e-6, 25e9};    // inter-node RDMA class
 constexpr Link kGigabit{30e-6, 0.125e9};   // 1 GbE class

@@ -13,6 +13,7 @@
 
 #include "scalewall/calibrate.h"
 #include "scalewall/error.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
@@ -44,23 +45,8 @@ MeasurementSet read(const std::string& path) {
   return set;
 }
 
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
 std::string error_reading(const std::string& path) {
   return input_error_of([&] { read(path); });
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 constexpr double kUs = 1e-6;

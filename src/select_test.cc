@@ -23,24 +23,10 @@
 #include "scalewall/collective.h"
 #include "scalewall/error.h"
 #include "scalewall/topology.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
-
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 AlgorithmSpec flat(Algorithm a) { return {a, Algorithm::kRing}; }
 const AlgorithmSpec kRing = flat(Algorithm::kRing);

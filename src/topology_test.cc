@@ -13,24 +13,10 @@
 
 #include "scalewall/error.h"
 #include "scalewall/scaling.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
-
-template <typename F>
-std::string input_error_of(F&& body) {
-  try {
-    body();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 constexpr Link kIntra{2e-6, 450e9};
 constexpr Link kInter{3e-6, 50e9};
