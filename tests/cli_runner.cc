@@ -109,4 +109,15 @@ std::string write_temp_file(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+void expect_input_error(const std::vector<std::string>& args, const std::string& mention) {
+  const CliResult r = run_scalewall(args);
+  std::string joined;
+  for (const auto& a : args) joined += " " + a;
+  EXPECT_EQ(r.exit_code, 2) << joined << "\nstderr: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << joined << "\nstdout: " << r.out;
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << joined << "\nstderr: " << r.err;
+  EXPECT_NE(r.err.find(mention), std::string::npos)
+      << joined << "\nstderr does not mention '" << mention << "': " << r.err;
+}
+
 }  // namespace scalewall::testing

@@ -24,6 +24,10 @@ CliResult run_scalewall(const std::vector<std::string>& args);
 // (the test fails with the command's stderr otherwise), and returns it.
 nlohmann::json run_json(std::vector<std::string> args);
 
+// Bad input: runs `args` and requires exit status 2, nothing on stdout, and stderr starting
+// with "error: " and mentioning `mention` (the test fails naming the command otherwise).
+void expect_input_error(const std::vector<std::string>& args, const std::string& mention);
+
 // SCALEWALL_SOURCE_DIR + "/" + relative.
 std::string source_path(const std::string& relative);
 

@@ -14,18 +14,6 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
-// Bad input: exit 2, nothing on stdout, one "error:" line naming `mention`.
-void ExpectInputError(const std::vector<std::string>& args, const std::string& mention) {
-  const CliResult r = run_scalewall(args);
-  std::string joined;
-  for (const auto& a : args) joined += " " + a;
-  EXPECT_EQ(r.exit_code, 2) << joined << "\nstderr: " << r.err;
-  EXPECT_TRUE(r.out.empty()) << joined << "\nstdout: " << r.out;
-  EXPECT_TRUE(StartsWith(r.err, "error: ")) << joined << "\nstderr: " << r.err;
-  EXPECT_NE(r.err.find(mention), std::string::npos)
-      << joined << "\nstderr does not mention '" << mention << "': " << r.err;
-}
-
 TEST(Cli, VersionAndHelp) {
   const CliResult v = run_scalewall({"--version"});
   EXPECT_EQ(v.exit_code, 0);
@@ -42,11 +30,11 @@ TEST(Cli, VersionAndHelp) {
 }
 
 TEST(Cli, NoCommandOrUnknownCommandIsAnInputError) {
-  ExpectInputError({}, "subcommand");
-  ExpectInputError({"frobnicate"}, "frobnicate");
-  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--bogus"},
+  expect_input_error({}, "subcommand");
+  expect_input_error({"frobnicate"}, "frobnicate");
+  expect_input_error({"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--bogus"},
                    "--bogus");
-  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--format", "xml"},
+  expect_input_error({"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--format", "xml"},
                    "'xml'");
 }
 
@@ -123,21 +111,21 @@ TEST(ScalingCli, CsvIsHeaderAndRows) {
 }
 
 TEST(ScalingCli, BadInputs) {
-  ExpectInputError({"scaling", "--ranks", "8"}, "--serial-fraction");
-  ExpectInputError({"scaling", "--serial-fraction", "0.1"}, "--ranks");
-  ExpectInputError({"scaling", "--serial-fraction", "1.5", "--ranks", "8"}, "1.5");
-  ExpectInputError({"scaling", "--serial-fraction", "-0.1", "--ranks", "8"}, "'-0.1'");
-  ExpectInputError({"scaling", "--serial-fraction", "abc", "--ranks", "8"}, "'abc'");
-  ExpectInputError({"scaling", "--serial-fraction", "nan", "--ranks", "8"}, "'nan'");
-  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "0"}, "--ranks");
-  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "-4"}, "'-4'");
-  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "2.5"}, "'2.5'");
-  ExpectInputError({"scaling", "--serial-fraction", "0.1", "--ranks", "2000000000000"},
+  expect_input_error({"scaling", "--ranks", "8"}, "--serial-fraction");
+  expect_input_error({"scaling", "--serial-fraction", "0.1"}, "--ranks");
+  expect_input_error({"scaling", "--serial-fraction", "1.5", "--ranks", "8"}, "1.5");
+  expect_input_error({"scaling", "--serial-fraction", "-0.1", "--ranks", "8"}, "'-0.1'");
+  expect_input_error({"scaling", "--serial-fraction", "abc", "--ranks", "8"}, "'abc'");
+  expect_input_error({"scaling", "--serial-fraction", "nan", "--ranks", "8"}, "'nan'");
+  expect_input_error({"scaling", "--serial-fraction", "0.1", "--ranks", "0"}, "--ranks");
+  expect_input_error({"scaling", "--serial-fraction", "0.1", "--ranks", "-4"}, "'-4'");
+  expect_input_error({"scaling", "--serial-fraction", "0.1", "--ranks", "2.5"}, "'2.5'");
+  expect_input_error({"scaling", "--serial-fraction", "0.1", "--ranks", "2000000000000"},
                    "2000000000000");
-  ExpectInputError(
+  expect_input_error(
       {"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--target-efficiency", "0"},
       "--target-efficiency");
-  ExpectInputError(
+  expect_input_error(
       {"scaling", "--serial-fraction", "0.1", "--ranks", "8", "--target-efficiency", "1.2"},
       "1.2");
 }
@@ -146,19 +134,19 @@ TEST(ScalingCli, BadInputs) {
 // error rather than "no output".
 TEST(Limits, SweepsAndListsAreBoundedAndEmptyOutputNamesRefused) {
   // message: one row per power of ten, at most 64 rows.
-  ExpectInputError({"message", "--min-bytes", "1", "--max-bytes", "1e100"}, "--max-bytes");
+  expect_input_error({"message", "--min-bytes", "1", "--max-bytes", "1e100"}, "--max-bytes");
   const CliResult ok = run_scalewall({"message", "--min-bytes", "1", "--max-bytes", "1e18"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   // A --ranks list holds at most 4096 rank counts.
   std::string many = "1";
   for (int i = 0; i < 4096; ++i) many += ",2";
-  ExpectInputError({"straggler", "--ranks", many, "--sigma", "2%"}, "more than 4096 rank counts");
+  expect_input_error({"straggler", "--ranks", many, "--sigma", "2%"}, "more than 4096 rank counts");
   const std::string scenario = source_path("examples/seed-7b-bf16.toml");
-  ExpectInputError({"predict", scenario, "--plot", ""}, "--plot");
-  ExpectInputError({"select", "--op", "allreduce", "--ranks", "2..8", "--bytes", "1..1KB",
+  expect_input_error({"predict", scenario, "--plot", ""}, "--plot");
+  expect_input_error({"select", "--op", "allreduce", "--ranks", "2..8", "--bytes", "1..1KB",
                     "--plot", ""},
                    "--plot");
-  ExpectInputError({"calibrate", source_path("tests/data/osu_latency.txt"), "--out", ""},
+  expect_input_error({"calibrate", source_path("tests/data/osu_latency.txt"), "--out", ""},
                    "--out");
 }
 

@@ -17,23 +17,6 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
 }
 
-std::string Joined(const std::vector<std::string>& args) {
-  std::string joined;
-  for (const auto& a : args) joined += " " + a;
-  return joined;
-}
-
-// Bad input: exit 2, nothing on stdout, an "error:" line mentioning `mention`.
-void ExpectInputError(const std::vector<std::string>& args, const std::string& mention) {
-  const CliResult r = run_scalewall(args);
-  const std::string joined = Joined(args);
-  EXPECT_EQ(r.exit_code, 2) << joined << "\nstderr: " << r.err;
-  EXPECT_TRUE(r.out.empty()) << joined << "\nstdout: " << r.out;
-  EXPECT_TRUE(StartsWith(r.err, "error:")) << joined << "\nstderr: " << r.err;
-  EXPECT_NE(r.err.find(mention), std::string::npos)
-      << joined << "\nstderr does not mention '" << mention << "': " << r.err;
-}
-
 const std::vector<std::string> kSeedTable = {"straggler", "--ranks", "8,64,1024,16384",
                                              "--sigma", "0.02"};
 
@@ -197,44 +180,44 @@ TEST(StragglerCli, MeasuredTimesFromACsvColumn) {
 }
 
 TEST(StragglerCli, BadModelInput) {
-  ExpectInputError({"straggler"}, "--times");  // neither mode
-  ExpectInputError({"straggler", "--sigma", "0.02"}, "--ranks");
-  ExpectInputError({"straggler", "--ranks", "8"}, "--sigma");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "-0.02"}, "'-0.02'");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "1.5"}, "1.5");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "abc"}, "'abc'");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "inf"}, "'inf'");
-  ExpectInputError({"straggler", "--ranks", "0", "--sigma", "0.02"}, "--ranks: count 0");
-  ExpectInputError({"straggler", "--ranks", "8,-3", "--sigma", "0.02"}, "'-3'");
-  ExpectInputError({"straggler", "--ranks", "1099511627777", "--sigma", "0.02"},
+  expect_input_error({"straggler"}, "--times");  // neither mode
+  expect_input_error({"straggler", "--sigma", "0.02"}, "--ranks");
+  expect_input_error({"straggler", "--ranks", "8"}, "--sigma");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "-0.02"}, "'-0.02'");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "1.5"}, "1.5");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "abc"}, "'abc'");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "inf"}, "'inf'");
+  expect_input_error({"straggler", "--ranks", "0", "--sigma", "0.02"}, "--ranks: count 0");
+  expect_input_error({"straggler", "--ranks", "8,-3", "--sigma", "0.02"}, "'-3'");
+  expect_input_error({"straggler", "--ranks", "1099511627777", "--sigma", "0.02"},
                    "1099511627777");
-  ExpectInputError({"straggler", "--ranks", "8,,64", "--sigma", "0.02"}, "--ranks");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "fast"},
+  expect_input_error({"straggler", "--ranks", "8,,64", "--sigma", "0.02"}, "--ranks");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "fast"},
                    "'fast'");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "both",
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "both",
                     "--trials", "0"},
                    "--trials: count 0");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "both",
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "both",
                     "--trials", "ten"},
                    "'ten'");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "both",
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--method", "both",
                     "--seed", "-1"},
                    "--seed");
   // Seeds and trials mean nothing to the exact method: refused rather than ignored.
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--trials", "10"},
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--trials", "10"},
                    "--trials");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--seed", "1"}, "--seed");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--format", "xml"},
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--seed", "1"}, "--seed");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--format", "xml"},
                    "'xml'");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--bogus"}, "--bogus");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--bogus"}, "--bogus");
 }
 
 TEST(StragglerCli, AbsurdSimulationIsRefused) {
   // 2^40 ranks x 1000 trials is 1.1e15 draws: refused at once with a way out.
   const std::vector<std::string> args = {"straggler", "--ranks", "1099511627776", "--sigma",
                                          "0.02", "--method", "monte-carlo"};
-  ExpectInputError(args, "--method exact");
-  ExpectInputError(args, "fewer trials");
+  expect_input_error(args, "--method exact");
+  expect_input_error(args, "fewer trials");
   // The exact method answers the same question instantly.
   const auto j = run_json({"straggler", "--ranks", "1099511627776", "--sigma", "0.02"});
   EXPECT_NEAR(j["rows"][0]["expected_max_z"].get<double>(), 7.125547743089896, 1e-9);
@@ -242,27 +225,27 @@ TEST(StragglerCli, AbsurdSimulationIsRefused) {
 
 TEST(StragglerCli, BadTimesInput) {
   const std::string good = write_temp_file("good.txt", "1\n2\n");
-  ExpectInputError({"straggler", "--times", good, "--ranks", "8"}, "--ranks");
-  ExpectInputError({"straggler", "--times", good, "--sigma", "0.02"}, "--sigma");
-  ExpectInputError({"straggler", "--times", good, "--method", "both"}, "--method");
-  ExpectInputError({"straggler", "--ranks", "8", "--sigma", "0.02", "--column", "2"},
+  expect_input_error({"straggler", "--times", good, "--ranks", "8"}, "--ranks");
+  expect_input_error({"straggler", "--times", good, "--sigma", "0.02"}, "--sigma");
+  expect_input_error({"straggler", "--times", good, "--method", "both"}, "--method");
+  expect_input_error({"straggler", "--ranks", "8", "--sigma", "0.02", "--column", "2"},
                    "--column");
   const std::string missing = good + ".missing";
-  ExpectInputError({"straggler", "--times", missing}, missing);
+  expect_input_error({"straggler", "--times", missing}, missing);
   const std::string empty = write_temp_file("empty.txt", "");
-  ExpectInputError({"straggler", "--times", empty}, "holds no times");
+  expect_input_error({"straggler", "--times", empty}, "holds no times");
   const std::string comments = write_temp_file("comments.txt", "# nothing here\n\n");
-  ExpectInputError({"straggler", "--times", comments}, "holds no times");
+  expect_input_error({"straggler", "--times", comments}, "holds no times");
   const std::string word = write_temp_file("word.txt", "1.0\nslow\n");
-  ExpectInputError({"straggler", "--times", word}, word + ":2:");
-  ExpectInputError({"straggler", "--times", word}, "'slow'");
+  expect_input_error({"straggler", "--times", word}, word + ":2:");
+  expect_input_error({"straggler", "--times", word}, "'slow'");
   const std::string negative = write_temp_file("negative.txt", "1.0\n0.9\n-1\n");
-  ExpectInputError({"straggler", "--times", negative}, negative + ":3:");
+  expect_input_error({"straggler", "--times", negative}, negative + ":3:");
   const std::string zeros = write_temp_file("zeros.txt", "0\n0\n");
-  ExpectInputError({"straggler", "--times", zeros}, "are 0");
+  expect_input_error({"straggler", "--times", zeros}, "are 0");
   const std::string csv = write_temp_file("two.csv", "a,b\n1,2\n");
-  ExpectInputError({"straggler", "--times", csv}, "none named step_s");
-  ExpectInputError({"straggler", "--times", csv, "--column", "c"}, "'c'");
+  expect_input_error({"straggler", "--times", csv}, "none named step_s");
+  expect_input_error({"straggler", "--times", csv, "--column", "c"}, "'c'");
 }
 
 }  // namespace

@@ -21,17 +21,6 @@ std::string Joined(const std::vector<std::string>& args) {
   return joined;
 }
 
-// Bad input: exit 2, nothing on stdout, one "error:" line mentioning `mention`.
-void ExpectInputError(const std::vector<std::string>& args, const std::string& mention) {
-  const CliResult r = run_scalewall(args);
-  const std::string joined = Joined(args);
-  EXPECT_EQ(r.exit_code, 2) << joined << "\nstderr: " << r.err;
-  EXPECT_TRUE(r.out.empty()) << joined << "\nstdout: " << r.out;
-  EXPECT_EQ(r.err.rfind("error:", 0), 0u) << joined << "\nstderr: " << r.err;
-  EXPECT_NE(r.err.find(mention), std::string::npos)
-      << joined << "\nstderr does not mention '" << mention << "': " << r.err;
-}
-
 std::size_t LongestLine(const std::string& text) {
   std::istringstream in(text);
   std::string line;
@@ -58,18 +47,18 @@ const char kBusbw[] = "[network]\nbusbw = \"50GB/s\"\n";
 // Item 4 of the issue: the unit parser's contract, through the commands that showed it.
 TEST(ValuesCli, UnitParserRefusesASignAfterThePlusAndAnOverflowingUnit) {
   // "+-5ns" was -5 ns: predict --what-if printed a negative compression cost, exit 0.
-  ExpectInputError({"predict", Scenario("minus", kBusbw, "[what_if]\ncompression_cost = \"+-5ns\"\n"),
+  expect_input_error({"predict", Scenario("minus", kBusbw, "[what_if]\ncompression_cost = \"+-5ns\"\n"),
                     "--what-if", "--at", "64"},
                    "what_if.compression_cost = '+-5ns'");
   // "1e308h" was infinity: the what-if's cost aborted with an internal check failure.
-  ExpectInputError({"predict", Scenario("inf", kBusbw, "[what_if]\ncompression_cost = \"1e308h\"\n"),
+  expect_input_error({"predict", Scenario("inf", kBusbw, "[what_if]\ncompression_cost = \"1e308h\"\n"),
                     "--what-if", "--at", "64"},
                    "time '1e308h' is out of range");
-  ExpectInputError({"calibrate", source_path("tests/data/scalewall_pingpong.jsonl"),
+  expect_input_error({"calibrate", source_path("tests/data/scalewall_pingpong.jsonl"),
                     "--min-bytes", "1e308kB"},
                    "--min-bytes: size '1e308kB' is out of range");
-  ExpectInputError({"message", "--bytes", "+-5"}, "'+-5'");
-  ExpectInputError({"message", "--alpha", "1e-320ns"}, "time '1e-320ns' is out of range");
+  expect_input_error({"message", "--bytes", "+-5"}, "'+-5'");
+  expect_input_error({"message", "--alpha", "1e-320ns"}, "time '1e-320ns' is out of range");
 }
 
 // Item 5: each of these ended in `internal check failed ... step_model.cc` (exit 134).
@@ -95,23 +84,23 @@ TEST(ValuesCli, ExtremeScenarioValuesAreRefusedWithTheirRange) {
   };
   for (const Case& c : cases) {
     const std::string path = Scenario("extreme", c.network, c.rest);
-    ExpectInputError({"predict", path}, c.mention);
-    ExpectInputError({"plan", path, "--ranks", "64"}, c.mention);
+    expect_input_error({"predict", path}, c.mention);
+    expect_input_error({"plan", path, "--ranks", "64"}, c.mention);
   }
   // The command-line overrides have the same ranges.
   const std::string ok = Scenario("ok", kBusbw);
-  ExpectInputError({"predict", ok, "--bucket", "1e-300B"},
+  expect_input_error({"predict", ok, "--bucket", "1e-300B"},
                    "--bucket: bucket 1e-300 B is outside the range 1 B to 1 EB (or 0)");
-  ExpectInputError({"predict", ok, "--batch-scale", "1e308"},
+  expect_input_error({"predict", ok, "--batch-scale", "1e308"},
                    "--batch-scale: batch scale 1e+308 is outside the range 1e-06 to 1e+06");
-  ExpectInputError({"predict", ok, "--compression-ratio", "1e300"},
+  expect_input_error({"predict", ok, "--compression-ratio", "1e300"},
                    "--compression-ratio: compression ratio 1e+300 is outside the range");
   // A fabric's links are held to the same ranges when a scenario uses them.
   const std::string fabric = write_temp_file(
       "slow-fabric.toml",
       "name = \"slow\"\nnodes = 2\nranks_per_node = 4\n[intra]\nalpha = \"1us\"\n"
       "bandwidth = \"10GB/s\"\n[inter]\nalpha = \"1us\"\nbandwidth = \"1e-300B/s\"\n");
-  ExpectInputError({"predict", Scenario("slow-fabric-scenario",
+  expect_input_error({"predict", Scenario("slow-fabric-scenario",
                                         "[network]\nfabric = \"" + fabric + "\"\n")},
                    "network fabric inter-node link bandwidth 1e-300 B/s is outside the range");
 }
@@ -144,12 +133,12 @@ TEST(ValuesCli, TheLargestLegalValuesPrintBoundedLines) {
 // Item 12: the flag was accepted where the scenario key is refused.
 TEST(ValuesCli, HierarchicalNeedsAFabricFileOnTheCommandLineToo) {
   const std::string busbw = Scenario("busbw", kBusbw);
-  ExpectInputError({"predict", busbw, "--hierarchical", "on"},
+  expect_input_error({"predict", busbw, "--hierarchical", "on"},
                    "--hierarchical: hierarchical collectives need a fabric file");
-  ExpectInputError({"plan", busbw, "--ranks", "64", "--hierarchical", "on"}, "--hierarchical");
+  expect_input_error({"plan", busbw, "--ranks", "64", "--hierarchical", "on"}, "--hierarchical");
   const std::string flat = Scenario("flat", "[network]\nalpha = \"2us\"\nbandwidth = \"25GB/s\"\n");
-  ExpectInputError({"predict", flat, "--hierarchical", "on"}, "--hierarchical");
-  ExpectInputError({"predict", flat, "--placement", "scattered"}, "--placement");
+  expect_input_error({"predict", flat, "--hierarchical", "on"}, "--hierarchical");
+  expect_input_error({"predict", flat, "--placement", "scattered"}, "--placement");
   EXPECT_EQ(run_scalewall({"predict", busbw, "--hierarchical", "off"}).exit_code, 0);
   EXPECT_EQ(run_scalewall({"predict", source_path("examples/dgx-llm-weak.toml"),
                            "--hierarchical", "on"})
@@ -228,7 +217,7 @@ TEST(ValuesCli, LogRowsWithZeroTimeOrNegativeSizeAreReported) {
       "    11.55    0.00    0.00       0\n";
   const std::string negative =
       write_temp_file("nccl-negative.txt", NcclLog(negative_8, zero_32));
-  ExpectInputError({"calibrate", negative}, negative + ":7: -8 in the size column is negative");
+  expect_input_error({"calibrate", negative}, negative + ":7: -8 in the size column is negative");
 }
 
 // Item 12: a collective record of more than 2^40 ranks was accepted.
@@ -245,7 +234,7 @@ TEST(ValuesCli, CollectiveRecordsAboveTheRankLimitAreRefused) {
   const std::string big = write_temp_file(
       "huge-ranks.jsonl", envelope + record("2199023255552", "0.001") +
                               "{\"record\":\"end\",\"status\":\"complete\",\"records\":1}\n");
-  ExpectInputError({"calibrate", big}, big + ":2: \"ranks\" = 2199023255552 is outside [1, ");
+  expect_input_error({"calibrate", big}, big + ":2: \"ranks\" = 2199023255552 is outside [1, ");
   const std::string zero = write_temp_file(
       "zero-time.jsonl", envelope + record("4", "0.001") + record("8", "0") +
                              "{\"record\":\"end\",\"status\":\"complete\",\"records\":2}\n");
@@ -272,18 +261,18 @@ std::string PingPongLog(const std::string& name,
 TEST(ValuesCli, MeasuredValuesOutsideTheirRangesAreRefused) {
   const std::string huge =
       PingPongLog("huge.jsonl", {{"1e300", "1e-6"}, {"2e300", "2e-6"}, {"3e300", "3e-6"}});
-  ExpectInputError({"calibrate", huge}, huge + ":2: bytes of 1e+300 B is above the limit of 1 EB");
+  expect_input_error({"calibrate", huge}, huge + ":2: bytes of 1e+300 B is above the limit of 1 EB");
   const std::string tiny =
       PingPongLog("tiny.jsonl", {{"1", "4.9e-324"}, {"2", "1e-323"}, {"3", "1.5e-323"}});
-  ExpectInputError({"calibrate", tiny},
+  expect_input_error({"calibrate", tiny},
                    tiny + ":2: one_way_min_s of 4.94066e-324 s is outside the range of a "
                           "measured time");
   const std::string slow =
       PingPongLog("slow.jsonl", {{"1", "1e308"}, {"2", "1.5e308"}, {"3", "1.7e308"}});
-  ExpectInputError({"calibrate", slow}, slow + ":2: one_way_min_s of 1e+308 s");
+  expect_input_error({"calibrate", slow}, slow + ":2: one_way_min_s of 1e+308 s");
   const std::string fraction =
       PingPongLog("fraction.jsonl", {{"0.5", "1e-6"}, {"2", "2e-6"}, {"3", "3e-6"}});
-  ExpectInputError({"calibrate", fraction}, fraction + ":2: bytes of 0.5 B is a fraction");
+  expect_input_error({"calibrate", fraction}, fraction + ":2: bytes of 0.5 B is a fraction");
   // The edges of the ranges fit, or are refused in words; never an internal check failure.
   for (const auto& points : std::vector<std::vector<std::pair<std::string, std::string>>>{
            {{"0", "1e-12"}, {"5e17", "5e5"}, {"1e18", "1e6"}},
