@@ -55,8 +55,9 @@ constexpr std::size_t kMaxSweepRows = 64;
 std::vector<double> sweep_sizes(double min_bytes, double max_bytes) {
   std::vector<double> sizes{min_bytes};
   double decade = 1.0;
-  while (decade <= min_bytes && std::isfinite(decade)) decade *= 10.0;
-  for (; decade <= max_bytes && std::isfinite(decade); decade *= 10.0) {
+  // Both bounds are finite, so an overflowing decade (infinity) ends either loop.
+  while (decade <= min_bytes) decade *= 10.0;
+  for (; decade <= max_bytes; decade *= 10.0) {
     if (sizes.size() + 1 >= kMaxSweepRows) {
       throw InputError(fmt::format(
           "--min-bytes {} to --max-bytes {}: the sweep would have more than {} rows (one per "
