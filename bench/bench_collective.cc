@@ -6,9 +6,9 @@
 #include <iterator>
 #include <vector>
 
-#include "scalewall/collective.h"
-#include "scalewall/link.h"
-#include "scalewall/topology.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/model/link.h"
+#include "scalewall/model/topology.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "scalewall/predict.h"
-#include "scalewall/topology.h"
+#include "scalewall/analysis/predict.h"
+#include "scalewall/model/topology.h"
 
 namespace {
 

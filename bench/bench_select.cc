@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "scalewall/collective.h"
-#include "scalewall/fabric_file.h"
-#include "scalewall/select.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/analysis/select.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "scalewall/straggler.h"
+#include "scalewall/model/straggler.h"
 
 namespace {
 

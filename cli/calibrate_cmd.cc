@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "scalewall/calibrate.h"
-#include "scalewall/collective.h"
-#include "scalewall/input_file.h"
-#include "scalewall/measurement.h"
-#include "scalewall/output_file.h"
-#include "scalewall/scaling.h"
-#include "scalewall/units.h"
+#include "scalewall/analysis/calibrate.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/io/input_file.h"
+#include "scalewall/io/measurement.h"
+#include "scalewall/platform/output_file.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "scalewall/fabric_file.h"
-#include "scalewall/scaling.h"
-#include "scalewall/units.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 

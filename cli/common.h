@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "scalewall/report.h"
-#include "scalewall/topology.h"
+#include "scalewall/present/report.h"
+#include "scalewall/model/topology.h"
 
 namespace scalewall::cli {
 
@@ -114,7 +114,7 @@ void register_validate(CLI::App& app);
 
 }  // namespace scalewall::cli
 
-#include "scalewall/error.h"
+#include "scalewall/base/error.h"
 
 namespace scalewall::cli {
 

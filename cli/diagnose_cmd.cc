@@ -9,14 +9,15 @@
 #include <sstream>
 
 #include "cli/common.h"
-#include "scalewall/diagnose.h"
-#include "scalewall/fabric_file.h"
-#include "scalewall/input_file.h"
-#include "scalewall/measurement.h"
-#include "scalewall/plot.h"
-#include "scalewall/predict.h"
-#include "scalewall/scenario_file.h"
-#include "scalewall/units.h"
+#include "scalewall/analysis/diagnose.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/io/input_file.h"
+#include "scalewall/io/measurement.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/present/plot.h"
+#include "scalewall/analysis/predict.h"
+#include "scalewall/io/scenario_file.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

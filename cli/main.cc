@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/common.h"
-#include "scalewall/error.h"
+#include "scalewall/base/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "scalewall/link.h"
-#include "scalewall/units.h"
+#include "scalewall/model/link.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "cli/common.h"
 #include "cli/scenario_flags.h"
-#include "scalewall/predict.h"
-#include "scalewall/scaling.h"
-#include "scalewall/units.h"
+#include "scalewall/analysis/predict.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

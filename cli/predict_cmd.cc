@@ -7,10 +7,11 @@
 
 #include "cli/common.h"
 #include "cli/scenario_flags.h"
-#include "scalewall/plot.h"
-#include "scalewall/predict.h"
-#include "scalewall/scaling.h"
-#include "scalewall/units.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/present/plot.h"
+#include "scalewall/analysis/predict.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

@@ -20,17 +20,18 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "scalewall/collective.h"
-#include "scalewall/html_page.h"
-#include "scalewall/input_file.h"
-#include "scalewall/measurement.h"
-#include "scalewall/output_file.h"
-#include "scalewall/plot.h"
-#include "scalewall/predict.h"
-#include "scalewall/scaling.h"
-#include "scalewall/scenario_file.h"
-#include "scalewall/select.h"
-#include "scalewall/units.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/present/html_page.h"
+#include "scalewall/io/input_file.h"
+#include "scalewall/io/measurement.h"
+#include "scalewall/platform/output_file.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/present/plot.h"
+#include "scalewall/analysis/predict.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/io/scenario_file.h"
+#include "scalewall/analysis/select.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cli/common.h"
-#include "scalewall/scaling.h"
+#include "scalewall/model/scaling.h"
 
 namespace scalewall::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
-#include "scalewall/collective.h"
-#include "scalewall/units.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

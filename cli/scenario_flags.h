@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "scalewall/scenario_file.h"
+#include "scalewall/io/scenario_file.h"
 
 namespace scalewall::cli {
 

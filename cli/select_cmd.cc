@@ -16,11 +16,12 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "scalewall/collective.h"
-#include "scalewall/plot.h"
-#include "scalewall/scaling.h"
-#include "scalewall/select.h"
-#include "scalewall/units.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/present/plot.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/analysis/select.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "scalewall/scaling.h"
-#include "scalewall/straggler.h"
-#include "scalewall/times_file.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/model/straggler.h"
+#include "scalewall/io/times_file.h"
 
 namespace scalewall::cli {
 namespace {

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "cli/common.h"
-#include "scalewall/calibrate.h"
-#include "scalewall/collective.h"
-#include "scalewall/fabric_file.h"
-#include "scalewall/measurement.h"
-#include "scalewall/scaling.h"
-#include "scalewall/units.h"
+#include "scalewall/analysis/calibrate.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/io/measurement.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {

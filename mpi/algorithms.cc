@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "scalewall/error.h"
+#include "scalewall/base/error.h"
 
 namespace scalewall::mpi {
 namespace {

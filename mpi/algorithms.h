@@ -2,7 +2,7 @@
 // calls (MPI_Sendrecv, MPI_Send, MPI_Recv), to be raced against the MPI library's own call
 // on the same buffers and checked against its result.
 //
-// Layer: mpi/. Includes <mpi.h>. The algorithms are the ones include/scalewall/collective.h
+// Layer: mpi/. Includes <mpi.h>. The algorithms are the ones include/scalewall/model/collective.h
 // costs, under the same names; docs/mpi.md gives each one's steps.
 //
 // Data are 64-bit integers summed (MPI_INT64_T, MPI_SUM), so every algorithm must reproduce
@@ -28,7 +28,7 @@
 #include <span>
 #include <vector>
 
-#include "scalewall/collective.h"
+#include "scalewall/model/collective.h"
 
 namespace scalewall::mpi {
 

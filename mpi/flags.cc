@@ -7,7 +7,7 @@
 
 #include "mpi/measure.h"
 #include "mpi/modes.h"
-#include "scalewall/error.h"
+#include "scalewall/base/error.h"
 
 namespace scalewall::mpi {
 namespace {

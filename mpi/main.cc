@@ -15,7 +15,7 @@
 
 #include "mpi/modes.h"
 #include "mpi/world.h"
-#include "scalewall/error.h"
+#include "scalewall/base/error.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <numbers>
 #include <sstream>
 
-#include "scalewall/error.h"
-#include "scalewall/units.h"
+#include "scalewall/base/error.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::mpi {
 

@@ -4,7 +4,7 @@
 // Layer: mpi/. A mode parses its flags (every rank parses the same command line, so every
 // rank reaches the same verdict on bad input), checks them against the rank count and the
 // memory, writes the envelope, measures, and writes one record per line as it goes
-// (include/scalewall/measurement.h is the format). docs/mpi.md documents every flag.
+// (include/scalewall/io/measurement.h is the format). docs/mpi.md documents every flag.
 //
 // Exit status of a mode's run function: 0 complete, 1 a measurement failed (a hand-written
 // result that differs from the library's). Bad input throws InputError on every rank (exit

@@ -14,8 +14,8 @@
 
 #include "mpi/measure.h"
 #include "mpi/modes.h"
-#include "scalewall/error.h"
-#include "scalewall/units.h"
+#include "scalewall/base/error.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::mpi {
 namespace {

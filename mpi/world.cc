@@ -12,8 +12,8 @@
 #include <limits>
 
 #include "mpi/measure.h"
-#include "scalewall/error.h"
-#include "scalewall/units.h"
+#include "scalewall/base/error.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::mpi {
 namespace {

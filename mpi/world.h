@@ -96,7 +96,7 @@ void check_memory(const World& world, double bytes_per_rank, std::string_view wh
 
 // ---- the output file ----
 
-// JSON Lines as include/scalewall/measurement.h specifies: the envelope, one record per
+// JSON Lines as include/scalewall/io/measurement.h specifies: the envelope, one record per
 // line, and an end record. Only rank 0 writes; on other ranks every call does nothing.
 // Every line is flushed as it is written, so an interrupted run keeps its records.
 class RecordWriter {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "scalewall/error.h"
+#include "scalewall/base/error.h"
 
 namespace scalewall {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "scalewall/collective.h"
-#include "scalewall/fabric_file.h"
-#include "scalewall/topology.h"
+#include "scalewall/model/collective.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/model/topology.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "scalewall/error.h"
+#include "scalewall/base/error.h"
 
 namespace scalewall::fuzz {
 

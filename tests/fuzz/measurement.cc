@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "scalewall/calibrate.h"
-#include "scalewall/diagnose.h"
-#include "scalewall/fabric_file.h"
-#include "scalewall/measurement.h"
+#include "scalewall/analysis/calibrate.h"
+#include "scalewall/analysis/diagnose.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/io/measurement.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {

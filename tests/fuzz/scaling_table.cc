@@ -2,7 +2,7 @@
 // diagnose` does with a table: the scaling diagnosis.
 #include <cstdint>
 
-#include "scalewall/diagnose.h"
+#include "scalewall/analysis/diagnose.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -14,9 +14,9 @@
 #include <toml++/toml.h>
 #include <vector>
 
-#include "scalewall/plot.h"
-#include "scalewall/predict.h"
-#include "scalewall/scenario_file.h"
+#include "scalewall/present/plot.h"
+#include "scalewall/analysis/predict.h"
+#include "scalewall/io/scenario_file.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "scalewall/calibrate.h"
+#include "scalewall/analysis/calibrate.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

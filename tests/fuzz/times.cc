@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "scalewall/straggler.h"
-#include "scalewall/times_file.h"
+#include "scalewall/model/straggler.h"
+#include "scalewall/io/times_file.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

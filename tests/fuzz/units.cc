@@ -1,11 +1,11 @@
-// Fuzz target: the unit parser (include/scalewall/units.h). The first byte picks the parser,
+// Fuzz target: the unit parser (include/scalewall/base/units.h). The first byte picks the parser,
 // the rest is the text. Every accepted value must be finite and not negative (the parsers'
 // contract), and must print through the matching format_* function.
 #include <cstdint>
 #include <limits>
 #include <string_view>
 
-#include "scalewall/units.h"
+#include "scalewall/base/units.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -45,7 +45,7 @@ struct Jsonl {
 };
 Jsonl parse_jsonl(const std::string& text);
 
-// Checks the file against include/scalewall/measurement.h: the envelope (tool, version,
+// Checks the file against include/scalewall/io/measurement.h: the envelope (tool, version,
 // command, kind, format, inputs, context with its keys and `ranks`), the fields of every
 // record of kind `record_kind` (and no other kind), and the end record with the record
 // count. Failures are reported with ADD_FAILURE and the offending line.

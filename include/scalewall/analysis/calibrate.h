@@ -1,0 +1,227 @@
+// scalewall/analysis/calibrate.h: model parameters fitted to measurements, with the fit's quality.
+//
+// Hockney (link.h): a one-way message of m bytes costs T(m) = alpha + m / bandwidth. Given
+// ping-pong one-way times (measurement.h), fit_hockney takes the median time per distinct
+// size and fits the straight line T = a + b m by least squares over the sizes in
+// [min_bytes, max_bytes], each size i with weight w_i:
+//
+//   mean_w m = sum w_i m_i / sum w_i              (and mean_w T likewise)
+//   b = sum w_i (m_i - mean_w m)(T_i - mean_w T) / sum w_i (m_i - mean_w m)^2
+//   a = mean_w T - b mean_w m,   alpha = a,   bandwidth = 1 / b
+//   R^2 = 1 - sum w_i (T_i - a - b m_i)^2 / sum w_i (T_i - mean_w T)^2
+//
+// Weighting::kOrdinary is ordinary least squares (w_i = 1): it minimises the absolute
+// residuals, so the largest sizes, whose times are thousands of times alpha, pin the line
+// and a fraction of a percent of noise there moves the intercept by more than alpha itself.
+// Weighting::kRelative (the default) takes w_i = 1 / T_i^2: it minimises the relative
+// residuals (T_i - fitted) / T_i, which is how timing noise behaves (a few percent at every
+// size) and how validate scores the model, so alpha is fitted by the small sizes and the
+// bandwidth by the large ones. R^2 is computed in the fit's own weighting.
+//
+// Each size counts once (its median), so a size measured by many pairs or files does not
+// outweigh the others. It refuses (InputError, saying why) fewer than 3 distinct sizes, a
+// zero time under relative weighting, and a non-positive intercept or slope: a line that
+// does not describe a link.
+//
+// LogGP (link.h) splits alpha into L + 2o and adds the gap g. What each measurement pins down:
+//   * ping-pong alone: alpha = L + 2o and G = 1/bandwidth. L and o are not separable from it.
+//   * streaming bandwidth (osu_bw: a window of messages in flight, one acknowledgement per
+//     window) at small m: the interval between messages is m / bw(m), which tends to
+//     max(g, o) as m G vanishes. fit_loggp reports that interval as g when the smallest
+//     streamed size is latency-bound (m G below a tenth of the interval); otherwise g is
+//     not identifiable and it says so.
+//   * o: none of the formats read here times the sender's CPU alone (e.g. time inside
+//     MPI_Isend), so o is never identified; a fabric written from a fit with g keeps o = 0
+//     and L = alpha (alpha = L + 2o holds either way).
+//
+// Collectives: bus bandwidth (nccl-tests convention, collective.h) per measured size,
+// busbw = m / T * busbw_factor(op, N), and a large-message asymptote: the slope of the
+// least-squares line T = a + (busbw_factor m) / B over the upper half of the sizes (the
+// largest ceil(n/2), at least 2 sizes with m > 0), B being the asymptote; with fewer sizes
+// or a slope that is not positive, the largest size's busbw.
+#ifndef SCALEWALL_CALIBRATE_H_
+#define SCALEWALL_CALIBRATE_H_
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scalewall/model/collective.h"
+#include "scalewall/model/link.h"
+#include "scalewall/io/measurement.h"
+#include "scalewall/model/topology.h"
+
+namespace scalewall {
+
+enum class Weighting { kRelative, kOrdinary };
+
+// "relative" or "ordinary".
+std::string_view weighting_name(Weighting weighting);
+// The inverse; throws InputError naming the text.
+Weighting parse_weighting(std::string_view text);
+
+// The size range a fit uses, inclusive, and its weighting. Default: every size, relative.
+struct FitOptions {
+  double min_bytes = 0;                                         // >= 0
+  double max_bytes = std::numeric_limits<double>::infinity();   // >= min_bytes
+  Weighting weighting = Weighting::kRelative;                   // fit_hockney only
+};
+
+// One fitted size.
+struct FitPoint {
+  double bytes = 0;
+  std::int64_t samples = 0;    // ping-pong records at this size (pairs x files)
+  double measured_s = 0;       // median of their one_way_median_s
+  double fitted_s = 0;         // alpha + bytes / bandwidth
+  double residual_s = 0;       // measured - fitted
+  double relative_residual = 0;  // residual / measured (0 when measured is 0)
+};
+
+struct HockneyFit {
+  double alpha_s = 0;          // the intercept, seconds (> 0)
+  double bandwidth_Bps = 0;    // 1 / slope, bytes per second (> 0)
+  double crossover_bytes = 0;  // alpha * bandwidth (link.h's m*)
+  double r_squared = 0;        // 1 - SS_res / SS_tot in the fit's weighting; 1 when every
+                               // point is on the line
+  Weighting weighting = Weighting::kRelative;
+  double min_bytes = 0;        // the smallest and largest size used
+  double max_bytes = 0;
+  std::vector<FitPoint> points;  // one per distinct size used, ascending
+  std::int64_t excluded_sizes = 0;  // distinct sizes outside the range
+
+  Link link() const;           // {alpha_s, bandwidth_Bps}
+};
+
+// Fits alpha and bandwidth to the median one-way time per size. Throws InputError when the
+// range is invalid, when fewer than 3 distinct sizes fall in it, when a median time is 0
+// under relative weighting, or when the fitted alpha or bandwidth is not positive (the
+// message says which, with its value, and what to try).
+HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options = {});
+
+// ---- Streaming bandwidth and the LogGP gap ----
+
+struct LogGPFit {
+  std::optional<double> gap_s;        // g (strictly max(g, o)); empty when not identifiable
+  std::string gap_note;               // how g was found, or why it was not
+  std::optional<double> streaming_bandwidth_Bps;  // the largest streamed bandwidth
+  std::string overhead_note;          // why o is not identified
+};
+
+// g from the smallest streamed size (see the header comment), given the Hockney fit for G.
+// With no stream points, g is empty and gap_note says osu_bw data would give it.
+LogGPFit fit_loggp(const HockneyFit& hockney, std::span<const StreamPoint> stream);
+
+// ---- Collectives: bus bandwidth ----
+
+struct BusBandwidthPoint {
+  double bytes = 0;
+  std::int64_t samples = 0;   // records at this size
+  double time_s = 0;          // median of their time_median_s
+  double algbw_Bps = 0;       // bytes / time (0 for 0 bytes)
+  double busbw_Bps = 0;       // algbw * busbw_factor(op, ranks)
+};
+
+struct BusBandwidthFit {
+  std::string op;             // op_name() spelling
+  std::string algorithm;      // as measured ("library", "ring", ...)
+  std::int64_t ranks = 0;
+  std::vector<BusBandwidthPoint> points;  // ascending size
+  std::optional<double> asymptote_Bps;    // empty when no size above 0 bytes
+  std::string asymptote_method;           // "least squares over the N largest sizes" or
+                                          // "largest size"
+};
+
+// One fit per (op, algorithm, ranks), in order of first appearance. Points with ranks < 2
+// (no bus to measure) or an unreadable op are skipped, each with a line in *warnings.
+// Points outside the options' size range are left out.
+std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> points,
+                                               const FitOptions& options,
+                                               std::vector<std::string>* warnings);
+
+// Gives `ranks` to every collective point whose log did not record its rank count (ranks 0,
+// as OSU's collective logs), recomputing its busbw. Returns how many points it changed.
+// REQUIRES: ranks >= 1 (throws InputError otherwise).
+std::int64_t assign_unknown_ranks(MeasurementSet& set, std::int64_t ranks);
+
+// ---- Validation: the model against measured collectives ----
+//
+// For each measured (op, algorithm, ranks, bytes), the measured time is the median of the
+// matching records' time_median_s; the prediction is collective_cost on the fabric scaled to
+// that rank count (scaled_topology). A measured algorithm "library" (the MPI library's or
+// NCCL's own choice, unknown to us) is compared with the model's cheapest applicable
+// algorithm, and the point says so. The error is relative to the measurement:
+//
+//   error = (predicted - measured) / measured      (> 0: the model is pessimistic)
+//
+// A point is latency-bound when the model's latency term exceeds its bandwidth term plus its
+// compute term, bandwidth-bound otherwise.
+
+enum class ValidationRegime { kLatencyBound, kBandwidthBound };
+
+// "latency-bound" or "bandwidth-bound".
+std::string_view validation_regime_name(ValidationRegime regime);
+
+struct ValidationPoint {
+  std::string op;                // op_name() spelling
+  std::string algorithm;         // as measured: "ring", "library", ...
+  std::string modelled;          // the model algorithm predicted ("ring"; for "library",
+                                 // the model's cheapest)
+  std::int64_t ranks = 0;
+  double bytes = 0;
+  std::int64_t samples = 0;      // records at this point
+  double measured_s = 0;         // median of their time_median_s
+  double predicted_s = 0;        // collective_cost total_s
+  double latency_s = 0;          // its latency term
+  double bandwidth_s = 0;        // its bandwidth term
+  double relative_error = 0;     // (predicted - measured) / measured
+  ValidationRegime regime = ValidationRegime::kLatencyBound;
+};
+
+// Median and worst |error| over a group of points.
+struct ValidationSummary {
+  std::string group;             // "all", "algorithm" or "regime"
+  std::string name;              // "all", an algorithm as measured, or a regime name
+  std::int64_t points = 0;
+  double median_abs_error = 0;
+  double worst_abs_error = 0;
+  double worst_error = 0;        // the signed error of the worst point
+  std::size_t worst_index = 0;   // into Validation::points
+};
+
+struct Validation {
+  std::vector<ValidationPoint> points;       // in order of first appearance
+  std::vector<ValidationSummary> summaries;  // "all", then per algorithm, then per regime
+  std::vector<std::string> skipped;          // one line per point or group left out, and why
+};
+
+// Validates the model on `fabric` against `measured`. Points are left out (and listed in
+// `skipped`) when: the result was not verified; ranks is 0 (unknown) or 1 (the model predicts
+// zero: nothing to exchange); the size is 0 bytes for an op that moves data (a zero-count
+// call returns at once in Open MPI, the model charges latency); the measured time is 0; the algorithm is not a model algorithm
+// or does not implement the op; the fabric cannot be scaled to the rank count.
+// Throws InputError when no point is left to validate (the message gives the reasons).
+Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
+                                const CostOptions& options = {});
+
+// ---- The calibrated fabric ----
+
+// A flat fabric with the fitted link between every pair of ranks: one rank per node
+// (ranks_per_node = 1, one NIC), `nodes` nodes, intra = inter = the link, nominal = false.
+// With a gap, the link is LogGP: L = alpha, o = 0, g = gap, G = 1 / bandwidth.
+// REQUIRES: nodes >= 1, a valid fit (throws InputError otherwise).
+Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
+                             std::int64_t nodes, const std::string& name);
+
+// The fabric file text (fabric_file.h's TOML) for `topology`, every value in SI units at
+// full precision, with comments: which files it was calibrated from and the fit's quality.
+// load_fabric_file reads it back to the same Topology.
+std::string fabric_toml(const Topology& topology, const HockneyFit& fit,
+                        const std::vector<std::string>& sources);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_CALIBRATE_H_

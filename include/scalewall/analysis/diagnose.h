@@ -1,0 +1,134 @@
+// scalewall/analysis/diagnose.h: the step model run backwards, from measurements to the mechanism
+// (seed D01 sections 5.2 and 9; the collective-cost note's measurement order).
+//
+// Two kinds of evidence:
+//  * a measured scaling table (rank counts with step times or throughputs): decide strong or
+//    weak scaling, measure efficiency against the best baseline in the data, and fit the
+//    mechanisms' shapes to the points;
+//  * scalewall-mpi records (step, arrival, collective, pingpong): split time into compute,
+//    communication and wait per rank, name outlier ranks, hosts and links, and compare the
+//    measured collective with the model.
+// Both end with the next measurement to run when the data leave the question open.
+#ifndef SCALEWALL_DIAGNOSE_H_
+#define SCALEWALL_DIAGNOSE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scalewall/io/measurement.h"
+#include "scalewall/io/scaling_table.h"
+#include "scalewall/model/step_model.h"
+#include "scalewall/model/topology.h"
+
+namespace scalewall {
+
+// ---- Scaling tables ----
+
+// The shape each mechanism's cost takes in N, relative to the step at one rank:
+//   compute    a / N (strong) or a (weak)
+//   serial     s                      (strong only: in weak scaling it cannot be told from
+//                                      compute)
+//   latency    l log2 N               (a tree-like collective's step count)
+//   bandwidth  b 2(N-1)/N             (a bandwidth-optimal all-reduce's bytes; weak only:
+//                                      under strong scaling it is serial plus compute)
+//   variance   v E[M_N]               (the slowest of N at a barrier, fixed per-step jitter)
+struct MechanismShare {
+  Mechanism mechanism = Mechanism::kSerial;
+  double coefficient = 0;     // fitted, >= 0, in seconds per unit of its shape
+  double lost_s = 0;          // its part of the time lost at the largest rank count
+  double share = 0;           // lost_s / all lost time there, 0..1
+};
+
+struct ScalingDiagnosis {
+  std::string source;
+  ScalingMode mode = ScalingMode::kStrong;
+  std::string mode_reason;              // how the mode was decided
+  std::int64_t baseline_ranks = 1;      // the best baseline in the data
+  std::int64_t largest_ranks = 1;
+  double efficiency_at_largest = 1;     // against the baseline
+  std::vector<std::string> warnings;    // superlinear points, a baseline above one rank, ...
+  struct Row {
+    std::int64_t ranks;
+    double step_s;
+    double efficiency;                  // against the baseline
+    double fitted_step_s;
+    double residual;                    // (measured - fitted) / measured
+  };
+  std::vector<Row> rows;
+  double compute_coefficient = 0;       // a
+  std::vector<MechanismShare> mechanisms;  // every mechanism the mode allows, fitted
+  double rms_relative_residual = 0;
+  // What the data cannot tell apart, in words: fewer points than parameters; shapes nearly
+  // proportional over the measured rank counts; and, under strong scaling always, serial
+  // against bandwidth (2(N-1)/N = 2 - 2/N is a constant plus a compute-like 1/N term, so a
+  // bandwidth-optimal collective looks exactly like a serial part; the strong-scaling fit
+  // reports both as "serial", and only timing the collective alone separates them).
+  std::vector<std::string> cannot_separate;
+  // The mechanisms that could be binding: the one with the largest share, with every
+  // mechanism the data cannot tell from it. `binding` is set when that is a single one.
+  std::vector<Mechanism> binding_candidates;
+  std::optional<Mechanism> binding;
+  std::string next_measurement;         // a scalewall-mpi command line
+};
+
+// REQUIRES: at least two points; all of one scaling mode (a table whose problem_size is
+// neither constant nor proportional to N is refused, naming the rows that break the pattern).
+ScalingDiagnosis diagnose_scaling(const ScalingTable& table);
+
+// ---- scalewall-mpi measurements ----
+
+struct RankSplit {
+  std::int64_t rank = 0;
+  std::string host;
+  std::int64_t steps = 0;
+  double compute_s = 0;        // mean per step
+  double communication_s = 0;  // mean per step
+  double wait_s = 0;           // mean per step
+  double step_s = 0;           // mean per step
+};
+
+struct Outlier {
+  std::string what;            // "rank 3", "host node7", "link 2->5"
+  std::string evidence;        // "compute 1.31x the median rank's"
+};
+
+struct MeasurementDiagnosis {
+  std::vector<std::string> sources;
+  std::vector<std::string> warnings;
+  // From step records.
+  std::vector<RankSplit> ranks;
+  double compute_s = 0;        // mean over ranks, per step
+  double communication_s = 0;
+  double wait_s = 0;
+  double step_s = 0;
+  // From arrival records.
+  std::optional<double> arrival_spread_s;      // median over iterations of (latest - earliest)
+  std::optional<double> zero_byte_collective_s;  // median time of the zero-byte collective
+  // From collective records: measured against the model (when a fabric is given).
+  struct CollectiveCheck {
+    std::string op;
+    std::string algorithm;
+    std::int64_t ranks;
+    double bytes;
+    double measured_s;
+    std::optional<double> model_s;
+    std::optional<double> bandwidth_model_s;  // 2(N-1)/N m / link bandwidth
+  };
+  std::vector<CollectiveCheck> collectives;
+  // From pingpong records (--pairs all): the slowest links.
+  std::vector<Outlier> outliers;             // ranks, hosts and links that stand out
+  std::optional<Mechanism> binding;          // bandwidth, latency, variance, or compute
+  std::string verdict;                       // one paragraph
+  std::string next_measurement;              // a scalewall-mpi command line
+};
+
+// `fabric` (optional) is used to compare measured collectives with the model.
+MeasurementDiagnosis diagnose_measurements(const MeasurementSet& set,
+                                           const std::optional<Topology>& fabric);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_DIAGNOSE_H_

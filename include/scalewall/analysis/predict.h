@@ -1,0 +1,110 @@
+// scalewall/analysis/predict.h: a scaling curve, its knee and what bends it; what each remedy buys;
+// and the capacity-planning answer (seed D01 sections 2.4, 2.5, 5 and 6; the
+// collective-cost note).
+//
+// All of it is the step model of step_model.h evaluated at several rank counts: a model,
+// not a measurement.
+#ifndef SCALEWALL_PREDICT_H_
+#define SCALEWALL_PREDICT_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "scalewall/model/step_model.h"
+
+namespace scalewall {
+
+struct Prediction {
+  ScalingMode mode = ScalingMode::kStrong;
+  std::vector<StepTime> rows;                // one per requested rank count, ascending
+  // The smallest rank count at which exposed communication reaches the per-rank compute:
+  // the knee of section 5.1, found on the grid and refined to the exact count by bisection.
+  // Empty when it is not reached up to the largest rank count.
+  std::optional<std::int64_t> knee_ranks;
+  double target_efficiency = 0.5;
+  // The largest rank count (up to the largest requested) whose efficiency is at or above
+  // the target, refined between grid points (and between 1 and the first) by bisection.
+  // Always at least 1, which is 100% efficient.
+  std::optional<std::int64_t> max_ranks_at_target;
+  double best_bucket_bytes = 0;              // at the largest rank count, with overlap on
+};
+
+// REQUIRES: ranks non-empty, ascending, each valid for the scenario; 0 < target <= 1.
+Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks,
+                   double target_efficiency = 0.5);
+
+// The default grid: powers of two from 1 up to max_ranks, plus max_ranks itself; with a
+// fabric, rank counts that do not fill whole nodes are left out.
+std::vector<std::int64_t> default_rank_grid(const Scenario& scenario, std::int64_t max_ranks);
+
+// The bucket the overlap remedy uses when the job sends one fused all-reduce: PyTorch DDP's
+// default bucket_cap_mb of 25.
+inline constexpr double kDefaultBucketBytes = 25e6;
+
+// A gain below 1% is reported as none: the model is not that precise, and with overlap the
+// last bucket always leaves a sliver of communication that any change can shave.
+inline constexpr double kNegligibleGain = 0.01;
+
+struct Remedy {
+  std::string name;        // "overlap", "larger buckets" (or "smaller buckets"),
+                           // "hierarchical", "packed placement",
+                           // "compression", "accumulation", "bigger batch",
+                           // "async checkpoint", "drain bad node", "all together"
+  std::string change;      // what was changed, in words ("bucket 25 MB -> 256 MB")
+  bool applicable = true;  // false when the scenario already has it or it cannot apply
+  StepTime step;
+  double time_per_work_s = 0;  // step_s / work: what a gain compares
+  double gain = 1.0;           // baseline time per work / this time per work
+};
+
+struct WhatIf {
+  std::int64_t ranks = 1;
+  Remedy baseline;
+  std::vector<Remedy> remedies;  // each alone, then "all together"; ranked by gain, highest
+                                 // first (inapplicable ones last)
+};
+
+WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions& options = {});
+
+// The capacity-planning answer at N ranks.
+struct Plan {
+  ScalingMode mode = ScalingMode::kStrong;
+  StepTime at;                               // the step at N
+  Prediction curve;                          // the sweep up to N (default grid)
+  std::optional<std::int64_t> knee_ranks;
+  std::int64_t ranks_at_90pct_best = 1;      // the smallest rank count in the sweep reaching
+                                             // 90% of the best throughput (work per second)
+  double best_throughput = 0;                // work per second, best in the sweep
+  double idle_hours_per_1000_steps = 0;      // at N: N x step x (1 - efficiency) x 1000 / 3600
+  double idle_hours_per_1000_steps_at_90pct = 0;
+  std::string confirm_measurement;           // a scalewall-mpi command line that would confirm
+                                             // the binding mechanism
+};
+
+Plan plan(const Scenario& scenario, std::int64_t ranks);
+
+// The seed's interview question: efficiency E1 at N1 and E2 at N2, same problem. For each
+// mechanism, the two-parameter model 1/(N E(N)) = a/N + b f(N) through both points, with
+// f = 1 (serial: Amdahl), f = log2 N (latency of a tree-like collective), f = 2(N-1) (latency
+// of a ring), f = 2(N-1)/N (bandwidth), f = E[M_N] (variance). A mechanism can explain the
+// drop when both a > 0 and b > 0; its implied parameter is reported in words.
+struct Explanation {
+  Mechanism mechanism = Mechanism::kSerial;
+  std::string shape;           // the f(N) used, in words
+  bool can_explain = false;
+  double a = 0;
+  double b = 0;
+  std::string implied;         // "serial fraction 0.05%", ...
+  std::string measurement;     // the scalewall-mpi command line that would tell it apart
+};
+
+// REQUIRES: 1 <= N1 < N2, 0 < E <= 1.5 (throws InputError).
+std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std::int64_t n2,
+                                                 double e2);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_PREDICT_H_

@@ -1,0 +1,45 @@
+// scalewall/io/fabric_file.h: reading a fabric description from a TOML file.
+//
+// A fabric file describes a two-level Topology (topology.h). Values with units are strings
+// read by units.h ("2.5us", "400Gb/s"); a bare number is in SI base units (s, B/s). Every key
+// is optional except the two links; defaults are those of Topology.
+//
+//   name = "dgx-h100-ndr"         # shown in reports
+//   nominal = true                # datasheet figures, not measured (default true)
+//   nodes = 16
+//   ranks_per_node = 8
+//   nics_per_node = 8
+//   oversubscription = 1          # or "2:1"
+//   placement = "packed"          # or "scattered"; or give rank_to_node = [0, 0, 1, 1, ...]
+//
+//   [intra]                       # between ranks of one node
+//   alpha = "2us"                 # start-up latency ("latency" is accepted too)
+//   bandwidth = "450GB/s"
+//
+//   [inter]                       # one NIC into the inter-node fabric; alpha-beta as above,
+//   L = "1.5us"                   # or LogGP: L latency, o overhead, g gap (times),
+//   o = "0.5us"                   # G seconds per byte, or bandwidth instead of G.
+//   g = "1us"                     # alpha becomes L + 2o and bandwidth 1/G.
+//   G = "0.02ns"
+//
+// Unknown keys are errors (a typo must not silently fall back to a default). Every error is an
+// InputError naming the file, and where it applies the key and the line.
+#ifndef SCALEWALL_FABRIC_FILE_H_
+#define SCALEWALL_FABRIC_FILE_H_
+
+#include <string>
+#include <string_view>
+
+#include "scalewall/model/topology.h"
+
+namespace scalewall {
+
+// Reads and validates the fabric file at `path`.
+Topology load_fabric_file(const std::string& path);
+
+// Parses fabric TOML held in memory; `source_name` names it in error messages.
+Topology parse_fabric(std::string_view toml_text, const std::string& source_name);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_FABRIC_FILE_H_

@@ -1,0 +1,135 @@
+// scalewall/io/measurement.h: measurements of a real fabric, as scalewall-mpi writes them and as
+// nccl-tests, OSU Micro-Benchmarks and Intel MPI Benchmarks print them, read into one set of
+// records that calibrate, validate and diagnose use.
+//
+// scalewall-mpi's file format is JSON Lines, one JSON object per line, written as measured so
+// that an interrupted run keeps everything it measured:
+//
+//   line 1   the envelope: {"tool":"scalewall-mpi","version":"0.1.0","command":"pingpong",
+//            "kind":"measurement","format":"jsonl","inputs":{...every flag, SI units...},
+//            "context":{"mpi_library":"Open MPI v4.1.4 ...","mpi_version":"3.1","ranks":4,
+//            "ranks_per_host":4,"hosts":["node1"],"date":"2026-11-30T05:00:00Z"}}
+//   then     one record per line, {"record":"<kind>", ...fields below...}
+//   last     {"record":"end","status":"complete","records":N} (or "status":"failed",
+//            "error":"..."); a file without it is read, and flagged as incomplete.
+//
+// Record kinds and their fields (times in seconds, sizes in bytes, rates in bytes per second):
+//   "pingpong"    from, to (ranks), bytes, iterations, one_way_min_s, one_way_median_s,
+//                 one_way_max_s (half the round trip)
+//   "collective"  op ("allreduce", "reduce-scatter", "all-gather", "broadcast", "all-to-all"),
+//                 algorithm ("library" or a model name such as "ring"), ranks, bytes
+//                 (nccl-tests' size convention, as collective.h), iterations, time_min_s,
+//                 time_median_s, time_max_s (over ranks and iterations), algbw_Bps,
+//                 busbw_Bps (from the median), verified (true when the result matched the
+//                 library's exactly)
+//   "arrival"     iteration, rank, host, arrival_s (time the rank reached the collective,
+//                 relative to the earliest rank in that iteration), injected_s (busy-wait the
+//                 harness added to that rank), collective_s (the zero-byte collective's time on
+//                 that rank, from its arrival)
+//   "step"        step, rank, host, compute_s, communication_s, wait_s, step_s
+//                 (wait_s: time blocked in the all-reduce beyond its own transfer: the rank
+//                 arrived before the slowest)
+#ifndef SCALEWALL_MEASUREMENT_H_
+#define SCALEWALL_MEASUREMENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scalewall {
+
+struct PingPongPoint {
+  std::int64_t from = 0;
+  std::int64_t to = 1;
+  double bytes = 0;
+  std::int64_t iterations = 0;
+  double one_way_min_s = 0;
+  double one_way_median_s = 0;
+  double one_way_max_s = 0;
+};
+
+struct CollectivePoint {
+  std::string op;            // op_name() spelling: "allreduce", "all-gather", ...
+  std::string algorithm;     // "library", or a model algorithm name
+  std::int64_t ranks = 0;    // 0 when the log does not say (OSU collectives without an
+                             // mpirun -np line); calibrate and validate then take --ranks
+  double bytes = 0;          // nccl-tests' size convention
+  std::int64_t iterations = 0;
+  double time_min_s = 0;
+  double time_median_s = 0;
+  double time_max_s = 0;
+  double algbw_Bps = 0;
+  double busbw_Bps = 0;
+  bool verified = true;
+};
+
+struct ArrivalPoint {
+  std::int64_t iteration = 0;
+  std::int64_t rank = 0;
+  std::string host;
+  double arrival_s = 0;
+  double injected_s = 0;
+  double collective_s = 0;
+};
+
+struct StepPoint {
+  std::int64_t step = 0;
+  std::int64_t rank = 0;
+  std::string host;
+  double compute_s = 0;
+  double communication_s = 0;
+  double wait_s = 0;
+  double step_s = 0;
+};
+
+// Everything read from one or more files.
+struct MeasurementSet {
+  std::vector<std::string> sources;  // "path (format)", one per file read
+  std::vector<std::string> warnings; // e.g. "run.jsonl: incomplete (no end record)"
+  std::vector<PingPongPoint> pingpong;
+  std::vector<CollectivePoint> collectives;
+  std::vector<ArrivalPoint> arrivals;
+  std::vector<StepPoint> steps;
+};
+
+// The formats read_measurement_file recognises by content (not by file name).
+enum class MeasurementFormat {
+  kScalewallMpi,  // JSON Lines as above
+  kNcclTests,     // all_reduce_perf and friends
+  kOsu,           // osu_latency, osu_bw, osu_allreduce
+  kImb,           // Intel MPI Benchmarks PingPong, Allreduce
+};
+
+// Reads one file, detecting its format by content, and appends to `set`. Throws InputError
+// naming the file (and line) when the file is missing, empty, of no known format, or holds a
+// malformed or truncated record.
+void read_measurement_file(const std::string& path, MeasurementSet& set);
+
+// The same for text already read: `source_name` stands for the file in messages and sources.
+// read_measurement_file is read_input_file (input_file.h) followed by this.
+void parse_measurement_text(std::string_view text, const std::string& source_name,
+                            MeasurementSet& set);
+
+// ---- Streaming bandwidth (the LogGP gap is fitted from it in analysis/calibrate.h) ----
+
+// One size of a streaming bandwidth test (osu_bw): bytes per second with a window of
+// messages in flight.
+struct StreamPoint {
+  double bytes = 0;
+  double bandwidth_Bps = 0;
+};
+
+// The streaming points of an OSU bandwidth log (osu_bw), in file order; empty when `path`
+// is a measurement file of another kind. Throws InputError as read_measurement_file does
+// (the file is read by the same OSU table reader).
+std::vector<StreamPoint> read_stream_points(const std::string& path);
+
+// The same for text already read, `source_name` standing for the file in messages.
+std::vector<StreamPoint> parse_stream_points(std::string_view text,
+                                             const std::string& source_name);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_MEASUREMENT_H_

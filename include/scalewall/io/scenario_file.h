@@ -1,0 +1,109 @@
+// scalewall/io/scenario_file.h: reading a training scenario (workload, network, variance,
+// remedies, checkpoint, what-if parameters) from a TOML file. docs/scenarios.md describes
+// every key and the examples in examples/.
+//
+// Values with units are strings read by units.h ("14GB", "300ms", "50GB/s"); bare numbers are
+// SI base units (B, s, B/s) or plain counts and fractions. Counts must be TOML integers;
+// plain numbers (parameters, ratios, factors) must be TOML numbers, not strings. Nothing may
+// be negative, NaN or infinite. Unknown keys and sections are errors (a misspelt key must not
+// fall back to a default). Every error is an InputError naming the file, the key (as
+// section.key), the value as written and its line:
+//   job.toml: workload.compute = '-3ms' (line 4): negative time '-3ms' is not allowed
+//   job.toml: [netwrk] (line 8): unknown section (expected one of: ...)
+//   job.toml: workload.scaling is missing ("strong" (global batch fixed) or "weak" ...)
+//   job.toml: line 4: malformed TOML: ...
+//
+//   name = "seed-7b"                       # optional; default: the file name without .toml
+//   description = "..."                    # optional, free text
+//
+//   [workload]                             # required
+//   parameters = 7e9                       # with gradient_dtype or bytes_per_gradient ...
+//   gradient_dtype = "bf16"                #   fp64 (8 B) | fp32 | tf32 (4 B) | bf16 | fp16
+//                                          #   (2 B) | fp8 (1 B)
+//   # bytes_per_gradient = 2               #   ... or give the bytes per element (> 0)
+//   # gradient_bytes = "14GB"              # ... or the gradient size directly (not both)
+//   compute = "300ms"                      # per-rank forward+backward of one step (required)
+//   reference_ranks = 8                    #   ... at this rank count (default 1)
+//   serial = "0s"                          # per-step serial time (default 0)
+//   scaling = "strong"                     # strong | weak (required)
+//   backward_fraction = 0.667              # in [0, 1], or "67%"; default 2/3
+//
+//   [network]                              # required; exactly one of:
+//   fabric = "fabrics/dgx-h100-ndr.toml"   # a fabric file (path relative to this file's
+//                                          #   directory, or absolute)
+//   # alpha = "2.5us"; bandwidth = "25GB/s"  # a flat link (both required, both > 0)
+//   # busbw = "50GB/s"; alpha = "0us"        # a measured all-reduce bus bandwidth (alpha
+//                                            #   optional, default 0)
+//   # [network.fabric_inline] ...            # (not supported: put fabrics in their own file)
+//   algorithm = "auto"                     # auto (cheapest per call) or an all-reduce name;
+//                                          #   not with busbw; hierarchical-* needs a fabric
+//   gamma = "0ns"                          # reduction cost per byte (default 0)
+//   tree_chunk = "512KiB"                  # double binary tree chunk (default 512 KiB)
+//
+//   [variance]                             # optional
+//   sigma = 0.02                           # or "2%"; in [0, 1]
+//   bad_node_slowdown = 1.0                # >= 1
+//   bad_link_bandwidth = "10GB/s"          # optional, > 0
+//
+//   [remedies]                             # how the job runs now (all optional)
+//   overlap = false
+//   bucket = "25MB"                        # "none" or 0: one fused call; default 25 MB
+//   hierarchical = false                   # true needs a fabric file
+//   placement = "packed"                   # overrides the fabric's (fabric files only)
+//   compression_ratio = 1.0                # >= 1
+//   compression_cost = "0ns"               # per gradient byte
+//   accumulation_steps = 1                 # >= 1
+//   batch_scale = 1.0                      # > 0
+//
+//   [checkpoint]                           # optional; bytes required when present
+//   bytes = "100GB"
+//   write_bandwidth = "5GB/s"              # required when bytes > 0
+//   shared = true                          # false: per node
+//   interval_steps = 1000
+//   async = false
+//
+//   [what_if]                              # parameters of the what-if remedies (optional)
+//   compression_ratio = 2.0                # >= 1
+//   compression_cost = "0ns"
+//   accumulation_steps = 4                 # >= 1
+//   batch_scale = 2.0                      # > 0
+//
+// After reading, the scenario is checked by require_valid(Scenario) (step_model.h); its
+// errors are prefixed with the file name.
+#ifndef SCALEWALL_SCENARIO_FILE_H_
+#define SCALEWALL_SCENARIO_FILE_H_
+
+#include <string>
+#include <string_view>
+
+#include "scalewall/model/step_model.h"
+
+namespace scalewall {
+
+struct ScenarioFile {
+  Scenario scenario;
+  WhatIfOptions what_if;
+  std::string description;
+  // One line for reports: "fabric dgx-h100-ndr (16 nodes x 8 ranks, 8 NICs per node; intra
+  // 2 us at 450 GB/s, inter 3 us at 50 GB/s; packed; nominal)", "flat link: alpha 2.5 us,
+  // 25 GB/s", "busbw 50 GB/s" (", alpha 10 us" when it has one).
+  std::string network_description;
+  // Whether the network is a fabric file (network.fabric): only then do hierarchical
+  // collectives and placement apply (a flat link and a bus bandwidth have one rank per node).
+  bool network_is_fabric_file = false;
+};
+
+// Reads and validates the scenario at `path` (a fabric path inside it is resolved relative to
+// the scenario's directory). A missing, unreadable or empty file, or a directory, is an
+// InputError naming the path.
+ScenarioFile load_scenario_file(const std::string& path);
+
+// Parses scenario TOML held in memory; `source_name` names it in errors (and, without a name
+// key, names the scenario by its stem) and `base_dir` resolves a relative fabric path (empty:
+// the working directory).
+ScenarioFile parse_scenario(std::string_view toml_text, const std::string& source_name,
+                            const std::string& base_dir);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_SCENARIO_FILE_H_

@@ -1,0 +1,227 @@
+// scalewall/model/collective.h: the cost of every classic collective algorithm under the
+// alpha-beta (or LogGP) model, on a flat network or a two-level topology (seed D01 section 3.3;
+// Thakur, Rabenseifner and Gropp 2005; Chan et al. 2007; Patarasuk and Yuan 2009).
+//
+// A collective's cost has two independently scaling parts: the number of sequential steps
+// (each pays alpha) and the bytes each rank moves on its critical path (each byte pays beta).
+// A reducing algorithm also pays gamma (seconds per byte) for the arithmetic on the bytes it
+// reduces. Every cost is a pure function of (op, algorithm, ranks, bytes, link or topology,
+// options).
+//
+// Sizes follow the nccl-tests convention: m (`bytes`) is the whole buffer per rank: the
+// all-reduce vector, the reduce-scatter input, the all-gather output, the all-to-all send
+// buffer, the broadcast or reduce buffer. A barrier moves no data (m is ignored).
+//
+// Flat closed forms, N ranks, p = 2^floor(log2 N), r = N - p, L = log2 p, C = ceil(log2 N),
+// a fold (one extra step each way) when N is not a power of two. docs/models.md has each
+// with its source; cost = steps * alpha + bytes_per_rank * beta + reduced * gamma.
+//
+//   op              algorithm            steps          bytes per rank (pow2 N)
+//   allreduce       ring                 2(N-1)         2m(N-1)/N
+//                   recursive-doubling   L (+2)         m L            (+2m with the fold)
+//                   rabenseifner         2L (+2)        2m(p-1)/p      (+2m with the fold)
+//                   binomial-tree        2C             2mC
+//                   double-binary-tree   2h + k - 1     4c per step    (h = floor(log2 N);
+//                                                       k = ceil(m / 2c) chunks of each half:
+//                                                       k - 1 of c = chunk_bytes, one remainder)
+//                   hierarchical-<alg>   intra-node ring reduce-scatter, <alg> across nodes on
+//                                        m/g, intra-node ring all-gather (g ranks per node)
+//   reduce-scatter  ring                 N-1            m(N-1)/N
+//                   recursive-halving    L (+2)         m(p-1)/p       (+m + m/N)
+//   all-gather      ring                 N-1            m(N-1)/N
+//                   recursive-doubling   L (+2)         m(p-1)/p       (fold: see models.md)
+//                   bruck                C              m(N-1)/N
+//   broadcast       binomial-tree        C              mC
+//                   scatter-allgather    C + N - 1      2m(N-1)/N
+//   reduce          binomial-tree        C              mC
+//                   rabenseifner         2L (+1)        2m(p-1)/p      (+m with the fold)
+//   all-to-all      pairwise             N-1            m(N-1)/N
+//                   bruck                C              about (m/2) C
+//   barrier         dissemination        C              0
+//
+// N = 1 costs exactly zero; m = 0 costs only latency terms; no term is ever negative.
+#ifndef SCALEWALL_COLLECTIVE_H_
+#define SCALEWALL_COLLECTIVE_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scalewall/model/link.h"
+#include "scalewall/model/topology.h"
+
+namespace scalewall {
+
+enum class Op {
+  kAllreduce,
+  kReduceScatter,
+  kAllgather,
+  kBroadcast,
+  kReduce,
+  kAlltoall,
+  kBarrier,
+};
+
+inline constexpr Op kAllOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kAllgather,
+                                 Op::kBroadcast, Op::kReduce,        Op::kAlltoall,
+                                 Op::kBarrier};
+
+// "allreduce", "reduce-scatter", "all-gather", "broadcast", "reduce", "all-to-all", "barrier".
+std::string_view op_name(Op op);
+// The inverse; also accepts "allgather", "alltoall", "reducescatter", "bcast". Throws
+// InputError naming the text and listing the ops.
+Op parse_op(std::string_view text);
+
+enum class Algorithm {
+  kRing,
+  kRecursiveDoubling,
+  kRecursiveHalving,
+  kRabenseifner,
+  kBinomialTree,
+  kDoubleBinaryTree,
+  kScatterAllgather,
+  kPairwise,
+  kBruck,
+  kDissemination,
+  kHierarchical,  // two-level: see AlgorithmSpec::inter
+};
+
+// An algorithm as it is named and costed. For kHierarchical, `inter` is the flat algorithm
+// run across nodes (any flat all-reduce algorithm); it is ignored otherwise.
+struct AlgorithmSpec {
+  Algorithm algorithm = Algorithm::kRing;
+  Algorithm inter = Algorithm::kRing;
+
+  friend bool operator==(const AlgorithmSpec& a, const AlgorithmSpec& b) {
+    return a.algorithm == b.algorithm &&
+           (a.algorithm != Algorithm::kHierarchical || a.inter == b.inter);
+  }
+};
+
+// Stable kebab-case names: "ring", "recursive-doubling", "hierarchical-ring", ...
+std::string algorithm_name(AlgorithmSpec spec);
+std::string algorithm_name(Algorithm algorithm);
+// The inverse of algorithm_name. Throws InputError naming the text and listing the names.
+AlgorithmSpec parse_algorithm(std::string_view name);
+
+// Whether `spec` implements `op` (hierarchical: all-reduce only, with a flat all-reduce
+// algorithm across nodes).
+bool implements(Op op, AlgorithmSpec spec);
+
+// Every algorithm that implements `op` and makes sense on `topology`, in a stable order:
+// the flat ones always; the hierarchical all-reduce variants only when the topology has more
+// than one node and more than one rank per node.
+std::vector<AlgorithmSpec> applicable_algorithms(Op op, const Topology& topology);
+
+// Options of the cost model.
+struct CostOptions {
+  double gamma_s_per_byte = 0.0;  // reduction arithmetic, seconds per byte. Default: 0.
+  double tree_chunk_bytes = 524288;  // pipeline chunk of the double binary tree. Default:
+                                     // 512 KiB (NCCL's default buffer of 4 MiB in 8 steps).
+};
+
+// The cost breakdown of one collective call.
+struct CollectiveCost {
+  Op op = Op::kAllreduce;
+  AlgorithmSpec algorithm;
+  std::int64_t ranks = 1;
+  double bytes = 0;                   // m, the buffer per rank, bytes
+  std::int64_t steps = 0;             // sequential communication steps (each pays alpha)
+  double bytes_per_rank = 0;          // bytes on the critical path (each pays beta)
+  double reduced_bytes_per_rank = 0;  // bytes reduced on the critical path (each pays gamma)
+  double latency_s = 0;               // alpha terms (plus LogGP injection gaps)
+  double bandwidth_s = 0;             // beta terms, on the link each step actually uses
+  double compute_s = 0;               // gamma terms
+  double total_s = 0;                 // latency_s + bandwidth_s + compute_s
+  // nccl-tests convention: algbw = m / total; busbw = algbw * busbw_factor(op, N). Empty when
+  // the call takes no time (N = 1) or moves no data (barrier, m = 0).
+  std::optional<double> algbw_Bps;
+  std::optional<double> busbw_Bps;
+};
+
+// The nccl-tests bus-bandwidth factor: all-reduce 2(N-1)/N; reduce-scatter, all-gather,
+// all-to-all (N-1)/N; broadcast, reduce 1; barrier 0.
+double busbw_factor(Op op, std::int64_t ranks);
+
+// Cost on a flat network: every pair of the `ranks` ranks joined by `link`, no sharing.
+// REQUIRES (throws InputError): implements(op, spec); 1 <= ranks <= 2^40; bytes finite and
+// >= 0; valid link; gamma >= 0; tree chunk > 0.
+CollectiveCost collective_cost(Op op, AlgorithmSpec spec, std::int64_t ranks, double bytes,
+                               const Link& link, const CostOptions& options = {});
+
+// Cost on a topology of topology.ranks() ranks. Each step is paced by the slowest link it
+// actually uses: an edge inside a node uses the intra-node link; an edge across nodes uses
+// the inter-node link, shared by the node's ranks that cross in the same step when they
+// outnumber its NICs, and slowed by the oversubscription ratio; with LogGP links the k-th
+// message through one NIC also waits (k - 1) g. Hierarchical algorithms move m/g per rank
+// across nodes. On flat_topology(N, link) this equals the flat cost exactly.
+// On a packed or scattered topology of up to 4096 ranks per node each step's crossings are
+// counted in closed form (O(g) per step at most), so any rank count up to 2^40 costs in well
+// under a millisecond. An explicit placement, or more ranks per node, is evaluated edge by
+// edge, about one visit per rank per distinct step (N (N - 1) for pairwise all-to-all).
+// REQUIRES: as above; for the edge-level evaluation at most 1e6 edge visits (1,000 ranks for
+// pairwise all-to-all, 500,000 for a ring, about 58,000 for recursive doubling), so that a
+// command costing thousands of sizes still answers in seconds; throws InputError beyond it,
+// before any work, naming the rank count and the limit.
+CollectiveCost collective_cost(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
+                               const CostOptions& options = {});
+
+namespace detail {
+// The same cost, always evaluated edge by edge (the reference the closed form is tested
+// against). Same REQUIRES, with the 1e6 edge-visit limit for every placement.
+CollectiveCost collective_cost_by_edges(Op op, AlgorithmSpec spec, double bytes,
+                                        const Topology& topology, const CostOptions& options = {});
+}  // namespace detail
+
+// The costs of `specs` for one call, cheapest first (ties keep the given order).
+std::vector<CollectiveCost> rank_algorithms(Op op, std::span<const AlgorithmSpec> specs,
+                                            double bytes, const Topology& topology,
+                                            const CostOptions& options = {});
+
+// The smallest message size in [1 B, 1 PB] at which a and b cost the same on this topology,
+// found by a log-spaced scan for a change of sign of cost(a) - cost(b) and bisection to a
+// relative 1e-12; empty when one is cheaper (or they are equal) across the whole range.
+std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, const Topology& topology,
+                                const CostOptions& options = {});
+
+// The same inside [lo_bytes, hi_bytes]: where the one of a and b that is strictly cheaper at
+// hi_bytes stops costing more or the same, i.e. the boundary between the sizes where it does
+// not yet win and those where it does, found by bisection of cost(a) - cost(b) to a relative
+// 1e-12. When they cost the same at hi_bytes, the first size where the difference reaches
+// zero. Returns lo_bytes when they cost the same at both ends; empty when one is strictly
+// cheaper at both ends. If the difference changes sign more than once inside the interval,
+// one of the crossings is returned (a finer interval finds the others).
+// REQUIRES (throws InputError): 0 <= lo_bytes <= hi_bytes, both finite; as collective_cost.
+std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, double lo_bytes,
+                                double hi_bytes, const Topology& topology,
+                                const CostOptions& options = {});
+
+// Patarasuk and Yuan's lower bound on an all-reduce's bandwidth term: every rank must move
+// at least 2m(N-1)/N bytes, so no algorithm's bandwidth_s falls below 2m(N-1)/N / bandwidth.
+double allreduce_bandwidth_lower_bound_s(std::int64_t ranks, double bytes, const Link& link);
+
+// ---- All-reduce shorthands (the seed's two algorithms, on a flat link) ----
+
+inline constexpr Algorithm kAllAlgorithms[] = {Algorithm::kRing, Algorithm::kRecursiveDoubling};
+
+// collective_cost(Op::kAllreduce, {algorithm}, ranks, bytes, link, {gamma}).
+CollectiveCost allreduce_cost(Algorithm algorithm, std::int64_t ranks, double bytes,
+                              const Link& link, double gamma_s_per_byte = 0.0);
+
+// The all-reduce costs of `algorithms` on a flat link, cheapest first (stable).
+std::vector<CollectiveCost> rank_allreduce(std::span<const Algorithm> algorithms,
+                                           std::int64_t ranks, double bytes, const Link& link,
+                                           double gamma_s_per_byte = 0.0);
+
+// The exact tie of two flat all-reduce algorithms whose costs are affine in m (c0 + c1 m):
+// m = (a.c0 - b.c0) / (b.c1 - a.c1). Empty when there is no positive tie. REQUIRES: neither
+// is the double binary tree (whose cost is piecewise in m; use tie_bytes) nor hierarchical.
+std::optional<double> allreduce_tie_bytes(Algorithm a, Algorithm b, std::int64_t ranks,
+                                          const Link& link, double gamma_s_per_byte = 0.0);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_COLLECTIVE_H_

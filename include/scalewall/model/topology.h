@@ -1,0 +1,80 @@
+// scalewall/model/topology.h: where ranks sit and which link each pair of ranks uses.
+//
+// A fabric is two-level: `nodes` nodes of `ranks_per_node` ranks each. Ranks on one node talk
+// over the intra-node link (NVLink, shared memory); ranks on different nodes over the
+// inter-node link of a NIC. A node has `nics_per_node` NICs; when more of its ranks send across
+// nodes in the same step than it has NICs, they share them (seed D01 section 3.2: "a node with
+// one NIC and eight GPUs has an injection ceiling that eight GPUs must share"). An
+// oversubscribed fabric (ratio r >= 1, "2:1" is 2) gives each NIC 1/r of its rate when every
+// NIC sends at once, which every collective step does.
+//
+// Placement maps rank r (0-based) to a node:
+//   packed     node(r) = r / ranks_per_node      (consecutive ranks share a node)
+//   scattered  node(r) = r % nodes               (round-robin: neighbours on different nodes)
+//   explicit   node(r) = rank_to_node[r]         (as a scheduler placed them)
+//
+// A Topology with one rank per node and one NIC is a flat network: every pair of ranks uses
+// the inter-node link, unshared. flat_topology(ranks, link) builds it; on it every collective
+// costs exactly its closed form in collective.h.
+#ifndef SCALEWALL_TOPOLOGY_H_
+#define SCALEWALL_TOPOLOGY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scalewall/model/link.h"
+
+namespace scalewall {
+
+enum class Placement { kPacked, kScattered, kExplicit };
+
+// "packed", "scattered", "explicit".
+std::string_view placement_name(Placement placement);
+// The inverse (packed and scattered only; an explicit list is given as data). Throws
+// InputError naming the text.
+Placement parse_placement(std::string_view text);
+
+struct Topology {
+  std::string name;                  // for reports; "flat" for flat_topology
+  std::int64_t nodes = 1;            // >= 1
+  std::int64_t ranks_per_node = 1;   // >= 1
+  Link intra;                        // between two ranks of one node
+  Link inter;                        // one NIC's link into the inter-node fabric
+  std::int64_t nics_per_node = 1;    // >= 1. Default: 1.
+  double oversubscription = 1.0;     // >= 1. Default: 1 (non-blocking fabric).
+  Placement placement = Placement::kPacked;
+  std::vector<std::int64_t> rank_to_node;  // kExplicit only: one node index per rank
+  bool nominal = true;               // true when the link figures are datasheet values, not
+                                     // measured ones; reports say which
+
+  std::int64_t ranks() const { return nodes * ranks_per_node; }
+
+  // The node that rank r sits on. REQUIRES: 0 <= r < ranks().
+  std::int64_t node_of(std::int64_t rank) const;
+
+  // The effective per-stream inter-node link when `streams` ranks of one node send across
+  // nodes at once: alpha unchanged; bandwidth = inter.bandwidth * min(1, nics/streams) /
+  // oversubscription. REQUIRES: streams >= 1.
+  Link shared_inter(std::int64_t streams) const;
+};
+
+// A flat network of `ranks` ranks joined pairwise by `link`: one rank per node, one NIC each.
+Topology flat_topology(std::int64_t ranks, const Link& link);
+
+// The same fabric with `ranks` ranks: ranks / ranks_per_node nodes when ranks is a multiple
+// of ranks_per_node; a single node of `ranks` ranks when ranks < ranks_per_node. Throws
+// InputError naming the count otherwise, or when the placement is an explicit list and
+// `ranks` differs from its length.
+Topology scaled_topology(const Topology& topology, std::int64_t ranks);
+
+// Throws InputError (naming the field and value) unless: nodes, ranks_per_node, nics >= 1;
+// ranks() <= 2^40; both links valid; oversubscription >= 1 and finite; for kExplicit,
+// rank_to_node has ranks() entries, each in [0, nodes), and every node holds exactly
+// ranks_per_node ranks.
+void require_valid(const Topology& topology);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_TOPOLOGY_H_

@@ -1,0 +1,644 @@
+// Implementation of scalewall/analysis/calibrate.h (read_stream_points lives in measurement.cc, beside
+// the OSU table reader it uses).
+//
+// Least squares is computed on centred data (m - mean m, T - mean T), which keeps the sums
+// well conditioned when sizes span 0 B to gigabytes: the raw normal equations would subtract
+// two numbers of order n m^2 to get the slope's denominator.
+#include "scalewall/analysis/calibrate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <map>
+#include <tuple>
+
+#include "scalewall/model/collective.h"
+#include "scalewall/base/error.h"
+#include "scalewall/base/units.h"
+
+namespace scalewall {
+namespace {
+
+// The median of `values` (the mean of the two middle ones for an even count).
+// REQUIRES: not empty.
+double median_of(std::vector<double> values) {
+  SCALEWALL_CHECK(!values.empty());
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+struct Line2 {
+  double intercept = 0;
+  double slope = 0;
+  double r_squared = 1;
+};
+
+// Weighted least squares y = a + b x on centred sums (see calibrate.h); `w` empty means
+// every weight is 1. REQUIRES: >= 2 distinct x, positive weights.
+Line2 least_squares(const std::vector<double>& x, const std::vector<double>& y,
+                    const std::vector<double>& w = {}) {
+  SCALEWALL_CHECK(x.size() == y.size() && x.size() >= 2);
+  SCALEWALL_CHECK(w.empty() || w.size() == x.size());
+  const auto weight = [&](std::size_t i) { return w.empty() ? 1.0 : w[i]; };
+  double sum_w = 0;
+  double mean_x = 0;
+  double mean_y = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sum_w += weight(i);
+    mean_x += weight(i) * x[i];
+    mean_y += weight(i) * y[i];
+  }
+  mean_x /= sum_w;
+  mean_y /= sum_w;
+  double sxx = 0;
+  double sxy = 0;
+  double syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double dx = x[i] - mean_x;
+    const double dy = y[i] - mean_y;
+    sxx += weight(i) * dx * dx;
+    sxy += weight(i) * dx * dy;
+    syy += weight(i) * dy * dy;
+  }
+  SCALEWALL_CHECK(sxx > 0);
+  Line2 line;
+  line.slope = sxy / sxx;
+  line.intercept = mean_y - line.slope * mean_x;
+  double ss_res = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = y[i] - (line.intercept + line.slope * x[i]);
+    ss_res += weight(i) * r * r;
+  }
+  line.r_squared = syy > 0 ? 1.0 - ss_res / syy : 1.0;
+  return line;
+}
+
+void require_range(const FitOptions& options) {
+  if (!(options.min_bytes >= 0) || std::isnan(options.max_bytes) ||
+      !(options.max_bytes >= options.min_bytes)) {
+    throw InputError(fmt::format("the size range {} B .. {} B is empty or invalid",
+                                 options.min_bytes, options.max_bytes));
+  }
+}
+
+bool in_range(double bytes, const FitOptions& options) {
+  return bytes >= options.min_bytes && bytes <= options.max_bytes;
+}
+
+// TOML text for a double, exactly as the double (shortest round-trip form).
+std::string toml_number(double value) { return fmt::format("{}", value); }
+
+// The length of the valid UTF-8 sequence at the start of `text`, or 0 when it is not one
+// (a stray continuation byte, a truncated or overlong sequence, a surrogate, above U+10FFFF).
+std::size_t utf8_sequence(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  char32_t code = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    code = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    code = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    code = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (text.size() < length) return 0;
+  for (std::size_t i = 1; i < length; ++i) {
+    if ((byte(i) & 0xC0u) != 0x80u) return 0;
+    code = (code << 6) | (byte(i) & 0x3Fu);
+  }
+  if ((length == 3 && code < 0x800) || (length == 4 && code < 0x10000) || code > 0x10FFFF ||
+      (code >= 0xD800 && code <= 0xDFFF)) {
+    return 0;
+  }
+  return length;
+}
+
+// TOML forbids control characters other than tab in strings and comments (U+0000..U+0008,
+// U+000A..U+001F, U+007F), and a TOML file is UTF-8.
+bool toml_control(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7F; }
+
+// A TOML basic string holding `text`: quotes, backslashes and control characters escaped,
+// bytes that are not UTF-8 replaced by U+FFFD. load_fabric_file reads it back unchanged
+// whenever `text` is UTF-8.
+std::string toml_string(std::string_view text) {
+  std::string out = "\"";
+  while (!text.empty()) {
+    const auto c = static_cast<unsigned char>(text.front());
+    const std::size_t length = utf8_sequence(text);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (toml_control(c)) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
+    } else if (length == 0) {
+      out += "\\uFFFD";
+      text.remove_prefix(1);
+      continue;
+    } else {
+      out += text.substr(0, length);
+      text.remove_prefix(length);
+      continue;
+    }
+    text.remove_prefix(1);
+  }
+  return out + "\"";
+}
+
+// `text` made safe for a one-line TOML comment: control characters (a newline in a file name)
+// and bytes that are not UTF-8 written as \n, \r or \xNN; everything else as it is.
+std::string toml_comment_text(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const auto c = static_cast<unsigned char>(text.front());
+    const std::size_t length = utf8_sequence(text);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (toml_control(c) || length == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned>(c));
+    } else {
+      out += text.substr(0, length);
+      text.remove_prefix(length);
+      continue;
+    }
+    text.remove_prefix(1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view weighting_name(Weighting weighting) {
+  switch (weighting) {
+    case Weighting::kRelative:
+      return "relative";
+    case Weighting::kOrdinary:
+      return "ordinary";
+  }
+  SCALEWALL_CHECK(false && "unknown Weighting");
+  return {};
+}
+
+Weighting parse_weighting(std::string_view text) {
+  for (const Weighting w : {Weighting::kRelative, Weighting::kOrdinary}) {
+    if (text == weighting_name(w)) return w;
+  }
+  throw InputError(fmt::format("unknown weighting '{}' (expected relative or ordinary)", text));
+}
+
+Link HockneyFit::link() const {
+  Link l;
+  l.alpha_s = alpha_s;
+  l.bandwidth_Bps = bandwidth_Bps;
+  return l;
+}
+
+HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options) {
+  require_range(options);
+  std::map<double, std::vector<double>> by_size;
+  std::map<double, bool> outside;
+  for (const PingPongPoint& p : points) {
+    if (!std::isfinite(p.bytes) || p.bytes < 0 || !std::isfinite(p.one_way_median_s) ||
+        p.one_way_median_s < 0) {
+      throw InputError(fmt::format("a ping-pong point of {} B and {} s is not a measurement",
+                                   p.bytes, p.one_way_median_s));
+    }
+    if (in_range(p.bytes, options)) {
+      by_size[p.bytes].push_back(p.one_way_median_s);
+    } else {
+      outside[p.bytes] = true;
+    }
+  }
+  if (by_size.size() < 3) {
+    std::string range;
+    if (options.min_bytes > 0 || std::isfinite(options.max_bytes)) {
+      range = fmt::format(" in {} .. {}", format_bytes(options.min_bytes),
+                          std::isfinite(options.max_bytes) ? format_bytes(options.max_bytes)
+                                                           : std::string("any size"));
+    }
+    throw InputError(fmt::format(
+        "cannot fit alpha and beta from {} distinct message size(s){}: a line through fewer "
+        "than 3 sizes says nothing about how well it fits; measure at least 3 sizes{}",
+        by_size.size(), range,
+        outside.empty() ? "" : " or widen --min-bytes/--max-bytes"));
+  }
+  HockneyFit fit;
+  std::vector<double> x;
+  std::vector<double> y;
+  for (const auto& [bytes, times] : by_size) {
+    FitPoint p;
+    p.bytes = bytes;
+    p.samples = static_cast<std::int64_t>(times.size());
+    p.measured_s = median_of(times);
+    fit.points.push_back(p);
+    x.push_back(bytes);
+    y.push_back(p.measured_s);
+  }
+  std::vector<double> w;
+  switch (options.weighting) {
+    case Weighting::kRelative:
+      for (const FitPoint& p : fit.points) {
+        if (!(p.measured_s > 0)) {
+          throw InputError(fmt::format(
+              "the median one-way time at {} is 0 s: a relative fit cannot weigh it (use the "
+              "ordinary weighting, or leave that size out with --min-bytes/--max-bytes)",
+              format_bytes(p.bytes)));
+        }
+        w.push_back(1.0 / (p.measured_s * p.measured_s));
+      }
+      break;
+    case Weighting::kOrdinary:
+      break;
+  }
+  const Line2 line = least_squares(x, y, w);
+  const std::string span = fmt::format("{} .. {}", format_bytes(x.front()), format_bytes(x.back()));
+  if (!(line.slope > 0)) {
+    throw InputError(fmt::format(
+        "the fitted time per byte over {} is {:.3g} s/B, not positive: the times do not grow "
+        "with size, so no bandwidth fits them (measure larger messages, or check that the "
+        "sizes are bytes)",
+        span, line.slope));
+  }
+  if (!(line.intercept > 0)) {
+    throw InputError(fmt::format(
+        "the fitted alpha over {} is {}{}, not positive: the small sizes lie below the line "
+        "through the large ones (a protocol switch such as eager to rendezvous bends the "
+        "curve); fit one regime with --min-bytes/--max-bytes",
+        span, line.intercept < 0 ? "-" : "", format_seconds(std::fabs(line.intercept))));
+  }
+  fit.alpha_s = line.intercept;
+  fit.bandwidth_Bps = 1.0 / line.slope;
+  fit.crossover_bytes = fit.alpha_s * fit.bandwidth_Bps;
+  fit.r_squared = line.r_squared;
+  fit.weighting = options.weighting;
+  fit.min_bytes = x.front();
+  fit.max_bytes = x.back();
+  fit.excluded_sizes = static_cast<std::int64_t>(outside.size());
+  for (FitPoint& p : fit.points) {
+    p.fitted_s = fit.alpha_s + p.bytes / fit.bandwidth_Bps;
+    p.residual_s = p.measured_s - p.fitted_s;
+    p.relative_residual = p.measured_s > 0 ? p.residual_s / p.measured_s : 0.0;
+  }
+  if (!std::isfinite(fit.alpha_s) || !std::isfinite(fit.bandwidth_Bps) ||
+      !std::isfinite(fit.crossover_bytes) || !std::isfinite(fit.r_squared)) {
+    throw InputError(fmt::format("the fit over {} gives alpha {:g} s and bandwidth {:g} B/s, "
+                                 "beyond what a double holds: these are not measured times",
+                                 span, fit.alpha_s, fit.bandwidth_Bps));
+  }
+  return fit;
+}
+
+LogGPFit fit_loggp(const HockneyFit& hockney, std::span<const StreamPoint> stream) {
+  LogGPFit fit;
+  fit.overhead_note =
+      "not identifiable: o needs the sender's own time per message (time inside MPI_Isend), "
+      "which none of these measurements records; alpha = L + 2o is fitted as a whole";
+  const StreamPoint* smallest = nullptr;
+  for (const StreamPoint& p : stream) {
+    if (p.bytes > 0 && p.bandwidth_Bps > 0) {
+      if (smallest == nullptr || p.bytes < smallest->bytes) smallest = &p;
+      if (!fit.streaming_bandwidth_Bps || p.bandwidth_Bps > *fit.streaming_bandwidth_Bps) {
+        fit.streaming_bandwidth_Bps = p.bandwidth_Bps;
+      }
+    }
+  }
+  if (smallest == nullptr) {
+    fit.gap_note =
+        "not identifiable without streaming data: an osu_bw log gives g from its smallest "
+        "messages";
+    return fit;
+  }
+  const double interval_s = smallest->bytes / smallest->bandwidth_Bps;
+  const double byte_term_s = smallest->bytes / hockney.bandwidth_Bps;
+  if (byte_term_s > 0.1 * interval_s) {
+    fit.gap_note = fmt::format(
+        "not identifiable: the smallest streamed size ({}) already spends {:.0f}% of its "
+        "{} interval on bytes; stream smaller messages",
+        format_bytes(smallest->bytes), 100.0 * byte_term_s / interval_s,
+        format_seconds(interval_s));
+    return fit;
+  }
+  fit.gap_s = interval_s;
+  fit.gap_note = fmt::format(
+      "m / bw at the smallest streamed size ({}): the interval between messages in flight, "
+      "max(g, o), plus the window's share of one round trip",
+      format_bytes(smallest->bytes));
+  return fit;
+}
+
+std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> points,
+                                               const FitOptions& options,
+                                               std::vector<std::string>* warnings) {
+  require_range(options);
+  using Key = std::tuple<std::string, std::string, std::int64_t>;
+  std::vector<Key> order;
+  std::map<Key, std::map<double, std::vector<double>>> groups;
+  std::map<Key, bool> warned;
+  for (const CollectivePoint& p : points) {
+    const Key key{p.op, p.algorithm, p.ranks};
+    if (p.ranks < 2) {
+      if (!warned[key] && warnings != nullptr) {
+        warnings->push_back(fmt::format(
+            "{} {} at {} rank(s): no bus bandwidth ({})", p.op, p.algorithm, p.ranks,
+            p.ranks == 0 ? "the rank count is unknown; give --ranks" : "one rank moves nothing"));
+      }
+      warned[key] = true;
+      continue;
+    }
+    if (!in_range(p.bytes, options)) continue;
+    if (groups.find(key) == groups.end()) order.push_back(key);
+    groups[key][p.bytes].push_back(p.time_median_s);
+  }
+  std::vector<BusBandwidthFit> fits;
+  for (const Key& key : order) {
+    BusBandwidthFit fit;
+    std::tie(fit.op, fit.algorithm, fit.ranks) = key;
+    const double factor = busbw_factor(parse_op(fit.op), fit.ranks);
+    for (const auto& [bytes, times] : groups[key]) {
+      BusBandwidthPoint p;
+      p.bytes = bytes;
+      p.samples = static_cast<std::int64_t>(times.size());
+      p.time_s = median_of(times);
+      p.algbw_Bps = p.time_s > 0 && bytes > 0 ? bytes / p.time_s : 0.0;
+      p.busbw_Bps = p.algbw_Bps * factor;
+      fit.points.push_back(p);
+    }
+    std::vector<const BusBandwidthPoint*> moving;
+    for (const auto& p : fit.points) {
+      if (p.bytes > 0 && p.time_s > 0) moving.push_back(&p);
+    }
+    if (!moving.empty()) {
+      const std::size_t take = (moving.size() + 1) / 2;
+      if (take >= 2 && factor > 0) {
+        std::vector<double> x;
+        std::vector<double> y;
+        for (std::size_t i = moving.size() - take; i < moving.size(); ++i) {
+          x.push_back(moving[i]->bytes * factor);
+          y.push_back(moving[i]->time_s);
+        }
+        const Line2 line = least_squares(x, y);
+        if (line.slope > 0) {
+          fit.asymptote_Bps = 1.0 / line.slope;
+          fit.asymptote_method = fmt::format("least squares over the {} largest sizes", take);
+        }
+      }
+      if (!fit.asymptote_Bps) {
+        fit.asymptote_Bps = moving.back()->busbw_Bps;
+        fit.asymptote_method = "largest size";
+      }
+    }
+    fits.push_back(std::move(fit));
+  }
+  return fits;
+}
+
+std::int64_t assign_unknown_ranks(MeasurementSet& set, std::int64_t ranks) {
+  if (ranks < 1) throw InputError(fmt::format("a rank count must be >= 1, not {}", ranks));
+  std::int64_t changed = 0;
+  for (CollectivePoint& p : set.collectives) {
+    if (p.ranks != 0) continue;
+    p.ranks = ranks;
+    p.busbw_Bps = p.algbw_Bps * busbw_factor(parse_op(p.op), ranks);
+    ++changed;
+  }
+  return changed;
+}
+
+std::string_view validation_regime_name(ValidationRegime regime) {
+  switch (regime) {
+    case ValidationRegime::kLatencyBound:
+      return "latency-bound";
+    case ValidationRegime::kBandwidthBound:
+      return "bandwidth-bound";
+  }
+  SCALEWALL_CHECK(false && "unknown ValidationRegime");
+  return {};
+}
+
+namespace {
+
+ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::string group,
+                            std::string name, const std::vector<std::size_t>& members) {
+  ValidationSummary s;
+  s.group = std::move(group);
+  s.name = std::move(name);
+  s.points = static_cast<std::int64_t>(members.size());
+  std::vector<double> errors;
+  for (const std::size_t i : members) {
+    const double e = std::fabs(points[i].relative_error);
+    errors.push_back(e);
+    if (errors.size() == 1 || e > s.worst_abs_error) {
+      s.worst_abs_error = e;
+      s.worst_error = points[i].relative_error;
+      s.worst_index = i;
+    }
+  }
+  s.median_abs_error = median_of(errors);
+  return s;
+}
+
+}  // namespace
+
+Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
+                                const CostOptions& options) {
+  require_valid(fabric);
+  Validation v;
+  using Key = std::tuple<std::string, std::string, std::int64_t, double>;
+  std::vector<Key> order;
+  std::map<Key, std::vector<double>> times;
+  for (const CollectivePoint& p : measured) {
+    const std::string where =
+        fmt::format("{} {} at {} rank(s), {}", p.op, p.algorithm, p.ranks, format_bytes(p.bytes));
+    if (!p.verified) {
+      v.skipped.push_back(where + ": the result was not verified (a wrong result's time is no "
+                                  "measurement of the algorithm)");
+      continue;
+    }
+    if (p.ranks == 0) {
+      v.skipped.push_back(where + ": the rank count is unknown (give --ranks)");
+      continue;
+    }
+    if (p.ranks == 1) {
+      v.skipped.push_back(where + ": one rank exchanges nothing; the model predicts zero");
+      continue;
+    }
+    if (p.bytes == 0 && p.op != op_name(Op::kBarrier)) {
+      v.skipped.push_back(where + ": a zero-byte call returns without communicating (Open "
+                                  "MPI's MPI_Allreduce with count 0 returns at once), while "
+                                  "the model charges its latency terms; not scored");
+      continue;
+    }
+    if (!(p.time_median_s > 0)) {
+      v.skipped.push_back(where + ": the measured time is zero");
+      continue;
+    }
+    const Key key{p.op, p.algorithm, p.ranks, p.bytes};
+    if (times.find(key) == times.end()) order.push_back(key);
+    times[key].push_back(p.time_median_s);
+  }
+  std::map<std::pair<std::string, std::string>, bool> warned;
+  for (const Key& key : order) {
+    const auto& [op_text, algorithm, ranks, bytes] = key;
+    const Op op = parse_op(op_text);
+    const std::string where =
+        fmt::format("{} {} at {} rank(s), {}", op_text, algorithm, ranks, format_bytes(bytes));
+    Topology topology;
+    try {
+      topology = scaled_topology(fabric, ranks);
+    } catch (const InputError& e) {
+      v.skipped.push_back(fmt::format("{}: the fabric does not fit {} ranks: {}", where, ranks,
+                                      e.what()));
+      continue;
+    }
+    std::optional<CollectiveCost> cost;
+    if (algorithm == "library") {
+      const auto specs = applicable_algorithms(op, topology);
+      if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
+    } else {
+      std::optional<AlgorithmSpec> spec;
+      try {
+        spec = parse_algorithm(algorithm);
+      } catch (const InputError&) {
+        spec.reset();
+      }
+      if (!spec || !implements(op, *spec)) {
+        if (!warned[{op_text, algorithm}]) {
+          v.skipped.push_back(fmt::format(
+              "{} {}: {} (every size and rank count of it)", op_text, algorithm,
+              spec ? "the algorithm does not implement this op in the model"
+                   : "not an algorithm the model has"));
+        }
+        warned[{op_text, algorithm}] = true;
+        continue;
+      }
+      cost = collective_cost(op, *spec, bytes, topology, options);
+    }
+    if (!cost) {
+      v.skipped.push_back(where + ": the model has no algorithm for it on this fabric");
+      continue;
+    }
+    ValidationPoint p;
+    p.op = op_text;
+    p.algorithm = algorithm;
+    p.modelled = algorithm_name(cost->algorithm);
+    p.ranks = ranks;
+    p.bytes = bytes;
+    p.samples = static_cast<std::int64_t>(times[key].size());
+    p.measured_s = median_of(times[key]);
+    p.predicted_s = cost->total_s;
+    p.latency_s = cost->latency_s;
+    p.bandwidth_s = cost->bandwidth_s;
+    p.relative_error = (p.predicted_s - p.measured_s) / p.measured_s;
+    p.regime = cost->latency_s > cost->bandwidth_s + cost->compute_s
+                   ? ValidationRegime::kLatencyBound
+                   : ValidationRegime::kBandwidthBound;
+    SCALEWALL_CHECK(std::isfinite(p.relative_error));
+    v.points.push_back(std::move(p));
+  }
+  if (v.points.empty()) {
+    std::string why;
+    for (std::size_t i = 0; i < v.skipped.size() && i < 3; ++i) why += "; " + v.skipped[i];
+    throw InputError(fmt::format("no measured collective point left to validate{}",
+                                 why.empty() ? std::string(" (no collective measurements)") : why));
+  }
+  std::vector<std::size_t> all(v.points.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  v.summaries.push_back(summarise(v.points, "all", "all", all));
+  std::vector<std::string> algorithms;
+  for (const auto& p : v.points) {
+    if (std::find(algorithms.begin(), algorithms.end(), p.algorithm) == algorithms.end()) {
+      algorithms.push_back(p.algorithm);
+    }
+  }
+  for (const auto& name : algorithms) {
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < v.points.size(); ++i) {
+      if (v.points[i].algorithm == name) members.push_back(i);
+    }
+    v.summaries.push_back(summarise(v.points, "algorithm", name, members));
+  }
+  for (const ValidationRegime regime :
+       {ValidationRegime::kLatencyBound, ValidationRegime::kBandwidthBound}) {
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < v.points.size(); ++i) {
+      if (v.points[i].regime == regime) members.push_back(i);
+    }
+    if (!members.empty()) {
+      v.summaries.push_back(
+          summarise(v.points, "regime", std::string(validation_regime_name(regime)), members));
+    }
+  }
+  return v;
+}
+
+Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
+                             std::int64_t nodes, const std::string& name) {
+  if (nodes < 1) throw InputError(fmt::format("a fabric needs at least 1 node, not {}", nodes));
+  Link link = gap_s ? link_from_loggp(fit.alpha_s, 0.0, *gap_s, fit.bandwidth_Bps) : fit.link();
+  require_valid(link);
+  Topology t;
+  t.name = name;
+  t.nodes = nodes;
+  t.ranks_per_node = 1;
+  t.nics_per_node = 1;
+  t.oversubscription = 1.0;
+  t.placement = Placement::kPacked;
+  t.intra = link;
+  t.inter = link;
+  t.nominal = false;
+  require_valid(t);
+  return t;
+}
+
+std::string fabric_toml(const Topology& t, const HockneyFit& fit,
+                        const std::vector<std::string>& sources) {
+  std::string out;
+  out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
+  out += "# From:\n";
+  for (const auto& s : sources) out += fmt::format("#   {}\n", toml_comment_text(s));
+  out += fmt::format(
+      "# Hockney fit T(m) = alpha + m / bandwidth by {} least squares over {} sizes, {} .. {}:\n"
+      "#   alpha {}, bandwidth {}, crossover {}, R^2 = {:.6f}.\n",
+      fit.weighting == Weighting::kRelative ? "relative (1/T^2-weighted)" : "ordinary",
+      fit.points.size(), format_bytes(fit.min_bytes), format_bytes(fit.max_bytes),
+      format_seconds(fit.alpha_s), format_rate(fit.bandwidth_Bps),
+      format_bytes(fit.crossover_bytes), fit.r_squared);
+  out += "# A flat fabric: one rank per node, the same link between every pair of ranks.\n";
+  out += fmt::format("name = {}\n", toml_string(t.name));
+  out += "nominal = false\n";
+  out += fmt::format("nodes = {}\n", t.nodes);
+  out += fmt::format("ranks_per_node = {}\n", t.ranks_per_node);
+  out += fmt::format("nics_per_node = {}\n", t.nics_per_node);
+  out += fmt::format("oversubscription = {}\n", toml_number(t.oversubscription));
+  out += fmt::format("placement = {}\n", toml_string(std::string(placement_name(t.placement))));
+  const auto link_section = [&](const char* section, const Link& l) {
+    out += fmt::format("\n[{}]\n", section);
+    if (l.gap_s > 0 || l.overhead_s > 0) {
+      out += "# LogGP: o is not identifiable from these measurements and is 0 here, so L = alpha.\n";
+      out += fmt::format("L = {}    # {}\n", toml_number(l.alpha_s - 2 * l.overhead_s),
+                         format_seconds(l.alpha_s - 2 * l.overhead_s));
+      out += fmt::format("o = {}\n", toml_number(l.overhead_s));
+      out += fmt::format("g = {}    # {}\n", toml_number(l.gap_s), format_seconds(l.gap_s));
+    } else {
+      out += fmt::format("alpha = {}    # {}\n", toml_number(l.alpha_s), format_seconds(l.alpha_s));
+    }
+    out += fmt::format("bandwidth = {}    # {}\n", toml_number(l.bandwidth_Bps),
+                       format_rate(l.bandwidth_Bps));
+  };
+  link_section("intra", t.intra);
+  link_section("inter", t.inter);
+  return out;
+}
+
+}  // namespace scalewall

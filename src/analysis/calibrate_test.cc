@@ -1,0 +1,467 @@
+// Tests of scalewall/analysis/calibrate.h: the Hockney fit recovers known alpha and bandwidth from
+// synthetic ping-pong times (exact, and with small deterministic noise) under both
+// weightings, refuses what it cannot fit, finds the LogGP gap where streaming data allow,
+// fits bus bandwidth, validates the model against measured collectives, and writes a fabric
+// file that load_fabric_file reads back to the same link.
+#include "scalewall/analysis/calibrate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "scalewall/model/collective.h"
+#include "scalewall/base/error.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/platform/output_file.h"
+#include "test_support.h"
+
+namespace scalewall {
+namespace {
+
+constexpr double kAlpha = 2.5e-6;
+constexpr double kBandwidth = 25e9;
+
+// A deterministic +-0.5% multiplicative pattern: noise at every size, as timers give.
+double noise(std::size_t i) {
+  constexpr double kPattern[] = {1.004, 0.996, 1.005, 0.997, 1.002, 0.995, 1.003, 0.998};
+  return kPattern[i % 8];
+}
+
+// Ping-pong points at 0 B and 1 B .. 16 MiB (powers of two), T = alpha + m / bandwidth,
+// each time multiplied by factor(i).
+template <typename F>
+std::vector<PingPongPoint> synthetic(F factor) {
+  std::vector<PingPongPoint> points;
+  std::vector<double> sizes{0};
+  for (double m = 1; m <= 16777216; m *= 2) sizes.push_back(m);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    PingPongPoint p;
+    p.bytes = sizes[i];
+    p.one_way_median_s = (kAlpha + sizes[i] / kBandwidth) * factor(i);
+    p.one_way_min_s = p.one_way_median_s;
+    p.one_way_max_s = p.one_way_median_s;
+    points.push_back(p);
+  }
+  return points;
+}
+
+TEST(FitHockney, RecoversExactParametersUnderBothWeightings) {
+  const auto points = synthetic([](std::size_t) { return 1.0; });
+  for (const Weighting w : {Weighting::kRelative, Weighting::kOrdinary}) {
+    FitOptions options;
+    options.weighting = w;
+    const HockneyFit fit = fit_hockney(points, options);
+    EXPECT_NEAR(fit.alpha_s / kAlpha, 1.0, 1e-9) << weighting_name(w);
+    EXPECT_NEAR(fit.bandwidth_Bps / kBandwidth, 1.0, 1e-9) << weighting_name(w);
+    EXPECT_NEAR(fit.crossover_bytes, 62500.0, 1e-4);
+    EXPECT_NEAR(fit.r_squared, 1.0, 1e-12);
+    EXPECT_EQ(fit.points.size(), 26u);
+    EXPECT_EQ(fit.min_bytes, 0.0);
+    EXPECT_EQ(fit.max_bytes, 16777216.0);
+    EXPECT_EQ(fit.weighting, w);
+    for (const FitPoint& p : fit.points) EXPECT_NEAR(p.relative_residual, 0.0, 1e-9);
+  }
+}
+
+TEST(FitHockney, RecoversParametersWithin1PercentUnderRelativeNoise) {
+  const HockneyFit fit = fit_hockney(synthetic(noise));
+  EXPECT_NEAR(fit.alpha_s / kAlpha, 1.0, 0.01);
+  EXPECT_NEAR(fit.bandwidth_Bps / kBandwidth, 1.0, 0.01);
+  EXPECT_GT(fit.r_squared, 0.999);
+  EXPECT_LT(fit.r_squared, 1.0);
+  for (const FitPoint& p : fit.points) EXPECT_LT(std::fabs(p.relative_residual), 0.01);
+}
+
+TEST(FitHockney, OrdinaryRecoversParametersWithin1PercentUnderAbsoluteNoise) {
+  // Noise of +-0.5% of alpha added at every size: ordinary least squares' own assumption.
+  auto points = synthetic([](std::size_t) { return 1.0; });
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    points[i].one_way_median_s += (noise(i) - 1.0) * kAlpha;
+  }
+  FitOptions options;
+  options.weighting = Weighting::kOrdinary;
+  const HockneyFit fit = fit_hockney(points, options);
+  EXPECT_NEAR(fit.alpha_s / kAlpha, 1.0, 0.01);
+  EXPECT_NEAR(fit.bandwidth_Bps / kBandwidth, 1.0, 0.01);
+  EXPECT_GT(fit.r_squared, 0.9999);
+}
+
+TEST(FitHockney, OrdinaryLosesAlphaUnderRelativeNoiseWhichIsWhyRelativeIsTheDefault) {
+  FitOptions options;
+  options.weighting = Weighting::kOrdinary;
+  // +-0.5% at 16 MiB is +-3.4 us, more than alpha itself: the intercept goes astray.
+  const HockneyFit fit = fit_hockney(synthetic(noise), options);
+  EXPECT_GT(std::fabs(fit.alpha_s / kAlpha - 1.0), 0.01) << fit.alpha_s;  // 2.6% here
+  EXPECT_NEAR(fit.bandwidth_Bps / kBandwidth, 1.0, 0.01);
+}
+
+TEST(FitHockney, ResidualsAndMedianPerSize) {
+  std::vector<PingPongPoint> points;
+  // Three pairs measure 1 KB; one of them is slow. The median is the middle one.
+  for (const double t : {3.0e-6, 3.1e-6, 9.0e-6}) {
+    PingPongPoint p;
+    p.bytes = 1000;
+    p.one_way_median_s = t;
+    points.push_back(p);
+  }
+  for (const double m : {0.0, 1e5, 1e6}) {
+    PingPongPoint p;
+    p.bytes = m;
+    p.one_way_median_s = kAlpha + m / kBandwidth;
+    points.push_back(p);
+  }
+  const HockneyFit fit = fit_hockney(points);
+  ASSERT_EQ(fit.points.size(), 4u);
+  EXPECT_EQ(fit.points[1].bytes, 1000.0);
+  EXPECT_EQ(fit.points[1].samples, 3);
+  EXPECT_DOUBLE_EQ(fit.points[1].measured_s, 3.1e-6);
+  for (const FitPoint& p : fit.points) {
+    EXPECT_DOUBLE_EQ(p.fitted_s, fit.alpha_s + p.bytes / fit.bandwidth_Bps);
+    EXPECT_DOUBLE_EQ(p.residual_s, p.measured_s - p.fitted_s);
+    EXPECT_DOUBLE_EQ(p.relative_residual, p.residual_s / p.measured_s);
+  }
+}
+
+TEST(FitHockney, SizeRange) {
+  FitOptions options;
+  options.min_bytes = 1024;
+  options.max_bytes = 1048576;
+  const HockneyFit fit = fit_hockney(synthetic(noise), options);
+  EXPECT_EQ(fit.min_bytes, 1024.0);
+  EXPECT_EQ(fit.max_bytes, 1048576.0);
+  EXPECT_EQ(fit.points.size(), 11u);
+  EXPECT_EQ(fit.excluded_sizes, 15);
+  EXPECT_NEAR(fit.bandwidth_Bps / kBandwidth, 1.0, 0.01);
+}
+
+TEST(FitHockney, RefusesFewerThanThreeSizes) {
+  std::vector<PingPongPoint> points;
+  for (int i = 0; i < 10; ++i) {
+    PingPongPoint p;
+    p.bytes = i % 2 == 0 ? 8 : 1e6;
+    p.one_way_median_s = kAlpha + p.bytes / kBandwidth;
+    points.push_back(p);
+  }
+  const std::string e = input_error_of([&] { fit_hockney(points); });
+  EXPECT_TRUE(contains(e, "from 2 distinct message size(s)")) << e;
+  EXPECT_TRUE(contains(e, "at least 3 sizes")) << e;
+  EXPECT_TRUE(contains(input_error_of([] { fit_hockney({}); }), "from 0 distinct")) << e;
+
+  FitOptions narrow;
+  narrow.min_bytes = 8e6;  // 2^23 and 2^24 only
+  const std::string n = input_error_of([&] { fit_hockney(synthetic(noise), narrow); });
+  EXPECT_TRUE(contains(n, "widen --min-bytes/--max-bytes")) << n;
+}
+
+TEST(FitHockney, RefusesNonPositiveAlphaOrBandwidth) {
+  // Times that fall with size: no bandwidth.
+  std::vector<PingPongPoint> falling;
+  for (const double m : {1e3, 1e4, 1e5}) {
+    PingPongPoint p;
+    p.bytes = m;
+    p.one_way_median_s = 1e-3 - m * 1e-9;
+    falling.push_back(p);
+  }
+  const std::string slope = input_error_of([&] { fit_hockney(falling); });
+  EXPECT_TRUE(contains(slope, "not positive: the times do not grow with size")) << slope;
+
+  // Small sizes far below the line through the large ones: a negative intercept.
+  std::vector<PingPongPoint> bent;
+  for (const auto& [m, t] : std::vector<std::pair<double, double>>{
+           {1e3, 0.1e-6}, {1e5, 20e-6}, {1e6, 200e-6}}) {
+    PingPongPoint p;
+    p.bytes = m;
+    p.one_way_median_s = t;
+    bent.push_back(p);
+  }
+  FitOptions ordinary;
+  ordinary.weighting = Weighting::kOrdinary;
+  const std::string alpha = input_error_of([&] { fit_hockney(bent, ordinary); });
+  EXPECT_TRUE(contains(alpha, "the fitted alpha over")) << alpha;
+  EXPECT_TRUE(contains(alpha, "not positive")) << alpha;
+}
+
+TEST(FitHockney, RelativeWeightingRefusesAZeroTime) {
+  auto points = synthetic([](std::size_t) { return 1.0; });
+  points[3].one_way_median_s = 0;
+  EXPECT_TRUE(contains(input_error_of([&] { fit_hockney(points); }), "is 0 s"));
+  FitOptions ordinary;
+  ordinary.weighting = Weighting::kOrdinary;
+  EXPECT_NO_THROW(fit_hockney(points, ordinary));
+}
+
+TEST(FitHockney, RefusesAnInvalidRange) {
+  FitOptions options;
+  options.min_bytes = 10;
+  options.max_bytes = 5;
+  EXPECT_TRUE(contains(input_error_of([&] { fit_hockney(synthetic(noise), options); }),
+                       "empty or invalid"));
+}
+
+TEST(Weighting, NamesRoundTrip) {
+  for (const Weighting w : {Weighting::kRelative, Weighting::kOrdinary}) {
+    EXPECT_EQ(parse_weighting(weighting_name(w)), w);
+  }
+  EXPECT_TRUE(contains(input_error_of([] { parse_weighting("log"); }), "'log'"));
+}
+
+// ---- LogGP ----
+
+TEST(FitLogGP, GapFromTheSmallestStreamedSize) {
+  const HockneyFit hockney = fit_hockney(synthetic(noise));
+  constexpr double kGap = 0.3e-6;
+  std::vector<StreamPoint> stream;
+  for (double m = 1; m <= 4194304; m *= 2) {
+    stream.push_back({m, m / (kGap + m / kBandwidth)});
+  }
+  const LogGPFit fit = fit_loggp(hockney, stream);
+  ASSERT_TRUE(fit.gap_s.has_value()) << fit.gap_note;
+  EXPECT_NEAR(*fit.gap_s / kGap, 1.0, 0.01);
+  ASSERT_TRUE(fit.streaming_bandwidth_Bps.has_value());
+  EXPECT_NEAR(*fit.streaming_bandwidth_Bps / kBandwidth, 1.0, 0.01);
+  EXPECT_TRUE(contains(fit.overhead_note, "not identifiable"));
+}
+
+TEST(FitLogGP, NotIdentifiableWithoutSmallMessagesOrWithoutStreams) {
+  const HockneyFit hockney = fit_hockney(synthetic(noise));
+  const std::vector<StreamPoint> large{{1048576, 24e9}, {4194304, 24.5e9}};
+  const LogGPFit fit = fit_loggp(hockney, large);
+  EXPECT_FALSE(fit.gap_s.has_value());
+  EXPECT_TRUE(contains(fit.gap_note, "not identifiable")) << fit.gap_note;
+  const LogGPFit none = fit_loggp(hockney, {});
+  EXPECT_FALSE(none.gap_s.has_value());
+  EXPECT_TRUE(contains(none.gap_note, "osu_bw")) << none.gap_note;
+}
+
+// ---- bus bandwidth ----
+
+CollectivePoint allreduce_point(std::int64_t ranks, double bytes, double time_s,
+                                const std::string& algorithm = "library") {
+  CollectivePoint p;
+  p.op = "allreduce";
+  p.algorithm = algorithm;
+  p.ranks = ranks;
+  p.bytes = bytes;
+  p.time_min_s = p.time_median_s = p.time_max_s = time_s;
+  p.algbw_Bps = bytes / time_s;
+  p.busbw_Bps = p.algbw_Bps * busbw_factor(Op::kAllreduce, ranks);
+  return p;
+}
+
+TEST(FitBusBandwidth, PerSizeAndAsymptote) {
+  constexpr std::int64_t kRanks = 8;
+  constexpr double kBus = 200e9;
+  std::vector<CollectivePoint> points;
+  for (double m = 1024; m <= 1 << 30; m *= 4) {
+    const double t = 20e-6 + 2.0 * 7.0 / 8.0 * m / kBus;
+    points.push_back(allreduce_point(kRanks, m, t));
+  }
+  points.push_back(allreduce_point(0, 1024, 1e-5));  // unknown rank count: skipped
+  points.push_back(allreduce_point(1, 1024, 1e-7));  // one rank: skipped
+  std::vector<std::string> warnings;
+  const auto fits = fit_bus_bandwidth(points, {}, &warnings);
+  ASSERT_EQ(fits.size(), 1u);
+  const BusBandwidthFit& f = fits[0];
+  EXPECT_EQ(f.op, "allreduce");
+  EXPECT_EQ(f.ranks, kRanks);
+  ASSERT_EQ(f.points.size(), 11u);
+  for (const BusBandwidthPoint& p : f.points) {
+    EXPECT_NEAR(p.busbw_Bps, p.bytes / p.time_s * 1.75, 1e-6 * p.busbw_Bps);
+  }
+  ASSERT_TRUE(f.asymptote_Bps.has_value());
+  EXPECT_NEAR(*f.asymptote_Bps / kBus, 1.0, 1e-9);
+  EXPECT_TRUE(contains(f.asymptote_method, "least squares over the 6 largest")) << f.asymptote_method;
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_TRUE(contains(warnings[0], "give --ranks")) << warnings[0];
+  EXPECT_TRUE(contains(warnings[1], "one rank")) << warnings[1];
+}
+
+TEST(FitBusBandwidth, FewSizesUseTheLargest) {
+  const std::vector<CollectivePoint> points{allreduce_point(4, 0, 1e-7),
+                                            allreduce_point(4, 4096, 1e-5)};
+  const auto fits = fit_bus_bandwidth(points, {}, nullptr);
+  ASSERT_EQ(fits.size(), 1u);
+  ASSERT_TRUE(fits[0].asymptote_Bps.has_value());
+  EXPECT_EQ(fits[0].asymptote_method, "largest size");
+  EXPECT_NEAR(*fits[0].asymptote_Bps, 4096 / 1e-5 * 1.5, 1e-3);
+  EXPECT_EQ(fits[0].points[0].busbw_Bps, 0.0);
+}
+
+// ---- validation ----
+
+TEST(ValidateCollectives, ErrorsRegimesAndSummaries) {
+  const Link link{kAlpha, kBandwidth, 0, 0};
+  const Topology fabric = flat_topology(2, link);
+  std::vector<CollectivePoint> measured;
+  // The measurement is 10% slower than the model everywhere: error = 1/1.1 - 1.
+  for (const double m : {8.0, 4096.0, 1048576.0, 67108864.0}) {
+    for (const char* algorithm : {"ring", "recursive-doubling"}) {
+      const double t =
+          collective_cost(Op::kAllreduce, parse_algorithm(algorithm), 8, m, link).total_s * 1.1;
+      measured.push_back(allreduce_point(8, m, t, algorithm));
+      measured.push_back(allreduce_point(8, m, t, algorithm));  // a repeat: one point, 2 samples
+    }
+  }
+  const Validation v = validate_collectives(measured, fabric);
+  ASSERT_EQ(v.points.size(), 8u);
+  EXPECT_TRUE(v.skipped.empty());
+  for (const ValidationPoint& p : v.points) {
+    EXPECT_NEAR(p.relative_error, 1.0 / 1.1 - 1.0, 1e-12);
+    EXPECT_EQ(p.samples, 2);
+    EXPECT_EQ(p.modelled, p.algorithm);
+    const bool latency = p.latency_s > p.bandwidth_s;
+    EXPECT_EQ(p.regime, latency ? ValidationRegime::kLatencyBound
+                                : ValidationRegime::kBandwidthBound);
+  }
+  EXPECT_EQ(v.points[0].regime, ValidationRegime::kLatencyBound);    // 8 B
+  EXPECT_EQ(v.points[7].regime, ValidationRegime::kBandwidthBound);  // 64 MiB
+  ASSERT_GE(v.summaries.size(), 5u);
+  EXPECT_EQ(v.summaries[0].group, "all");
+  EXPECT_EQ(v.summaries[0].points, 8);
+  EXPECT_NEAR(v.summaries[0].median_abs_error, 1.0 - 1.0 / 1.1, 1e-12);
+  EXPECT_NEAR(v.summaries[0].worst_error, 1.0 / 1.1 - 1.0, 1e-12);
+  EXPECT_EQ(v.summaries[1].name, "ring");
+  EXPECT_EQ(v.summaries[2].name, "recursive-doubling");
+  EXPECT_EQ(v.summaries[3].name, "latency-bound");
+  EXPECT_EQ(v.summaries[4].name, "bandwidth-bound");
+}
+
+TEST(ValidateCollectives, LibraryIsComparedWithTheModelsBest) {
+  const Link link{kAlpha, kBandwidth, 0, 0};
+  const Topology fabric = flat_topology(2, link);
+  const std::vector<CollectivePoint> measured{allreduce_point(64, 4096, 20e-6)};
+  const Validation v = validate_collectives(measured, fabric);
+  ASSERT_EQ(v.points.size(), 1u);
+  const auto specs = applicable_algorithms(Op::kAllreduce, flat_topology(64, link));
+  const auto best = rank_algorithms(Op::kAllreduce, specs, 4096, flat_topology(64, link)).front();
+  EXPECT_EQ(v.points[0].algorithm, "library");
+  EXPECT_EQ(v.points[0].modelled, algorithm_name(best.algorithm));
+  EXPECT_DOUBLE_EQ(v.points[0].predicted_s, best.total_s);
+  EXPECT_DOUBLE_EQ(v.points[0].relative_error, (best.total_s - 20e-6) / 20e-6);
+}
+
+TEST(ValidateCollectives, LeavesOutWhatItCannotScore) {
+  const Topology fabric = flat_topology(2, Link{});
+  std::vector<CollectivePoint> measured{
+      allreduce_point(0, 4096, 1e-5),                 // unknown ranks
+      allreduce_point(1, 4096, 1e-7),                 // one rank
+      allreduce_point(4, 0, 3e-8),                    // zero bytes
+      allreduce_point(4, 4096, 1e-5, "bine-tree"),    // not a model algorithm
+      allreduce_point(4, 4096, 1e-5, "bruck"),        // does not implement all-reduce
+      allreduce_point(4, 4096, 1e-5, "ring"),         // kept
+  };
+  measured.push_back(allreduce_point(4, 8192, 1e-5, "ring"));
+  measured.back().verified = false;                   // a wrong result
+  const Validation v = validate_collectives(measured, fabric);
+  ASSERT_EQ(v.points.size(), 1u);
+  EXPECT_EQ(v.skipped.size(), 6u);
+
+  const std::vector<CollectivePoint> nothing{allreduce_point(1, 4096, 1e-7)};
+  const std::string e = input_error_of([&] { validate_collectives(nothing, fabric); });
+  EXPECT_TRUE(contains(e, "no measured collective point left to validate")) << e;
+  EXPECT_TRUE(contains(e, "one rank")) << e;
+}
+
+TEST(ValidateCollectives, FabricThatCannotHoldTheRanks) {
+  Topology fabric = flat_topology(16, Link{});
+  fabric.nodes = 2;
+  fabric.ranks_per_node = 8;
+  const std::vector<CollectivePoint> measured{allreduce_point(12, 4096, 1e-5, "ring"),
+                                              allreduce_point(16, 4096, 1e-5, "ring")};
+  const Validation v = validate_collectives(measured, fabric);
+  ASSERT_EQ(v.points.size(), 1u);
+  EXPECT_EQ(v.points[0].ranks, 16);
+  ASSERT_EQ(v.skipped.size(), 1u);
+  EXPECT_TRUE(contains(v.skipped[0], "does not fit 12 ranks")) << v.skipped[0];
+}
+
+// ---- the calibrated fabric ----
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "scalewall_calibrate_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+TEST(CalibratedFabric, WrittenFileLoadsAndRoundTrips) {
+  const HockneyFit fit = fit_hockney(synthetic(noise));
+  const Topology t = calibrated_topology(fit, std::nullopt, 4, "lab \"shm\"");
+  EXPECT_FALSE(t.nominal);
+  EXPECT_EQ(t.ranks(), 4);
+  const std::string path = temp_path("fabric.toml");
+  const std::string text = fabric_toml(t, fit, {"a.jsonl (scalewall-mpi pingpong)"});
+  EXPECT_TRUE(contains(text, "# Calibrated by scalewall calibrate")) << text;
+  EXPECT_TRUE(contains(text, "#   a.jsonl (scalewall-mpi pingpong)")) << text;
+  EXPECT_TRUE(contains(text, "nominal = false")) << text;
+  write_output_file(path, text);
+  const Topology back = load_fabric_file(path);
+  EXPECT_EQ(back.name, "lab \"shm\"");
+  EXPECT_FALSE(back.nominal);
+  EXPECT_EQ(back.nodes, 4);
+  EXPECT_EQ(back.ranks_per_node, 1);
+  EXPECT_EQ(back.nics_per_node, 1);
+  EXPECT_EQ(back.inter.alpha_s, fit.alpha_s);
+  EXPECT_EQ(back.inter.bandwidth_Bps, fit.bandwidth_Bps);
+  EXPECT_EQ(back.intra.alpha_s, fit.alpha_s);
+  EXPECT_EQ(back.intra.bandwidth_Bps, fit.bandwidth_Bps);
+  EXPECT_EQ(back.inter.gap_s, 0.0);
+  // Scaled to any rank count it costs exactly the flat closed form on the fitted link.
+  for (const std::int64_t n : {2, 3, 8, 13}) {
+    const Topology scaled = scaled_topology(back, n);
+    for (const double m : {0.0, 1.0, 4096.0, 1e8}) {
+      const auto spec = parse_algorithm("ring");
+      EXPECT_DOUBLE_EQ(collective_cost(Op::kAllreduce, spec, m, scaled).total_s,
+                       collective_cost(Op::kAllreduce, spec, n, m, fit.link()).total_s);
+    }
+  }
+}
+
+TEST(CalibratedFabric, LogGPGapRoundTrips) {
+  const HockneyFit fit = fit_hockney(synthetic(noise));
+  const Topology t = calibrated_topology(fit, 0.3e-6, 2, "calibrated");
+  EXPECT_EQ(t.inter.gap_s, 0.3e-6);
+  EXPECT_EQ(t.inter.overhead_s, 0.0);
+  const std::string path = temp_path("fabric_loggp.toml");
+  write_output_file(path, fabric_toml(t, fit, {}));
+  const Topology back = load_fabric_file(path);
+  EXPECT_EQ(back.inter.alpha_s, fit.alpha_s);
+  EXPECT_EQ(back.inter.gap_s, 0.3e-6);
+  EXPECT_EQ(back.inter.overhead_s, 0.0);
+  EXPECT_DOUBLE_EQ(back.inter.bandwidth_Bps, fit.bandwidth_Bps);
+}
+
+TEST(CalibratedFabric, Refusals) {
+  const HockneyFit fit = fit_hockney(synthetic(noise));
+  EXPECT_TRUE(contains(input_error_of([&] { calibrated_topology(fit, std::nullopt, 0, "x"); }),
+                       "at least 1 node"));
+}
+
+// Whatever the names hold (a newline or quotes in a file name, bytes that are not UTF-8, a
+// DEL), the written file is valid TOML and reads back with the same name.
+TEST(CalibratedFabric, AnyNameOrSourceKeepsTheFileValid) {
+  const HockneyFit fit = fit_hockney(synthetic(noise));
+  const std::string odd = "a\nname = \"x\"\r\n[inter]\t\\ \"q\" \x7f \x01 \u00e9";
+  const Topology t = calibrated_topology(fit, std::nullopt, 2, odd);
+  const std::vector<std::string> sources = {
+      "run\nalpha = 1.jsonl (scalewall-mpi pingpong)", "bad\xff\xfe.txt (osu)",
+      "q\"uote\\.txt (imb)", "\x1b[31m.txt (osu)"};
+  const std::string text = fabric_toml(t, fit, sources);
+  // Every comment stays on its line: the newline in the first source is written as \n.
+  EXPECT_TRUE(contains(text, "#   run\\nalpha = 1.jsonl (scalewall-mpi pingpong)\n")) << text;
+  EXPECT_TRUE(contains(text, "#   bad\\xFF\\xFE.txt (osu)\n")) << text;
+  EXPECT_TRUE(contains(text, "#   \\x1B[31m.txt (osu)\n")) << text;
+  const Topology back = parse_fabric(text, "written.toml");
+  EXPECT_EQ(back.name, odd);
+  EXPECT_EQ(back.inter.alpha_s, fit.alpha_s);
+  EXPECT_EQ(back.nodes, 2);
+  // Bytes that are not UTF-8 in the name become U+FFFD, the file stays readable.
+  const Topology bad_utf8 = calibrated_topology(fit, std::nullopt, 2, "x\xc3(\xed\xa0\x80y");
+  EXPECT_EQ(parse_fabric(fabric_toml(bad_utf8, fit, {}), "w.toml").name,
+            "x\uFFFD(\uFFFD\uFFFD\uFFFDy");
+}
+
+}  // namespace
+}  // namespace scalewall

@@ -1,0 +1,510 @@
+// Implementation of scalewall/analysis/predict.h.
+#include "scalewall/analysis/predict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "scalewall/base/error.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/model/straggler.h"
+#include "scalewall/base/units.h"
+
+namespace scalewall {
+namespace {
+
+// Whether `ranks` fits the scenario's network (a fabric needs whole nodes).
+bool fits(const Scenario& s, std::int64_t ranks) {
+  if (ranks < 1 || ranks > kMaxRanks) return false;
+  if (!s.network.fabric) return true;
+  const Topology& t = *s.network.fabric;
+  if (t.placement == Placement::kExplicit) return ranks == t.ranks();
+  return ranks < t.ranks_per_node || ranks % t.ranks_per_node == 0;
+}
+
+// The largest count <= n that fits: n itself, or n rounded down to whole nodes.
+std::int64_t snap_down(const Scenario& s, std::int64_t n) {
+  if (fits(s, n)) return n;
+  if (s.network.fabric && s.network.fabric->placement != Placement::kExplicit) {
+    const std::int64_t g = s.network.fabric->ranks_per_node;
+    return n / g * g;
+  }
+  return n;
+}
+
+// The smallest fitting count in (lo, hi] for which pred holds, given pred(hi) and !pred(lo),
+// assuming pred is monotone in between.
+template <typename Pred>
+std::int64_t first_true(const Scenario& s, std::int64_t lo, std::int64_t hi, Pred pred) {
+  while (hi - lo > 1) {
+    std::int64_t mid = snap_down(s, lo + (hi - lo) / 2);
+    if (mid <= lo) {
+      // No fitting count strictly between near the middle: walk the fitting counts upward.
+      std::int64_t next = lo + 1;
+      while (next < hi && !fits(s, next)) ++next;
+      if (next >= hi) return hi;
+      mid = next;
+    }
+    if (pred(mid)) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
+}
+
+std::string shared_measurement(Mechanism m, std::int64_t ranks, double bytes) {
+  switch (m) {
+    case Mechanism::kBandwidth:
+      return fmt::format(
+          "mpirun -np {} scalewall-mpi collective --op allreduce --algorithm library "
+          "--min-bytes {:.0f} --max-bytes {:.0f}  (compare its busbw with the model's)",
+          ranks, bytes, bytes);
+    case Mechanism::kLatency:
+      return fmt::format(
+          "mpirun -np {} scalewall-mpi arrival  (the zero-byte collective isolates the latency "
+          "term)",
+          ranks);
+    case Mechanism::kVariance:
+      return fmt::format(
+          "mpirun -np {} scalewall-mpi arrival  (the per-rank arrival spread at the barrier "
+          "shows the variance)",
+          ranks);
+    case Mechanism::kSerial:
+      return fmt::format(
+          "mpirun -np {} scalewall-mpi step  (its compute/communication/wait split shows time "
+          "outside both)",
+          ranks);
+    case Mechanism::kCheckpoint:
+      return "time one checkpoint write on the job's storage and compare with bytes / write "
+             "bandwidth";
+    case Mechanism::kCompute:
+      return fmt::format(
+          "mpirun -np {} scalewall-mpi step  (confirms that communication stays hidden)", ranks);
+  }
+  SCALEWALL_CHECK(false && "unknown Mechanism");
+  return {};
+}
+
+double throughput_of(const Scenario& s, const StepTime& t) {
+  // Work per second: strong scaling does the same global work per step at every N; weak
+  // scaling does N times the per-rank work.
+  const double per_step = s.workload.mode == ScalingMode::kWeak
+                              ? t.work * static_cast<double>(t.ranks)
+                              : t.work;
+  return per_step / t.step_s;
+}
+
+double idle_hours_per_1000_steps(const StepTime& t) {
+  return static_cast<double>(t.ranks) * t.step_s * (1.0 - t.efficiency) * 1000.0 / 3600.0;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> default_rank_grid(const Scenario& scenario, std::int64_t max_ranks) {
+  require_ranks(static_cast<double>(max_ranks));
+  std::vector<std::int64_t> grid;
+  for (std::int64_t r = 1; r <= max_ranks; r *= 2) {
+    if (fits(scenario, r)) grid.push_back(r);
+    if (r > max_ranks / 2) break;
+  }
+  if (grid.empty() || grid.back() != max_ranks) {
+    if (!fits(scenario, max_ranks)) {
+      throw InputError(fmt::format(
+          "{} ranks do not fill whole nodes of the scenario's fabric ({} ranks per node)",
+          max_ranks, scenario.network.fabric->ranks_per_node));
+    }
+    grid.push_back(max_ranks);
+  }
+  return grid;
+}
+
+Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks,
+                   double target_efficiency) {
+  require_valid(scenario);
+  if (ranks.empty()) throw InputError("no rank counts to predict");
+  if (!std::isfinite(target_efficiency) || target_efficiency <= 0 || target_efficiency > 1) {
+    throw InputError(fmt::format("target efficiency {} is outside (0, 1]", target_efficiency));
+  }
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i > 0 && ranks[i] <= ranks[i - 1]) {
+      throw InputError(fmt::format("rank counts must ascend: {} follows {}", ranks[i],
+                                   ranks[i - 1]));
+    }
+  }
+  Prediction p;
+  p.mode = scenario.workload.mode;
+  p.target_efficiency = target_efficiency;
+  // The largest count first: one that cannot be costed is refused at once, under its own
+  // number, before the smaller rows are worked out.
+  StepTime largest = step_time(scenario, ranks.back());
+  for (std::size_t i = 0; i + 1 < ranks.size(); ++i) {
+    p.rows.push_back(step_time(scenario, ranks[i]));
+  }
+  p.rows.push_back(std::move(largest));
+
+  const auto knee = [&](std::int64_t r) {
+    const StepTime t = step_time(scenario, r);
+    return t.ranks > 1 && t.exposed_communication_s >= t.compute_s;
+  };
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    const StepTime& t = p.rows[i];
+    if (t.ranks > 1 && t.exposed_communication_s >= t.compute_s) {
+      // One rank has no communication, so the knee lies above 1 even when the first row
+      // is already past it.
+      const std::int64_t below = i == 0 ? 1 : p.rows[i - 1].ranks;
+      p.knee_ranks = below < t.ranks ? first_true(scenario, below, t.ranks, knee) : t.ranks;
+      break;
+    }
+  }
+
+  const auto below_target = [&](std::int64_t r) {
+    return step_time(scenario, r).efficiency < target_efficiency;
+  };
+  // One rank is 100% efficient by definition, so the search starts there even when the
+  // first requested count is already under the target.
+  std::vector<std::int64_t> counts = {1};
+  for (const StepTime& t : p.rows) {
+    if (t.ranks > 1) counts.push_back(t.ranks);
+  }
+  const auto efficiency_at = [&](std::size_t i) {
+    for (const StepTime& t : p.rows) {
+      if (t.ranks == counts[i]) return t.efficiency;
+    }
+    return 1.0;  // counts[0] == 1 when 1 was not requested
+  };
+  std::size_t last_ok = 0;
+  while (last_ok + 1 < counts.size() && efficiency_at(last_ok + 1) >= target_efficiency) {
+    ++last_ok;
+  }
+  if (last_ok + 1 == counts.size()) {
+    p.max_ranks_at_target = counts.back();
+  } else {
+    const std::int64_t first_bad =
+        first_true(scenario, counts[last_ok], counts[last_ok + 1], below_target);
+    // The fitting count just below the first one under the target.
+    std::int64_t ok = snap_down(scenario, first_bad - 1);
+    if (ok < counts[last_ok]) ok = counts[last_ok];
+    p.max_ranks_at_target = ok;
+  }
+  p.best_bucket_bytes = best_bucket_bytes(scenario, p.rows.back().ranks);
+  return p;
+}
+
+WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions& options) {
+  require_valid(scenario);
+  require_in_range("what-if compression ratio", options.compression_ratio, kScenarioFactor);
+  require_in_range("what-if compression cost", options.compression_s_per_byte,
+                   kScenarioSecondsPerByte);
+  if (options.accumulation_steps < 1 || options.accumulation_steps > kMaxAccumulationSteps) {
+    throw InputError(fmt::format("what-if accumulation steps {} is outside [1, {}]",
+                                 options.accumulation_steps, kMaxAccumulationSteps));
+  }
+  require_in_range("what-if batch scale", options.batch_scale, kScenarioBatchScale);
+  WhatIf w;
+  w.ranks = ranks;
+  const auto evaluate = [&](std::string name, std::string change, bool applicable,
+                            const Scenario& s) {
+    Remedy r;
+    r.name = std::move(name);
+    r.change = std::move(change);
+    r.applicable = applicable;
+    r.step = step_time(s, ranks);
+    r.time_per_work_s = r.step.step_s / r.step.work;
+    return r;
+  };
+  w.baseline = evaluate("baseline", "as the scenario runs", true, scenario);
+
+  Scenario all = scenario;
+  std::vector<Remedy> remedies;
+  const Settings& now = scenario.settings;
+
+  {
+    // Overlap needs buckets: a job that sends one fused all-reduce gets DDP's default 25 MB.
+    Scenario s = scenario;
+    s.settings.overlap = true;
+    const bool fused = now.bucket_bytes <= 0 ||
+                       now.bucket_bytes >= scenario.workload.gradient_bytes / now.compression_ratio;
+    if (fused) s.settings.bucket_bytes = kDefaultBucketBytes;
+    const bool ok = !now.overlap;
+    if (ok) {
+      all.settings.overlap = true;
+      if (fused) all.settings.bucket_bytes = kDefaultBucketBytes;
+    }
+    remedies.push_back(evaluate(
+        "overlap",
+        ok ? (fused ? "overlap the all-reduce with the backward pass, in 25 MB buckets"
+                    : "overlap the all-reduce with the backward pass, in the job's buckets")
+           : "already on",
+        ok, s));
+  }
+  {
+    // The best bucket under the job's own overlap setting: without overlap that is one fused
+    // call; with it, the size that balances latency terms against the exposed tail.
+    Scenario s = scenario;
+    const double m = scenario.workload.gradient_bytes / now.compression_ratio;
+    const double best_bucket = best_bucket_setting(scenario, ranks);
+    s.settings.bucket_bytes = best_bucket;
+    const double current = now.bucket_bytes > 0 && now.bucket_bytes < m ? now.bucket_bytes : 0.0;
+    const auto size = [&](double b) { return b > 0 ? b : m; };  // 0 is one fused call of m
+    const bool ok = best_bucket != current;
+    const bool larger = size(best_bucket) >= size(current);
+    const auto name = [&](double b) { return b > 0 ? format_bytes(b) : std::string("fused"); };
+    remedies.push_back(evaluate(
+        larger ? "larger buckets" : "smaller buckets",
+        ok ? fmt::format("bucket {} -> {} ({})", name(current), name(best_bucket),
+                         larger ? "fewer calls, fewer latency terms"
+                                : "more of the all-reduce hidden behind backward")
+           : fmt::format("bucket {} is already the best", name(current)),
+        ok, s));
+    // "all together" picks its bucket with every other remedy on, below.
+  }
+  {
+    Scenario s = scenario;
+    s.settings.hierarchical = true;
+    bool ok = !now.hierarchical && scenario.network.fabric.has_value() &&
+              !now.algorithm.has_value();
+    if (ok) {
+      const Topology t = scaled_topology(*scenario.network.fabric, ranks);
+      ok = t.nodes > 1 && t.ranks_per_node > 1;
+    }
+    if (ok) all.settings.hierarchical = true;
+    remedies.push_back(evaluate(
+        "hierarchical",
+        ok ? "reduce inside each node, all-reduce m/g across nodes, gather inside"
+           : "not applicable (already on, a fixed algorithm, or no multi-node fabric)",
+        ok, s));
+  }
+  {
+    Scenario s = scenario;
+    const bool ok = scenario.network.fabric.has_value() &&
+                    scenario.network.fabric->placement != Placement::kPacked;
+    if (ok) {
+      s.network.fabric->placement = Placement::kPacked;
+      s.network.fabric->rank_to_node.clear();
+      all.network.fabric->placement = Placement::kPacked;
+      all.network.fabric->rank_to_node.clear();
+    }
+    remedies.push_back(evaluate("packed placement",
+                                ok ? "place consecutive ranks on the same node"
+                                   : "not applicable (already packed, or no fabric)",
+                                ok, s));
+  }
+  {
+    Scenario s = scenario;
+    const bool ok = now.compression_ratio < options.compression_ratio;
+    if (ok) {
+      s.settings.compression_ratio = options.compression_ratio;
+      s.settings.compression_s_per_byte = options.compression_s_per_byte;
+      all.settings.compression_ratio = options.compression_ratio;
+      all.settings.compression_s_per_byte = options.compression_s_per_byte;
+    }
+    remedies.push_back(evaluate(
+        "compression",
+        ok ? fmt::format("reduce {:g}x fewer bytes (at {}/B of compute)", options.compression_ratio,
+                         format_seconds(options.compression_s_per_byte))
+           : "not applicable (already compressed as much)",
+        ok, s));
+  }
+  {
+    Scenario s = scenario;
+    const bool ok = now.accumulation_steps < options.accumulation_steps;
+    if (ok) {
+      s.settings.accumulation_steps = options.accumulation_steps;
+      all.settings.accumulation_steps = options.accumulation_steps;
+    }
+    remedies.push_back(evaluate(
+        "accumulation",
+        ok ? fmt::format("accumulate {} micro-batches per all-reduce (changes the global batch)",
+                         options.accumulation_steps)
+           : "not applicable (already accumulating as much)",
+        ok, s));
+  }
+  {
+    Scenario s = scenario;
+    s.settings.batch_scale = now.batch_scale * options.batch_scale;
+    all.settings.batch_scale = now.batch_scale * options.batch_scale;
+    remedies.push_back(evaluate(
+        "bigger batch",
+        fmt::format("{:g}x the per-rank batch (changes the optimisation problem)",
+                    options.batch_scale),
+        options.batch_scale > 1.0, s));
+  }
+  {
+    Scenario s = scenario;
+    const bool ok = scenario.checkpoint.bytes > 0 && !scenario.checkpoint.async;
+    s.checkpoint.async = true;
+    if (ok) all.checkpoint.async = true;
+    remedies.push_back(evaluate("async checkpoint",
+                                ok ? "write checkpoints in the background"
+                                   : "not applicable (no checkpoint, or already async)",
+                                ok, s));
+  }
+  {
+    Scenario s = scenario;
+    const bool ok = scenario.variance.bad_node_slowdown > 1.0 ||
+                    scenario.variance.bad_link_bandwidth_Bps > 0;
+    s.variance.bad_node_slowdown = 1.0;
+    s.variance.bad_link_bandwidth_Bps = 0.0;
+    if (ok) {
+      all.variance.bad_node_slowdown = 1.0;
+      all.variance.bad_link_bandwidth_Bps = 0.0;
+    }
+    remedies.push_back(evaluate("drain bad node",
+                                ok ? "replace the slow node (or its degraded link)"
+                                   : "not applicable (no bad node)",
+                                ok, s));
+  }
+  // Every remedy together, with the bucket re-chosen for the combined job.
+  all.settings.bucket_bytes = best_bucket_setting(all, ranks);
+
+  const double base = w.baseline.time_per_work_s;
+  for (Remedy& r : remedies) r.gain = base / r.time_per_work_s;
+  std::stable_sort(remedies.begin(), remedies.end(), [](const Remedy& a, const Remedy& b) {
+    if (a.applicable != b.applicable) return a.applicable;
+    return a.gain > b.gain;
+  });
+  Remedy together = evaluate("all together", "every applicable remedy above at once", true, all);
+  together.gain = base / together.time_per_work_s;
+  remedies.push_back(std::move(together));
+  w.remedies = std::move(remedies);
+  return w;
+}
+
+Plan plan(const Scenario& scenario, std::int64_t ranks) {
+  require_valid(scenario);
+  Plan p;
+  p.mode = scenario.workload.mode;
+  const std::vector<std::int64_t> grid = default_rank_grid(scenario, ranks);
+  p.curve = predict(scenario, grid);
+  p.at = p.curve.rows.back();
+  p.knee_ranks = p.curve.knee_ranks;
+  for (const StepTime& t : p.curve.rows) {
+    p.best_throughput = std::max(p.best_throughput, throughput_of(scenario, t));
+  }
+  for (const StepTime& t : p.curve.rows) {
+    if (throughput_of(scenario, t) >= 0.9 * p.best_throughput) {
+      p.ranks_at_90pct_best = t.ranks;
+      p.idle_hours_per_1000_steps_at_90pct = idle_hours_per_1000_steps(t);
+      break;
+    }
+  }
+  p.idle_hours_per_1000_steps = idle_hours_per_1000_steps(p.at);
+  p.confirm_measurement = shared_measurement(p.at.binding, ranks, p.at.bucket_bytes);
+  return p;
+}
+
+std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std::int64_t n2,
+                                                 double e2) {
+  require_ranks(static_cast<double>(n1));
+  require_ranks(static_cast<double>(n2));
+  if (n1 >= n2) {
+    throw InputError(fmt::format("the two rank counts must ascend: {} then {}", n1, n2));
+  }
+  for (const double e : {e1, e2}) {
+    if (!std::isfinite(e) || e <= 0 || e > 1.5) {
+      throw InputError(fmt::format("efficiency {} is outside (0, 1.5]", e));
+    }
+  }
+  const auto N1 = static_cast<double>(n1);
+  const auto N2 = static_cast<double>(n2);
+  // Step time relative to one rank's: T(N) / T1 = 1 / (N E(N)).
+  const double t1 = 1.0 / (N1 * e1);
+  const double t2 = 1.0 / (N2 * e2);
+  struct Shape {
+    Mechanism mechanism;
+    const char* words;
+    double (*f)(std::int64_t);
+  };
+  const Shape shapes[] = {
+      {Mechanism::kSerial, "constant per step (Amdahl's serial part)",
+       [](std::int64_t) { return 1.0; }},
+      {Mechanism::kLatency, "log2 N steps of alpha (tree or recursive-doubling collective)",
+       [](std::int64_t n) { return std::log2(static_cast<double>(n)); }},
+      {Mechanism::kLatency, "2(N-1) steps of alpha (ring collective)",
+       [](std::int64_t n) { return 2.0 * (static_cast<double>(n) - 1.0); }},
+      {Mechanism::kBandwidth, "2(N-1)/N m beta (bandwidth-optimal all-reduce)",
+       [](std::int64_t n) {
+         const auto x = static_cast<double>(n);
+         return 2.0 * (x - 1.0) / x;
+       }},
+      {Mechanism::kVariance, "E[max of N normals] (a fixed per-step jitter at the barrier)",
+       [](std::int64_t n) { return expected_max_standard_normal(n); }},
+  };
+  std::vector<Explanation> out;
+  for (const Shape& sh : shapes) {
+    const double f1 = sh.f(n1);
+    const double f2 = sh.f(n2);
+    Explanation e;
+    e.mechanism = sh.mechanism;
+    e.shape = sh.words;
+    const double det = f2 / N1 - f1 / N2;
+    if (det != 0.0) {
+      e.a = (t1 * f2 - t2 * f1) / det;
+      e.b = (t2 / N1 - t1 / N2) / det;
+    }
+    e.can_explain = det != 0.0 && e.a > 0 && e.b > 0;
+    const double share2 = e.b * f2 / t2;  // the mechanism's share of the step at N2
+    switch (sh.mechanism) {
+      case Mechanism::kSerial:
+        e.implied = fmt::format("serial fraction s = {:.3g}%, {:.3g}% of the step at {} ranks",
+                                100.0 * e.b / (e.a + e.b), 100.0 * share2, n2);
+        break;
+      case Mechanism::kLatency:
+        e.implied = fmt::format(
+            "{:.3g}% of the one-rank step per latency step; {:.3g}% of the step at {} ranks",
+            100.0 * e.b / e.a, 100.0 * share2, n2);
+        break;
+      case Mechanism::kBandwidth:
+        e.implied = fmt::format(
+            "communication of {:.3g}% of the one-rank step, flat in N; {:.3g}% of the step at "
+            "{} ranks",
+            100.0 * e.b * 2.0 / e.a, 100.0 * share2, n2);
+        break;
+      case Mechanism::kVariance:
+        e.implied = fmt::format(
+            "per-rank jitter of sd {:.3g}% of the one-rank step; {:.3g}% of the step at {} ranks",
+            100.0 * e.b / e.a, 100.0 * share2, n2);
+        break;
+      case Mechanism::kCheckpoint:
+      case Mechanism::kCompute:
+        break;
+    }
+    switch (sh.mechanism) {
+      case Mechanism::kBandwidth:
+        e.measurement = fmt::format(
+            "mpirun -np {} scalewall-mpi collective --op allreduce --algorithm library: time "
+            "the collective alone and compare with 2m/busbw",
+            n2);
+        break;
+      case Mechanism::kLatency:
+        e.measurement = fmt::format(
+            "mpirun -np {} scalewall-mpi arrival: the zero-byte collective isolates pure latency "
+            "(and check whether the library switched algorithm)",
+            n2);
+        break;
+      case Mechanism::kVariance:
+        e.measurement = fmt::format(
+            "mpirun -np {} scalewall-mpi arrival --iterations 1000: per-rank arrival times at the "
+            "collective; look at the spread, not the mean",
+            n2);
+        break;
+      case Mechanism::kSerial:
+        e.measurement = fmt::format(
+            "mpirun -np {} scalewall-mpi step: time outside compute, communication and wait is "
+            "serial",
+            n2);
+        break;
+      case Mechanism::kCheckpoint:
+      case Mechanism::kCompute:
+        break;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace scalewall

@@ -1,0 +1,257 @@
+// Implementation of scalewall/io/fabric_file.h on top of toml++.
+#include "scalewall/io/fabric_file.h"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <toml++/toml.h>
+
+#include "scalewall/base/error.h"
+#include "scalewall/io/input_file.h"
+#include "scalewall/base/units.h"
+
+namespace scalewall {
+namespace {
+
+// Names a place in the file for error messages: "fabric.toml: [inter] bandwidth (line 12)".
+std::string where(const std::string& source, std::string_view section, std::string_view key,
+                  const toml::node* node) {
+  std::string text = source + ": ";
+  if (!section.empty()) text += fmt::format("[{}] ", section);
+  text += key;
+  if (node != nullptr && node->source().begin.line > 0) {
+    text += fmt::format(" (line {})", node->source().begin.line);
+  }
+  return text;
+}
+
+void reject_unknown_keys(const toml::table& table, const std::set<std::string>& known,
+                         const std::string& source, std::string_view section) {
+  for (const auto& [key, node] : table) {
+    if (known.count(std::string(key.str())) == 0) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw InputError(fmt::format("{}: unknown key (expected one of: {})",
+                                   where(source, section, key.str(), &node), list));
+    }
+  }
+}
+
+// A quantity given as a string with a unit or as a bare SI number.
+double read_quantity(const toml::table& table, std::string_view key, const std::string& source,
+                     std::string_view section, double (*parse)(std::string_view)) {
+  const toml::node* node = table.get(key);
+  SCALEWALL_CHECK(node != nullptr);
+  const std::string place = where(source, section, key, node);
+  try {
+    if (const auto* s = node->as_string()) return parse(s->get());
+    if (const auto* f = node->as_floating_point()) return parse(fmt::format("{}", f->get()));
+    if (const auto* i = node->as_integer()) return parse(fmt::format("{}", i->get()));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", place, e.what()));
+  }
+  throw InputError(fmt::format("{}: expected a number or a string with a unit", place));
+}
+
+std::int64_t read_count(const toml::table& table, std::string_view key, const std::string& source,
+                        std::int64_t min_value) {
+  const toml::node* node = table.get(key);
+  SCALEWALL_CHECK(node != nullptr);
+  const auto* i = node->as_integer();
+  if (i == nullptr) {
+    throw InputError(fmt::format("{}: expected a whole number", where(source, "", key, node)));
+  }
+  if (i->get() < min_value) {
+    throw InputError(fmt::format("{}: {} is below {}", where(source, "", key, node), i->get(),
+                                 min_value));
+  }
+  return i->get();
+}
+
+double read_ratio(const toml::table& table, std::string_view key, const std::string& source) {
+  const toml::node* node = table.get(key);
+  const std::string place = where(source, "", key, node);
+  if (const auto* s = node->as_string()) {
+    // "2:1" means 2.
+    const std::string text = s->get();
+    const auto colon = text.find(':');
+    try {
+      if (colon == std::string::npos) return parse_number(text);
+      const double a = parse_number(text.substr(0, colon));
+      const double b = parse_number(text.substr(colon + 1));
+      if (b <= 0) throw InputError(fmt::format("'{}' divides by zero", text));
+      return a / b;
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", place, e.what()));
+    }
+  }
+  if (const auto* f = node->as_floating_point()) return f->get();
+  if (const auto* i = node->as_integer()) return static_cast<double>(i->get());
+  throw InputError(fmt::format("{}: expected a number or a ratio like \"2:1\"", place));
+}
+
+Link read_link(const toml::table& root, std::string_view section, const std::string& source) {
+  const toml::node* node = root.get(section);
+  if (node == nullptr) {
+    throw InputError(fmt::format("{}: missing section [{}] (alpha and bandwidth of the link)",
+                                 source, section));
+  }
+  const toml::table* table = node->as_table();
+  if (table == nullptr) {
+    throw InputError(fmt::format("{}: [{}] must be a table", source, section));
+  }
+  reject_unknown_keys(*table, {"alpha", "latency", "bandwidth", "L", "o", "g", "G"}, source,
+                      section);
+  const bool loggp = table->contains("L") || table->contains("o") || table->contains("g") ||
+                     table->contains("G");
+  const bool alpha_beta = table->contains("alpha") || table->contains("latency");
+  if (loggp && alpha_beta) {
+    throw InputError(fmt::format(
+        "{}: [{}] mixes alpha-beta (alpha) and LogGP (L, o, g, G) keys; give one model",
+        source, section));
+  }
+  Link link;
+  if (loggp) {
+    for (const char* key : {"L", "o", "g"}) {
+      if (!table->contains(key)) {
+        throw InputError(fmt::format("{}: [{}] LogGP needs L, o and g; '{}' is missing", source,
+                                     section, key));
+      }
+    }
+    const double L = read_quantity(*table, "L", source, section, parse_seconds);
+    const double o = read_quantity(*table, "o", source, section, parse_seconds);
+    const double g = read_quantity(*table, "g", source, section, parse_seconds);
+    try {
+      link = link_from_loggp(L, o, g, 1.0);  // bandwidth set below
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
+    }
+    if (table->contains("G") == table->contains("bandwidth")) {
+      throw InputError(fmt::format(
+          "{}: [{}] LogGP needs exactly one of G (seconds per byte) and bandwidth", source,
+          section));
+    }
+    if (table->contains("G")) {
+      const double G = read_quantity(*table, "G", source, section, parse_seconds);
+      if (!(G > 0)) {
+        throw InputError(fmt::format("{}: G must be above 0", where(source, section, "G",
+                                                                     table->get("G"))));
+      }
+      link.bandwidth_Bps = 1.0 / G;
+    } else {
+      link.bandwidth_Bps = read_quantity(*table, "bandwidth", source, section, parse_rate);
+    }
+  } else {
+    if (table->contains("alpha") && table->contains("latency")) {
+      throw InputError(fmt::format("{}: [{}] gives both alpha and latency; give one", source,
+                                   section));
+    }
+    const char* alpha_key = table->contains("alpha") ? "alpha" : "latency";
+    if (!table->contains(alpha_key) || !table->contains("bandwidth")) {
+      throw InputError(fmt::format("{}: [{}] needs alpha and bandwidth (or LogGP L, o, g, G)",
+                                   source, section));
+    }
+    link.alpha_s = read_quantity(*table, alpha_key, source, section, parse_seconds);
+    link.bandwidth_Bps = read_quantity(*table, "bandwidth", source, section, parse_rate);
+  }
+  try {
+    require_valid(link);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
+  }
+  return link;
+}
+
+}  // namespace
+
+Topology parse_fabric(std::string_view toml_text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, source);
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("{}: line {}: {}", source, e.source().begin.line,
+                                 e.description()));
+  }
+  reject_unknown_keys(root,
+                      {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
+                       "oversubscription", "placement", "rank_to_node", "intra", "inter"},
+                      source, "");
+  Topology t;
+  t.name = "fabric";
+  if (root.contains("name")) {
+    const auto* s = root.get("name")->as_string();
+    if (s == nullptr) {
+      throw InputError(
+          fmt::format("{}: expected a string", where(source, "", "name", root.get("name"))));
+    }
+    t.name = s->get();
+  }
+  if (root.contains("nominal")) {
+    const auto* b = root.get("nominal")->as_boolean();
+    if (b == nullptr) {
+      throw InputError(fmt::format("{}: expected true or false",
+                                   where(source, "", "nominal", root.get("nominal"))));
+    }
+    t.nominal = b->get();
+  }
+  if (root.contains("nodes")) t.nodes = read_count(root, "nodes", source, 1);
+  if (root.contains("ranks_per_node")) {
+    t.ranks_per_node = read_count(root, "ranks_per_node", source, 1);
+  }
+  if (root.contains("nics_per_node")) {
+    t.nics_per_node = read_count(root, "nics_per_node", source, 1);
+  }
+  if (root.contains("oversubscription")) {
+    t.oversubscription = read_ratio(root, "oversubscription", source);
+  }
+  if (root.contains("placement")) {
+    const auto* s = root.get("placement")->as_string();
+    if (s == nullptr) {
+      throw InputError(fmt::format("{}: expected \"packed\" or \"scattered\"",
+                                   where(source, "", "placement", root.get("placement"))));
+    }
+    try {
+      t.placement = parse_placement(s->get());
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", where(source, "", "placement", root.get("placement")),
+                                   e.what()));
+    }
+  }
+  if (root.contains("rank_to_node")) {
+    if (root.contains("placement")) {
+      throw InputError(fmt::format("{}: give either placement or rank_to_node, not both", source));
+    }
+    const auto* list = root.get("rank_to_node")->as_array();
+    if (list == nullptr) {
+      throw InputError(fmt::format("{}: expected a list of node indices",
+                                   where(source, "", "rank_to_node", root.get("rank_to_node"))));
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const auto* v = list->get(i)->as_integer();
+      if (v == nullptr) {
+        throw InputError(fmt::format("{}: entry {} is not a whole number",
+                                     where(source, "", "rank_to_node", list), i));
+      }
+      t.rank_to_node.push_back(v->get());
+    }
+    t.placement = Placement::kExplicit;
+  }
+  t.intra = read_link(root, "intra", source);
+  t.inter = read_link(root, "inter", source);
+  try {
+    require_valid(t);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", source, e.what()));
+  }
+  return t;
+}
+
+Topology load_fabric_file(const std::string& path) {
+  const std::string text = read_input_file(path, "fabric file");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw InputError(fmt::format("fabric file '{}' is empty", path));
+  }
+  return parse_fabric(text, path);
+}
+
+}  // namespace scalewall

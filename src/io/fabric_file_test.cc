@@ -1,0 +1,336 @@
+// Tests of scalewall/io/fabric_file.h: every example fabric loads, values come out in SI units,
+// LogGP sections become alpha = L + 2o and bandwidth 1/G, and every malformed file is an
+// InputError naming the file, the key and its line.
+#include "scalewall/io/fabric_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "scalewall/base/error.h"
+#include "test_support.h"
+
+namespace scalewall {
+namespace {
+
+std::string examples_dir() { return std::string(SCALEWALL_SOURCE_DIR) + "/examples/fabrics"; }
+
+// A well-formed two-link fabric; tests put top-level lines before it.
+constexpr const char* kLinks = R"(
+[intra]
+alpha = "2us"
+bandwidth = "450GB/s"
+
+[inter]
+alpha = "3us"
+bandwidth = "400Gb/s"
+)";
+
+std::string error_of(const std::string& text) {
+  return input_error_of([&] { parse_fabric(text, "f.toml"); });
+}
+
+TEST(ExampleFabrics, EveryFileLoads) {
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(examples_dir())) {
+    if (entry.path().extension() != ".toml") continue;
+    const Topology t = load_fabric_file(entry.path().string());
+    EXPECT_NO_THROW(require_valid(t)) << entry.path();
+    EXPECT_TRUE(t.nominal) << entry.path() << ": example figures are nominal";
+    EXPECT_EQ(t.name, entry.path().stem().string());
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 4);
+}
+
+TEST(ExampleFabrics, DgxH100Ndr) {
+  const Topology t = load_fabric_file(examples_dir() + "/dgx-h100-ndr.toml");
+  EXPECT_EQ(t.nodes, 16);
+  EXPECT_EQ(t.ranks_per_node, 8);
+  EXPECT_EQ(t.ranks(), 128);
+  EXPECT_EQ(t.nics_per_node, 8);
+  EXPECT_EQ(t.oversubscription, 1.0);
+  EXPECT_EQ(t.placement, Placement::kPacked);
+  EXPECT_DOUBLE_EQ(t.intra.alpha_s, 2e-6);
+  EXPECT_DOUBLE_EQ(t.intra.bandwidth_Bps, 450e9);
+  EXPECT_DOUBLE_EQ(t.inter.alpha_s, 3e-6);
+  EXPECT_DOUBLE_EQ(t.inter.bandwidth_Bps, 5e10);  // 400 Gb/s
+  EXPECT_EQ(t.inter.gap_s, 0.0);
+}
+
+TEST(ExampleFabrics, TcpAndSharedMemory) {
+  const Topology tcp = load_fabric_file(examples_dir() + "/tcp-100gbe.toml");
+  EXPECT_EQ(tcp.nodes, 8);
+  EXPECT_EQ(tcp.ranks_per_node, 16);
+  EXPECT_EQ(tcp.nics_per_node, 1);
+  EXPECT_DOUBLE_EQ(tcp.intra.alpha_s, 0.5e-6);
+  EXPECT_DOUBLE_EQ(tcp.intra.bandwidth_Bps, 10e9);
+  EXPECT_DOUBLE_EQ(tcp.inter.alpha_s, 25e-6);
+  EXPECT_DOUBLE_EQ(tcp.inter.bandwidth_Bps, 12.5e9);  // 100 Gb/s
+  const Topology shm = load_fabric_file(examples_dir() + "/shm-node.toml");
+  EXPECT_EQ(shm.nodes, 1);
+  EXPECT_EQ(shm.ranks_per_node, 32);
+  EXPECT_DOUBLE_EQ(shm.intra.alpha_s, 0.5e-6);
+}
+
+// L = 15 us, o = 5 us, g = 8 us, 100 Gb/s, "2:1": alpha = L + 2o = 25 us.
+TEST(ExampleFabrics, TcpLogGp) {
+  const Topology t = load_fabric_file(examples_dir() + "/tcp-100gbe-loggp.toml");
+  EXPECT_EQ(t.oversubscription, 2.0);
+  EXPECT_DOUBLE_EQ(t.inter.alpha_s, 25e-6);
+  EXPECT_DOUBLE_EQ(t.inter.overhead_s, 5e-6);
+  EXPECT_DOUBLE_EQ(t.inter.gap_s, 8e-6);
+  EXPECT_DOUBLE_EQ(t.inter.bandwidth_Bps, 12.5e9);
+  EXPECT_EQ(t.intra.gap_s, 0.0);
+}
+
+TEST(ParseFabric, DefaultsAndSiUnits) {
+  const Topology t = parse_fabric(kLinks, "f.toml");
+  EXPECT_EQ(t.name, "fabric");
+  EXPECT_TRUE(t.nominal);
+  EXPECT_EQ(t.nodes, 1);
+  EXPECT_EQ(t.ranks_per_node, 1);
+  EXPECT_EQ(t.nics_per_node, 1);
+  EXPECT_EQ(t.oversubscription, 1.0);
+  EXPECT_EQ(t.placement, Placement::kPacked);
+  EXPECT_DOUBLE_EQ(t.inter.bandwidth_Bps, 5e10);
+
+  // Bare numbers are SI base units; "latency" is a synonym of alpha.
+  const Topology bare = parse_fabric(R"(
+name = "bare"
+nominal = false
+nodes = 3
+ranks_per_node = 2
+nics_per_node = 2
+oversubscription = "3:2"
+placement = "scattered"
+[intra]
+latency = 5e-7
+bandwidth = 10000000000
+[inter]
+alpha = 2.5e-6
+bandwidth = 25e9
+)",
+                                     "bare.toml");
+  EXPECT_EQ(bare.name, "bare");
+  EXPECT_FALSE(bare.nominal);
+  EXPECT_EQ(bare.ranks(), 6);
+  EXPECT_EQ(bare.nics_per_node, 2);
+  EXPECT_DOUBLE_EQ(bare.oversubscription, 1.5);
+  EXPECT_EQ(bare.placement, Placement::kScattered);
+  EXPECT_DOUBLE_EQ(bare.intra.alpha_s, 0.5e-6);
+  EXPECT_DOUBLE_EQ(bare.intra.bandwidth_Bps, 1e10);
+  EXPECT_DOUBLE_EQ(bare.inter.alpha_s, 2.5e-6);
+  EXPECT_DOUBLE_EQ(bare.inter.bandwidth_Bps, 25e9);
+
+  // Oversubscription as a plain number, an integer, or "2:1".
+  for (const char* ratio : {"2", "2.0", "\"2:1\"", "\"4:2\"", "\"2\""}) {
+    const Topology r =
+        parse_fabric(std::string("oversubscription = ") + ratio + "\n" + kLinks, "f.toml");
+    EXPECT_DOUBLE_EQ(r.oversubscription, 2.0) << ratio;
+  }
+}
+
+TEST(ParseFabric, LogGpSection) {
+  // alpha = L + 2o = 1.5 + 1 = 2.5 us; G = 0.02 ns/B is 50 GB/s.
+  const Topology t = parse_fabric(R"(
+[intra]
+alpha = "1us"
+bandwidth = "100GB/s"
+[inter]
+L = "1.5us"
+o = "0.5us"
+g = "1us"
+G = "0.02ns"
+)",
+                                  "f.toml");
+  EXPECT_DOUBLE_EQ(t.inter.alpha_s, 2.5e-6);
+  EXPECT_DOUBLE_EQ(t.inter.overhead_s, 0.5e-6);
+  EXPECT_DOUBLE_EQ(t.inter.gap_s, 1e-6);
+  EXPECT_DOUBLE_EQ(t.inter.bandwidth_Bps, 5e10);
+  // bandwidth instead of G.
+  const Topology b = parse_fabric(R"(
+[intra]
+L = 0
+o = "0.25us"
+g = 0
+bandwidth = "10GB/s"
+[inter]
+alpha = "3us"
+bandwidth = "50GB/s"
+)",
+                                  "f.toml");
+  EXPECT_DOUBLE_EQ(b.intra.alpha_s, 0.5e-6);
+  EXPECT_EQ(b.intra.gap_s, 0.0);
+  EXPECT_DOUBLE_EQ(b.intra.bandwidth_Bps, 1e10);
+}
+
+TEST(ParseFabric, ExplicitRankToNode) {
+  const Topology t = parse_fabric(std::string(R"(
+nodes = 2
+ranks_per_node = 2
+rank_to_node = [1, 0, 0, 1]
+)") + kLinks,
+                                  "f.toml");
+  EXPECT_EQ(t.placement, Placement::kExplicit);
+  EXPECT_EQ(t.rank_to_node, (std::vector<std::int64_t>{1, 0, 0, 1}));
+  EXPECT_EQ(t.node_of(0), 1);
+  EXPECT_EQ(t.node_of(1), 0);
+}
+
+TEST(FabricErrors, UnknownKeysNameTheKeyAndLine) {
+  // Line 1 is empty, line 2 holds the typo.
+  std::string message = error_of(std::string("\nnodez = 4\n") + kLinks);
+  EXPECT_TRUE(contains(message, "f.toml")) << message;
+  EXPECT_TRUE(contains(message, "nodez")) << message;
+  EXPECT_TRUE(contains(message, "(line 2)")) << message;
+  EXPECT_TRUE(contains(message, "unknown key")) << message;
+  EXPECT_TRUE(contains(message, "ranks_per_node")) << message;  // the list of known keys
+  message = error_of(R"(
+[intra]
+alpha = "2us"
+bandwidth = "450GB/s"
+[inter]
+alpha = "3us"
+bandwith = "400Gb/s"
+)");
+  EXPECT_TRUE(contains(message, "[inter] bandwith (line 7)")) << message;
+}
+
+TEST(FabricErrors, SectionsAndLinkModels) {
+  const struct {
+    std::string text;
+    std::string must_mention;
+  } cases[] = {
+      {"[intra]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n", "missing section [inter]"},
+      {"[inter]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n", "missing section [intra]"},
+      {"inter = 5\n[intra]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n", "[inter] must be a table"},
+      {"[intra]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\nL = \"1us\"\n"
+       "o = \"1us\"\ng = \"1us\"\nbandwidth = \"1GB/s\"\n",
+       "[inter] mixes alpha-beta (alpha) and LogGP"},
+      {"[intra]\nlatency = \"2us\"\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n"
+       "[inter]\nalpha = \"3us\"\nbandwidth = \"1GB/s\"\n",
+       "[intra] gives both alpha and latency"},
+      {"[intra]\nalpha = \"2us\"\n[inter]\nalpha = \"3us\"\nbandwidth = \"1GB/s\"\n",
+       "[intra] needs alpha and bandwidth"},
+      {"[intra]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1us\"\no = \"1us\"\n"
+       "bandwidth = \"1GB/s\"\n",
+       "'g' is missing"},
+      {"[intra]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1us\"\no = \"1us\"\n"
+       "g = \"1us\"\nG = \"1ns\"\nbandwidth = \"1GB/s\"\n",
+       "exactly one of G (seconds per byte) and bandwidth"},
+      {"[intra]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1us\"\no = \"1us\"\n"
+       "g = \"1us\"\nG = 0\n",
+       "G must be above 0"},
+      {"[intra]\nalpha = \"2 parsecs\"\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\n"
+       "bandwidth = \"1GB/s\"\n",
+       "[intra] alpha (line 2)"},
+      {"[intra]\nalpha = true\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\n"
+       "bandwidth = \"1GB/s\"\n",
+       "expected a number or a string with a unit"},
+      {"[intra]\nalpha = 0\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\n"
+       "bandwidth = \"1GB/s\"\n",
+       "[intra] link latency alpha = 0"},
+      {"[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = 0\no = 0\ng = 0\n"
+       "bandwidth = \"1GB/s\"\n",
+       "[inter] LogGP L + 2o must be above 0"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = error_of(c.text);
+    EXPECT_TRUE(contains(message, c.must_mention))
+        << "'" << message << "' does not mention '" << c.must_mention << "'";
+    EXPECT_TRUE(contains(message, "f.toml")) << message;
+  }
+}
+
+TEST(FabricErrors, TopLevelValues) {
+  const struct {
+    std::string lines;
+    std::string must_mention;
+  } cases[] = {
+      {"nodes = 0\n", "nodes (line 1): 0 is below 1"},
+      {"nodes = 2.5\n", "nodes (line 1): expected a whole number"},
+      {"nodes = \"4\"\n", "nodes (line 1): expected a whole number"},
+      {"ranks_per_node = -1\n", "ranks_per_node (line 1): -1 is below 1"},
+      {"nics_per_node = 0\n", "nics_per_node (line 1): 0 is below 1"},
+      {"oversubscription = \"1:0\"\n", "'1:0' divides by zero"},
+      {"oversubscription = \"two\"\n", "oversubscription (line 1)"},
+      {"oversubscription = 0.5\n", "oversubscription 0.5 is below 1"},
+      {"oversubscription = [2]\n", "expected a number or a ratio"},
+      {"placement = \"random\"\n", "unknown placement 'random'"},
+      {"placement = 3\n", "placement (line 1): expected \"packed\" or \"scattered\""},
+      {"nominal = \"yes\"\n", "nominal (line 1): expected true or false"},
+      {"name = 5\n", "name (line 1): expected a string"},
+      {"nodes = 1048576\nranks_per_node = 2097152\n", "above the limit of 2^40 ranks"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = error_of(c.lines + kLinks);
+    EXPECT_TRUE(contains(message, c.must_mention))
+        << "'" << message << "' does not mention '" << c.must_mention << "'";
+  }
+}
+
+TEST(FabricErrors, PlacementAndRankToNode) {
+  const struct {
+    std::string lines;
+    std::string must_mention;
+  } cases[] = {
+      {"nodes = 2\nranks_per_node = 1\nplacement = \"packed\"\nrank_to_node = [0, 1]\n",
+       "give either placement or rank_to_node, not both"},
+      {"nodes = 2\nranks_per_node = 1\nrank_to_node = 1\n", "expected a list of node indices"},
+      {"nodes = 2\nranks_per_node = 1\nrank_to_node = [0, \"1\"]\n",
+       "entry 1 is not a whole number"},
+      {"nodes = 2\nranks_per_node = 1\nrank_to_node = [0, 1.0]\n",
+       "entry 1 is not a whole number"},
+      {"nodes = 2\nranks_per_node = 2\nrank_to_node = [0, 0, 1]\n",
+       "rank_to_node lists 3 ranks, but 2 nodes x 2 ranks per node is 4"},
+      {"nodes = 2\nranks_per_node = 2\nrank_to_node = [0, 0, 1, 2]\n",
+       "rank_to_node[3] = 2 is not a node in [0, 2)"},
+      {"nodes = 2\nranks_per_node = 2\nrank_to_node = [0, 0, 0, 1]\n",
+       "rank_to_node puts 3 ranks on node 0, expected 2"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = error_of(c.lines + kLinks);
+    EXPECT_TRUE(contains(message, c.must_mention))
+        << "'" << message << "' does not mention '" << c.must_mention << "'";
+  }
+}
+
+TEST(FabricErrors, MalformedTomlNamesTheLine) {
+  const std::string message = error_of("nodes = 4\nranks_per_node = = 2\n");
+  EXPECT_TRUE(contains(message, "f.toml: line 2")) << message;
+  const std::string unclosed = error_of("nodes = 4\n\n[intra\n");
+  EXPECT_TRUE(contains(unclosed, "line 3")) << unclosed;
+}
+
+TEST(FabricErrors, EmptyAndMissingFiles) {
+  const std::string dir = ::testing::TempDir();
+  const std::string empty = dir + "/scalewall_empty_fabric.toml";
+  {
+    std::ofstream out(empty);
+    out << "  \n\t\n";
+  }
+  std::string message = input_error_of([&] { load_fabric_file(empty); });
+  EXPECT_TRUE(contains(message, "'" + empty + "' is empty")) << message;
+  std::filesystem::remove(empty);
+
+  const std::string missing = dir + "/scalewall_no_such_fabric.toml";
+  message = input_error_of([&] { load_fabric_file(missing); });
+  EXPECT_TRUE(contains(message, "cannot open fabric file '" + missing + "'")) << message;
+
+  // A file's errors name the file by its path.
+  const std::string bad = dir + "/scalewall_bad_fabric.toml";
+  {
+    std::ofstream out(bad);
+    out << "nodes = 0\n" << kLinks;
+  }
+  message = input_error_of([&] { load_fabric_file(bad); });
+  EXPECT_TRUE(contains(message, bad + ": nodes (line 1)")) << message;
+  std::filesystem::remove(bad);
+}
+
+}  // namespace
+}  // namespace scalewall

@@ -1,0 +1,239 @@
+// Tests of scalewall/io/input_file.h: regular files are read whole; a directory, a device, a
+// named pipe or a socket is refused at once naming the path and what it is; a file above the
+// size limit is refused.
+#include "scalewall/io/input_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "scalewall/base/error.h"
+#include "test_support.h"
+
+namespace scalewall {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::path(::testing::TempDir()) / "scalewall_input_XXXXXX").string();
+    const char* made = ::mkdtemp(pattern.data());
+    EXPECT_NE(made, nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (fs::path(path_) / name).string(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return path;
+}
+
+TEST(InputFile, ReadsARegularFileWhole) {
+  TempDir dir;
+  std::string text = "line 1\nline 2\n";
+  text += std::string(200000, 'x');  // more than one read's buffer
+  text += '\0';
+  text += "after a NUL\n";
+  const std::string path = write(dir.file("a.txt"), text);
+  EXPECT_EQ(read_input_file(path, "measurement file"), text);
+  EXPECT_EQ(read_input_file(write(dir.file("empty"), ""), "times file"), "");
+}
+
+TEST(InputFile, FollowsASymbolicLinkToARegularFile) {
+  TempDir dir;
+  const std::string target = write(dir.file("t.toml"), "name = \"x\"\n");
+  fs::create_symlink(target, dir.file("link.toml"));
+  EXPECT_EQ(read_input_file(dir.file("link.toml"), "fabric file"), "name = \"x\"\n");
+}
+
+TEST(InputFile, AMissingFileIsNamed) {
+  TempDir dir;
+  const std::string missing = dir.file("missing.toml");
+  EXPECT_EQ(input_error_of([&] { read_input_file(missing, "fabric file"); }),
+            "cannot open fabric file '" + missing + "': no such file");
+  EXPECT_TRUE(contains(input_error_of([&] { read_input_file("", "fabric file"); }), "empty"));
+}
+
+TEST(InputFile, ADirectoryIsSaidToBeADirectory) {
+  TempDir dir;
+  EXPECT_EQ(input_error_of([&] { read_input_file(dir.path(), "fabric file"); }),
+            "fabric file '" + dir.path() + "' is a directory, not a file");
+}
+
+TEST(InputFile, DevicesAreRefused) {
+  for (const std::string device : {"/dev/zero", "/dev/urandom", "/dev/null"}) {
+    if (!fs::exists(device)) continue;
+    const std::string message =
+        input_error_of([&] { read_input_file(device, "measurement file"); });
+    EXPECT_EQ(message, "measurement file '" + device +
+                           "' is a character device, not a regular file (scalewall reads "
+                           "regular files only)");
+  }
+}
+
+TEST(InputFile, ANamedPipeIsRefusedAtOnceWithoutBlocking) {
+  TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const auto start = std::chrono::steady_clock::now();
+  const std::string message = input_error_of([&] { read_input_file(fifo, "times file"); });
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(message, "times file '" + fifo +
+                         "' is a named pipe (FIFO), not a regular file (scalewall reads "
+                         "regular files only)");
+  // No writer ever opens the pipe: a blocking open would never return at all.
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+}
+
+TEST(InputFile, ASocketIsRefused) {
+  TempDir dir;
+  const std::string path = dir.file("s");
+  sockaddr_un address{};
+  if (path.size() >= sizeof address.sun_path) GTEST_SKIP() << "temporary path too long";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  const std::string message = input_error_of([&] { read_input_file(path, "scenario file"); });
+  ::close(fd);
+  EXPECT_TRUE(contains(message, "'" + path + "' is a socket, not a regular file")) << message;
+}
+
+TEST(InputFile, AFileAboveTheLimitIsRefused) {
+  TempDir dir;
+  const std::string path = write(dir.file("big"), std::string(1001, 'a'));
+  EXPECT_EQ(read_input_file(path, "times file", 1001).size(), 1001U);
+  EXPECT_EQ(input_error_of([&] { read_input_file(path, "times file", 1000); }),
+            "times file '" + path +
+                "' is 1001 bytes, too large: the limit for an input file is 1000 bytes");
+}
+
+// A file whose size says nothing of its content (a /proc file reports 0 bytes), or one that
+// grows while it is read, is cut off at the limit with an error, never read past it.
+TEST(InputFile, TheLimitHoldsWhileReading) {
+  if (!fs::exists("/proc/self/status")) GTEST_SKIP();
+  ASSERT_EQ(fs::file_size("/proc/self/status"), 0U);
+  EXPECT_EQ(input_error_of([&] { read_input_file("/proc/self/status", "times file", 10); }),
+            "times file '/proc/self/status' is more than 10 bytes, too large: the limit for an "
+            "input file is 10 bytes");
+  EXPECT_FALSE(read_input_file("/proc/self/status", "times file").empty());
+}
+
+// A sparse file above 256 MB (it takes no disk space) is refused without being read.
+TEST(InputFile, AFileAbove256MBIsRefused) {
+  TempDir dir;
+  const std::string path = write(dir.file("huge.jsonl"), "");
+  fs::resize_file(path, kMaxInputFileBytes + 1);
+  EXPECT_EQ(input_error_of([&] { read_input_file(path, "measurement file"); }),
+            "measurement file '" + path +
+                "' is 256000001 bytes, too large: the limit for an input file is 256000000 "
+                "bytes");
+  fs::resize_file(path, 1000);
+  EXPECT_EQ(read_input_file(path, "measurement file"), std::string(1000, '\0'));
+}
+
+TEST(InputFile, TheStatedLimitIs256MB) { EXPECT_EQ(kMaxInputFileBytes, 256'000'000U); }
+
+TEST(InputFile, AnUnreadableFileIsNamed) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  TempDir dir;
+  const std::string path = write(dir.file("secret"), "x");
+  fs::permissions(path, fs::perms::none);
+  EXPECT_EQ(input_error_of([&] { read_input_file(path, "times file"); }),
+            "cannot open times file '" + path + "': permission denied");
+}
+
+// "-" reads standard input, a pipe included, under the same limit.
+TEST(InputFile, DashIsStandardInput) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const int saved = ::dup(STDIN_FILENO);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::dup2(pipe_fds[0], STDIN_FILENO), STDIN_FILENO);
+  ::close(pipe_fds[0]);
+  const std::string text = "1.0\n2.0\n";
+  ASSERT_EQ(::write(pipe_fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(pipe_fds[1]);
+  std::string read_back;
+  std::string message;
+  try {
+    read_back = read_input_file("-", "times file");
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  // A second read finds the pipe at its end: empty, for the caller to refuse.
+  const std::string again = read_input_file("-", "times file");
+  TempDir dir;
+  const std::string big = write(dir.file("big"), std::string(100, 'x'));
+  const int big_fd = ::open(big.c_str(), O_RDONLY);
+  ::dup2(big_fd, STDIN_FILENO);
+  ::close(big_fd);
+  const std::string too_big = input_error_of([&] { read_input_file("-", "times file", 10); });
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  EXPECT_EQ(message, "");
+  EXPECT_EQ(read_back, text);
+  EXPECT_EQ(again, "");
+  EXPECT_EQ(too_big,
+            "times file '-' (standard input) is 100 bytes, too large: the limit for an input "
+            "file is 10 bytes");
+}
+
+TEST(InputFile, FileTypeWords) {
+  EXPECT_EQ(file_type_words(S_IFREG), "a regular file");
+  EXPECT_EQ(file_type_words(S_IFDIR), "a directory");
+  EXPECT_EQ(file_type_words(S_IFIFO), "a named pipe (FIFO)");
+  EXPECT_EQ(file_type_words(S_IFCHR), "a character device");
+  EXPECT_EQ(file_type_words(S_IFBLK), "a block device");
+  EXPECT_EQ(file_type_words(S_IFSOCK), "a socket");
+}
+
+}  // namespace
+}  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+std::vector<std::string> AllLines(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view line; next_line(text, line);) out.emplace_back(line);
+  return out;
+}
+
+// Lines as the readers see them: a last line without '\n' counts, a final '\n' adds no empty
+// line, an empty line in the middle stays, and '\r' is left for the reader to trim.
+TEST(NextLine, SplitsAtNewlinesOnly) {
+  EXPECT_EQ(AllLines("a\nb\r\n\nc"), (std::vector<std::string>{"a", "b\r", "", "c"}));
+  EXPECT_EQ(AllLines("x\n"), (std::vector<std::string>{"x"}));
+  EXPECT_EQ(AllLines("\n"), (std::vector<std::string>{""}));
+  EXPECT_TRUE(AllLines("").empty());
+}
+
+}  // namespace
+}  // namespace scalewall

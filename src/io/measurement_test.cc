@@ -1,0 +1,534 @@
+// Tests of scalewall/io/measurement.h: every sample log under tests/data is read by content into
+// the same records, with the tools' units converted (us -> s, MB/s -> B/s); every malformed
+// file is an InputError naming the file and the line.
+#include "scalewall/io/measurement.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scalewall/analysis/calibrate.h"
+#include "scalewall/base/error.h"
+#include "test_support.h"
+
+namespace scalewall {
+namespace {
+
+std::string data(const std::string& name) {
+  return std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/" + name;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A fresh file under the test's temporary directory holding `text`.
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "scalewall_measurement_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return path;
+}
+
+MeasurementSet read(const std::string& path) {
+  MeasurementSet set;
+  read_measurement_file(path, set);
+  return set;
+}
+
+std::string error_reading(const std::string& path) {
+  return input_error_of([&] { read(path); });
+}
+
+constexpr double kUs = 1e-6;
+
+// ---- each sample format ----
+
+TEST(MeasurementFile, ScalewallMpiPingPong) {
+  const MeasurementSet set = read(data("scalewall_pingpong.jsonl"));
+  ASSERT_EQ(set.pingpong.size(), 10u);
+  EXPECT_TRUE(set.collectives.empty());
+  EXPECT_TRUE(set.warnings.empty());
+  ASSERT_EQ(set.sources.size(), 1u);
+  EXPECT_TRUE(contains(set.sources[0], "(scalewall-mpi pingpong)")) << set.sources[0];
+  const PingPongPoint& p = set.pingpong[2];
+  EXPECT_EQ(p.from, 0);
+  EXPECT_EQ(p.to, 1);
+  EXPECT_EQ(p.bytes, 8.0);
+  EXPECT_EQ(p.iterations, 1000);
+  EXPECT_DOUBLE_EQ(p.one_way_median_s, 8.061e-07);
+  EXPECT_DOUBLE_EQ(p.one_way_min_s, 7.497e-07);
+  EXPECT_DOUBLE_EQ(p.one_way_max_s, 1.056e-06);
+  EXPECT_EQ(set.pingpong.back().bytes, 4194304.0);
+}
+
+TEST(MeasurementFile, ScalewallMpiCollective) {
+  const MeasurementSet set = read(data("scalewall_collective.jsonl"));
+  ASSERT_EQ(set.collectives.size(), 15u);
+  EXPECT_TRUE(set.warnings.empty());
+  for (const auto& c : set.collectives) {
+    EXPECT_EQ(c.op, "allreduce");
+    EXPECT_EQ(c.ranks, 4);
+    EXPECT_TRUE(c.verified);
+    EXPECT_LE(c.time_min_s, c.time_median_s);
+    EXPECT_LE(c.time_median_s, c.time_max_s);
+  }
+  EXPECT_EQ(set.collectives[0].algorithm, "ring");
+  EXPECT_EQ(set.collectives[5].algorithm, "recursive-doubling");
+  EXPECT_EQ(set.collectives[10].algorithm, "library");
+}
+
+TEST(MeasurementFile, NcclTestsAllReducePerf) {
+  const MeasurementSet set = read(data("nccl_all_reduce_perf.txt"));
+  ASSERT_EQ(set.collectives.size(), 13u);
+  EXPECT_TRUE(set.pingpong.empty());
+  EXPECT_TRUE(set.warnings.empty()) << set.warnings.front();
+  EXPECT_TRUE(contains(set.sources[0], "nccl-tests all_reduce_perf")) << set.sources[0];
+  const CollectivePoint& first = set.collectives.front();
+  EXPECT_EQ(first.op, "allreduce");
+  EXPECT_EQ(first.algorithm, "library");
+  EXPECT_EQ(first.ranks, 8);  // eight "#  Rank" lines
+  EXPECT_EQ(first.iterations, 20);
+  EXPECT_EQ(first.bytes, 8.0);
+  // Out-of-place 11.94 us and in-place 11.55 us: two samples.
+  EXPECT_NEAR(first.time_min_s, 11.55 * kUs, 1e-15);
+  EXPECT_NEAR(first.time_max_s, 11.94 * kUs, 1e-15);
+  EXPECT_NEAR(first.time_median_s, (11.94 + 11.55) / 2 * kUs, 1e-15);
+  const CollectivePoint& last = set.collectives.back();
+  EXPECT_EQ(last.bytes, 134217728.0);
+  EXPECT_NEAR(last.time_median_s, (533.0 + 526.2) / 2 * kUs, 1e-15);
+  EXPECT_NEAR(last.algbw_Bps, 134217728.0 / last.time_median_s, 1.0);
+  EXPECT_NEAR(last.busbw_Bps, last.algbw_Bps * 2.0 * 7.0 / 8.0, 1.0);
+  EXPECT_TRUE(last.verified);
+}
+
+TEST(MeasurementFile, OsuLatency) {
+  const MeasurementSet set = read(data("osu_latency.txt"));
+  ASSERT_EQ(set.pingpong.size(), 23u);
+  EXPECT_EQ(set.pingpong[0].bytes, 1.0);
+  EXPECT_NEAR(set.pingpong[0].one_way_median_s, 1.62 * kUs, 1e-15);
+  EXPECT_EQ(set.pingpong[0].one_way_min_s, set.pingpong[0].one_way_median_s);
+  EXPECT_EQ(set.pingpong.back().bytes, 4194304.0);
+  EXPECT_TRUE(contains(set.sources[0], "(osu_latency)"));
+}
+
+TEST(MeasurementFile, OsuBandwidthIsStreamingData) {
+  const MeasurementSet set = read(data("osu_bw.txt"));
+  EXPECT_TRUE(set.pingpong.empty());
+  EXPECT_TRUE(set.collectives.empty());
+  ASSERT_EQ(set.sources.size(), 1u);
+  EXPECT_TRUE(contains(set.sources[0], "osu_bw: streaming bandwidth")) << set.sources[0];
+  const auto stream = read_stream_points(data("osu_bw.txt"));
+  ASSERT_EQ(stream.size(), 23u);
+  EXPECT_EQ(stream[0].bytes, 1.0);
+  EXPECT_NEAR(stream[0].bandwidth_Bps, 4.49e6, 1e-3);  // "4.49" MB/s, decimal MB
+  // Any other file has no stream points.
+  EXPECT_TRUE(read_stream_points(data("osu_latency.txt")).empty());
+  EXPECT_TRUE(read_stream_points(data("scalewall_pingpong.jsonl")).empty());
+  // The text readers read the same, naming the source they are given.
+  const auto from_text = parse_stream_points(read_text(data("osu_bw.txt")), "bw.txt");
+  ASSERT_EQ(from_text.size(), 23u);
+  EXPECT_EQ(from_text[22].bytes, stream[22].bytes);
+  EXPECT_EQ(from_text[22].bandwidth_Bps, stream[22].bandwidth_Bps);
+  MeasurementSet text_set;
+  parse_measurement_text(read_text(data("osu_bw.txt")), "bw.txt", text_set);
+  ASSERT_EQ(text_set.sources.size(), 1u);
+  EXPECT_EQ(text_set.sources[0].rfind("bw.txt", 0), 0u) << text_set.sources[0];
+}
+
+TEST(MeasurementFile, OsuAllreduceTakesRanksFromTheCommandLine) {
+  const MeasurementSet set = read(data("osu_allreduce.txt"));
+  ASSERT_EQ(set.collectives.size(), 19u);
+  EXPECT_TRUE(set.warnings.empty());
+  const CollectivePoint& p = set.collectives.front();
+  EXPECT_EQ(p.op, "allreduce");
+  EXPECT_EQ(p.ranks, 4);  // "mpirun -np 4" above the table
+  EXPECT_EQ(p.bytes, 4.0);
+  EXPECT_NEAR(p.time_median_s, 3.58 * kUs, 1e-15);
+  EXPECT_NEAR(p.busbw_Bps, 4.0 / p.time_median_s * 1.5, 1e-6);
+}
+
+TEST(MeasurementFile, OsuCollectiveWithoutRanksWarns) {
+  std::string text = read_text(data("osu_allreduce.txt"));
+  text = text.substr(text.find("# OSU"));  // drop the mpirun line
+  const MeasurementSet set = read(temp_file("osu_allreduce_bare.txt", text));
+  ASSERT_EQ(set.collectives.size(), 19u);
+  EXPECT_EQ(set.collectives[0].ranks, 0);
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "give --ranks")) << set.warnings[0];
+
+  MeasurementSet copy = set;
+  EXPECT_EQ(assign_unknown_ranks(copy, 8), 19);
+  EXPECT_EQ(copy.collectives[0].ranks, 8);
+  EXPECT_NEAR(copy.collectives[0].busbw_Bps, copy.collectives[0].algbw_Bps * 1.75, 1e-9);
+  EXPECT_EQ(assign_unknown_ranks(copy, 8), 0);
+}
+
+TEST(MeasurementFile, OsuFullFormatAndValidation) {
+  const std::string path = temp_file("osu_allreduce_full.txt",
+                                     "# OSU MPI Allreduce Latency Test v7.3\n"
+                                     "# Datatype: MPI_INT.\n"
+                                     "# Size       Avg Latency(us)   Min Latency(us)   Max "
+                                     "Latency(us)  Iterations  Validation\n"
+                                     "4                       3.50              3.10              "
+                                     "4.20        1000        Pass\n"
+                                     "8                       3.60              3.20              "
+                                     "4.30        1000        Fail\n");
+  MeasurementSet set = read(path);
+  ASSERT_EQ(set.collectives.size(), 2u);
+  EXPECT_NEAR(set.collectives[0].time_min_s, 3.10 * kUs, 1e-15);
+  EXPECT_NEAR(set.collectives[0].time_median_s, 3.50 * kUs, 1e-15);
+  EXPECT_NEAR(set.collectives[0].time_max_s, 4.20 * kUs, 1e-15);
+  EXPECT_EQ(set.collectives[0].iterations, 1000);
+  EXPECT_TRUE(set.collectives[0].verified);
+  EXPECT_FALSE(set.collectives[1].verified);
+}
+
+TEST(MeasurementFile, OsuVersion2Header) {
+  const MeasurementSet set = read(temp_file("osu_v2.txt",
+                                            "# OSU MPI Latency Test (Version 2.0)\n"
+                                            "# Size Latency (us)\n"
+                                            "0 1.06\n1 1.06\n2 1.06\n"));
+  ASSERT_EQ(set.pingpong.size(), 3u);
+  EXPECT_EQ(set.pingpong[0].bytes, 0.0);
+  EXPECT_NEAR(set.pingpong[0].one_way_median_s, 1.06 * kUs, 1e-15);
+}
+
+TEST(MeasurementFile, ImbPingPong) {
+  const MeasurementSet set = read(data("imb_pingpong.txt"));
+  ASSERT_EQ(set.pingpong.size(), 24u);
+  EXPECT_TRUE(set.warnings.empty());
+  EXPECT_EQ(set.pingpong[0].bytes, 0.0);
+  EXPECT_EQ(set.pingpong[0].iterations, 1000);
+  EXPECT_NEAR(set.pingpong[0].one_way_median_s, 1.72 * kUs, 1e-15);
+  EXPECT_EQ(set.pingpong.back().bytes, 4194304.0);
+  EXPECT_EQ(set.pingpong.back().iterations, 10);
+  EXPECT_TRUE(contains(set.sources[0], "(IMB PingPong)")) << set.sources[0];
+}
+
+TEST(MeasurementFile, ImbAllreduceSections) {
+  const MeasurementSet set = read(data("imb_allreduce.txt"));
+  ASSERT_EQ(set.collectives.size(), 44u);
+  int two = 0;
+  int four = 0;
+  for (const auto& c : set.collectives) {
+    EXPECT_EQ(c.op, "allreduce");
+    two += c.ranks == 2 ? 1 : 0;
+    four += c.ranks == 4 ? 1 : 0;
+  }
+  EXPECT_EQ(two, 22);
+  EXPECT_EQ(four, 22);
+  const CollectivePoint& zero = set.collectives[0];
+  EXPECT_EQ(zero.bytes, 0.0);
+  EXPECT_NEAR(zero.time_min_s, 0.02 * kUs, 1e-16);
+  EXPECT_NEAR(zero.time_median_s, 0.03 * kUs, 1e-16);
+  EXPECT_NEAR(zero.time_max_s, 0.04 * kUs, 1e-16);
+}
+
+TEST(MeasurementFile, ImbSkipsSectionsItDoesNotModelAndReadsBarrier) {
+  const MeasurementSet set = read(temp_file("imb_mixed.txt",
+                                            "#    Intel(R) MPI Benchmarks 2021.3, MPI-1 part\n"
+                                            "# Benchmarking Sendrecv\n"
+                                            "# #processes = 2\n"
+                                            "       #bytes #repetitions  t_min[usec]  "
+                                            "t_max[usec]  t_avg[usec]   Mbytes/sec\n"
+                                            "            0         1000         4.38         "
+                                            "4.38         4.38         0.00\n"
+                                            "# Benchmarking Barrier\n"
+                                            "# #processes = 4\n"
+                                            " #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n"
+                                            "         1000         2.10         2.30         "
+                                            "2.20\n"));
+  ASSERT_EQ(set.collectives.size(), 1u);
+  EXPECT_EQ(set.collectives[0].op, "barrier");
+  EXPECT_EQ(set.collectives[0].ranks, 4);
+  EXPECT_EQ(set.collectives[0].bytes, 0.0);
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "Sendrecv")) << set.warnings[0];
+}
+
+// ---- detection is by content, and tag-output prefixes are removed ----
+
+TEST(MeasurementFile, DetectionIgnoresTheFileName) {
+  const MeasurementSet set =
+      read(temp_file("looks_like.jsonl", read_text(data("nccl_all_reduce_perf.txt"))));
+  EXPECT_EQ(set.collectives.size(), 13u);
+}
+
+TEST(MeasurementFile, OpenMpiTagOutputPrefixIsRemoved) {
+  std::istringstream in(read_text(data("nccl_all_reduce_perf.txt")));
+  std::string tagged;
+  for (std::string line; std::getline(in, line);) tagged += "[1,0]<stdout>:" + line + "\n";
+  const MeasurementSet set = read(temp_file("tagged.txt", tagged));
+  ASSERT_EQ(set.collectives.size(), 13u);
+  EXPECT_EQ(set.collectives[0].ranks, 8);
+}
+
+TEST(MeasurementFile, NcclWithoutProgramOrRankLinesInfersBoth) {
+  std::istringstream in(read_text(data("nccl_all_reduce_perf.txt")));
+  std::string bare;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("Collective test starting") != std::string::npos) continue;
+    if (line.find("#  Rank") != std::string::npos) continue;
+    bare += line + "\n";
+  }
+  const MeasurementSet set = read(temp_file("nccl_bare.txt", bare));
+  ASSERT_EQ(set.collectives.size(), 13u);
+  EXPECT_EQ(set.collectives[0].op, "allreduce");  // redop sum, root -1, busbw/algbw 1.75
+  EXPECT_EQ(set.collectives[0].ranks, 8);         // 2(N-1)/N = 1.75
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "8 ranks inferred")) << set.warnings[0];
+}
+
+TEST(MeasurementFile, NcclWrongResultsAreNotVerified) {
+  std::string text = read_text(data("nccl_all_reduce_perf.txt"));
+  const std::string row = "      0    11.55    0.00    0.00       0";
+  const auto at = text.find(row);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, row.size(), "      3    11.55    0.00    0.00       0");
+  const MeasurementSet set = read(temp_file("nccl_wrong.txt", text));
+  EXPECT_FALSE(set.collectives[0].verified);
+  EXPECT_TRUE(set.collectives[1].verified);
+}
+
+// ---- warnings ----
+
+TEST(MeasurementFile, JsonLinesWithoutEndRecordIsIncomplete) {
+  std::string text = read_text(data("scalewall_pingpong.jsonl"));
+  text = text.substr(0, text.find("{\"record\":\"end\""));
+  const MeasurementSet set = read(temp_file("no_end.jsonl", text));
+  EXPECT_EQ(set.pingpong.size(), 10u);
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "incomplete")) << set.warnings[0];
+}
+
+TEST(MeasurementFile, FailedRunIsAWarning) {
+  std::string text = read_text(data("scalewall_pingpong.jsonl"));
+  text = text.substr(0, text.find("{\"record\":\"end\""));
+  text += R"({"record":"end","status":"failed","error":"rank 1 aborted","records":10})" "\n";
+  const MeasurementSet set = read(temp_file("failed.jsonl", text));
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "rank 1 aborted")) << set.warnings[0];
+}
+
+TEST(MeasurementFile, ArrivalAndStepRecords) {
+  const std::string envelope =
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"step","kind":"measurement"})";
+  const MeasurementSet set = read(temp_file(
+      "step.jsonl",
+      envelope + "\n" +
+          R"({"record":"arrival","iteration":0,"rank":1,"host":"n1","arrival_s":1e-5,"injected_s":0,"collective_s":2e-5})"
+          "\n"
+          R"({"record":"step","step":0,"rank":1,"host":"n1","compute_s":0.1,"communication_s":0.02,"wait_s":0.01,"step_s":0.13})"
+          "\n"
+          R"({"record":"end","status":"complete","records":2})"
+          "\n"));
+  ASSERT_EQ(set.arrivals.size(), 1u);
+  ASSERT_EQ(set.steps.size(), 1u);
+  EXPECT_EQ(set.arrivals[0].host, "n1");
+  EXPECT_DOUBLE_EQ(set.steps[0].step_s, 0.13);
+  EXPECT_TRUE(set.warnings.empty());
+}
+
+// ---- errors name the file and the line ----
+
+TEST(MeasurementFileErrors, MissingEmptyAndDirectory) {
+  const std::string missing = data("no_such_file.txt");
+  EXPECT_TRUE(contains(error_reading(missing), "'" + missing + "': no such file"));
+  const std::string empty = temp_file("empty.txt", "");
+  EXPECT_TRUE(contains(error_reading(empty), "'" + empty + "' is empty"));
+  const std::string blank = temp_file("blank.txt", "\n  \n\t\n");
+  EXPECT_TRUE(contains(error_reading(blank), "is empty"));
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_TRUE(contains(error_reading(dir), "is a directory"));
+}
+
+TEST(MeasurementFileErrors, ForeignFileIsUnknownFormat) {
+  const std::string path = data("foreign.txt");
+  const std::string e = error_reading(path);
+  EXPECT_TRUE(contains(e, path + ":1: unknown measurement format")) << e;
+}
+
+TEST(MeasurementFileErrors, TruncatedNcclRow) {
+  const std::string path = data("truncated_nccl_all_reduce_perf.txt");
+  const std::string e = error_reading(path);
+  EXPECT_TRUE(contains(e, path + ":24: truncated table row: 6 field(s), expected 13")) << e;
+}
+
+TEST(MeasurementFileErrors, TruncatedJsonRecord) {
+  const std::string path = data("truncated_scalewall_pingpong.jsonl");
+  const std::string e = error_reading(path);
+  EXPECT_TRUE(contains(e, path + ":5: not a JSON object")) << e;
+}
+
+TEST(MeasurementFileErrors, NonNumericFields) {
+  const std::string osu = temp_file("osu_bad.txt",
+                                    "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n"
+                                    "1                       1.60\n"
+                                    "2                       1.6x\n");
+  EXPECT_TRUE(contains(error_reading(osu),
+                       osu + ":4: '1.6x' in the Latency (us) column is not a number"))
+      << error_reading(osu);
+  const std::string imb = temp_file("imb_bad.txt",
+                                    "# Benchmarking PingPong\n# #processes = 2\n"
+                                    "       #bytes #repetitions      t[usec]   Mbytes/sec\n"
+                                    "            0         1000         abc         0.00\n");
+  EXPECT_TRUE(contains(error_reading(imb), imb + ":4: 'abc' in the t[usec] column"))
+      << error_reading(imb);
+  const std::string json = temp_file(
+      "bad.jsonl",
+      R"({"tool":"scalewall-mpi","command":"pingpong","kind":"measurement"})"
+      "\n"
+      R"({"record":"pingpong","from":0,"to":1,"bytes":"8","iterations":10,"one_way_min_s":1e-6,"one_way_median_s":1e-6,"one_way_max_s":1e-6})"
+      "\n");
+  EXPECT_TRUE(contains(error_reading(json), json + ":2: field \"bytes\" must be a number, not a string"))
+      << error_reading(json);
+}
+
+TEST(MeasurementFileErrors, MalformedRecords) {
+  const std::string head =
+      R"({"tool":"scalewall-mpi","command":"pingpong","kind":"measurement"})"
+      "\n";
+  const std::string missing = temp_file(
+      "missing_field.jsonl",
+      head + R"({"record":"pingpong","from":0,"to":1,"bytes":8,"iterations":10})" "\n");
+  EXPECT_TRUE(contains(error_reading(missing), ":2: pingpong record lacks \"one_way_min_s\""))
+      << error_reading(missing);
+  const std::string disordered = temp_file(
+      "disordered.jsonl",
+      head +
+          R"({"record":"pingpong","from":0,"to":1,"bytes":8,"iterations":10,"one_way_min_s":2e-6,"one_way_median_s":1e-6,"one_way_max_s":3e-6})"
+          "\n");
+  EXPECT_TRUE(contains(error_reading(disordered), ":2: expected one_way_min_s <= one_way_median_s"))
+      << error_reading(disordered);
+  const std::string after_end = temp_file(
+      "after_end.jsonl", head + R"({"record":"end","status":"complete","records":0})" "\n" +
+                             R"({"record":"end","status":"complete","records":0})" "\n");
+  EXPECT_TRUE(contains(error_reading(after_end), ":3: a record after the end record"));
+  const std::string bad_op = temp_file(
+      "bad_op.jsonl",
+      head +
+          R"({"record":"collective","op":"allsum","algorithm":"ring","ranks":4,"bytes":8,"iterations":1,"time_min_s":1e-6,"time_median_s":1e-6,"time_max_s":1e-6,"algbw_Bps":1,"busbw_Bps":1,"verified":true})"
+          "\n");
+  EXPECT_TRUE(contains(error_reading(bad_op), ":2: ")) << error_reading(bad_op);
+  EXPECT_TRUE(contains(error_reading(bad_op), "allsum")) << error_reading(bad_op);
+}
+
+std::string text_error(const std::string& text) {
+  return input_error_of([&] {
+    MeasurementSet set;
+    parse_measurement_text(text, "x.jsonl", set);
+  });
+}
+
+TEST(MeasurementFileErrors, JsonErrorsNameFileLineAndField) {
+  const std::string head =
+      R"({"tool":"scalewall-mpi","command":"collective","kind":"measurement"})" "\n";
+  EXPECT_EQ(text_error(R"({"tool":"scalewall-mpi","command":{"a":1},"kind":"measurement"})"),
+            "x.jsonl:1: field \"command\" must be a string, not an object");
+  EXPECT_EQ(text_error(R"({"tool":"scalewall-mpi","command":"step","kind":"measurement","x":1e400})"),
+            "x.jsonl:1: field \"x\": number 1e400 is out of range");
+  EXPECT_EQ(
+      text_error(head + "\n" +
+                 R"({"record":"collective","op":"allreduce","algorithm":"ring","ranks":4,"bytes":8,"iterations":1,"time_min_s":1e-6,"time_median_s":-1e999,"time_max_s":1e-6})"),
+      "x.jsonl:3: field \"time_median_s\": number -1e999 is out of range");
+  EXPECT_EQ(text_error(head + R"({"record":"end","status":"failed","error":[1]})"),
+            "x.jsonl:2: field \"error\" must be a string, not an array");
+  EXPECT_EQ(text_error(head + R"({"record":"arrival","iteration":0,"rank":0,"host":5})"),
+            "x.jsonl:2: field \"host\" must be a string, not a number");
+  EXPECT_EQ(
+      text_error(head + R"({"record":"step","step":18446744073709551615,"rank":0})"),
+      "x.jsonl:2: field \"step\" is not a whole number: 18446744073709551615");
+  // Nesting is bounded: a record of a million nested arrays is refused, not a stack overflow.
+  EXPECT_EQ(text_error(head + std::string(1000000, '[') + std::string(1000000, ']')),
+            "x.jsonl:2: JSON arrays and objects nested more than 64 deep");
+  EXPECT_EQ(text_error(head + "[[1]]"), "x.jsonl:2: expected a JSON object, found an array of 1 element");
+  for (const std::string& text :
+       {std::string(R"({"tool":"scalewall-mpi","command":{"a":1}})"),
+        head + R"({"record":"pingpong","from":0,"to":1,"bytes":1e400})",
+        head + R"({"record":"end","status":"failed","error":{}})"}) {
+    EXPECT_EQ(text_error(text).find("json.exception"), std::string::npos) << text_error(text);
+  }
+}
+
+TEST(MeasurementFileErrors, JsonFromAnotherTool) {
+  const std::string path = temp_file(
+      "report.json", R"({"tool":"scalewall","version":"0.1.0","command":"collective"})" "\n");
+  const std::string e = error_reading(path);
+  EXPECT_TRUE(contains(e, path + ":1: a JSON object from \"scalewall\"")) << e;
+}
+
+TEST(MeasurementFileErrors, UnmodelledBenchmarks) {
+  const std::string nccl =
+      temp_file("sendrecv.txt",
+                "# Collective test starting: sendrecv_perf\n"
+                "#       size         count      type   redop    root     time   algbw   busbw "
+                "#wrong     time   algbw   busbw #wrong\n"
+                "           8             2     float     sum      -1    11.94    0.00    0.00  "
+                "     0    11.55    0.00    0.00       0\n");
+  EXPECT_TRUE(contains(error_reading(nccl), nccl + ":1: nccl-tests program 'sendrecv_perf'"))
+      << error_reading(nccl);
+  const std::string osu = temp_file("bibw.txt",
+                                    "# OSU MPI Bi-Directional Bandwidth Test v7.3\n"
+                                    "# Size      Bandwidth (MB/s)\n1 3.2\n");
+  EXPECT_TRUE(contains(error_reading(osu), osu + ":1: 'OSU MPI Bi-Directional Bandwidth"))
+      << error_reading(osu);
+}
+
+TEST(MeasurementFileErrors, NcclAllGatherWithoutProgramLineIsAmbiguous) {
+  const std::string path =
+      temp_file("ag.txt",
+                "#  Rank  0 Group  0 Pid  1 on h device  0 [0x18] GPU\n"
+                "#  Rank  1 Group  0 Pid  1 on h device  1 [0x19] GPU\n"
+                "#       size         count      type   redop    root     time   algbw   busbw "
+                "#wrong     time   algbw   busbw #wrong\n"
+                "        1024           256     float    none      -1    11.94    0.09    0.04  "
+                "     0    11.55    0.09    0.04       0\n");
+  EXPECT_TRUE(contains(error_reading(path), "cannot tell all_gather_perf from alltoall_perf"))
+      << error_reading(path);
+}
+
+TEST(MeasurementFileErrors, TableWithoutRows) {
+  const std::string path = temp_file("norows.txt",
+                                     "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n");
+  EXPECT_TRUE(contains(error_reading(path), "no result rows")) << error_reading(path);
+}
+
+}  // namespace
+}  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+// An OSU log whose second '# Size' header has more columns than the rows read before it: the
+// rows are never read against the new columns (that read past the end of a row).
+TEST(MeasurementFileErrors, SecondOsuHeaderWithOtherColumnsIsRefused) {
+  const std::string text =
+      "# OSU MPI Bandwidth Test v6.3\n"
+      "# Size      Bandwidth (MB/s)\n"
+      "1                       4.49\n"
+      "2                       9.03\n"
+      "# Size          Avg Latency(us)    Min Latency(us)    Max Latency(us)  Iterations\n"
+      "4                       1.0   1.0   1.0   100\n";
+  try {
+    parse_stream_points(text, "two.txt");
+    ADD_FAILURE() << "a second table was read into the first";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("two.txt:5: a second OSU table"), std::string::npos)
+        << e.what();
+  }
+  MeasurementSet set;
+  EXPECT_THROW(parse_measurement_text(text, "two.txt", set), InputError);
+}
+
+}  // namespace
+}  // namespace scalewall

@@ -1,0 +1,718 @@
+// Implementation of scalewall/io/scenario_file.h on top of toml++.
+//
+// Every value is read through one small reader per section, so that every error names the
+// file, the key as section.key, the value as written and its line, in one shape:
+//   scenario.toml: workload.compute = '-3ms' (line 7): negative time '-3ms' is not allowed
+#include "scalewall/io/scenario_file.h"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <initializer_list>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "scalewall/base/error.h"
+#include "scalewall/io/input_file.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/base/units.h"
+
+namespace scalewall {
+namespace {
+
+constexpr std::int64_t kMaxRanks = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxIntervalSteps = std::int64_t{1} << 40;
+
+// The value as the file wrote it, for error messages: strings quoted (line breaks escaped, so
+// that a message stays on one line), numbers and booleans bare, lists in TOML syntax; tables
+// are named by their key alone.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string written(const toml::node& node) {
+  if (const auto* s = node.as_string()) return fmt::format("'{}'", one_line(s->get()));
+  if (const auto* i = node.as_integer()) return fmt::format("{}", i->get());
+  if (const auto* f = node.as_floating_point()) return fmt::format("{}", f->get());
+  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
+  std::ostringstream out;
+  if (const auto* a = node.as_array()) {
+    out << *a;
+  } else if (const auto* d = node.as_date()) {
+    out << *d;
+  } else if (const auto* t = node.as_time()) {
+    out << *t;
+  } else if (const auto* dt = node.as_date_time()) {
+    out << *dt;
+  }
+  return out.str();
+}
+
+std::string type_noun(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "a list";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::date:
+    case toml::node_type::time:
+    case toml::node_type::date_time:
+      return "a date or time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+std::string join(std::initializer_list<std::string_view> words) {
+  std::string text;
+  for (const std::string_view w : words) {
+    if (!text.empty()) text += ", ";
+    text += w;
+  }
+  return text;
+}
+
+// One section of the scenario ("" for the top level), with the reads every key needs.
+class Section {
+ public:
+  Section(const std::string& source, std::string name, const toml::table* table)
+      : source_(source), name_(std::move(name)), table_(table) {}
+
+  bool present() const { return table_ != nullptr; }
+  bool has(std::string_view key) const { return table_ != nullptr && table_->contains(key); }
+
+  // "section.key" (or "key" at the top level).
+  std::string full(std::string_view key) const {
+    return name_.empty() ? std::string(key) : fmt::format("{}.{}", name_, key);
+  }
+
+  // "FILE: section.key = 'value' (line N)", or "FILE: [section.key] (line N)" for a table.
+  std::string place(std::string_view key) const {
+    const toml::node* node = table_ == nullptr ? nullptr : table_->get(key);
+    const bool is_table = node != nullptr && node->is_table();
+    std::string text =
+        fmt::format("{}: {}", source_, is_table ? fmt::format("[{}]", full(key)) : full(key));
+    if (node != nullptr && !is_table) text += " = " + written(*node);
+    if (node != nullptr && node->source().begin.line > 0) {
+      text += fmt::format(" (line {})", node->source().begin.line);
+    }
+    return text;
+  }
+
+  [[noreturn]] void fail(std::string_view key, std::string_view reason) const {
+    throw InputError(fmt::format("{}: {}", place(key), one_line(reason)));
+  }
+
+  // The value read from `key`, refused unless it lies in `range` (step_model.h).
+  double within(std::string_view key, double value, const ValueRange& range) const {
+    if (!in_range(value, range)) fail(key, fmt::format("outside the range {}", range_text(range)));
+    return value;
+  }
+
+  // A missing key, or with an empty key the missing section itself.
+  [[noreturn]] void missing(std::string_view key, std::string_view hint) const {
+    const std::string what = key.empty() ? fmt::format("section [{}]", name_) : full(key);
+    throw InputError(fmt::format("{}: {} is missing ({})", source_, what, hint));
+  }
+
+  // Unknown keys and sub-tables are errors: a misspelt key must not fall back to a default.
+  void reject_unknown(std::initializer_list<std::string_view> known) const {
+    if (table_ == nullptr) return;
+    for (const auto& [key, node] : *table_) {
+      const std::string_view k = key.str();
+      if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+      if (name_ == "network" && k == "fabric_inline") {
+        fail(k,
+             "inline fabrics are not supported: put the fabric in its own file and give its "
+             "path as network.fabric");
+      }
+      fail(k, fmt::format("unknown {} (expected one of: {})", node.is_table() ? "section" : "key",
+                          join(known)));
+    }
+  }
+
+  // A size, time or rate: a string with a unit ("14GB", "300ms", "50GB/s") or a bare number
+  // in SI base units. Negative, NaN and infinite values are rejected by the units parser.
+  double quantity(std::string_view key, double (*parse)(std::string_view),
+                  std::string_view example) const {
+    const toml::node& node = *table_->get(key);
+    try {
+      if (const auto* s = node.as_string()) return parse(s->get());
+      // fmt's shortest round-trip form, so the parser sees exactly the number the file holds.
+      if (const auto* f = node.as_floating_point()) return parse(fmt::format("{}", f->get()));
+      if (const auto* i = node.as_integer()) return parse(fmt::format("{}", i->get()));
+    } catch (const InputError& e) {
+      fail(key, e.what());
+    }
+    fail(key, fmt::format("expected {}, not {}", example, type_noun(node)));
+  }
+
+  double bytes(std::string_view key) const {
+    return quantity(key, parse_bytes, "a size like \"14GB\" or a number of bytes");
+  }
+  double seconds(std::string_view key) const {
+    return quantity(key, parse_seconds, "a time like \"300ms\" or a number of seconds");
+  }
+  double rate(std::string_view key) const {
+    return quantity(key, parse_rate, "a rate like \"50GB/s\" or a number of bytes per second");
+  }
+
+  // A plain number (no unit), finite and not negative. Strings are refused: a number in
+  // quotes is almost always a typo for a quantity with a unit.
+  double number(std::string_view key) const {
+    const toml::node& node = *table_->get(key);
+    double value = 0;
+    if (const auto* f = node.as_floating_point()) {
+      value = f->get();
+    } else if (const auto* i = node.as_integer()) {
+      value = static_cast<double>(i->get());
+    } else {
+      fail(key, fmt::format("expected a number, not {}", type_noun(node)));
+    }
+    if (!std::isfinite(value)) fail(key, "must be a finite number");
+    if (value < 0) fail(key, "must not be negative");
+    return value;
+  }
+
+  // A fraction: a number (0.02) or a percentage string ("2%"), within [lo, hi].
+  double fraction(std::string_view key, double lo, double hi) const {
+    const toml::node& node = *table_->get(key);
+    double value = 0;
+    if (const auto* s = node.as_string()) {
+      try {
+        value = parse_fraction(s->get());
+      } catch (const InputError& e) {
+        fail(key, e.what());
+      }
+    } else if (node.is_number()) {
+      value = number(key);
+    } else {
+      fail(key, fmt::format("expected a fraction like 0.02 or \"2%\", not {}", type_noun(node)));
+    }
+    if (!(value >= lo && value <= hi)) {
+      fail(key, fmt::format("{} is outside [{}, {}]", value, lo, hi));
+    }
+    return value;
+  }
+
+  // A whole number in [lo, hi].
+  std::int64_t count(std::string_view key, std::int64_t lo, std::int64_t hi) const {
+    const toml::node& node = *table_->get(key);
+    const auto* i = node.as_integer();
+    if (i == nullptr) fail(key, fmt::format("expected a whole number, not {}", type_noun(node)));
+    if (i->get() < lo || i->get() > hi) {
+      fail(key, fmt::format("{} is outside [{}, {}]", i->get(), lo, hi));
+    }
+    return i->get();
+  }
+
+  bool flag(std::string_view key) const {
+    const toml::node& node = *table_->get(key);
+    const auto* b = node.as_boolean();
+    if (b == nullptr) fail(key, fmt::format("expected true or false, not {}", type_noun(node)));
+    return b->get();
+  }
+
+  // Whether the value is the string `word`.
+  bool is_text(std::string_view key, std::string_view word) const {
+    const auto* s = table_->get(key)->as_string();
+    return s != nullptr && s->get() == word;
+  }
+
+  std::string text(std::string_view key) const {
+    const toml::node& node = *table_->get(key);
+    const auto* s = node.as_string();
+    if (s == nullptr) fail(key, fmt::format("expected a string, not {}", type_noun(node)));
+    return s->get();
+  }
+
+ private:
+  const std::string& source_;
+  std::string name_;
+  const toml::table* table_;
+};
+
+// The sub-table `name` of the root: absent (nullptr) or a table; anything else is an error.
+Section section(const toml::table& root, const std::string& source, const std::string& name) {
+  const Section top(source, "", &root);
+  const toml::node* node = root.get(name);
+  if (node == nullptr) return Section(source, name, nullptr);
+  if (!node->is_table()) {
+    top.fail(name, fmt::format("expected a section [{}], not {}", name, type_noun(*node)));
+  }
+  return Section(source, name, node->as_table());
+}
+
+double bytes_per_element(const Section& w) {
+  const std::string dtype = w.text("gradient_dtype");
+  if (dtype == "fp64") return 8;
+  if (dtype == "fp32" || dtype == "tf32") return 4;
+  if (dtype == "bf16" || dtype == "fp16") return 2;
+  if (dtype == "fp8") return 1;
+  w.fail("gradient_dtype", "unknown dtype (expected one of: fp64, fp32, tf32, bf16, fp16, fp8)");
+}
+
+Workload read_workload(const Section& w) {
+  if (!w.present()) {
+    w.missing("",
+              "a scenario needs a [workload] section with compute, scaling and the "
+              "gradient size");
+  }
+  w.reject_unknown({"parameters", "gradient_dtype", "bytes_per_gradient", "gradient_bytes",
+                    "compute", "reference_ranks", "serial", "scaling", "backward_fraction"});
+  Workload out;
+
+  // The gradient: parameters x bytes per element, or bytes directly.
+  if (w.has("gradient_bytes")) {
+    if (w.has("parameters")) {
+      w.fail("gradient_bytes",
+             "give either workload.gradient_bytes or workload.parameters "
+             "(with a dtype), not both");
+    }
+    for (const char* key : {"gradient_dtype", "bytes_per_gradient"}) {
+      if (w.has(key)) {
+        w.fail(key,
+               "applies to workload.parameters, which is not given (the gradient size is "
+               "workload.gradient_bytes)");
+      }
+    }
+    out.gradient_bytes = w.within("gradient_bytes", w.bytes("gradient_bytes"), kScenarioBytes);
+  } else if (w.has("parameters")) {
+    const double parameters = w.number("parameters");
+    double per = 0;
+    if (w.has("gradient_dtype") && w.has("bytes_per_gradient")) {
+      w.fail("bytes_per_gradient",
+             "give either workload.gradient_dtype or "
+             "workload.bytes_per_gradient, not both");
+    } else if (w.has("gradient_dtype")) {
+      per = bytes_per_element(w);
+    } else if (w.has("bytes_per_gradient")) {
+      per = w.number("bytes_per_gradient");
+      if (!(per > 0)) w.fail("bytes_per_gradient", "must be above 0");
+    } else {
+      w.missing("gradient_dtype",
+                "workload.parameters needs the size of one gradient element: "
+                "gradient_dtype = \"bf16\" (or fp64, fp32, tf32, fp16, fp8), "
+                "or bytes_per_gradient");
+    }
+    out.gradient_bytes = parameters * per;
+    if (!in_range(out.gradient_bytes, kScenarioBytes)) {
+      w.fail("parameters",
+             fmt::format("parameters x bytes per gradient ({:.3g} B) is outside the range {}",
+                         out.gradient_bytes, range_text(kScenarioBytes)));
+    }
+  } else {
+    for (const char* key : {"gradient_dtype", "bytes_per_gradient"}) {
+      if (w.has(key)) w.fail(key, "needs workload.parameters");
+    }
+    w.missing("parameters",
+              "give the gradient size as workload.parameters with "
+              "workload.gradient_dtype, or as workload.gradient_bytes");
+  }
+
+  if (!w.has("compute")) {
+    w.missing("compute", "the per-rank forward and backward time of one step, e.g. \"300ms\"");
+  }
+  out.compute_s = w.within("compute", w.seconds("compute"), kScenarioSeconds);
+  if (w.has("reference_ranks")) out.reference_ranks = w.count("reference_ranks", 1, kMaxRanks);
+  if (w.has("serial")) out.serial_s = w.within("serial", w.seconds("serial"), kScenarioSeconds);
+  if (!w.has("scaling")) {
+    w.missing("scaling", "\"strong\" (global batch fixed) or \"weak\" (per-rank batch fixed)");
+  }
+  const std::string scaling = w.text("scaling");
+  if (scaling == "strong") {
+    out.mode = ScalingMode::kStrong;
+  } else if (scaling == "weak") {
+    out.mode = ScalingMode::kWeak;
+  } else {
+    w.fail("scaling",
+           "expected \"strong\" (global batch fixed) or \"weak\" (per-rank batch "
+           "fixed)");
+  }
+  if (w.has("backward_fraction")) out.backward_fraction = w.fraction("backward_fraction", 0, 1);
+  return out;
+}
+
+// The all-reduce algorithm names, for error messages.
+std::string allreduce_algorithm_names() {
+  constexpr Algorithm kEvery[] = {Algorithm::kRing,
+                                  Algorithm::kRecursiveDoubling,
+                                  Algorithm::kRecursiveHalving,
+                                  Algorithm::kRabenseifner,
+                                  Algorithm::kBinomialTree,
+                                  Algorithm::kDoubleBinaryTree,
+                                  Algorithm::kScatterAllgather,
+                                  Algorithm::kPairwise,
+                                  Algorithm::kBruck,
+                                  Algorithm::kDissemination};
+  std::string names = "auto";
+  for (const Algorithm a : kEvery) {
+    if (implements(Op::kAllreduce, AlgorithmSpec{a, Algorithm::kRing})) {
+      names += ", " + algorithm_name(a);
+    }
+  }
+  for (const Algorithm a : kEvery) {
+    if (implements(Op::kAllreduce, AlgorithmSpec{Algorithm::kHierarchical, a})) {
+      names += ", " + algorithm_name(AlgorithmSpec{Algorithm::kHierarchical, a});
+    }
+  }
+  return names;
+}
+
+enum class NetworkForm { kFabricFile, kFlatLink, kBusbw };
+
+struct NetworkRead {
+  Network network;
+  NetworkForm form = NetworkForm::kBusbw;
+  std::optional<AlgorithmSpec> algorithm;
+  CostOptions cost;
+};
+
+NetworkRead read_network(const Section& n, const std::string& base_dir) {
+  if (!n.present()) {
+    n.missing("",
+              "give network.fabric (a fabric file), network.alpha with network.bandwidth "
+              "(a flat link), or network.busbw (a measured all-reduce bus bandwidth)");
+  }
+  n.reject_unknown({"fabric", "alpha", "bandwidth", "busbw", "algorithm", "gamma", "tree_chunk"});
+  NetworkRead out;
+  std::vector<std::string_view> forms;
+  for (const char* key : {"fabric", "bandwidth", "busbw"}) {
+    if (n.has(key)) forms.push_back(key);
+  }
+  if (forms.empty()) {
+    if (n.has("alpha")) {
+      n.fail("alpha",
+             "needs network.bandwidth (a flat link) or network.busbw (a measured bus "
+             "bandwidth)");
+    }
+    n.missing("fabric",
+              "give network.fabric (a fabric file), network.alpha with "
+              "network.bandwidth (a flat link), or network.busbw (a measured "
+              "all-reduce bus bandwidth)");
+  }
+  if (forms.size() > 1) {
+    n.fail(forms[1], fmt::format("give one network form: network.{} is given too (fabric, "
+                                 "bandwidth with alpha, or busbw)",
+                                 forms[0]));
+  }
+
+  if (n.has("fabric")) {
+    out.form = NetworkForm::kFabricFile;
+    if (n.has("alpha")) {
+      n.fail("alpha", "the fabric file gives its links' latencies; leave network.alpha out");
+    }
+    const std::string path = n.text("fabric");
+    if (path.empty()) n.fail("fabric", "empty path");
+    std::filesystem::path resolved(path);
+    if (resolved.is_relative() && !base_dir.empty())
+      resolved = std::filesystem::path(base_dir) / resolved;
+    try {
+      out.network.fabric = load_fabric_file(resolved.string());
+    } catch (const InputError& e) {
+      n.fail("fabric", e.what());
+    }
+  } else if (n.has("bandwidth")) {
+    out.form = NetworkForm::kFlatLink;
+    if (!n.has("alpha")) {
+      n.fail("bandwidth",
+             "a flat link needs network.alpha too (its start-up latency, e.g. "
+             "\"2.5us\")");
+    }
+    Link link;
+    link.alpha_s = n.seconds("alpha");
+    if (!(link.alpha_s > 0)) {
+      n.fail("alpha",
+             "a link's latency must be above 0 (for a measured bus bandwidth with no "
+             "latency term use network.busbw)");
+    }
+    n.within("alpha", link.alpha_s, kScenarioSeconds);
+    link.bandwidth_Bps = n.rate("bandwidth");
+    if (!(link.bandwidth_Bps > 0)) n.fail("bandwidth", "must be above 0");
+    n.within("bandwidth", link.bandwidth_Bps, kScenarioRate);
+    try {
+      out.network.fabric = flat_topology(1, link);
+    } catch (const InputError& e) {
+      n.fail("bandwidth", e.what());
+    }
+  } else {
+    out.form = NetworkForm::kBusbw;
+    out.network.busbw_Bps = n.rate("busbw");
+    if (!(out.network.busbw_Bps > 0)) n.fail("busbw", "must be above 0");
+    n.within("busbw", out.network.busbw_Bps, kScenarioRate);
+    if (n.has("alpha")) {
+      out.network.busbw_alpha_s = n.within("alpha", n.seconds("alpha"), kScenarioSeconds);
+    }
+  }
+
+  if (n.has("algorithm")) {
+    const std::string name = n.text("algorithm");
+    if (name != "auto") {
+      if (out.form == NetworkForm::kBusbw) {
+        n.fail("algorithm",
+               "a measured bus bandwidth already includes the algorithm; use "
+               "\"auto\" or leave it out");
+      }
+      AlgorithmSpec spec;
+      try {
+        spec = parse_algorithm(name);
+      } catch (const InputError&) {
+        n.fail("algorithm", fmt::format("unknown algorithm (all-reduce algorithms: {})",
+                                        allreduce_algorithm_names()));
+      }
+      if (!implements(Op::kAllreduce, spec)) {
+        n.fail("algorithm", fmt::format("not an all-reduce algorithm (all-reduce algorithms: {})",
+                                        allreduce_algorithm_names()));
+      }
+      if (spec.algorithm == Algorithm::kHierarchical && out.form != NetworkForm::kFabricFile) {
+        n.fail("algorithm",
+               "a hierarchical algorithm needs a fabric file (nodes of several "
+               "ranks); a flat link has one rank per node");
+      }
+      out.algorithm = spec;
+    }
+  }
+  if (n.has("gamma")) {
+    out.cost.gamma_s_per_byte = n.within("gamma", n.seconds("gamma"), kScenarioSecondsPerByte);
+  }
+  if (n.has("tree_chunk")) {
+    out.cost.tree_chunk_bytes = n.bytes("tree_chunk");
+    if (!(out.cost.tree_chunk_bytes > 0)) n.fail("tree_chunk", "must be above 0");
+    n.within("tree_chunk", out.cost.tree_chunk_bytes, kScenarioChunkBytes);
+  }
+  return out;
+}
+
+Variance read_variance(const Section& v) {
+  Variance out;
+  if (!v.present()) return out;
+  v.reject_unknown({"sigma", "bad_node_slowdown", "bad_link_bandwidth"});
+  if (v.has("sigma")) out.sigma = v.fraction("sigma", 0, 1);
+  if (v.has("bad_node_slowdown")) {
+    out.bad_node_slowdown = v.number("bad_node_slowdown");
+    if (!(out.bad_node_slowdown >= 1)) {
+      v.fail("bad_node_slowdown", "must be 1 or more (1.15 = 15% slower; 1 = no bad node)");
+    }
+    v.within("bad_node_slowdown", out.bad_node_slowdown, kScenarioFactor);
+  }
+  if (v.has("bad_link_bandwidth")) {
+    out.bad_link_bandwidth_Bps = v.rate("bad_link_bandwidth");
+    if (!(out.bad_link_bandwidth_Bps > 0)) {
+      v.fail("bad_link_bandwidth", "must be above 0 (leave it out for a healthy link)");
+    }
+    v.within("bad_link_bandwidth", out.bad_link_bandwidth_Bps, kScenarioRate);
+  }
+  return out;
+}
+
+void read_remedies(const Section& r, NetworkForm form, Scenario* scenario) {
+  Settings& out = scenario->settings;
+  if (!r.present()) return;
+  r.reject_unknown({"overlap", "bucket", "hierarchical", "placement", "compression_ratio",
+                    "compression_cost", "accumulation_steps", "batch_scale"});
+  if (r.has("overlap")) out.overlap = r.flag("overlap");
+  if (r.has("bucket")) {
+    // "none" (or 0) is one fused call for the whole gradient.
+    out.bucket_bytes =
+        r.is_text("bucket", "none") ? 0.0 : r.within("bucket", r.bytes("bucket"), kScenarioBytes);
+  }
+  if (r.has("hierarchical")) {
+    out.hierarchical = r.flag("hierarchical");
+    if (out.hierarchical && form != NetworkForm::kFabricFile) {
+      r.fail("hierarchical",
+             "hierarchical collectives need a fabric file (nodes of several "
+             "ranks); this network is a flat link or a bus bandwidth");
+    }
+  }
+  if (r.has("placement")) {
+    if (form != NetworkForm::kFabricFile) {
+      r.fail("placement",
+             "placement needs a fabric file (network.fabric); this network is a "
+             "flat link or a bus bandwidth");
+    }
+    Placement placement = Placement::kPacked;
+    try {
+      placement = parse_placement(r.text("placement"));
+    } catch (const InputError& e) {
+      r.fail("placement", e.what());
+    }
+    Topology& fabric = *scenario->network.fabric;
+    fabric.placement = placement;
+    fabric.rank_to_node.clear();
+  }
+  if (r.has("compression_ratio")) {
+    out.compression_ratio = r.number("compression_ratio");
+    if (!(out.compression_ratio >= 1)) {
+      r.fail("compression_ratio", "must be 1 or more (2 = half the bytes; 1 = no compression)");
+    }
+    r.within("compression_ratio", out.compression_ratio, kScenarioFactor);
+  }
+  if (r.has("compression_cost")) {
+    out.compression_s_per_byte =
+        r.within("compression_cost", r.seconds("compression_cost"), kScenarioSecondsPerByte);
+  }
+  if (r.has("accumulation_steps")) {
+    out.accumulation_steps = r.count("accumulation_steps", 1, kMaxAccumulationSteps);
+  }
+  if (r.has("batch_scale")) {
+    out.batch_scale = r.number("batch_scale");
+    if (!(out.batch_scale > 0)) r.fail("batch_scale", "must be above 0");
+    r.within("batch_scale", out.batch_scale, kScenarioBatchScale);
+  }
+}
+
+Checkpoint read_checkpoint(const Section& c) {
+  Checkpoint out;
+  if (!c.present()) return out;
+  c.reject_unknown({"bytes", "write_bandwidth", "shared", "interval_steps", "async"});
+  if (!c.has("bytes")) {
+    c.missing("bytes",
+              "the size of one checkpoint, e.g. \"100GB\" (leave out [checkpoint] for "
+              "none)");
+  }
+  out.bytes = c.within("bytes", c.bytes("bytes"), kScenarioBytes);
+  if (c.has("write_bandwidth")) {
+    out.write_bandwidth_Bps = c.rate("write_bandwidth");
+    if (!(out.write_bandwidth_Bps > 0)) c.fail("write_bandwidth", "must be above 0");
+    c.within("write_bandwidth", out.write_bandwidth_Bps, kScenarioRate);
+  } else if (out.bytes > 0) {
+    c.missing("write_bandwidth", "the rate one checkpoint is written at, e.g. \"5GB/s\"");
+  }
+  if (c.has("shared")) out.shared = c.flag("shared");
+  if (c.has("interval_steps")) out.interval_steps = c.count("interval_steps", 1, kMaxIntervalSteps);
+  if (c.has("async")) out.async = c.flag("async");
+  return out;
+}
+
+WhatIfOptions read_what_if(const Section& w) {
+  WhatIfOptions out;
+  if (!w.present()) return out;
+  w.reject_unknown({"compression_ratio", "compression_cost", "accumulation_steps", "batch_scale"});
+  if (w.has("compression_ratio")) {
+    out.compression_ratio = w.number("compression_ratio");
+    if (!(out.compression_ratio >= 1)) w.fail("compression_ratio", "must be 1 or more");
+    w.within("compression_ratio", out.compression_ratio, kScenarioFactor);
+  }
+  if (w.has("compression_cost")) {
+    out.compression_s_per_byte =
+        w.within("compression_cost", w.seconds("compression_cost"), kScenarioSecondsPerByte);
+  }
+  if (w.has("accumulation_steps")) {
+    out.accumulation_steps = w.count("accumulation_steps", 1, kMaxAccumulationSteps);
+  }
+  if (w.has("batch_scale")) {
+    out.batch_scale = w.number("batch_scale");
+    if (!(out.batch_scale > 0)) w.fail("batch_scale", "must be above 0");
+    w.within("batch_scale", out.batch_scale, kScenarioBatchScale);
+  }
+  return out;
+}
+
+std::string describe(const Scenario& scenario, NetworkForm form) {
+  const Network& n = scenario.network;
+  switch (form) {
+    case NetworkForm::kBusbw:
+      if (n.busbw_alpha_s > 0) {
+        return fmt::format("busbw {}, alpha {}", format_rate(n.busbw_Bps),
+                           format_seconds(n.busbw_alpha_s));
+      }
+      return fmt::format("busbw {}", format_rate(n.busbw_Bps));
+    case NetworkForm::kFlatLink:
+      return fmt::format("flat link: alpha {}, {}", format_seconds(n.fabric->inter.alpha_s),
+                         format_rate(n.fabric->inter.bandwidth_Bps));
+    case NetworkForm::kFabricFile: {
+      const Topology& t = *n.fabric;
+      std::string text = fmt::format(
+          "fabric {} ({} nodes x {} ranks, {} NIC{} per node; intra {} at {}, inter {} at {}",
+          t.name, t.nodes, t.ranks_per_node, t.nics_per_node, t.nics_per_node == 1 ? "" : "s",
+          format_seconds(t.intra.alpha_s), format_rate(t.intra.bandwidth_Bps),
+          format_seconds(t.inter.alpha_s), format_rate(t.inter.bandwidth_Bps));
+      if (t.inter.gap_s > 0) text += fmt::format(", gap {}", format_seconds(t.inter.gap_s));
+      if (t.oversubscription > 1)
+        text += fmt::format("; oversubscribed {:g}:1", t.oversubscription);
+      text +=
+          fmt::format("; {}; {})", placement_name(t.placement), t.nominal ? "nominal" : "measured");
+      return text;
+    }
+  }
+  SCALEWALL_CHECK(false && "unknown NetworkForm");
+  return {};
+}
+
+}  // namespace
+
+ScenarioFile parse_scenario(std::string_view toml_text, const std::string& source_name,
+                            const std::string& base_dir) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, source_name);
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("{}: line {}: malformed TOML: {}", source_name,
+                                 e.source().begin.line, e.description()));
+  }
+  const Section top(source_name, "", &root);
+  top.reject_unknown({"name", "description", "workload", "network", "variance", "remedies",
+                      "checkpoint", "what_if"});
+
+  ScenarioFile file;
+  Scenario& s = file.scenario;
+  if (top.has("name")) {
+    s.name = top.text("name");
+    if (s.name.empty()) top.fail("name", "must not be empty (leave it out to use the file name)");
+  } else {
+    s.name = std::filesystem::path(source_name).stem().string();
+    if (s.name.empty()) s.name = "scenario";
+  }
+  if (top.has("description")) file.description = top.text("description");
+
+  s.workload = read_workload(section(root, source_name, "workload"));
+  NetworkRead network = read_network(section(root, source_name, "network"), base_dir);
+  s.network = std::move(network.network);
+  s.settings.algorithm = network.algorithm;
+  s.settings.cost = network.cost;
+  s.variance = read_variance(section(root, source_name, "variance"));
+  read_remedies(section(root, source_name, "remedies"), network.form, &s);
+  s.checkpoint = read_checkpoint(section(root, source_name, "checkpoint"));
+  file.what_if = read_what_if(section(root, source_name, "what_if"));
+
+  try {
+    require_valid(s);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", source_name, e.what()));
+  }
+  file.network_description = describe(s, network.form);
+  file.network_is_fabric_file = network.form == NetworkForm::kFabricFile;
+  return file;
+}
+
+ScenarioFile load_scenario_file(const std::string& path) {
+  const std::string text = read_input_file(path, "scenario file");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw InputError(fmt::format("scenario file '{}' is empty", path));
+  }
+  return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace scalewall

@@ -1,0 +1,730 @@
+// Tests for scalewall/io/scenario_file.h: every example parses to its exact figures, and every
+// kind of bad scenario is refused with the file, the key, the value and the line named.
+#include "scalewall/io/scenario_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+
+#include "scalewall/base/error.h"
+
+namespace scalewall {
+namespace {
+
+const std::string kExamples = std::string(SCALEWALL_SOURCE_DIR) + "/examples";
+
+ScenarioFile example(const std::string& name) { return load_scenario_file(kExamples + "/" + name); }
+
+// Parses `text` as "test.toml" with the examples directory as base, so that
+// "fabrics/..." paths resolve.
+ScenarioFile parse(const std::string& text) { return parse_scenario(text, "test.toml", kExamples); }
+
+// The error message of parsing `text`; fails the test when it parses.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "parsed without error:\n" << text;
+  return {};
+}
+
+void expect_error(const std::string& text, std::initializer_list<std::string> parts) {
+  const std::string message = error_of(text);
+  for (const std::string& part : parts) {
+    EXPECT_NE(message.find(part), std::string::npos)
+        << "message '" << message << "' lacks '" << part << "'";
+  }
+}
+
+// A scenario that parses, with a placeholder for extra lines in each section.
+const char kWorkload[] =
+    "[workload]\n"                 // line 1
+    "parameters = 7e9\n"           // line 2
+    "gradient_dtype = \"bf16\"\n"  // line 3
+    "compute = \"300ms\"\n"        // line 4
+    "scaling = \"strong\"\n";      // line 5
+const char kBusbw[] =
+    "[network]\n"            // line 6
+    "busbw = \"50GB/s\"\n";  // line 7
+
+std::string busbw_scenario(const std::string& workload_extra = "", const std::string& rest = "") {
+  return std::string(kWorkload) + workload_extra + kBusbw + rest;
+}
+
+std::string fabric_scenario(const std::string& rest = "") {
+  return std::string(kWorkload) + "[network]\nfabric = \"fabrics/dgx-h100-ndr.toml\"\n" + rest;
+}
+
+// A scratch directory per test, removed at the end.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            (std::string("scenario_file_test_") + info->name());
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::filesystem::path p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// ---- the examples ----
+
+TEST(ScenarioExamples, SeedWorkedExampleHasTheSeedsFigures) {
+  const ScenarioFile f = example("seed-7b-bf16.toml");
+  const Scenario& s = f.scenario;
+  EXPECT_EQ(s.name, "seed-7b-bf16");
+  EXPECT_FALSE(f.description.empty());
+  EXPECT_EQ(s.workload.gradient_bytes, 1.4e10);  // 7e9 x 2 B, exactly
+  EXPECT_DOUBLE_EQ(s.workload.compute_s, 0.3);
+  EXPECT_EQ(s.workload.reference_ranks, 8);
+  EXPECT_EQ(s.workload.serial_s, 0.0);
+  EXPECT_EQ(s.workload.mode, ScalingMode::kStrong);
+  EXPECT_DOUBLE_EQ(s.workload.backward_fraction, 2.0 / 3.0);
+  EXPECT_FALSE(s.network.fabric.has_value());
+  EXPECT_EQ(s.network.busbw_Bps, 5e10);
+  EXPECT_EQ(s.network.busbw_alpha_s, 0.0);
+  EXPECT_FALSE(s.settings.overlap);
+  EXPECT_EQ(s.settings.bucket_bytes, 0.0);
+  EXPECT_FALSE(s.settings.hierarchical);
+  EXPECT_EQ(s.settings.compression_ratio, 1.0);
+  EXPECT_EQ(s.settings.accumulation_steps, 1);
+  EXPECT_EQ(s.settings.batch_scale, 1.0);
+  EXPECT_FALSE(s.settings.algorithm.has_value());
+  EXPECT_EQ(s.variance.sigma, 0.0);
+  EXPECT_EQ(s.variance.bad_node_slowdown, 1.0);
+  EXPECT_EQ(s.checkpoint.bytes, 0.0);
+  EXPECT_EQ(f.network_description, "busbw 50 GB/s");
+  // [what_if] is absent: the defaults.
+  EXPECT_EQ(f.what_if.compression_ratio, 2.0);
+  EXPECT_EQ(f.what_if.accumulation_steps, 4);
+  EXPECT_EQ(f.what_if.batch_scale, 2.0);
+}
+
+TEST(ScenarioExamples, BandwidthBound) {
+  const ScenarioFile f = example("bandwidth-bound-1.3b-100gbe.toml");
+  const Scenario& s = f.scenario;
+  EXPECT_EQ(s.workload.gradient_bytes, 2.6e9);
+  EXPECT_DOUBLE_EQ(s.workload.compute_s, 1.2);
+  EXPECT_EQ(s.workload.mode, ScalingMode::kWeak);
+  EXPECT_DOUBLE_EQ(s.workload.backward_fraction, 0.667);
+  ASSERT_TRUE(s.network.fabric.has_value());
+  EXPECT_EQ(s.network.fabric->name, "tcp-100gbe");
+  EXPECT_EQ(s.network.fabric->nodes, 8);
+  EXPECT_EQ(s.network.fabric->ranks_per_node, 16);
+  EXPECT_DOUBLE_EQ(s.network.fabric->inter.alpha_s, 25e-6);
+  EXPECT_EQ(s.network.fabric->inter.bandwidth_Bps, 12.5e9);
+  EXPECT_FALSE(s.settings.overlap);
+  EXPECT_EQ(s.settings.bucket_bytes, 25e6);
+  EXPECT_FALSE(s.settings.hierarchical);
+  EXPECT_FALSE(s.settings.algorithm.has_value());
+  EXPECT_EQ(f.network_description.rfind("fabric tcp-100gbe (8 nodes x 16 ranks", 0), 0u)
+      << f.network_description;
+}
+
+TEST(ScenarioExamples, LatencyBound) {
+  const Scenario s = example("latency-bound-small-model.toml").scenario;
+  EXPECT_EQ(s.workload.gradient_bytes, 1e8);  // 25e6 x 4 B
+  EXPECT_DOUBLE_EQ(s.workload.compute_s, 0.05);
+  EXPECT_EQ(s.workload.mode, ScalingMode::kWeak);
+  ASSERT_TRUE(s.network.fabric.has_value());
+  EXPECT_EQ(s.network.fabric->name, "tcp-100gbe");
+  EXPECT_TRUE(s.settings.overlap);
+  EXPECT_EQ(s.settings.bucket_bytes, 256e3);
+}
+
+TEST(ScenarioExamples, SerialBound) {
+  const Scenario s = example("serial-bound-io.toml").scenario;
+  EXPECT_EQ(s.workload.gradient_bytes, 1.024e8);  // 25.6e6 x 4 B
+  EXPECT_DOUBLE_EQ(s.workload.compute_s, 1.6);
+  EXPECT_EQ(s.workload.reference_ranks, 8);
+  EXPECT_DOUBLE_EQ(s.workload.serial_s, 0.2);
+  EXPECT_EQ(s.workload.mode, ScalingMode::kStrong);
+  ASSERT_TRUE(s.network.fabric.has_value());
+  EXPECT_EQ(s.network.fabric->name, "dgx-h100-ndr");
+  EXPECT_EQ(s.network.fabric->placement, Placement::kPacked);
+  EXPECT_TRUE(s.settings.overlap);
+  EXPECT_TRUE(s.settings.hierarchical);
+  EXPECT_EQ(s.settings.bucket_bytes, 25e6);
+}
+
+TEST(ScenarioExamples, DgxLlmWeak) {
+  const Scenario s = example("dgx-llm-weak.toml").scenario;
+  EXPECT_EQ(s.workload.gradient_bytes, 2.6e10);  // 13e9 x 2 B
+  EXPECT_DOUBLE_EQ(s.workload.compute_s, 1.2);
+  EXPECT_EQ(s.workload.mode, ScalingMode::kWeak);
+  ASSERT_TRUE(s.network.fabric.has_value());
+  EXPECT_EQ(s.network.fabric->ranks_per_node, 8);
+  EXPECT_EQ(s.network.fabric->nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(s.variance.sigma, 0.02);
+  EXPECT_DOUBLE_EQ(s.variance.bad_node_slowdown, 1.15);
+  EXPECT_EQ(s.variance.bad_link_bandwidth_Bps, 0.0);
+  EXPECT_TRUE(s.settings.overlap);
+  EXPECT_EQ(s.settings.bucket_bytes, 25e6);
+  EXPECT_EQ(s.checkpoint.bytes, 182e9);  // 13e9 x 14 B
+  EXPECT_EQ(s.checkpoint.write_bandwidth_Bps, 20e9);
+  EXPECT_TRUE(s.checkpoint.shared);
+  EXPECT_EQ(s.checkpoint.interval_steps, 500);
+  EXPECT_FALSE(s.checkpoint.async);
+}
+
+TEST(ScenarioExamples, EveryExampleParses) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kExamples)) {
+    if (entry.path().extension() != ".toml") continue;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_NO_THROW(load_scenario_file(entry.path().string()));
+    ++count;
+  }
+  EXPECT_GE(count, 5);
+}
+
+// ---- reading every key ----
+
+TEST(ScenarioFile, ReadsEveryKey) {
+  const ScenarioFile f = parse(
+      "name = \"every-key\"\n"
+      "description = \"all of them\"\n"
+      "[workload]\n"
+      "parameters = 1000\n"
+      "bytes_per_gradient = 3\n"
+      "compute = 0.25\n"
+      "reference_ranks = 4\n"
+      "serial = \"10ms\"\n"
+      "scaling = \"weak\"\n"
+      "backward_fraction = \"50%\"\n"
+      "[network]\n"
+      "fabric = \"fabrics/dgx-h100-ndr.toml\"\n"
+      "algorithm = \"hierarchical-ring\"\n"
+      "gamma = \"0.1ns\"\n"
+      "tree_chunk = \"1MiB\"\n"
+      "[variance]\n"
+      "sigma = 0.03\n"
+      "bad_node_slowdown = 1.5\n"
+      "bad_link_bandwidth = \"10GB/s\"\n"
+      "[remedies]\n"
+      "overlap = true\n"
+      "bucket = \"1MB\"\n"
+      "hierarchical = true\n"
+      "placement = \"scattered\"\n"
+      "compression_ratio = 4\n"
+      "compression_cost = \"1ns\"\n"
+      "accumulation_steps = 3\n"
+      "batch_scale = 1.5\n"
+      "[checkpoint]\n"
+      "bytes = \"1GB\"\n"
+      "write_bandwidth = \"2GB/s\"\n"
+      "shared = false\n"
+      "interval_steps = 7\n"
+      "async = true\n"
+      "[what_if]\n"
+      "compression_ratio = 8\n"
+      "compression_cost = \"2ns\"\n"
+      "accumulation_steps = 16\n"
+      "batch_scale = 3\n");
+  const Scenario& s = f.scenario;
+  EXPECT_EQ(s.name, "every-key");
+  EXPECT_EQ(f.description, "all of them");
+  EXPECT_EQ(s.workload.gradient_bytes, 3000.0);
+  EXPECT_EQ(s.workload.compute_s, 0.25);
+  EXPECT_EQ(s.workload.reference_ranks, 4);
+  EXPECT_DOUBLE_EQ(s.workload.serial_s, 0.01);
+  EXPECT_EQ(s.workload.mode, ScalingMode::kWeak);
+  EXPECT_EQ(s.workload.backward_fraction, 0.5);
+  ASSERT_TRUE(s.settings.algorithm.has_value());
+  EXPECT_EQ(algorithm_name(*s.settings.algorithm), "hierarchical-ring");
+  EXPECT_DOUBLE_EQ(s.settings.cost.gamma_s_per_byte, 1e-10);
+  EXPECT_EQ(s.settings.cost.tree_chunk_bytes, 1048576.0);
+  EXPECT_EQ(s.variance.sigma, 0.03);
+  EXPECT_EQ(s.variance.bad_node_slowdown, 1.5);
+  EXPECT_EQ(s.variance.bad_link_bandwidth_Bps, 1e10);
+  EXPECT_TRUE(s.settings.overlap);
+  EXPECT_EQ(s.settings.bucket_bytes, 1e6);
+  EXPECT_TRUE(s.settings.hierarchical);
+  EXPECT_EQ(s.network.fabric->placement, Placement::kScattered);
+  EXPECT_EQ(s.settings.compression_ratio, 4.0);
+  EXPECT_DOUBLE_EQ(s.settings.compression_s_per_byte, 1e-9);
+  EXPECT_EQ(s.settings.accumulation_steps, 3);
+  EXPECT_EQ(s.settings.batch_scale, 1.5);
+  EXPECT_EQ(s.checkpoint.bytes, 1e9);
+  EXPECT_EQ(s.checkpoint.write_bandwidth_Bps, 2e9);
+  EXPECT_FALSE(s.checkpoint.shared);
+  EXPECT_EQ(s.checkpoint.interval_steps, 7);
+  EXPECT_TRUE(s.checkpoint.async);
+  EXPECT_EQ(f.what_if.compression_ratio, 8.0);
+  EXPECT_DOUBLE_EQ(f.what_if.compression_s_per_byte, 2e-9);
+  EXPECT_EQ(f.what_if.accumulation_steps, 16);
+  EXPECT_EQ(f.what_if.batch_scale, 3.0);
+  EXPECT_NE(f.network_description.find("scattered"), std::string::npos);
+}
+
+TEST(ScenarioFile, DefaultsWhenOptionalPartsAreAbsent) {
+  const ScenarioFile f = parse(busbw_scenario());
+  const Scenario& s = f.scenario;
+  EXPECT_EQ(s.name, "test");  // the file name without its extension
+  EXPECT_EQ(f.description, "");
+  EXPECT_EQ(s.workload.reference_ranks, 1);
+  EXPECT_EQ(s.workload.serial_s, 0.0);
+  EXPECT_DOUBLE_EQ(s.workload.backward_fraction, 2.0 / 3.0);
+  EXPECT_EQ(s.network.busbw_alpha_s, 0.0);
+  EXPECT_FALSE(s.settings.overlap);
+  EXPECT_EQ(s.settings.bucket_bytes, 25e6);
+  EXPECT_FALSE(s.settings.hierarchical);
+  EXPECT_EQ(s.settings.cost.gamma_s_per_byte, 0.0);
+  EXPECT_EQ(s.settings.cost.tree_chunk_bytes, 524288.0);
+  EXPECT_EQ(s.checkpoint.bytes, 0.0);
+  EXPECT_EQ(s.checkpoint.interval_steps, 1000);
+}
+
+TEST(ScenarioFile, GradientBytesGivenDirectly) {
+  const Scenario s = parse(
+                         "[workload]\ngradient_bytes = \"14GB\"\ncompute = \"300ms\"\n"
+                         "scaling = \"strong\"\n[network]\nbusbw = 5e10\nalpha = \"2us\"\n")
+                         .scenario;
+  EXPECT_EQ(s.workload.gradient_bytes, 1.4e10);
+  EXPECT_EQ(s.network.busbw_Bps, 5e10);
+  EXPECT_DOUBLE_EQ(s.network.busbw_alpha_s, 2e-6);
+}
+
+TEST(ScenarioFile, EveryDtype) {
+  const std::pair<const char*, double> dtypes[] = {{"fp64", 8}, {"fp32", 4}, {"tf32", 4},
+                                                   {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+  for (const auto& [dtype, bytes] : dtypes) {
+    const Scenario s = parse(std::string("[workload]\nparameters = 1000\ngradient_dtype = \"") +
+                             dtype + "\"\ncompute = 1\nscaling = \"weak\"\n" + kBusbw)
+                           .scenario;
+    EXPECT_EQ(s.workload.gradient_bytes, 1000 * bytes) << dtype;
+  }
+}
+
+TEST(ScenarioFile, BucketNoneOrZeroIsOneFusedCall) {
+  for (const char* bucket : {"\"none\"", "0", "\"0\"", "\"0B\""}) {
+    const Scenario s =
+        parse(busbw_scenario("", std::string("[remedies]\nbucket = ") + bucket + "\n")).scenario;
+    EXPECT_EQ(s.settings.bucket_bytes, 0.0) << bucket;
+  }
+}
+
+TEST(ScenarioFile, FlatLinkNetwork) {
+  const ScenarioFile f = parse(std::string(kWorkload) +
+                               "[network]\nalpha = \"2.5us\"\nbandwidth = \"25GB/s\"\n"
+                               "algorithm = \"ring\"\n");
+  const Scenario& s = f.scenario;
+  ASSERT_TRUE(s.network.fabric.has_value());
+  EXPECT_EQ(s.network.fabric->ranks_per_node, 1);
+  EXPECT_DOUBLE_EQ(s.network.fabric->inter.alpha_s, 2.5e-6);
+  EXPECT_EQ(s.network.fabric->inter.bandwidth_Bps, 25e9);
+  ASSERT_TRUE(s.settings.algorithm.has_value());
+  EXPECT_EQ(s.settings.algorithm->algorithm, Algorithm::kRing);
+  EXPECT_EQ(f.network_description, "flat link: alpha 2.5 us, 25 GB/s");
+}
+
+TEST(ScenarioFile, AutoAlgorithmIsTheCheapest) {
+  const Scenario s = parse(fabric_scenario("algorithm = \"auto\"\n")).scenario;
+  EXPECT_FALSE(s.settings.algorithm.has_value());
+}
+
+TEST(ScenarioFile, PlacementOverridesTheFabricsAndItsExplicitList) {
+  TempDir dir;
+  dir.write("fabric.toml",
+            "nodes = 2\nranks_per_node = 2\nrank_to_node = [0, 1, 0, 1]\n"
+            "[intra]\nalpha = \"1us\"\nbandwidth = \"100GB/s\"\n"
+            "[inter]\nalpha = \"5us\"\nbandwidth = \"10GB/s\"\n");
+  const std::string path =
+      dir.write("s.toml", std::string(kWorkload) +
+                              "[network]\nfabric = \"fabric.toml\"\n[remedies]\n"
+                              "placement = \"packed\"\n");
+  const Scenario s = load_scenario_file(path).scenario;
+  EXPECT_EQ(s.network.fabric->placement, Placement::kPacked);
+  EXPECT_TRUE(s.network.fabric->rank_to_node.empty());
+}
+
+TEST(ScenarioFile, FabricPathIsRelativeToTheScenariosDirectory) {
+  TempDir dir;
+  dir.write("fabrics/f.toml",
+            "name = \"tiny\"\nnodes = 2\nranks_per_node = 4\n"
+            "[intra]\nalpha = \"1us\"\nbandwidth = \"100GB/s\"\n"
+            "[inter]\nalpha = \"5us\"\nbandwidth = \"10GB/s\"\n");
+  const std::string path = dir.write(
+      "jobs/s.toml", std::string(kWorkload) + "[network]\nfabric = \"../fabrics/f.toml\"\n");
+  const ScenarioFile f = load_scenario_file(path);
+  EXPECT_EQ(f.scenario.name, "s");
+  EXPECT_EQ(f.scenario.network.fabric->name, "tiny");
+  EXPECT_EQ(f.network_description,
+            "fabric tiny (2 nodes x 4 ranks, 1 NIC per node; intra 1 us at 100 GB/s, inter 5 us "
+            "at 10 GB/s; packed; nominal)");
+  // An absolute path is used as it is.
+  const std::string absolute = dir.path() + "/fabrics/f.toml";
+  EXPECT_EQ(parse(std::string(kWorkload) + "[network]\nfabric = \"" + absolute + "\"\n")
+                .scenario.network.fabric->name,
+            "tiny");
+}
+
+// ---- bad scenarios ----
+
+TEST(ScenarioErrors, MalformedTomlNamesTheLine) {
+  expect_error("[workload]\nparameters = 7e9\ncompute = \"300ms\n", {"test.toml", "line 3"});
+  expect_error("[workload\n", {"test.toml", "line 1"});
+}
+
+TEST(ScenarioErrors, MissingKeys) {
+  expect_error("[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\nscaling = \"strong\"\n" +
+                   std::string(kBusbw),
+               {"test.toml", "workload.compute is missing"});
+  expect_error("[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\ncompute = 1\n" +
+                   std::string(kBusbw),
+               {"test.toml", "workload.scaling is missing"});
+  expect_error("[workload]\ncompute = 1\nscaling = \"weak\"\n" + std::string(kBusbw),
+               {"test.toml", "workload.parameters is missing", "gradient_bytes"});
+  expect_error(
+      "[workload]\nparameters = 7e9\ncompute = 1\nscaling = \"weak\"\n" + std::string(kBusbw),
+      {"test.toml", "workload.gradient_dtype is missing"});
+  expect_error(std::string(kWorkload), {"test.toml: section [network] is missing"});
+  expect_error(std::string(kBusbw), {"test.toml: section [workload] is missing"});
+  expect_error(std::string(kWorkload) + "[network]\nalgorithm = \"ring\"\n",
+               {"test.toml", "network.fabric is missing", "busbw"});
+  expect_error(busbw_scenario("", "[checkpoint]\nwrite_bandwidth = \"1GB/s\"\n"),
+               {"test.toml", "checkpoint.bytes is missing"});
+  expect_error(busbw_scenario("", "[checkpoint]\nbytes = \"1GB\"\n"),
+               {"test.toml", "checkpoint.write_bandwidth is missing"});
+}
+
+TEST(ScenarioErrors, WrongTypes) {
+  expect_error(busbw_scenario("serial = true\n"),
+               {"test.toml: workload.serial = true (line 6)", "expected a time"});
+  expect_error(
+      busbw_scenario("reference_ranks = \"8\"\n"),
+      {"workload.reference_ranks = '8' (line 6)", "expected a whole number, not a string"});
+  expect_error(busbw_scenario("reference_ranks = 8.5\n"),
+               {"workload.reference_ranks = 8.5 (line 6)", "whole number"});
+  expect_error(busbw_scenario("backward_fraction = [0.5]\n"),
+               {"workload.backward_fraction = [ 0.5 ] (line 6)", "not a list"});
+  expect_error(
+      "[workload]\nparameters = \"7e9\"\ngradient_dtype = \"bf16\"\ncompute = 1\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.parameters = '7e9' (line 2)", "expected a number, not a string"});
+  expect_error(
+      "[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\ncompute = \"fast\"\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.compute = 'fast' (line 4)"});
+  expect_error(
+      "[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\ncompute = 1\n"
+      "scaling = 1\n" +
+          std::string(kBusbw),
+      {"workload.scaling = 1 (line 5)", "expected a string"});
+  expect_error(busbw_scenario("", "[remedies]\noverlap = \"yes\"\n"),
+               {"remedies.overlap = 'yes' (line 9)", "expected true or false"});
+  // A message stays on one line even when the value spans two.
+  const std::string two_lines = error_of(busbw_scenario("serial = \"\"\"3\nxs\"\"\"\n"));
+  EXPECT_NE(two_lines.find("workload.serial = '3\\nxs' (line 6)"), std::string::npos) << two_lines;
+  EXPECT_EQ(two_lines.find('\n'), std::string::npos) << two_lines;
+  expect_error(busbw_scenario("", "[remedies]\nbucket = \"25Mb\"\n"),
+               {"remedies.bucket = '25Mb' (line 9)"});
+  expect_error(std::string(kWorkload) + "[network]\nbusbw = \"50GB\"\n",
+               {"network.busbw = '50GB' (line 7)"});
+  expect_error(std::string(kWorkload) + "[network]\nfabric = 5\n",
+               {"network.fabric = 5 (line 7)", "expected a string"});
+  expect_error(std::string("workload = 5\n") + kBusbw,
+               {"test.toml: workload = 5 (line 1)", "expected a section [workload]"});
+  expect_error(busbw_scenario("",
+                              "[checkpoint]\nbytes = \"1GB\"\nwrite_bandwidth = 1e9\n"
+                              "interval_steps = \"100\"\n"),
+               {"checkpoint.interval_steps = '100' (line 11)", "whole number"});
+}
+
+TEST(ScenarioErrors, NegativeAndNonFiniteQuantities) {
+  expect_error("[workload]\ngradient_bytes = \"-14GB\"\ncompute = 1\nscaling = \"weak\"\n" +
+                   std::string(kBusbw),
+               {"workload.gradient_bytes = '-14GB' (line 2)", "negative"});
+  expect_error(
+      "[workload]\ngradient_bytes = -5\ncompute = 1\nscaling = \"weak\"\n" + std::string(kBusbw),
+      {"workload.gradient_bytes = -5 (line 2)", "negative"});
+  expect_error(
+      "[workload]\nparameters = -7e9\ngradient_dtype = \"bf16\"\ncompute = 1\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.parameters = -7000000000 (line 2)", "negative"});
+  expect_error(
+      "[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\ncompute = \"-3ms\"\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.compute = '-3ms' (line 4)", "negative"});
+  expect_error(busbw_scenario("serial = -0.1\n"), {"workload.serial = -0.1 (line 6)"});
+  expect_error(busbw_scenario("serial = inf\n"), {"workload.serial = inf (line 6)"});
+  expect_error(busbw_scenario("serial = nan\n"), {"workload.serial = nan (line 6)"});
+  expect_error(busbw_scenario("", "alpha = \"-1us\"\n"), {"network.alpha = '-1us' (line 8)"});
+  expect_error(std::string(kWorkload) + "[network]\nbusbw = 0\n",
+               {"network.busbw = 0 (line 7)", "above 0"});
+  expect_error(busbw_scenario("", "[checkpoint]\nbytes = \"-1GB\"\nwrite_bandwidth = 1e9\n"),
+               {"checkpoint.bytes = '-1GB' (line 9)", "negative"});
+  expect_error(busbw_scenario("", "[variance]\nbad_link_bandwidth = \"0GB/s\"\n"),
+               {"variance.bad_link_bandwidth = '0GB/s' (line 9)", "above 0"});
+  expect_error(busbw_scenario("", "[remedies]\nbucket = \"-25MB\"\n"),
+               {"remedies.bucket = '-25MB' (line 9)", "negative"});
+  expect_error(busbw_scenario("", "[remedies]\ncompression_cost = \"-1ns\"\n"),
+               {"remedies.compression_cost = '-1ns' (line 9)"});
+}
+
+TEST(ScenarioErrors, ValuesOutOfRange) {
+  expect_error(busbw_scenario("backward_fraction = 1.2\n"),
+               {"workload.backward_fraction = 1.2 (line 6)", "outside [0, 1]"});
+  expect_error(busbw_scenario("reference_ranks = 0\n"),
+               {"workload.reference_ranks = 0 (line 6)", "outside [1, "});
+  expect_error(busbw_scenario("", "[variance]\nsigma = 1.5\n"),
+               {"variance.sigma = 1.5 (line 9)", "outside [0, 1]"});
+  expect_error(busbw_scenario("", "[variance]\nsigma = \"150%\"\n"),
+               {"variance.sigma = '150%' (line 9)", "outside [0, 1]"});
+  expect_error(busbw_scenario("", "[variance]\nsigma = -0.02\n"), {"variance.sigma = -0.02"});
+  expect_error(busbw_scenario("", "[variance]\nbad_node_slowdown = 0.9\n"),
+               {"variance.bad_node_slowdown = 0.9 (line 9)", "1 or more"});
+  expect_error(busbw_scenario("", "[remedies]\ncompression_ratio = 0.5\n"),
+               {"remedies.compression_ratio = 0.5 (line 9)", "1 or more"});
+  expect_error(busbw_scenario("", "[remedies]\naccumulation_steps = 0\n"),
+               {"remedies.accumulation_steps = 0 (line 9)", "outside [1, "});
+  expect_error(busbw_scenario("", "[remedies]\nbatch_scale = 0\n"),
+               {"remedies.batch_scale = 0 (line 9)", "above 0"});
+  expect_error(busbw_scenario("",
+                              "[checkpoint]\nbytes = \"1GB\"\nwrite_bandwidth = 1e9\n"
+                              "interval_steps = 0\n"),
+               {"checkpoint.interval_steps = 0 (line 11)"});
+  expect_error(busbw_scenario("", "[what_if]\ncompression_ratio = 0.5\n"),
+               {"what_if.compression_ratio = 0.5 (line 9)"});
+  expect_error(busbw_scenario("", "[what_if]\naccumulation_steps = 0\n"),
+               {"what_if.accumulation_steps = 0 (line 9)"});
+  expect_error(busbw_scenario("", "[what_if]\nbatch_scale = -2\n"),
+               {"what_if.batch_scale = -2 (line 9)"});
+  expect_error(
+      "[workload]\nparameters = 1000\nbytes_per_gradient = 0\ncompute = 1\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.bytes_per_gradient = 0 (line 3)", "above 0"});
+  // A step with neither compute nor serial time is refused by the step model's own check,
+  // still naming the file.
+  expect_error(
+      "[workload]\nparameters = 1\ngradient_dtype = \"fp32\"\ncompute = 0\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"test.toml: ", "neither compute nor serial"});
+}
+
+// The extreme values of the issue, once accepted and then an internal check failure: each is
+// refused at its key with the range it must lie in.
+TEST(ScenarioErrors, ValuesOutsideTheStatedRanges) {
+  const std::string busbw_only = std::string(kWorkload) + "[network]\n";  // network on line 6
+  expect_error(busbw_only + "busbw = \"1e-300B/s\"\n",
+               {"network.busbw = '1e-300B/s' (line 7)", "outside the range 1 B/s to 1 PB/s"});
+  expect_error(busbw_only + "busbw = \"2PB/s\"\n", {"network.busbw", "1 B/s to 1 PB/s"});
+  expect_error(busbw_scenario("", "[remedies]\nbucket = \"1e-300B\"\n"),
+               {"remedies.bucket = '1e-300B' (line 9)", "outside the range 1 B to 1 EB (or 0)"});
+  expect_error(busbw_scenario("", "[remedies]\nbatch_scale = 1e308\n"),
+               {"remedies.batch_scale = 1e+308 (line 9)", "outside the range 1e-06 to 1e+06"});
+  expect_error(busbw_scenario("", "[checkpoint]\nbytes = 1e300\nwrite_bandwidth = \"1e-300B/s\"\n"),
+               {"checkpoint.bytes = 1e+300 (line 9)", "1 B to 1 EB"});
+  expect_error(busbw_scenario("", "[checkpoint]\nbytes = \"1TB\"\nwrite_bandwidth = \"1e-300B/s\"\n"),
+               {"checkpoint.write_bandwidth = '1e-300B/s' (line 10)", "1 B/s to 1 PB/s"});
+  expect_error(busbw_scenario("", "[variance]\nbad_node_slowdown = 1e308\n"),
+               {"variance.bad_node_slowdown = 1e+308 (line 9)", "outside the range 1 to 1e+06"});
+  expect_error(busbw_scenario("", "[variance]\nbad_link_bandwidth = 1e-300\n"),
+               {"variance.bad_link_bandwidth = 1e-300 (line 9)", "1 B/s to 1 PB/s"});
+  expect_error(busbw_scenario("", "[remedies]\ncompression_ratio = 1e300\n"),
+               {"remedies.compression_ratio = 1e+300 (line 9)", "1 to 1e+06"});
+  expect_error(busbw_scenario("", "[remedies]\ncompression_cost = \"1e300s\"\n"),
+               {"remedies.compression_cost = '1e300s' (line 9)", "1e-15 s/B to 1 s/B (or 0)"});
+  expect_error(busbw_scenario("", "[what_if]\ncompression_cost = \"1e300s\"\n"),
+               {"what_if.compression_cost = '1e300s' (line 9)", "(or 0)"});
+  expect_error(busbw_scenario("", "[what_if]\nbatch_scale = 1e300\n"),
+               {"what_if.batch_scale = 1e+300 (line 9)", "1e-06 to 1e+06"});
+  expect_error(busbw_scenario("", "[what_if]\ncompression_ratio = 1e300\n"),
+               {"what_if.compression_ratio = 1e+300 (line 9)", "1 to 1e+06"});
+  expect_error(busbw_scenario("serial = \"1e300s\"\n"),
+               {"workload.serial = '1e300s' (line 6)", "1e-12 s to 1e+06 s (or 0)"});
+  expect_error(std::string(kWorkload) + "[network]\nbusbw = \"50GB/s\"\nalpha = \"1e-300s\"\n",
+               {"network.alpha = '1e-300s' (line 8)", "1e-12 s to 1e+06 s (or 0)"});
+  expect_error(std::string(kWorkload) + "[network]\nalpha = \"1us\"\nbandwidth = 1e300\n",
+               {"network.bandwidth = 1e+300 (line 8)", "1 B/s to 1 PB/s"});
+  expect_error(std::string(kWorkload) + "[network]\nbusbw = \"50GB/s\"\ngamma = \"1s\"\n"
+                   "tree_chunk = \"1e-300B\"\n",
+               {"network.tree_chunk = '1e-300B' (line 9)", "1 B to 1 EB"});
+  expect_error("[workload]\nparameters = 1e300\ngradient_dtype = \"fp64\"\ncompute = 1\n"
+               "scaling = \"weak\"\n" + std::string(kBusbw),
+               {"workload.parameters = 1e+300 (line 2)", "(8e+300 B) is outside the range"});
+  expect_error("[workload]\ngradient_bytes = \"2000PB\"\ncompute = 1\nscaling = \"weak\"\n" +
+                   std::string(kBusbw),
+               {"workload.gradient_bytes = '2000PB' (line 2)", "1 B to 1 EB (or 0)"});
+  // The edges themselves are values.
+  EXPECT_NO_THROW(parse(busbw_scenario("", "[remedies]\nbucket = \"1B\"\nbatch_scale = 1e6\n"
+                                           "[variance]\nbad_node_slowdown = 1e6\n")));
+}
+
+TEST(ScenarioErrors, UnknownNames) {
+  expect_error(busbw_scenario("", "[remedies]\nplacement = \"diagonal\"\n"),
+               {"test.toml: remedies.placement = 'diagonal' (line 9)", "placement needs a fabric"});
+  expect_error(fabric_scenario("[remedies]\nplacement = \"diagonal\"\n"),
+               {"remedies.placement = 'diagonal' (line 9)", "diagonal"});
+  expect_error(
+      "[workload]\nparameters = 7e9\ngradient_dtype = \"int4\"\ncompute = 1\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.gradient_dtype = 'int4' (line 3)", "unknown dtype", "bf16"});
+  expect_error(
+      "[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\ncompute = 1\n"
+      "scaling = \"linear\"\n" +
+          std::string(kBusbw),
+      {"workload.scaling = 'linear' (line 5)", "strong", "weak"});
+  expect_error(fabric_scenario("algorithm = \"ringg\"\n"),
+               {"network.algorithm = 'ringg' (line 8)", "unknown algorithm", "rabenseifner"});
+}
+
+TEST(ScenarioErrors, AlgorithmMustBeAnAllreduce) {
+  expect_error(fabric_scenario("algorithm = \"pairwise\"\n"),
+               {"network.algorithm = 'pairwise' (line 8)", "not an all-reduce algorithm",
+                "double-binary-tree"});
+  expect_error(fabric_scenario("algorithm = \"bruck\"\n"),
+               {"network.algorithm = 'bruck'", "not an all-reduce algorithm"});
+  expect_error(busbw_scenario("", "algorithm = \"ring\"\n"),
+               {"network.algorithm = 'ring' (line 8)", "bus bandwidth"});
+  expect_error(std::string(kWorkload) +
+                   "[network]\nalpha = \"2us\"\nbandwidth = \"25GB/s\"\n"
+                   "algorithm = \"hierarchical-ring\"\n",
+               {"network.algorithm = 'hierarchical-ring' (line 9)", "fabric file"});
+}
+
+TEST(ScenarioErrors, FabricOnlySettingsWithoutAFabric) {
+  expect_error(busbw_scenario("", "[remedies]\nplacement = \"packed\"\n"),
+               {"remedies.placement = 'packed' (line 9)", "needs a fabric file"});
+  expect_error(std::string(kWorkload) +
+                   "[network]\nalpha = \"2us\"\nbandwidth = \"25GB/s\"\n"
+                   "[remedies]\nplacement = \"scattered\"\n",
+               {"remedies.placement = 'scattered' (line 10)", "needs a fabric file"});
+  expect_error(busbw_scenario("", "[remedies]\nhierarchical = true\n"),
+               {"remedies.hierarchical = true (line 9)", "fabric file"});
+  // hierarchical = false says nothing that needs a fabric.
+  EXPECT_NO_THROW(parse(busbw_scenario("", "[remedies]\nhierarchical = false\n")));
+}
+
+TEST(ScenarioErrors, ConflictingForms) {
+  expect_error(
+      "[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\n"
+      "gradient_bytes = \"14GB\"\ncompute = 1\nscaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.gradient_bytes = '14GB' (line 4)", "not both"});
+  expect_error(
+      "[workload]\ngradient_bytes = \"14GB\"\ngradient_dtype = \"bf16\"\ncompute = 1\n"
+      "scaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.gradient_dtype = 'bf16' (line 3)", "parameters"});
+  expect_error(
+      "[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\n"
+      "bytes_per_gradient = 2\ncompute = 1\nscaling = \"weak\"\n" +
+          std::string(kBusbw),
+      {"workload.bytes_per_gradient = 2 (line 4)", "not both"});
+  expect_error(busbw_scenario("", "fabric = \"fabrics/dgx-h100-ndr.toml\"\n"),
+               {"network.busbw = '50GB/s' (line 7)", "give one network form"});
+  expect_error(std::string(kWorkload) + "[network]\nbandwidth = \"25GB/s\"\n",
+               {"network.bandwidth = '25GB/s' (line 7)", "network.alpha"});
+  expect_error(std::string(kWorkload) + "[network]\nalpha = \"2us\"\n",
+               {"network.alpha = '2us' (line 7)", "needs network.bandwidth"});
+  expect_error(std::string(kWorkload) + "[network]\nalpha = 0\nbandwidth = \"25GB/s\"\n",
+               {"network.alpha = 0 (line 7)", "above 0"});
+  expect_error(fabric_scenario("alpha = \"2us\"\n"),
+               {"network.alpha = '2us' (line 8)", "fabric file"});
+}
+
+TEST(ScenarioErrors, UnknownKeysAndSectionsNameTheirLine) {
+  expect_error(
+      busbw_scenario("compute_time = \"300ms\"\n"),
+      {"test.toml: workload.compute_time = '300ms' (line 6)", "unknown key", "reference_ranks"});
+  expect_error(busbw_scenario("", "[netwrk]\nbusbw = 1\n"),
+               {"test.toml: [netwrk] (line 8)", "unknown section", "network"});
+  expect_error("nme = \"x\"\n" + busbw_scenario(),
+               {"test.toml: nme = 'x' (line 1)", "unknown key"});
+  expect_error(busbw_scenario("", "[remedies]\noverlapp = true\n"),
+               {"remedies.overlapp = true (line 9)", "unknown key"});
+  expect_error(busbw_scenario("", "[network.fabric_inline]\nnodes = 2\n"),
+               {"test.toml: [network.fabric_inline] (line 8)", "inline fabrics are not supported"});
+  expect_error(busbw_scenario("", "[workload.extra]\nx = 1\n"),
+               {"test.toml: [workload.extra] (line 8)", "unknown section"});
+  expect_error(busbw_scenario("", "[variance]\njitter = 0.02\n"),
+               {"variance.jitter = 0.02 (line 9)", "unknown key"});
+  expect_error(busbw_scenario("", "[checkpoint]\nbytes = 1\nwrite_bandwidth = 1\nsync = true\n"),
+               {"checkpoint.sync = true (line 11)", "unknown key"});
+  expect_error(busbw_scenario("", "[what_if]\nbucket = 1\n"),
+               {"what_if.bucket = 1 (line 9)", "unknown key"});
+}
+
+TEST(ScenarioErrors, FabricFileThatDoesNotExistIsNamed) {
+  const std::string message =
+      error_of(std::string(kWorkload) + "[network]\nfabric = \"fabrics/no-such-fabric.toml\"\n");
+  EXPECT_NE(message.find("test.toml: network.fabric = 'fabrics/no-such-fabric.toml' (line 7)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("cannot open fabric file '" + kExamples + "/fabrics/no-such-fabric.toml'"),
+            std::string::npos)
+      << message;
+}
+
+TEST(ScenarioErrors, BadFabricFileIsNamedWithItsOwnError) {
+  TempDir dir;
+  dir.write("bad.toml", "nodes = 2\n[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n");
+  const std::string path =
+      dir.write("s.toml", std::string(kWorkload) + "[network]\nfabric = \"bad.toml\"\n");
+  try {
+    load_scenario_file(path);
+    ADD_FAILURE() << "loaded";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(path + ": network.fabric = 'bad.toml' (line 7)"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("[inter]"), std::string::npos) << message;
+  }
+}
+
+TEST(ScenarioErrors, ScenarioFileThatCannotBeRead) {
+  TempDir dir;
+  const auto message_of = [](const std::string& path) {
+    try {
+      load_scenario_file(path);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string missing = dir.path() + "/absent.toml";
+  EXPECT_EQ(message_of(missing), "cannot open scenario file '" + missing + "': no such file");
+  const std::string empty = dir.write("empty.toml", " \n\t\n");
+  EXPECT_EQ(message_of(empty), "scenario file '" + empty + "' is empty");
+  EXPECT_EQ(message_of(dir.path()), "scenario file '" + dir.path() + "' is a directory, not a file");
+  EXPECT_EQ(message_of("/dev/zero"),
+            "scenario file '/dev/zero' is a character device, not a regular file (scalewall "
+            "reads regular files only)");
+  // Errors inside a file name that file.
+  const std::string bad = dir.write("bad.toml", busbw_scenario("serial = -1\n"));
+  EXPECT_EQ(message_of(bad).rfind(bad + ": workload.serial = -1 (line 6)", 0), 0u)
+      << message_of(bad);
+}
+
+}  // namespace
+}  // namespace scalewall

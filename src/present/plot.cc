@@ -1,0 +1,1016 @@
+// Implementation of scalewall/present/plot.h: gnuplot scripts for finished results (run by
+// platform/gnuplot.h).
+#include "scalewall/present/plot.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "scalewall/base/error.h"
+#include "scalewall/base/units.h"
+
+namespace scalewall {
+namespace {
+
+// ---- gnuplot text ----
+
+// A control character (below space, or DEL): in any gnuplot text it could end a command line
+// or a datablock row, so every quoting below writes it as a space.
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
+// Text from input (a scenario, fabric or file name) never becomes gnuplot code: every string
+// reaches gnuplot as a single-quoted literal, the one kind of string in which gnuplot expands
+// nothing (no backquote command substitution, no @macro, no backslash escapes). A single
+// quote is doubled; a newline, which a single-quoted string cannot hold, becomes the fixed
+// expression '...'."\n".'...'; every other control character becomes a space, so no input
+// can end the command line.
+std::string gp_string(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "''";
+    } else if (c == '\n') {
+      out += "'.\"\\n\".'";
+    } else if (is_control(c)) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+// A text column inside a datablock, where gnuplot expands nothing either: double-quoted, a
+// double quote made single, every control character (a newline would end the row, or end the
+// datablock) a space.
+std::string data_text(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') {
+      out += '\'';
+    } else if (is_control(c)) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// One line of a gnuplot comment: control characters become spaces, so the comment cannot
+// end early and start a command.
+std::string comment_text(std::string_view text) {
+  std::string out;
+  for (const char c : text) out += is_control(c) ? ' ' : c;
+  return out;
+}
+
+std::string num(double x) {
+  SCALEWALL_CHECK(std::isfinite(x));
+  return fmt::format("{}", x);
+}
+
+template <typename... Args>
+void put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
+  out += '\n';
+}
+
+// A datablock: "$name << EOD", the lines, "EOD".
+void datablock(std::string& out, std::string_view name, const std::vector<std::string>& lines) {
+  put(out, "${} << EOD", name);
+  for (const std::string& line : lines) put(out, "{}", line);
+  put(out, "EOD");
+}
+
+// One unit for a time axis, chosen from its largest value.
+struct TimeUnit {
+  double per_second = 1;
+  std::string_view name = "s";
+};
+
+TimeUnit time_unit(double max_s) {
+  if (max_s >= 1.0) return {1.0, "s"};
+  if (max_s >= 1e-3) return {1e3, "ms"};
+  if (max_s >= 1e-6) return {1e6, "us"};
+  return {1e9, "ns"};
+}
+
+// "1 B", "64 KiB", "1 GiB" for sizes that are whole binary multiples; else "14 GB".
+std::string size_text(double bytes) {
+  static constexpr std::array<std::string_view, 5> kPrefixes = {"TiB", "GiB", "MiB", "KiB", "B"};
+  for (std::size_t i = 0; i < kPrefixes.size(); ++i) {
+    const double unit = std::ldexp(1.0, 10 * static_cast<int>(kPrefixes.size() - 1 - i));
+    if (bytes >= unit && std::fmod(bytes, unit) == 0.0) {
+      return fmt::format("{} {}", bytes / unit, kPrefixes[i]);
+    }
+  }
+  return format_bytes(bytes);
+}
+
+// At most `most` evenly spread indices of [0, n), always the first and the last.
+std::vector<std::size_t> thin_indices(std::size_t n, std::size_t most) {
+  std::vector<std::size_t> out;
+  if (n == 0) return out;
+  const std::size_t stride = n <= most ? 1 : (n + most - 2) / (most - 1);
+  for (std::size_t i = 0; i < n; i += stride) out.push_back(i);
+  if (out.back() != n - 1) {
+    if (n - 1 - out.back() < stride / 2 + 1 && out.size() > 1) out.pop_back();
+    out.push_back(n - 1);
+  }
+  return out;
+}
+
+// The multiplicative tic step of a log2 size axis from `lo` to `hi` bytes: the smallest of
+// 2, 4, 16, 32, 1024 that leaves at most 11 tics.
+double log2_tic_factor(double lo, double hi) {
+  const double octaves = std::log2(hi / lo);
+  for (const double f : {2.0, 4.0, 16.0, 32.0, 1024.0}) {
+    if (octaves / std::log2(f) <= 10.0) return f;
+  }
+  return 1048576.0;
+}
+
+constexpr std::array<std::string_view, 15> kColours = {
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"};
+
+std::string_view colour(std::size_t i) { return kColours[i % kColours.size()]; }
+
+constexpr std::string_view kMarkColour = "#555555";
+constexpr std::string_view kKneeColour = "#2ca02c";
+constexpr std::string_view kTargetColour = "#9467bd";
+
+std::string_view mechanism_colour(Mechanism m) {
+  switch (m) {
+    case Mechanism::kCompute:
+      return "#4c72b0";
+    case Mechanism::kSerial:
+      return "#8c8c8c";
+    case Mechanism::kLatency:
+      return "#dd8452";
+    case Mechanism::kBandwidth:
+      return "#c44e52";
+    case Mechanism::kVariance:
+      return "#8172b3";
+    case Mechanism::kCheckpoint:
+      return "#937860";
+  }
+  SCALEWALL_CHECK(false && "unknown Mechanism");
+  return {};
+}
+
+// Labels drawn over data sit on an opaque white box.
+constexpr std::string_view kTextBoxStyle = "set style textbox opaque fillcolor rgb 'white' noborder";
+
+// A vertical line at x (first axis) across the plot, with its label near the top (at
+// `height`, a fraction of the plot's height): right of the line, or left of it when the line
+// is in the right part of the plot (`on_left`).
+void vertical_mark(std::string& out, double x, std::string_view label, std::string_view rgb,
+                   std::string_view dash, double height, bool on_left) {
+  put(out, "set arrow from {}, graph 0 to {}, graph 1 nohead dt {} lw 1.5 lc rgb '{}' front",
+      num(x), num(x), dash, rgb);
+  put(out, "set label {} at {}, graph {} {} offset character {}, 0 boxed front tc rgb '{}'",
+      gp_string(label), num(x), num(height), on_left ? "right" : "left",
+      on_left ? "-0.5" : "0.5", rgb);
+}
+
+// Explicit tics for a log2 size axis from lo to hi bytes: powers of the tic factor, labelled
+// "1 B", "16 KiB", "1 GiB".
+std::string size_tics(double lo, double hi) {
+  const double factor = log2_tic_factor(lo, hi);
+  std::string tics;
+  for (double m = std::exp2(std::ceil(std::log2(lo))); m <= hi * (1 + 1e-12); m *= 2) {
+    const double steps = std::log2(m) / std::log2(factor);
+    if (std::abs(steps - std::round(steps)) > 1e-9) continue;
+    tics += fmt::format("{}{} {}", tics.empty() ? "" : ", ", gp_string(size_text(m)), num(m));
+  }
+  return tics;
+}
+
+// The subtitle broken at "; " into lines of at most about 100 characters (a part longer
+// than that stays whole).
+std::string wrapped(std::string_view text) {
+  constexpr std::size_t kWidth = 100;
+  std::string out;
+  std::size_t line = 0;
+  for (;;) {
+    const std::size_t cut = text.find("; ");
+    const std::string_view part = text.substr(0, cut);
+    if (line > 0 && line + 2 + part.size() > kWidth) {
+      out += "\n";
+      line = 0;
+    } else if (!out.empty()) {
+      out += "; ";
+      line += 2;
+    }
+    out += part;
+    line += part.size();
+    if (cut == std::string_view::npos) break;
+    text.remove_prefix(cut + 2);
+  }
+  return out;
+}
+
+std::string ranks_tics(const std::vector<std::int64_t>& ranks) {
+  std::string tics;
+  for (const std::size_t i : thin_indices(ranks.size(), 12)) {
+    tics += fmt::format("{}'{}' {}", tics.empty() ? "" : ", ", ranks[i], ranks[i]);
+  }
+  return tics;
+}
+
+std::string scaling_word(ScalingMode mode) {
+  switch (mode) {
+    case ScalingMode::kStrong:
+      return "STRONG";
+    case ScalingMode::kWeak:
+      return "WEAK";
+  }
+  SCALEWALL_CHECK(false && "unknown ScalingMode");
+  return {};
+}
+
+std::string percent(double fraction) { return fmt::format("{:.3g}%", 100.0 * fraction); }
+
+// How an axis shows a quantity: values are multiplied by `factor` before they are written,
+// the label carries `unit`, the tic labels use `format`. Log10 axes of times and rates keep
+// SI values and name each decade with its prefix ("10 us", "1 GB/s"); log2 axes of sizes get
+// explicit tics (size_tics); everything else is scaled to one unit chosen from the largest
+// value, so the tic labels are plain numbers.
+struct AxisUnit {
+  double multiply = 1;            // value * multiply / divide is what the axis shows
+  double divide = 1;
+  std::string unit;               // for the axis label; empty: none
+  std::string format = "%g";
+  bool size_tics = false;
+};
+
+AxisUnit axis_unit(Quantity q, AxisScale scale, double max_abs) {
+  const bool log10 = scale == AxisScale::kLog10;
+  // Decimal prefixes for a linear axis: the largest power of 1000 not above max_abs.
+  const auto decimal = [&](std::string_view base) {
+    static constexpr std::array<std::string_view, 5> kPrefixes = {"", "K", "M", "G", "T"};
+    std::size_t k = 0;
+    while (k + 1 < kPrefixes.size() && max_abs >= std::pow(1000.0, static_cast<double>(k + 1))) ++k;
+    return AxisUnit{1.0, std::pow(1000.0, static_cast<double>(k)),
+                    fmt::format("{}{}", kPrefixes[k], base), "%g", false};
+  };
+  switch (q) {
+    case Quantity::kPlain:
+    case Quantity::kCount:
+      return {};
+    case Quantity::kFraction:
+      return {100.0, 1.0, "%", "%g", false};
+    case Quantity::kSeconds: {
+      if (log10) return {1.0, 1.0, "s", "%.0s %cs", false};
+      const TimeUnit t = time_unit(max_abs > 0 ? max_abs : 1.0);
+      return {t.per_second, 1.0, std::string(t.name), "%g", false};
+    }
+    case Quantity::kBytes:
+      if (scale == AxisScale::kLog2) return {1.0, 1.0, "bytes", "%g", true};
+      if (log10) return {1.0, 1.0, "bytes", "%.0s %cB", false};
+      return decimal("B");
+    case Quantity::kRate:
+      if (log10) return {1.0, 1.0, "B/s", "%.0s %cB/s", false};
+      return decimal("B/s");
+  }
+  SCALEWALL_CHECK(false && "unknown Quantity");
+  return {};
+}
+
+void axis_settings(std::string& out, std::string_view axis, std::string_view label,
+                   const AxisUnit& unit, AxisScale scale) {
+  const std::string text =
+      unit.unit.empty() ? std::string(label) : fmt::format("{} ({})", label, unit.unit);
+  switch (scale) {
+    case AxisScale::kLinear:
+      put(out, "set {}label {}", axis, gp_string(text));
+      break;
+    case AxisScale::kLog2:
+      put(out, "set logscale {} 2", axis);
+      put(out, "set {}label {}", axis, gp_string(text + ", log2 scale"));
+      break;
+    case AxisScale::kLog10:
+      put(out, "set logscale {} 10", axis);
+      put(out, "set {}label {}", axis, gp_string(text + ", log scale"));
+      break;
+  }
+  if (!unit.size_tics) put(out, "set format {} {}", axis, gp_string(unit.format));
+}
+
+void require_finite(double x, std::string_view what, std::size_t index, bool positive) {
+  if (!std::isfinite(x) || (positive && !(x > 0))) {
+    throw InputError(fmt::format("{}[{}] = {} cannot be plotted{}", what, index, x,
+                                 positive ? " on a log axis (it must be above zero)" : ""));
+  }
+}
+
+}  // namespace
+
+std::string_view kind_title(Kind kind) {
+  switch (kind) {
+    case Kind::kModel:
+      return "MODEL";
+    case Kind::kSimulation:
+      return "SIMULATION";
+    case Kind::kMeasurement:
+      return "MEASUREMENT";
+  }
+  SCALEWALL_CHECK(false && "unknown Kind");
+  return {};
+}
+
+std::string_view plot_format_name(PlotFormat format) {
+  switch (format) {
+    case PlotFormat::kSvg:
+      return "svg";
+    case PlotFormat::kPng:
+      return "png";
+  }
+  SCALEWALL_CHECK(false && "unknown PlotFormat");
+  return {};
+}
+
+PlotFormat plot_format_for_path(std::string_view path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".svg") return PlotFormat::kSvg;
+  if (ext == ".png") return PlotFormat::kPng;
+  throw InputError(fmt::format(
+      "plot file '{}' must end in .svg or .png (the extension picks the format)", path));
+}
+
+std::string gnuplot_script(const Plot& plot, PlotFormat format, std::string_view output_path) {
+  std::string out;
+  put(out, "# {}", comment_text(plot.title));
+  switch (format) {
+    case PlotFormat::kSvg:
+      put(out,
+          "set terminal svg size {},{} fixed noenhanced font 'DejaVu Sans,12' "
+          "background rgb 'white'",
+          plot.width_px, plot.height_px);
+      break;
+    case PlotFormat::kPng:
+      put(out, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{");
+      put(out,
+          "  set terminal pngcairo size {},{} noenhanced font 'DejaVu Sans,10' "
+          "background rgb 'white'",
+          plot.width_px, plot.height_px);
+      put(out, "}} else {{");
+      put(out,
+          "  set terminal png size {},{} noenhanced font 'DejaVu Sans,10' "
+          "background rgb 'white'",
+          plot.width_px, plot.height_px);
+      put(out, "}}");
+      break;
+  }
+  put(out, "set output {}", gp_string(output_path));
+  put(out, "set encoding utf8");
+  out += plot.data;
+  const std::string title =
+      plot.subtitle.empty() ? plot.title : plot.title + "\n" + wrapped(plot.subtitle);
+  put(out, "set title {} font ',13'", gp_string(title));
+  out += plot.commands;
+  put(out, "unset output");
+  return out;
+}
+
+// ---- the step model ----
+
+Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_view network) {
+  if (p.rows.empty()) throw InputError("scaling plot: the prediction has no rows");
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "scaling";
+  plot.title = fmt::format("MODEL: {} scaling of {}", scaling_word(p.mode), subject);
+  std::string marks;
+  if (p.knee_ranks) {
+    marks = fmt::format("knee at {} ranks", *p.knee_ranks);
+  } else {
+    marks = fmt::format("no knee up to {} ranks", p.rows.back().ranks);
+  }
+  if (p.max_ranks_at_target) {
+    marks += fmt::format("; efficiency >= {} up to {} ranks", percent(p.target_efficiency),
+                         *p.max_ranks_at_target);
+  }
+  plot.subtitle = fmt::format("{}; {}", network, marks);
+
+  std::vector<std::string> lines = {"# ranks speedup efficiency_percent ideal_speedup"};
+  std::vector<std::int64_t> ranks;
+  double top = 1;
+  double bottom = 1;
+  for (const StepTime& t : p.rows) {
+    const double n = static_cast<double>(t.ranks);
+    lines.push_back(fmt::format("{} {} {} {}", t.ranks, num(t.speedup), num(100.0 * t.efficiency),
+                                num(n)));
+    ranks.push_back(t.ranks);
+    top = std::max({top, t.speedup, n});
+    bottom = std::min(bottom, t.speedup);
+  }
+  datablock(plot.data, "scaling", lines);
+
+  std::string& c = plot.commands;
+  put(c, "{}", kTextBoxStyle);
+  put(c, "set key below height 1");
+  put(c, "set grid xtics ytics lc rgb '#dddddd'");
+  put(c, "set logscale x 2");
+  put(c, "set logscale y 2");
+  put(c, "set xrange [{}:{}]", num(static_cast<double>(ranks.front()) / 1.3),
+      num(static_cast<double>(ranks.back()) * 1.3));
+  put(c, "set yrange [{}:{}]", num(bottom / 1.3), num(top * 1.3));
+  put(c, "set y2range [0:105]");
+  put(c, "set xtics ({})", ranks_tics(ranks));
+  put(c, "set ytics nomirror");
+  put(c, "set format y '%g'");
+  put(c, "set y2tics 0, 20, 100 nomirror");
+  put(c, "set format y2 '%g%%'");
+  put(c, "set xlabel 'ranks N (log2 scale)'");
+  put(c, "set ylabel {}", gp_string(p.mode == ScalingMode::kStrong
+                                      ? "speedup T1 / T(N) (log2 scale)"
+                                      : "scaled speedup, Gustafson (log2 scale)"));
+  put(c, "set y2label 'parallel efficiency (%)'");
+  // A label goes left of its line in the right 40% of the (log) axis.
+  const double x_lo = std::log2(static_cast<double>(ranks.front()) / 1.3);
+  const double x_hi = std::log2(static_cast<double>(ranks.back()) * 1.3);
+  const auto on_left = [&](std::int64_t n) {
+    return (std::log2(static_cast<double>(n)) - x_lo) / (x_hi - x_lo) > 0.6;
+  };
+  if (p.knee_ranks) {
+    vertical_mark(c, static_cast<double>(*p.knee_ranks),
+                  fmt::format("knee: {} ranks", *p.knee_ranks), kKneeColour, "2", 0.95,
+                  on_left(*p.knee_ranks));
+  }
+  if (p.max_ranks_at_target) {
+    vertical_mark(c, static_cast<double>(*p.max_ranks_at_target),
+                  fmt::format("efficiency >= {} up to {} ranks", percent(p.target_efficiency),
+                              *p.max_ranks_at_target),
+                  kTargetColour, "3", 0.87, on_left(*p.max_ranks_at_target));
+  }
+  put(c,
+      "set arrow from graph 0, second {} to graph 1, second {} nohead dt 3 lw 1 lc rgb '{}' "
+      "back",
+      num(100.0 * p.target_efficiency), num(100.0 * p.target_efficiency), kTargetColour);
+  put(c,
+      "set label {} at graph 0.99, second {} right offset character 0, 0.6 boxed front tc "
+      "rgb '{}'",
+      gp_string(fmt::format("target efficiency {}", percent(p.target_efficiency))),
+      num(100.0 * p.target_efficiency), kTargetColour);
+  put(c, "plot $scaling using 1:4 with lines dt 2 lw 1.5 lc rgb '#7f7f7f' title 'ideal speedup (= N)', \\");
+  put(c, "     $scaling using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#1f77b4' title {}, \\",
+      gp_string(p.mode == ScalingMode::kStrong ? "speedup (left axis)"
+                                            : "scaled speedup (left axis)"));
+  put(c,
+      "     $scaling using 1:3 axes x1y2 with linespoints pt 5 ps 1.0 lw 2 lc rgb '#d62728' "
+      "title 'efficiency (right axis)'");
+  return plot;
+}
+
+Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_view network) {
+  if (p.rows.empty()) throw InputError("breakdown plot: the prediction has no rows");
+  struct Part {
+    Mechanism mechanism;
+    std::string title;
+    std::vector<double> values;
+  };
+  std::vector<Part> parts = {
+      {Mechanism::kCompute, "compute", {}},
+      {Mechanism::kSerial, "serial", {}},
+      {Mechanism::kLatency, "latency (alpha)", {}},
+      {Mechanism::kBandwidth, "bandwidth (bytes)", {}},
+      {Mechanism::kVariance, "variance", {}},
+      {Mechanism::kCheckpoint, "checkpoint", {}},
+  };
+  double max_s = 0;
+  for (const StepTime& t : p.rows) {
+    const double latency = t.communication_s > 0
+                               ? t.exposed_communication_s *
+                                     (t.communication_latency_s / t.communication_s)
+                               : 0.0;
+    const double bandwidth = t.exposed_communication_s - latency + t.compression_s;
+    parts[0].values.push_back(t.compute_s);
+    parts[1].values.push_back(t.serial_s);
+    parts[2].values.push_back(latency);
+    parts[3].values.push_back(bandwidth);
+    parts[4].values.push_back(t.variance_s);
+    parts[5].values.push_back(t.checkpoint_s);
+    max_s = std::max({max_s, t.step_s, t.ideal_step_s});
+  }
+  std::vector<std::string> zero;
+  std::vector<Part> shown;
+  for (Part& part : parts) {
+    const bool any = std::any_of(part.values.begin(), part.values.end(),
+                                 [](double v) { return v > 0; });
+    if (any || part.mechanism == Mechanism::kCompute) {
+      shown.push_back(std::move(part));
+    } else {
+      zero.push_back(std::string(mechanism_name(part.mechanism)));
+    }
+  }
+  const TimeUnit unit = time_unit(max_s);
+
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "breakdown";
+  plot.title = fmt::format("MODEL: step time by mechanism, {} scaling of {}",
+                           scaling_word(p.mode), subject);
+  plot.subtitle = std::string(network);
+  if (!zero.empty()) {
+    std::string list;
+    for (const std::string& z : zero) list += (list.empty() ? "" : ", ") + z;
+    plot.subtitle += fmt::format("; zero at every rank count: {}", list);
+  }
+
+  std::string header = "# ranks";
+  for (const Part& part : shown) header += fmt::format(" {}_{}", mechanism_name(part.mechanism), unit.name);
+  header += fmt::format(" ideal_{} step_{}", unit.name, unit.name);
+  std::vector<std::string> lines = {header};
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    std::string line = data_text(fmt::format("{}", p.rows[i].ranks));
+    for (const Part& part : shown) line += " " + num(part.values[i] * unit.per_second);
+    line += " " + num(p.rows[i].ideal_step_s * unit.per_second);
+    line += " " + num(p.rows[i].step_s * unit.per_second);
+    lines.push_back(std::move(line));
+  }
+  datablock(plot.data, "breakdown", lines);
+
+  std::string& c = plot.commands;
+  put(c, "set style data histograms");
+  put(c, "set style histogram rowstacked");
+  put(c, "set style fill solid 0.9 border rgb '#404040'");
+  put(c, "set boxwidth 0.7 relative");
+  put(c, "set key outside right top vertical Left reverse");
+  put(c, "set grid ytics lc rgb '#dddddd'");
+  put(c, "set xlabel 'ranks N'");
+  put(c, "set ylabel {}", gp_string(fmt::format("time per step ({})", unit.name)));
+  put(c, "set yrange [0:{}]", num(max_s * unit.per_second * 1.08));
+  put(c, "set xtics nomirror");
+  put(c, "set ytics nomirror");
+  put(c, "set format y '%g'");
+  std::string plot_line = "plot ";
+  for (std::size_t k = 0; k < shown.size(); ++k) {
+    const int column = static_cast<int>(k) + 2;
+    plot_line += fmt::format("$breakdown using {}{} title {} lc rgb '{}', \\\n     ", column,
+                             k == 0 ? ":xtic(1)" : "", gp_string(shown[k].title),
+                             mechanism_colour(shown[k].mechanism));
+  }
+  const int ideal_column = static_cast<int>(shown.size()) + 2;
+  plot_line += fmt::format(
+      "$breakdown using 0:{} with linespoints pt 7 ps 0.9 lw 2 lc rgb 'black' title {}",
+      ideal_column,
+      gp_string(p.mode == ScalingMode::kStrong ? "ideal step (T1 / N)" : "ideal step (T1)"));
+  put(c, "{}", plot_line);
+  return plot;
+}
+
+// ---- message cost ----
+
+std::vector<CostLine> link_cost_lines(const Topology& t) {
+  const auto described = [](std::string_view name, const Link& l) {
+    return CostLine{fmt::format("{} ({}, {})", name, format_seconds(l.alpha_s),
+                                format_rate(l.bandwidth_Bps)),
+                    l.alpha_s, l.bandwidth_Bps};
+  };
+  if (t.name == "flat") return {described("link", t.inter)};
+  std::vector<CostLine> lines;
+  if (t.ranks_per_node > 1) lines.push_back(described("intra-node", t.intra));
+  lines.push_back(described("inter-node", t.inter));
+  if (t.ranks_per_node > t.nics_per_node || t.oversubscription > 1) {
+    lines.push_back(described(
+        fmt::format("inter-node, {} ranks of a node crossing at once", t.ranks_per_node),
+        t.shared_inter(t.ranks_per_node)));
+  }
+  return lines;
+}
+
+std::vector<CostLine> busbw_cost_lines(const Network& network,
+                                       std::span<const std::int64_t> ranks) {
+  if (!(network.busbw_Bps > 0) || !std::isfinite(network.busbw_Bps)) {
+    throw InputError(fmt::format("bus bandwidth {} B/s cannot be plotted", network.busbw_Bps));
+  }
+  std::vector<CostLine> lines;
+  for (const std::int64_t r : ranks) {
+    if (r < 2) continue;
+    const double n = static_cast<double>(r);
+    lines.push_back({fmt::format("all-reduce, {} ranks", r),
+                     2.0 * (n - 1.0) * network.busbw_alpha_s,
+                     n * network.busbw_Bps / (2.0 * (n - 1.0))});
+  }
+  return lines;
+}
+
+Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
+                       std::string_view subject, std::span<const SizeMark> marks,
+                       double max_bytes) {
+  if (lines.empty()) throw InputError("message cost plot: no cost lines");
+  double largest = std::ldexp(1.0, 30);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const CostLine& l = lines[i];
+    if (!std::isfinite(l.latency_s) || l.latency_s < 0 || !std::isfinite(l.bandwidth_Bps) ||
+        !(l.bandwidth_Bps > 0)) {
+      throw InputError(fmt::format("message cost plot: line '{}' has latency {} s and bandwidth "
+                                   "{} B/s (latency >= 0 and bandwidth > 0 required)",
+                                   l.label, l.latency_s, l.bandwidth_Bps));
+    }
+    largest = std::max(largest, 64.0 * l.latency_s * l.bandwidth_Bps);
+  }
+  for (const SizeMark& m : marks) {
+    if (!std::isfinite(m.bytes) || !(m.bytes > 0)) {
+      throw InputError(fmt::format("message cost plot: mark '{}' at {} B", m.label, m.bytes));
+    }
+    largest = std::max(largest, 2.0 * m.bytes);
+  }
+  if (max_bytes > 0) {
+    if (!std::isfinite(max_bytes)) throw InputError("message cost plot: infinite size range");
+    largest = max_bytes;
+  }
+  const int top = static_cast<int>(std::ceil(std::log2(largest)));
+  const double hi = std::ldexp(1.0, top);
+
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "message-cost";
+  plot.title = fmt::format("MODEL: {}", what);
+  plot.subtitle = std::string(subject);
+
+  std::string header = "# bytes";
+  for (std::size_t i = 0; i < lines.size(); ++i) header += fmt::format(" total_s_{}", i + 1);
+  std::vector<std::string> rows = {header};
+  double t_min = 0;
+  double t_max = 0;
+  for (int q = 0; q <= 4 * top; ++q) {
+    const double m = std::exp2(q / 4.0);
+    std::string row = num(m);
+    for (const CostLine& l : lines) {
+      const double t = l.latency_s + m / l.bandwidth_Bps;
+      row += " " + num(t);
+      t_min = (t_min == 0) ? t : std::min(t_min, t);
+      t_max = std::max(t_max, t);
+    }
+    rows.push_back(std::move(row));
+  }
+  datablock(plot.data, "cost", rows);
+  std::vector<std::string> crossings = {"# crossover_bytes total_s label"};
+  for (const CostLine& l : lines) {
+    if (l.latency_s > 0) {
+      const double m = l.latency_s * l.bandwidth_Bps;
+      crossings.push_back(fmt::format("{} {} {}", num(m), num(2.0 * l.latency_s),
+                                      data_text(fmt::format("m* {}", format_bytes(m)))));
+    }
+  }
+  const bool any_crossover = crossings.size() > 1;
+  if (any_crossover) datablock(plot.data, "crossovers", crossings);
+
+  std::string& c = plot.commands;
+  put(c, "{}", kTextBoxStyle);
+  put(c, "set key top left opaque box");
+  put(c, "set grid xtics ytics mxtics mytics lc rgb '#e5e5e5'");
+  axis_settings(c, "x", "message size m", axis_unit(Quantity::kBytes, AxisScale::kLog2, hi),
+                AxisScale::kLog2);
+  axis_settings(c, "y", "time", axis_unit(Quantity::kSeconds, AxisScale::kLog10, t_max),
+                AxisScale::kLog10);
+  put(c, "set xrange [1:{}]", num(hi));
+  put(c, "set yrange [{}:{}]", num(t_min / 2.0), num(t_max * 2.0));
+  put(c, "set xtics ({})", size_tics(1.0, hi));
+  for (const SizeMark& m : marks) {
+    if (m.bytes > hi) continue;
+    put(c, "set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb '{}' back",
+        num(m.bytes), num(m.bytes), kMarkColour);
+    put(c,
+        "set label {} at {}, graph 0.03 rotate by 90 left offset character -1.8, 0 boxed "
+        "front tc rgb '{}'",
+        gp_string(m.label), num(m.bytes), kMarkColour);
+  }
+  std::string plot_line = "plot ";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    plot_line += fmt::format("$cost using 1:{} with lines lw 2 lc rgb '{}' title {}", i + 2,
+                             colour(i), gp_string(lines[i].label));
+    if (i + 1 < lines.size() || any_crossover) plot_line += ", \\\n     ";
+  }
+  if (any_crossover) {
+    plot_line +=
+        "$crossovers using 1:2 with points pt 7 ps 1.3 lc rgb 'black' "
+        "title 'crossover m* (latency term = bandwidth term)', \\\n     "
+        "$crossovers using 1:2:3 with labels right offset character -0.8, 0.8 notitle";
+  }
+  put(c, "{}", plot_line);
+  return plot;
+}
+
+// ---- selection map ----
+
+Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
+                        std::span<const SizeMark> marks) {
+  if (map.rows.empty() || map.bytes.empty()) {
+    throw InputError("selection map plot: the map has no rows or no sizes");
+  }
+  // The algorithms that win somewhere, in the enum's order (stable across maps).
+  std::vector<AlgorithmSpec> winners;
+  bool single_rank = false;
+  for (const SelectionRow& row : map.rows) {
+    if (row.ranks == 1) {
+      single_rank = true;
+      continue;
+    }
+    for (const AlgorithmSpec& w : row.winner) {
+      if (std::find(winners.begin(), winners.end(), w) == winners.end()) winners.push_back(w);
+    }
+  }
+  std::sort(winners.begin(), winners.end(), [](const AlgorithmSpec& a, const AlgorithmSpec& b) {
+    const auto key = [](const AlgorithmSpec& s) {
+      return std::pair{static_cast<int>(s.algorithm),
+                       s.algorithm == Algorithm::kHierarchical ? static_cast<int>(s.inter) : -1};
+    };
+    return key(a) < key(b);
+  });
+  const auto rgb_of = [](std::string_view hex) {
+    const unsigned long v = std::strtoul(std::string(hex.substr(1)).c_str(), nullptr, 16);
+    return fmt::format("{} {} {}", (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
+  };
+  constexpr std::string_view kNoneColour = "#d9d9d9";
+
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "selection-map";
+  plot.title = fmt::format("MODEL: cheapest {} algorithm by ranks and message size", op_name(map.op));
+  plot.subtitle = std::string(subject);
+  plot.width_px = 1060;
+
+  const std::size_t nx = map.bytes.size();
+  const std::size_t ny = map.rows.size();
+  std::vector<std::string> cells = {"# size_index ranks_index red green blue"};
+  for (std::size_t i = 0; i < ny; ++i) {
+    const SelectionRow& row = map.rows[i];
+    SCALEWALL_CHECK(row.winner.size() == nx);
+    for (std::size_t j = 0; j < nx; ++j) {
+      std::string_view hex = kNoneColour;
+      if (row.ranks != 1) {
+        const auto at = std::find(winners.begin(), winners.end(), row.winner[j]);
+        hex = colour(static_cast<std::size_t>(at - winners.begin()));
+      }
+      cells.push_back(fmt::format("{} {} {}", j, i, rgb_of(hex)));
+    }
+    cells.push_back("");
+  }
+  datablock(plot.data, "cells", cells);
+
+  // A size's position on the index axis: cell j's centre is at j, log-interpolated between.
+  const auto position = [&](double bytes) -> std::optional<double> {
+    if (bytes < map.bytes.front() || bytes > map.bytes.back()) return std::nullopt;
+    if (nx == 1) return 0.0;
+    std::size_t j = 0;
+    while (j + 2 < nx && map.bytes[j + 1] <= bytes) ++j;
+    const double lo = map.bytes[j];
+    const double hi = map.bytes[j + 1];
+    if (lo <= 0) return static_cast<double>(j) + (bytes > lo ? 1.0 : 0.0);
+    const double f = bytes <= lo ? 0.0 : std::log(bytes / lo) / std::log(hi / lo);
+    return static_cast<double>(j) + std::clamp(f, 0.0, 1.0);
+  };
+  std::vector<std::string> switches = {"# size_position ranks_index bytes"};
+  for (std::size_t i = 0; i < ny; ++i) {
+    for (const SelectionRow::Switch& s : map.rows[i].switches) {
+      if (const auto x = position(s.bytes)) {
+        switches.push_back(fmt::format("{} {} {}", num(*x), i, num(s.bytes)));
+      }
+    }
+  }
+  const bool any_switch = switches.size() > 1;
+  if (any_switch) datablock(plot.data, "switches", switches);
+
+  std::string& c = plot.commands;
+  put(c, "{}", kTextBoxStyle);
+  put(c, "set key outside right top vertical title 'cheapest algorithm' left");
+  put(c, "set xrange [-0.5:{}]", num(static_cast<double>(nx) - 0.5));
+  put(c, "set yrange [-0.5:{}]", num(static_cast<double>(ny) - 0.5));
+  std::string xtics;
+  for (const std::size_t j : thin_indices(nx, 16)) {
+    xtics += fmt::format("{}{} {}", xtics.empty() ? "" : ", ", gp_string(size_text(map.bytes[j])), j);
+  }
+  put(c, "set xtics ({}) rotate by 45 right nomirror", xtics);
+  std::string ytics;
+  for (const std::size_t i : thin_indices(ny, 20)) {
+    ytics += fmt::format("{}'{}' {}", ytics.empty() ? "" : ", ", map.rows[i].ranks, i);
+  }
+  put(c, "set ytics ({}) nomirror", ytics);
+  put(c, "set xlabel 'message size m per rank (bytes, nccl-tests convention)'");
+  put(c, "set ylabel 'ranks N'");
+  put(c, "set tics front");
+  for (const SizeMark& m : marks) {
+    if (const auto x = position(m.bytes)) {
+      put(c, "set arrow from {}, graph 0 to {}, graph 1 nohead dt 2 lw 2 lc rgb 'black' front",
+          num(*x), num(*x));
+      put(c,
+          "set label {} at {}, graph 0.03 rotate by 90 left offset character -1.8, 0 boxed "
+          "front",
+          gp_string(m.label), num(*x));
+    }
+  }
+  std::string plot_line = "plot $cells using 1:2:3:4:5 with rgbimage notitle";
+  for (std::size_t k = 0; k < winners.size(); ++k) {
+    plot_line += fmt::format(", \\\n     keyentry with boxes fs solid 1.0 lc rgb '{}' title {}",
+                             colour(k), gp_string(algorithm_name(winners[k])));
+  }
+  if (single_rank) {
+    plot_line += fmt::format(
+        ", \\\n     keyentry with boxes fs solid 1.0 lc rgb '{}' title 'none (N = 1)'",
+        kNoneColour);
+  }
+  if (any_switch) {
+    plot_line +=
+        ", \\\n     $switches using 1:2 with points pt 2 ps 1.4 lw 2 lc rgb 'black' "
+        "title 'exact switch size'";
+  }
+  put(c, "{}", plot_line);
+  return plot;
+}
+
+// ---- measurements ----
+
+Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
+  if (s.x.empty()) throw InputError(fmt::format("{}: no points to plot", s.what));
+  if (s.measured.size() != s.x.size()) {
+    throw InputError(fmt::format("{}: {} measured values for {} points", s.what,
+                                 s.measured.size(), s.x.size()));
+  }
+  const bool with_model = !s.predicted.empty();
+  if (with_model && s.predicted.size() != s.x.size()) {
+    throw InputError(fmt::format("{}: {} predicted values for {} points", s.what,
+                                 s.predicted.size(), s.x.size()));
+  }
+  const bool log_x = s.x_scale != AxisScale::kLinear;
+  const bool log_y = s.y_scale != AxisScale::kLinear;
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    require_finite(s.x[i], s.what + ": x", i, log_x);
+    require_finite(s.measured[i], s.what + ": measured", i, log_y);
+    if (with_model) require_finite(s.predicted[i], s.what + ": predicted", i, log_y);
+  }
+  std::vector<std::size_t> order(s.x.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
+
+  Plot plot;
+  plot.kind = Kind::kMeasurement;
+  plot.name = "measured-vs-predicted";
+  plot.title = with_model ? fmt::format("MEASUREMENT: {} against the model", s.what)
+                          : fmt::format("MEASUREMENT: {}", s.what);
+  plot.subtitle = s.subject;
+  double x_max = 0;
+  double y_max = 0;
+  for (std::size_t i = 0; i < s.x.size(); ++i) {
+    x_max = std::max(x_max, std::abs(s.x[i]));
+    y_max = std::max(y_max, std::abs(s.measured[i]));
+    if (with_model) y_max = std::max(y_max, std::abs(s.predicted[i]));
+  }
+  const AxisUnit xu = axis_unit(s.x_quantity, s.x_scale, x_max);
+  const AxisUnit yu = axis_unit(s.y_quantity, s.y_scale, y_max);
+  std::vector<std::string> rows = {with_model ? "# x measured predicted" : "# x measured"};
+  for (const std::size_t i : order) {
+    std::string row =
+        fmt::format("{} {}", num(s.x[i] * xu.multiply / xu.divide),
+                    num(s.measured[i] * yu.multiply / yu.divide));
+    if (with_model) row += " " + num(s.predicted[i] * yu.multiply / yu.divide);
+    rows.push_back(std::move(row));
+  }
+  datablock(plot.data, "points", rows);
+
+  std::string& c = plot.commands;
+  put(c, "set key top left opaque box");
+  put(c, "set grid xtics ytics lc rgb '#e5e5e5'");
+  axis_settings(c, "x", s.x_label, xu, s.x_scale);
+  axis_settings(c, "y", s.y_label, yu, s.y_scale);
+  if (s.x_scale == AxisScale::kLog2) {
+    const double lo = s.x[order.front()] * xu.multiply / xu.divide;
+    const double hi = s.x[order.back()] * xu.multiply / xu.divide;
+    put(c, "set xrange [{}:{}]", num(lo / 1.3), num(hi * 1.3));
+    if (xu.size_tics) {
+      put(c, "set xtics ({})", size_tics(lo / 1.3, hi * 1.3));
+    } else if (hi > lo) {
+      put(c, "set xtics {}", num(log2_tic_factor(lo, hi)));
+    }
+  } else {
+    put(c, "set offsets graph 0.03, graph 0.03, 0, 0");
+  }
+  if (!log_y) put(c, "set yrange [0:*]");
+  std::string plot_line;
+  if (with_model) {
+    plot_line += fmt::format(
+        "plot $points using 1:3 with linespoints pt 6 ps 0.8 lw 2 lc rgb '#1f77b4' title {}, \\\n"
+        "     ",
+        gp_string(s.predicted_label));
+  } else {
+    plot_line += "plot ";
+  }
+  plot_line += fmt::format(
+      "$points using 1:2 with points pt 7 ps 1.2 lc rgb '#d62728' title {}",
+      gp_string(s.measured_label));
+  put(c, "{}", plot_line);
+  return plot;
+}
+
+namespace {
+
+// Type-7 quantile of sorted samples.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double h = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+
+Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
+                                std::span<const std::vector<double>> samples_s,
+                                std::string_view quantity, std::string_view subject) {
+  if (ranks.empty()) throw InputError(fmt::format("per-rank {}: no ranks to plot", quantity));
+  if (ranks.size() != samples_s.size()) {
+    throw InputError(fmt::format("per-rank {}: {} ranks but {} sample sets", quantity,
+                                 ranks.size(), samples_s.size()));
+  }
+  std::vector<std::vector<double>> sorted(samples_s.begin(), samples_s.end());
+  std::vector<double> all;
+  double max_s = 0;
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i].empty()) {
+      throw InputError(fmt::format("per-rank {}: rank {} has no samples", quantity, ranks[i]));
+    }
+    for (const double v : sorted[i]) {
+      if (!std::isfinite(v) || v < 0) {
+        throw InputError(fmt::format("per-rank {}: rank {} has a sample of {} s (finite and "
+                                     ">= 0 required)",
+                                     quantity, ranks[i], v));
+      }
+      max_s = std::max(max_s, v);
+    }
+    std::sort(sorted[i].begin(), sorted[i].end());
+    all.insert(all.end(), sorted[i].begin(), sorted[i].end());
+  }
+  std::sort(all.begin(), all.end());
+  const TimeUnit unit = time_unit(max_s > 0 ? max_s : 1.0);
+  const auto scaled = [&](double v) { return num(v * unit.per_second); };
+
+  Plot plot;
+  plot.kind = Kind::kMeasurement;
+  plot.name = fmt::format("per-rank-{}", quantity);
+  plot.title = fmt::format("MEASUREMENT: per-rank {} distribution", quantity);
+  plot.subtitle = fmt::format("{}{}{} ranks, {} samples", subject, subject.empty() ? "" : "; ",
+                              ranks.size(), all.size());
+  std::vector<std::string> rows = {
+      fmt::format("# rank min_{0} q25_{0} median_{0} q75_{0} max_{0}", unit.name)};
+  std::int64_t lo = ranks[0];
+  std::int64_t hi = ranks[0];
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const std::vector<double>& v = sorted[i];
+    rows.push_back(fmt::format("{} {} {} {} {} {}", ranks[i], scaled(v.front()),
+                               scaled(quantile(v, 0.25)), scaled(quantile(v, 0.5)),
+                               scaled(quantile(v, 0.75)), scaled(v.back())));
+    lo = std::min(lo, ranks[i]);
+    hi = std::max(hi, ranks[i]);
+  }
+  datablock(plot.data, "ranks", rows);
+
+  std::string& c = plot.commands;
+  put(c, "set key top center horizontal opaque box");
+  put(c, "set grid ytics lc rgb '#e5e5e5'");
+  put(c, "set xlabel 'rank'");
+  put(c, "set ylabel {}", gp_string(fmt::format("{} ({})", quantity, unit.name)));
+  put(c, "set xrange [{}:{}]", num(static_cast<double>(lo) - 0.75),
+      num(static_cast<double>(hi) + 0.75));
+  // Headroom above the tallest whisker for the key.
+  put(c, "set yrange [0:{}]", num(max_s > 0 ? max_s * unit.per_second * 1.4 : 1.0));
+  put(c, "set format y '%g'");
+  if (hi - lo <= 32) put(c, "set xtics 1");
+  put(c, "set boxwidth 0.6 absolute");
+  put(c, "set style fill solid 0.35 border");
+  put(c,
+      "plot $ranks using 1:3:2:6:5 with candlesticks whiskerbars lw 1.5 lc rgb '#4c72b0' "
+      "title '25th-75th percentile, whiskers min to max', \\");
+  put(c,
+      "     $ranks using 1:4:4:4:4 with candlesticks lw 2.5 lc rgb 'black' title 'median of "
+      "the rank', \\");
+  put(c, "     {} with lines dt 2 lw 1.5 lc rgb '#d62728' title {}",
+      scaled(quantile(all, 0.5)),
+      gp_string(fmt::format("median over all ranks ({:.4g} {})",
+                            quantile(all, 0.5) * unit.per_second, unit.name)));
+  return plot;
+}
+
+}  // namespace scalewall
