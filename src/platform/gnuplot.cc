@@ -235,8 +235,8 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
   {
     std::ofstream probe(temp);
     if (!probe) {
-      throw InputError(fmt::format("cannot write plot '{}': {}", output_path,
-                                   std::strerror(errno)));
+      throw OutputError(fmt::format("cannot write plot '{}': {}", output_path,
+                                    std::strerror(errno)));
     }
   }
   const auto discard = [&] {
@@ -289,7 +289,7 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
   fs::rename(temp, out, ec);
   if (ec) {
     discard();
-    throw InputError(fmt::format("cannot write plot '{}': {}", output_path, ec.message()));
+    throw OutputError(fmt::format("cannot write plot '{}': {}", output_path, ec.message()));
   }
   return err;
 }

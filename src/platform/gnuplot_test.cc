@@ -15,6 +15,7 @@
 
 #include "scalewall/base/error.h"
 #include "scalewall/model/link.h"
+#include "scalewall/platform/output_file.h"
 #include "scalewall/present/plot.h"
 
 namespace scalewall {
@@ -171,14 +172,15 @@ TEST_F(Render, MissingGnuplotIsNamed) {
   EXPECT_EQ(message, "gnuplot is not on PATH: plots need it (Debian: apt-get install gnuplot-nox)");
 }
 
-TEST_F(Render, UnwritablePathAndBadExtensionAreInputErrors) {
+// An unwritable place is a failed write (exit 1); a bad extension is bad input (exit 2).
+TEST_F(Render, UnwritablePathIsAnOutputErrorAndABadExtensionAnInputError) {
   const fs::path file = dir_ / "a-file";
   std::ofstream(file) << "x";
   const Plot plot = scaling_plot(StrongPrediction(), "d", "n");
   try {
     render_plot(plot, (file / "inside.svg").string());
     ADD_FAILURE() << "a path under a file was accepted";
-  } catch (const InputError& e) {
+  } catch (const OutputError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot write plot '" + (file / "inside.svg").string()),
               std::string::npos)
         << e.what();

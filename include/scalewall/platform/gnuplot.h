@@ -36,9 +36,10 @@ struct RenderOptions {
 // stderr collected, into a temporary file beside the output that is renamed over it only on
 // success, so a failure leaves no partial file. Returns what gnuplot printed on stderr
 // (warnings; empty for a clean script).
-// Throws InputError naming the path when the extension is neither .svg nor .png or the file
-// cannot be written there; PlotError when gnuplot is missing, fails, times out or writes an
-// empty file.
+// Throws InputError (bad input, exit status 2) naming the path when the extension is neither
+// .svg nor .png or the path is one of options.inputs; OutputError (exit status 1) when the file
+// cannot be written there; PlotError (exit status 1) when gnuplot is missing, fails, times out
+// or writes an empty or incomplete file.
 std::string render_plot(const Plot& plot, const std::string& output_path,
                         const RenderOptions& options = {});
 
