@@ -83,6 +83,73 @@ std::string join(const std::vector<std::string_view>& names) {
 constexpr std::array<std::string_view, 4> kTimeColumnNames = {"step_s", "time_s", "seconds",
                                                               "t_s"};
 
+// The 0-based column to read, from a header row: the one named `wanted` (or its 1-based
+// index), the only one, or the one with a time's name.
+std::size_t column_from_header(const std::vector<std::string_view>& cells,
+                               std::string_view wanted, const std::string& where) {
+  if (!wanted.empty()) {
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (unquote(cells[c]) == wanted) return c;
+    }
+    const auto index = column_index(wanted);
+    if (!index || *index > cells.size()) {
+      throw InputError(fmt::format("{}: no column '{}' in the header ({})", where, wanted,
+                                   join(cells)));
+    }
+    return *index - 1;
+  }
+  if (cells.size() == 1) return 0;
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const auto name = unquote(cells[c]);
+    if (std::find(kTimeColumnNames.begin(), kTimeColumnNames.end(), name) !=
+        kTimeColumnNames.end()) {
+      return c;
+    }
+  }
+  throw InputError(fmt::format(
+      "{}: several columns ({}) and none named step_s, time_s, seconds or t_s; name "
+      "the column to read",
+      where, join(cells)));
+}
+
+// The 0-based column to read when the first row is already data: `wanted` as a 1-based index,
+// or the only column.
+std::size_t column_without_header(const std::vector<std::string_view>& cells,
+                                  std::string_view wanted, const std::string& where) {
+  if (!wanted.empty()) {
+    const auto index = column_index(wanted);
+    if (!index) {
+      throw InputError(fmt::format(
+          "{}: the file has no header row, so the column must be a 1-based index, not '{}'",
+          where, wanted));
+    }
+    if (*index > cells.size()) {
+      throw InputError(fmt::format("{}: column {} asked for, but the row has {} column(s)",
+                                   where, *index, cells.size()));
+    }
+    return *index - 1;
+  }
+  if (cells.size() == 1) return 0;
+  throw InputError(fmt::format(
+      "{}: {} columns and no header row; name the column to read by its 1-based index", where,
+      cells.size()));
+}
+
+// The time in column `pick` of one data row.
+double time_in_row(const std::vector<std::string_view>& cells, std::size_t pick,
+                   std::size_t columns_seen, const std::string& where) {
+  if (pick >= cells.size()) {
+    throw InputError(fmt::format("{}: row is short: {} column(s), expected at least {} (the "
+                                 "first row has {})",
+                                 where, cells.size(), pick + 1, columns_seen));
+  }
+  try {
+    return parse_seconds(cells[pick]);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
 }  // namespace
 
 std::vector<double> read_times_file(const std::string& path, const std::string& column) {
@@ -102,77 +169,19 @@ std::vector<double> parse_times_text(std::string_view content, const std::string
     if (line_number == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // BOM
     text = trim(text);
     if (text.empty() || text.front() == '#') continue;
-    const auto where = [&] { return fmt::format("{}:{}", path, line_number); };
+    const std::string where = fmt::format("{}:{}", path, line_number);
     const std::vector<std::string_view> cells = split_cells(text);
 
     if (!pick) {
       columns_seen = cells.size();
       const bool header = !std::all_of(cells.begin(), cells.end(), looks_numeric);
       if (header) {
-        if (!wanted.empty()) {
-          for (std::size_t c = 0; c < cells.size() && !pick; ++c) {
-            if (unquote(cells[c]) == wanted) pick = c;
-          }
-          if (!pick) {
-            const auto index = column_index(wanted);
-            if (!index || *index > cells.size()) {
-              throw InputError(fmt::format("{}: no column '{}' in the header ({})", where(),
-                                           wanted, join(cells)));
-            }
-            pick = *index - 1;
-          }
-        } else if (cells.size() == 1) {
-          pick = 0;
-        } else {
-          for (std::size_t c = 0; c < cells.size() && !pick; ++c) {
-            const auto name = unquote(cells[c]);
-            if (std::find(kTimeColumnNames.begin(), kTimeColumnNames.end(), name) !=
-                kTimeColumnNames.end()) {
-              pick = c;
-            }
-          }
-          if (!pick) {
-            throw InputError(fmt::format(
-                "{}: several columns ({}) and none named step_s, time_s, seconds or t_s; name "
-                "the column to read",
-                where(), join(cells)));
-          }
-        }
+        pick = column_from_header(cells, wanted, where);
         continue;  // the header holds no time
       }
-      if (!wanted.empty()) {
-        const auto index = column_index(wanted);
-        if (!index) {
-          throw InputError(fmt::format(
-              "{}: the file has no header row, so the column must be a 1-based index, not '{}'",
-              where(), wanted));
-        }
-        if (*index > cells.size()) {
-          throw InputError(fmt::format("{}: column {} asked for, but the row has {} column(s)",
-                                       where(), *index, cells.size()));
-        }
-        pick = *index - 1;
-      } else if (cells.size() == 1) {
-        pick = 0;
-      } else {
-        throw InputError(fmt::format(
-            "{}: {} columns and no header row; name the column to read by its 1-based index",
-            where(), cells.size()));
-      }
+      pick = column_without_header(cells, wanted, where);
     }
-
-    if (*pick >= cells.size()) {
-      throw InputError(fmt::format("{}: row is short: {} column(s), expected at least {} (the "
-                                   "first row has {})",
-                                   where(), cells.size(), *pick + 1, columns_seen));
-    }
-    double value = 0.0;
-    try {
-      value = parse_seconds(cells[*pick]);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: {}", where(), e.what()));
-    }
-    times.push_back(value);
+    times.push_back(time_in_row(cells, *pick, columns_seen, where));
   }
   if (times.empty()) {
     throw InputError(fmt::format("times file '{}' holds no times ({} line(s), all blank, "
