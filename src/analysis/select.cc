@@ -164,138 +164,177 @@ constexpr double kMpichAllgatherLong = 524288;     // MPIR_CVAR_ALLGATHER_LONG_M
 constexpr double kMpichAlltoallShort = 256;        // MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE
 constexpr double kMpichAlltoallMedium = 32768;     // MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE
 
+// One MPICH call: the rule text's start, p, nbytes, the element count and the largest power of
+// two <= p.
+struct MpichCall {
+  std::string head;
+  std::int64_t p;
+  double m;
+  double count;
+  std::int64_t pof2;
+};
+
+LibraryChoice mpich_allreduce(const MpichCall& call) {
+  const auto& [head, p, m, count, pof2] = call;
+  const Pick rd{"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""};
+  const Pick rb{"Rabenseifner reduce-scatter + allgather", spec(Algorithm::kRabenseifner),
+                ""};
+  if (m <= kMpichAllreduceShort) {
+    return finish_choice(rd, head + fmt::format("nbytes = {} B <= {} (SHORT_MSG_SIZE) -> "
+                                                "recursive doubling",
+                                                num(m), num(kMpichAllreduceShort)));
+  }
+  if (count < static_cast<double>(pof2)) {
+    return finish_choice(rd, head + fmt::format("nbytes = {} B > {} but count {} < pof2 {} "
+                                                "-> recursive doubling",
+                                                num(m), num(kMpichAllreduceShort),
+                                                num(count), pof2));
+  }
+  return finish_choice(rb, head + fmt::format("nbytes = {} B > {} (SHORT_MSG_SIZE) and "
+                                              "count {} >= pof2 {} -> Rabenseifner",
+                                              num(m), num(kMpichAllreduceShort), num(count),
+                                              pof2));
+}
+
+LibraryChoice mpich_broadcast(const MpichCall& call) {
+  const auto& [head, p, m, count, pof2] = call;
+  if (m < kMpichBcastShort || p < kMpichBcastMinProcs) {
+    return finish_choice(
+        {"binomial tree", spec(Algorithm::kBinomialTree), ""},
+        head + fmt::format("nbytes = {} B {} {} (SHORT_MSG_SIZE) or p {} {} {} (MIN_PROCS) "
+                           "-> binomial",
+                           num(m), m < kMpichBcastShort ? "<" : ">=",
+                           num(kMpichBcastShort), p, p < kMpichBcastMinProcs ? "<" : ">=",
+                           kMpichBcastMinProcs));
+  }
+  if (m < kMpichBcastLong && is_pow2(p)) {
+    return finish_choice(
+        {"scatter + recursive-doubling allgather", spec(Algorithm::kScatterAllgather),
+         "modelled as scatter-allgather, whose all-gather is a ring"},
+        head + fmt::format("{} <= nbytes = {} B < {} (LONG_MSG_SIZE), p >= {}, p a power "
+                           "of two -> scatter + recursive-doubling allgather",
+                           num(kMpichBcastShort), num(m), num(kMpichBcastLong),
+                           kMpichBcastMinProcs));
+  }
+  return finish_choice(
+      {"scatter + ring allgather", spec(Algorithm::kScatterAllgather), ""},
+      head + fmt::format("nbytes = {} B >= {}, p >= {}, and nbytes >= {} (LONG_MSG_SIZE) "
+                         "or p not a power of two -> scatter + ring allgather",
+                         num(m), num(kMpichBcastShort), kMpichBcastMinProcs,
+                         num(kMpichBcastLong)));
+}
+
+LibraryChoice mpich_reduce(const MpichCall& call) {
+  const auto& [head, p, m, count, pof2] = call;
+  if (m > kMpichReduceShort && count >= static_cast<double>(pof2)) {
+    return finish_choice(
+        {"Rabenseifner reduce-scatter + binomial gather", spec(Algorithm::kRabenseifner),
+         ""},
+        head + fmt::format("nbytes = {} B > {} (SHORT_MSG_SIZE) and count {} >= pof2 {} "
+                           "-> reduce-scatter + gather",
+                           num(m), num(kMpichReduceShort), num(count), pof2));
+  }
+  return finish_choice(
+      {"binomial tree", spec(Algorithm::kBinomialTree), ""},
+      head + (m <= kMpichReduceShort
+                  ? fmt::format("nbytes = {} B <= {} (SHORT_MSG_SIZE) -> binomial", num(m),
+                                num(kMpichReduceShort))
+                  : fmt::format("nbytes = {} B > {} but count {} < pof2 {} -> binomial",
+                                num(m), num(kMpichReduceShort), num(count), pof2)));
+}
+
+LibraryChoice mpich_reduce_scatter(const MpichCall& call) {
+  const auto& [head, p, m, count, pof2] = call;
+  if (m < kMpichRedscatLong) {
+    return finish_choice(
+        {"recursive halving", spec(Algorithm::kRecursiveHalving), ""},
+        head + fmt::format("commutative, nbytes = {} B < {} (COMMUTATIVE_LONG_MSG_SIZE) -> "
+                           "recursive halving",
+                           num(m), num(kMpichRedscatLong)));
+  }
+  return finish_choice(
+      {"pairwise exchange", spec(Algorithm::kRing),
+       "modelled as ring: the same N-1 steps of m/N, to a different partner each step"},
+      head + fmt::format("commutative, nbytes = {} B >= {} (COMMUTATIVE_LONG_MSG_SIZE) -> "
+                         "pairwise",
+                         num(m), num(kMpichRedscatLong)));
+}
+
+LibraryChoice mpich_allgather(const MpichCall& call) {
+  const auto& [head, p, m, count, pof2] = call;
+  if (m < kMpichAllgatherLong && is_pow2(p)) {
+    return finish_choice(
+        {"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""},
+        head + fmt::format("total = {} B < {} (LONG_MSG_SIZE), p a power of two -> "
+                           "recursive doubling",
+                           num(m), num(kMpichAllgatherLong)));
+  }
+  if (m < kMpichAllgatherShort) {
+    return finish_choice(
+        {"Bruck", spec(Algorithm::kBruck), ""},
+        head + fmt::format("total = {} B < {} (SHORT_MSG_SIZE), p not a power of two -> "
+                           "Bruck",
+                           num(m), num(kMpichAllgatherShort)));
+  }
+  return finish_choice(
+      {"ring", spec(Algorithm::kRing), ""},
+      head + (is_pow2(p) ? fmt::format("total = {} B >= {} (LONG_MSG_SIZE) -> ring", num(m),
+                                       num(kMpichAllgatherLong))
+                         : fmt::format("total = {} B >= {} (SHORT_MSG_SIZE), p not a power "
+                                       "of two -> ring",
+                                       num(m), num(kMpichAllgatherShort))));
+}
+
+LibraryChoice mpich_alltoall(const MpichCall& call) {
+  const auto& [head, p, m, count, pof2] = call;
+  const double block = m / static_cast<double>(p);
+  if (block <= kMpichAlltoallShort && p >= 8) {
+    return finish_choice(
+        {"Bruck", spec(Algorithm::kBruck), ""},
+        head + fmt::format("per destination {} B <= {} (SHORT_MSG_SIZE) and p >= 8 -> "
+                           "Bruck",
+                           num(block), num(kMpichAlltoallShort)));
+  }
+  if (block <= kMpichAlltoallMedium) {
+    return finish_choice(
+        {"scattered isend/irecv", std::nullopt, ""},
+        head + fmt::format("per destination {} B <= {} (MEDIUM_MSG_SIZE){} -> scattered "
+                           "isend/irecv",
+                           num(block), num(kMpichAlltoallMedium),
+                           block <= kMpichAlltoallShort ? ", p < 8" : ""));
+  }
+  return finish_choice({"pairwise exchange", spec(Algorithm::kPairwise), ""},
+                       head + fmt::format("per destination {} B > {} (MEDIUM_MSG_SIZE) -> "
+                                          "pairwise",
+                                          num(block), num(kMpichAlltoallMedium)));
+}
+
+LibraryChoice mpich_barrier(const MpichCall& call) {
+  const auto& [head, p, m, count, pof2] = call;
+  return finish_choice({"dissemination", spec(Algorithm::kDissemination), ""},
+                       fmt::format("MPICH 3.2 classic: barrier, p = {} -> dissemination "
+                                   "(the only algorithm)",
+                                   p));
+}
+
 LibraryChoice mpich_choice(Op op, std::int64_t p, double m, double count) {
-  const std::string head = fmt::format("MPICH 3.2 classic: {}, p = {}, ", op_name(op), p);
-  const std::int64_t pof2 = floor_pow2(p);
+  const MpichCall call{fmt::format("MPICH 3.2 classic: {}, p = {}, ", op_name(op), p), p, m,
+                       count, floor_pow2(p)};
   switch (op) {
-    case Op::kAllreduce: {
-      const Pick rd{"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""};
-      const Pick rb{"Rabenseifner reduce-scatter + allgather", spec(Algorithm::kRabenseifner),
-                    ""};
-      if (m <= kMpichAllreduceShort) {
-        return finish_choice(rd, head + fmt::format("nbytes = {} B <= {} (SHORT_MSG_SIZE) -> "
-                                                    "recursive doubling",
-                                                    num(m), num(kMpichAllreduceShort)));
-      }
-      if (count < static_cast<double>(pof2)) {
-        return finish_choice(rd, head + fmt::format("nbytes = {} B > {} but count {} < pof2 {} "
-                                                    "-> recursive doubling",
-                                                    num(m), num(kMpichAllreduceShort),
-                                                    num(count), pof2));
-      }
-      return finish_choice(rb, head + fmt::format("nbytes = {} B > {} (SHORT_MSG_SIZE) and "
-                                                  "count {} >= pof2 {} -> Rabenseifner",
-                                                  num(m), num(kMpichAllreduceShort), num(count),
-                                                  pof2));
-    }
-    case Op::kBroadcast: {
-      if (m < kMpichBcastShort || p < kMpichBcastMinProcs) {
-        return finish_choice(
-            {"binomial tree", spec(Algorithm::kBinomialTree), ""},
-            head + fmt::format("nbytes = {} B {} {} (SHORT_MSG_SIZE) or p {} {} {} (MIN_PROCS) "
-                               "-> binomial",
-                               num(m), m < kMpichBcastShort ? "<" : ">=",
-                               num(kMpichBcastShort), p, p < kMpichBcastMinProcs ? "<" : ">=",
-                               kMpichBcastMinProcs));
-      }
-      if (m < kMpichBcastLong && is_pow2(p)) {
-        return finish_choice(
-            {"scatter + recursive-doubling allgather", spec(Algorithm::kScatterAllgather),
-             "modelled as scatter-allgather, whose all-gather is a ring"},
-            head + fmt::format("{} <= nbytes = {} B < {} (LONG_MSG_SIZE), p >= {}, p a power "
-                               "of two -> scatter + recursive-doubling allgather",
-                               num(kMpichBcastShort), num(m), num(kMpichBcastLong),
-                               kMpichBcastMinProcs));
-      }
-      return finish_choice(
-          {"scatter + ring allgather", spec(Algorithm::kScatterAllgather), ""},
-          head + fmt::format("nbytes = {} B >= {}, p >= {}, and nbytes >= {} (LONG_MSG_SIZE) "
-                             "or p not a power of two -> scatter + ring allgather",
-                             num(m), num(kMpichBcastShort), kMpichBcastMinProcs,
-                             num(kMpichBcastLong)));
-    }
-    case Op::kReduce: {
-      if (m > kMpichReduceShort && count >= static_cast<double>(pof2)) {
-        return finish_choice(
-            {"Rabenseifner reduce-scatter + binomial gather", spec(Algorithm::kRabenseifner),
-             ""},
-            head + fmt::format("nbytes = {} B > {} (SHORT_MSG_SIZE) and count {} >= pof2 {} "
-                               "-> reduce-scatter + gather",
-                               num(m), num(kMpichReduceShort), num(count), pof2));
-      }
-      return finish_choice(
-          {"binomial tree", spec(Algorithm::kBinomialTree), ""},
-          head + (m <= kMpichReduceShort
-                      ? fmt::format("nbytes = {} B <= {} (SHORT_MSG_SIZE) -> binomial", num(m),
-                                    num(kMpichReduceShort))
-                      : fmt::format("nbytes = {} B > {} but count {} < pof2 {} -> binomial",
-                                    num(m), num(kMpichReduceShort), num(count), pof2)));
-    }
-    case Op::kReduceScatter: {
-      if (m < kMpichRedscatLong) {
-        return finish_choice(
-            {"recursive halving", spec(Algorithm::kRecursiveHalving), ""},
-            head + fmt::format("commutative, nbytes = {} B < {} (COMMUTATIVE_LONG_MSG_SIZE) -> "
-                               "recursive halving",
-                               num(m), num(kMpichRedscatLong)));
-      }
-      return finish_choice(
-          {"pairwise exchange", spec(Algorithm::kRing),
-           "modelled as ring: the same N-1 steps of m/N, to a different partner each step"},
-          head + fmt::format("commutative, nbytes = {} B >= {} (COMMUTATIVE_LONG_MSG_SIZE) -> "
-                             "pairwise",
-                             num(m), num(kMpichRedscatLong)));
-    }
-    case Op::kAllgather: {
-      if (m < kMpichAllgatherLong && is_pow2(p)) {
-        return finish_choice(
-            {"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""},
-            head + fmt::format("total = {} B < {} (LONG_MSG_SIZE), p a power of two -> "
-                               "recursive doubling",
-                               num(m), num(kMpichAllgatherLong)));
-      }
-      if (m < kMpichAllgatherShort) {
-        return finish_choice(
-            {"Bruck", spec(Algorithm::kBruck), ""},
-            head + fmt::format("total = {} B < {} (SHORT_MSG_SIZE), p not a power of two -> "
-                               "Bruck",
-                               num(m), num(kMpichAllgatherShort)));
-      }
-      return finish_choice(
-          {"ring", spec(Algorithm::kRing), ""},
-          head + (is_pow2(p) ? fmt::format("total = {} B >= {} (LONG_MSG_SIZE) -> ring", num(m),
-                                           num(kMpichAllgatherLong))
-                             : fmt::format("total = {} B >= {} (SHORT_MSG_SIZE), p not a power "
-                                           "of two -> ring",
-                                           num(m), num(kMpichAllgatherShort))));
-    }
-    case Op::kAlltoall: {
-      const double block = m / static_cast<double>(p);
-      if (block <= kMpichAlltoallShort && p >= 8) {
-        return finish_choice(
-            {"Bruck", spec(Algorithm::kBruck), ""},
-            head + fmt::format("per destination {} B <= {} (SHORT_MSG_SIZE) and p >= 8 -> "
-                               "Bruck",
-                               num(block), num(kMpichAlltoallShort)));
-      }
-      if (block <= kMpichAlltoallMedium) {
-        return finish_choice(
-            {"scattered isend/irecv", std::nullopt, ""},
-            head + fmt::format("per destination {} B <= {} (MEDIUM_MSG_SIZE){} -> scattered "
-                               "isend/irecv",
-                               num(block), num(kMpichAlltoallMedium),
-                               block <= kMpichAlltoallShort ? ", p < 8" : ""));
-      }
-      return finish_choice({"pairwise exchange", spec(Algorithm::kPairwise), ""},
-                           head + fmt::format("per destination {} B > {} (MEDIUM_MSG_SIZE) -> "
-                                              "pairwise",
-                                              num(block), num(kMpichAlltoallMedium)));
-    }
+    case Op::kAllreduce:
+      return mpich_allreduce(call);
+    case Op::kBroadcast:
+      return mpich_broadcast(call);
+    case Op::kReduce:
+      return mpich_reduce(call);
+    case Op::kReduceScatter:
+      return mpich_reduce_scatter(call);
+    case Op::kAllgather:
+      return mpich_allgather(call);
+    case Op::kAlltoall:
+      return mpich_alltoall(call);
     case Op::kBarrier:
-      return finish_choice({"dissemination", spec(Algorithm::kDissemination), ""},
-                           fmt::format("MPICH 3.2 classic: barrier, p = {} -> dissemination "
-                                       "(the only algorithm)",
-                                       p));
+      return mpich_barrier(call);
   }
   SCALEWALL_CHECK(false && "unknown Op");
   return {};
@@ -320,9 +359,11 @@ struct Band {
 
 using DecisionTable = std::vector<Band>;
 
-const DecisionTable& ompi_table(Op op) {
-  // ompi/mca/coll/tuned/coll_tuned_decision_fixed.c, v4.1.x, commutative branches.
-  static const DecisionTable allreduce = {
+// ompi/mca/coll/tuned/coll_tuned_decision_fixed.c, v4.1.x, commutative branches: one table
+// per operation.
+
+const DecisionTable& ompi_allreduce_table() {
+  static const DecisionTable table = {
       {4, false, {{8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}}, 6},
       {8, false, {{16, 4}, {8192, 3}}, 6},
       {16, false, {{8192, 3}}, 6},
@@ -335,7 +376,11 @@ const DecisionTable& ompi_table(Op op) {
       {4096, false, {{2048, 2}, {4096, 5}, {16384, 3}}, 6},
       {0, false, {{2048, 2}, {16384, 5}, {32768, 3}}, 6},
   };
-  static const DecisionTable reduce_scatter = {
+  return table;
+}
+
+const DecisionTable& ompi_reduce_scatter_table() {
+  static const DecisionTable table = {
       {4, false, {{65536, 3}, {131072, 4}}, 3},
       {8, false, {{8, 1}, {262144, 2}}, 3},
       {32, false, {{262144, 2}}, 3},
@@ -348,7 +393,11 @@ const DecisionTable& ompi_table(Op op) {
       {4096, false, {{512, 1}, {4096, 2}}, 4},
       {0, false, {{1024, 1}, {8192, 2}}, 4},
   };
-  static const DecisionTable allgather = {
+  return table;
+}
+
+const DecisionTable& ompi_allgather_table() {
+  static const DecisionTable table = {
       {2, true, {}, 6},
       {32, false, {}, 3},
       {64, false, {{1024, 3}, {65536, 5}}, 4},
@@ -360,7 +409,11 @@ const DecisionTable& ompi_table(Op op) {
       {4096, false, {{32, 2}, {128, 3}, {512, 2}, {4096, 3}}, 5},
       {0, false, {{2, 3}, {8, 2}, {16, 3}, {512, 2}, {4096, 3}}, 5},
   };
-  static const DecisionTable bcast = {
+  return table;
+}
+
+const DecisionTable& ompi_bcast_table() {
+  static const DecisionTable table = {
       {4, false,
        {{32, 3}, {256, 5}, {512, 3}, {1024, 7}, {32768, 1}, {131072, 5}, {262144, 2},
         {524288, 1}, {1048576, 6}},
@@ -376,7 +429,11 @@ const DecisionTable& ompi_table(Op op) {
       {4096, false, {{262144, 7}}, 8},
       {0, false, {{8192, 7}, {16384, 5}, {262144, 7}}, 8},
   };
-  static const DecisionTable reduce = {
+  return table;
+}
+
+const DecisionTable& ompi_reduce_table() {
+  static const DecisionTable table = {
       {4, false,
        {{8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}},
        3},
@@ -389,7 +446,11 @@ const DecisionTable& ompi_table(Op op) {
       {4096, false, {{512, 5}, {1024, 6}, {8192, 5}, {16384, 6}}, 5},
       {0, false, {{16, 5}, {32, 6}, {1024, 5}, {2048, 6}, {8192, 5}, {16384, 6}}, 5},
   };
-  static const DecisionTable alltoall = {
+  return table;
+}
+
+const DecisionTable& ompi_alltoall_table() {
+  static const DecisionTable table = {
       {2, true,
        {{2, 2}, {4, 5}, {16, 2}, {64, 5}, {256, 2}, {4096, 5}, {32768, 2}, {262144, 4},
         {1048576, 5}},
@@ -408,28 +469,36 @@ const DecisionTable& ompi_table(Op op) {
       {4096, false, {{1024, 3}, {4096, 4}, {8192, 1}, {131072, 4}}, 1},
       {0, false, {{2048, 3}, {8192, 4}, {16384, 1}, {32768, 4}, {65536, 1}}, 4},
   };
-  static const DecisionTable barrier = {
+  return table;
+}
+
+const DecisionTable& ompi_barrier_table() {
+  static const DecisionTable table = {
       {4, false, {}, 3},   {8, false, {}, 1},    {64, false, {}, 3},   {256, false, {}, 4},
       {512, false, {}, 6}, {1024, false, {}, 4}, {4096, false, {}, 6}, {0, false, {}, 4},
   };
+  return table;
+}
+
+const DecisionTable& ompi_table(Op op) {
   switch (op) {
     case Op::kAllreduce:
-      return allreduce;
+      return ompi_allreduce_table();
     case Op::kReduceScatter:
-      return reduce_scatter;
+      return ompi_reduce_scatter_table();
     case Op::kAllgather:
-      return allgather;
+      return ompi_allgather_table();
     case Op::kBroadcast:
-      return bcast;
+      return ompi_bcast_table();
     case Op::kReduce:
-      return reduce;
+      return ompi_reduce_table();
     case Op::kAlltoall:
-      return alltoall;
+      return ompi_alltoall_table();
     case Op::kBarrier:
-      return barrier;
+      return ompi_barrier_table();
   }
   SCALEWALL_CHECK(false && "unknown Op");
-  return barrier;
+  return ompi_barrier_table();
 }
 
 // The table's pick for (p, size), with the branch that fired in words.
@@ -483,105 +552,205 @@ TableHit look_up(const DecisionTable& table, std::int64_t p, double size, std::s
   return {};
 }
 
+std::optional<Pick> ompi_allreduce_algorithm(int alg) {
+  const std::optional<AlgorithmSpec> none;
+  switch (alg) {
+    case 1: return Pick{"basic linear", none, ""};
+    case 2: return Pick{"nonoverlapping (reduce, then broadcast)", none, ""};
+    case 3: return Pick{"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""};
+    case 4: return Pick{"ring", spec(Algorithm::kRing), ""};
+    case 5: return Pick{"segmented ring", spec(Algorithm::kRing), ""};
+    case 6: return Pick{"Rabenseifner", spec(Algorithm::kRabenseifner), ""};
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Pick> ompi_reduce_scatter_algorithm(int alg) {
+  const std::optional<AlgorithmSpec> none;
+  switch (alg) {
+    case 1: return Pick{"nonoverlapping (reduce, then scatterv)", none, ""};
+    case 2: return Pick{"recursive halving", spec(Algorithm::kRecursiveHalving), ""};
+    case 3: return Pick{"ring", spec(Algorithm::kRing), ""};
+    case 4:
+      return Pick{"butterfly", spec(Algorithm::kRecursiveHalving),
+              "modelled as recursive-halving, the closest"};
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Pick> ompi_allgather_algorithm(int alg) {
+  const std::optional<AlgorithmSpec> none;
+  switch (alg) {
+    case 1: return Pick{"basic linear", none, ""};
+    case 2: return Pick{"Bruck", spec(Algorithm::kBruck), ""};
+    case 3: return Pick{"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""};
+    case 4: return Pick{"ring", spec(Algorithm::kRing), ""};
+    case 5: return Pick{"neighbor exchange", none, ""};
+    case 6:
+      return Pick{"two-process exchange", spec(Algorithm::kRing),
+              "modelled as ring: for 2 ranks the same single exchange of m/2"};
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Pick> ompi_broadcast_algorithm(int alg) {
+  const std::optional<AlgorithmSpec> none;
+  switch (alg) {
+    case 1: return Pick{"basic linear", none, ""};
+    case 2: return Pick{"chain", none, ""};
+    case 3: return Pick{"pipeline", none, ""};
+    case 4: return Pick{"split binary tree", none, ""};
+    case 5: return Pick{"binary tree", none, ""};
+    case 6: return Pick{"binomial tree", spec(Algorithm::kBinomialTree), ""};
+    case 7: return Pick{"knomial tree", none, ""};
+    case 8:
+      return Pick{"scatter + recursive-doubling allgather", spec(Algorithm::kScatterAllgather),
+              "modelled as scatter-allgather, whose all-gather is a ring"};
+    case 9: return Pick{"scatter + ring allgather", spec(Algorithm::kScatterAllgather), ""};
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Pick> ompi_reduce_algorithm(int alg) {
+  const std::optional<AlgorithmSpec> none;
+  switch (alg) {
+    case 1: return Pick{"basic linear", none, ""};
+    case 2: return Pick{"chain", none, ""};
+    case 3: return Pick{"pipeline", none, ""};
+    case 4: return Pick{"binary tree", none, ""};
+    case 5: return Pick{"binomial tree", spec(Algorithm::kBinomialTree), ""};
+    case 6: return Pick{"in-order binary tree", none, ""};
+    case 7:
+      return Pick{"Rabenseifner reduce-scatter + gather", spec(Algorithm::kRabenseifner), ""};
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Pick> ompi_alltoall_algorithm(int alg) {
+  const std::optional<AlgorithmSpec> none;
+  switch (alg) {
+    case 1: return Pick{"basic linear", none, ""};
+    case 2: return Pick{"pairwise exchange", spec(Algorithm::kPairwise), ""};
+    case 3: return Pick{"modified Bruck", spec(Algorithm::kBruck), ""};
+    case 4: return Pick{"linear with synchronisation", none, ""};
+    case 5:
+      return Pick{"two-process exchange", spec(Algorithm::kPairwise),
+              "modelled as pairwise: for 2 ranks the same single exchange of m/2"};
+    default: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Pick> ompi_barrier_algorithm(int alg) {
+  const std::optional<AlgorithmSpec> none;
+  switch (alg) {
+    case 1: return Pick{"basic linear", none, ""};
+    case 2: return Pick{"double ring", none, ""};
+    case 3:
+      return Pick{"recursive doubling", none,
+              "not modelled: the model's barrier is dissemination"};
+    case 4:
+      return Pick{"Bruck", spec(Algorithm::kDissemination),
+              "modelled as dissemination, which it is"};
+    case 5: return Pick{"two-process exchange", none, ""};
+    case 6: return Pick{"tree", none, ""};
+    default: break;
+  }
+  return std::nullopt;
+}
+
 // The table's algorithm number as Open MPI names it (coll_tuned_<op>_algorithm), mapped to
 // the model.
 Pick ompi_algorithm(Op op, int alg) {
-  const std::optional<AlgorithmSpec> none;
+  std::optional<Pick> pick;
   switch (op) {
     case Op::kAllreduce:
-      switch (alg) {
-        case 1: return {"basic linear", none, ""};
-        case 2: return {"nonoverlapping (reduce, then broadcast)", none, ""};
-        case 3: return {"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""};
-        case 4: return {"ring", spec(Algorithm::kRing), ""};
-        case 5: return {"segmented ring", spec(Algorithm::kRing), ""};
-        case 6: return {"Rabenseifner", spec(Algorithm::kRabenseifner), ""};
-        default: break;
-      }
+      pick = ompi_allreduce_algorithm(alg);
       break;
     case Op::kReduceScatter:
-      switch (alg) {
-        case 1: return {"nonoverlapping (reduce, then scatterv)", none, ""};
-        case 2: return {"recursive halving", spec(Algorithm::kRecursiveHalving), ""};
-        case 3: return {"ring", spec(Algorithm::kRing), ""};
-        case 4:
-          return {"butterfly", spec(Algorithm::kRecursiveHalving),
-                  "modelled as recursive-halving, the closest"};
-        default: break;
-      }
+      pick = ompi_reduce_scatter_algorithm(alg);
       break;
     case Op::kAllgather:
-      switch (alg) {
-        case 1: return {"basic linear", none, ""};
-        case 2: return {"Bruck", spec(Algorithm::kBruck), ""};
-        case 3: return {"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""};
-        case 4: return {"ring", spec(Algorithm::kRing), ""};
-        case 5: return {"neighbor exchange", none, ""};
-        case 6:
-          return {"two-process exchange", spec(Algorithm::kRing),
-                  "modelled as ring: for 2 ranks the same single exchange of m/2"};
-        default: break;
-      }
+      pick = ompi_allgather_algorithm(alg);
       break;
     case Op::kBroadcast:
-      switch (alg) {
-        case 1: return {"basic linear", none, ""};
-        case 2: return {"chain", none, ""};
-        case 3: return {"pipeline", none, ""};
-        case 4: return {"split binary tree", none, ""};
-        case 5: return {"binary tree", none, ""};
-        case 6: return {"binomial tree", spec(Algorithm::kBinomialTree), ""};
-        case 7: return {"knomial tree", none, ""};
-        case 8:
-          return {"scatter + recursive-doubling allgather", spec(Algorithm::kScatterAllgather),
-                  "modelled as scatter-allgather, whose all-gather is a ring"};
-        case 9: return {"scatter + ring allgather", spec(Algorithm::kScatterAllgather), ""};
-        default: break;
+      pick = ompi_broadcast_algorithm(alg);
+      break;
+    case Op::kReduce:
+      pick = ompi_reduce_algorithm(alg);
+      break;
+    case Op::kAlltoall:
+      pick = ompi_alltoall_algorithm(alg);
+      break;
+    case Op::kBarrier:
+      pick = ompi_barrier_algorithm(alg);
+      break;
+  }
+  SCALEWALL_CHECK(pick.has_value() && "Open MPI algorithm number outside its table");
+  return *pick;
+}
+
+// Where Open MPI's own code runs another algorithm than its table names (its fallbacks):
+// `pick` becomes that algorithm and `rule` says why.
+void ompi_fallbacks(Op op, int alg, std::int64_t p, double count, Pick& pick, std::string& rule) {
+  const std::int64_t pof2 = floor_pow2(p);
+  const std::string picked = pick.name;
+  const auto fall_back = [&](Pick to, const std::string& why) {
+    rule += "; " + why;
+    to.name += fmt::format(" (fallback from {})", picked);
+    pick = std::move(to);
+  };
+  switch (op) {
+    case Op::kAllreduce:
+      if (alg == 5) {
+        fall_back({"ring", spec(Algorithm::kRing), ""},
+                  "segmented ring with the fixed rules' segment size 0 runs ring");
+      }
+      if ((alg == 4 || alg == 5) && count < static_cast<double>(p)) {
+        fall_back({"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""},
+                  fmt::format("ring with count {} < p = {} runs recursive doubling", num(count),
+                              p));
+      }
+      if (alg == 6 && count < static_cast<double>(pof2)) {
+        fall_back({"basic linear", std::nullopt, ""},
+                  fmt::format("Rabenseifner with count {} < pof2 = {} runs basic linear",
+                              num(count), pof2));
       }
       break;
     case Op::kReduce:
-      switch (alg) {
-        case 1: return {"basic linear", none, ""};
-        case 2: return {"chain", none, ""};
-        case 3: return {"pipeline", none, ""};
-        case 4: return {"binary tree", none, ""};
-        case 5: return {"binomial tree", spec(Algorithm::kBinomialTree), ""};
-        case 6: return {"in-order binary tree", none, ""};
-        case 7:
-          return {"Rabenseifner reduce-scatter + gather", spec(Algorithm::kRabenseifner), ""};
-        default: break;
+      if (alg == 7 && (pof2 < 2 || count < static_cast<double>(pof2))) {
+        fall_back({"basic linear", std::nullopt, ""},
+                  fmt::format("Rabenseifner with count {} < pof2 = {}{} runs basic linear",
+                              num(count), pof2, pof2 < 2 ? " (or pof2 < 2)" : ""));
       }
       break;
+    case Op::kAllgather:
+      if (alg == 3 && !is_pow2(p)) {
+        fall_back({"Bruck", spec(Algorithm::kBruck), ""},
+                  fmt::format("recursive doubling with p = {} not a power of two runs Bruck", p));
+      }
+      if (alg == 5 && p % 2 != 0) {
+        fall_back({"ring", spec(Algorithm::kRing), ""},
+                  fmt::format("neighbor exchange with odd p = {} runs ring", p));
+      }
+      break;
+    case Op::kBroadcast:
+      if ((alg == 8 || alg == 9) && count < static_cast<double>(p)) {
+        fall_back({"basic linear", std::nullopt, ""},
+                  fmt::format("scatter-allgather with count {} < p = {} runs basic linear",
+                              num(count), p));
+      }
+      break;
+    case Op::kReduceScatter:
     case Op::kAlltoall:
-      switch (alg) {
-        case 1: return {"basic linear", none, ""};
-        case 2: return {"pairwise exchange", spec(Algorithm::kPairwise), ""};
-        case 3: return {"modified Bruck", spec(Algorithm::kBruck), ""};
-        case 4: return {"linear with synchronisation", none, ""};
-        case 5:
-          return {"two-process exchange", spec(Algorithm::kPairwise),
-                  "modelled as pairwise: for 2 ranks the same single exchange of m/2"};
-        default: break;
-      }
-      break;
     case Op::kBarrier:
-      switch (alg) {
-        case 1: return {"basic linear", none, ""};
-        case 2: return {"double ring", none, ""};
-        case 3:
-          return {"recursive doubling", none,
-                  "not modelled: the model's barrier is dissemination"};
-        case 4:
-          return {"Bruck", spec(Algorithm::kDissemination),
-                  "modelled as dissemination, which it is"};
-        case 5: return {"two-process exchange", none, ""};
-        case 6: return {"tree", none, ""};
-        default: break;
-      }
       break;
   }
-  SCALEWALL_CHECK(false && "Open MPI algorithm number outside its table");
-  return {};
 }
 
 LibraryChoice ompi_choice(Op op, std::int64_t p, double m, double count) {
@@ -611,59 +780,7 @@ LibraryChoice ompi_choice(Op op, std::int64_t p, double m, double count) {
                                      ? " (commutative)"
                                      : "",
                                  hit.branch, pick.name, hit.alg);
-  const std::int64_t pof2 = floor_pow2(p);
-  const std::string picked = pick.name;
-  const auto fall_back = [&](Pick to, const std::string& why) {
-    rule += "; " + why;
-    to.name += fmt::format(" (fallback from {})", picked);
-    pick = std::move(to);
-  };
-  switch (op) {
-    case Op::kAllreduce:
-      if (hit.alg == 5) {
-        fall_back({"ring", spec(Algorithm::kRing), ""},
-                  "segmented ring with the fixed rules' segment size 0 runs ring");
-      }
-      if ((hit.alg == 4 || hit.alg == 5) && count < static_cast<double>(p)) {
-        fall_back({"recursive doubling", spec(Algorithm::kRecursiveDoubling), ""},
-                  fmt::format("ring with count {} < p = {} runs recursive doubling", num(count),
-                              p));
-      }
-      if (hit.alg == 6 && count < static_cast<double>(pof2)) {
-        fall_back({"basic linear", std::nullopt, ""},
-                  fmt::format("Rabenseifner with count {} < pof2 = {} runs basic linear",
-                              num(count), pof2));
-      }
-      break;
-    case Op::kReduce:
-      if (hit.alg == 7 && (pof2 < 2 || count < static_cast<double>(pof2))) {
-        fall_back({"basic linear", std::nullopt, ""},
-                  fmt::format("Rabenseifner with count {} < pof2 = {}{} runs basic linear",
-                              num(count), pof2, pof2 < 2 ? " (or pof2 < 2)" : ""));
-      }
-      break;
-    case Op::kAllgather:
-      if (hit.alg == 3 && !is_pow2(p)) {
-        fall_back({"Bruck", spec(Algorithm::kBruck), ""},
-                  fmt::format("recursive doubling with p = {} not a power of two runs Bruck", p));
-      }
-      if (hit.alg == 5 && p % 2 != 0) {
-        fall_back({"ring", spec(Algorithm::kRing), ""},
-                  fmt::format("neighbor exchange with odd p = {} runs ring", p));
-      }
-      break;
-    case Op::kBroadcast:
-      if ((hit.alg == 8 || hit.alg == 9) && count < static_cast<double>(p)) {
-        fall_back({"basic linear", std::nullopt, ""},
-                  fmt::format("scatter-allgather with count {} < p = {} runs basic linear",
-                              num(count), p));
-      }
-      break;
-    case Op::kReduceScatter:
-    case Op::kAlltoall:
-    case Op::kBarrier:
-      break;
-  }
+  ompi_fallbacks(op, hit.alg, p, count, pick, rule);
   return finish_choice(pick, std::move(rule));
 }
 
