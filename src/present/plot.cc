@@ -544,9 +544,11 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
   std::vector<std::string> lines = {header};
   for (std::size_t i = 0; i < p.rows.size(); ++i) {
     std::string line = data_text(fmt::format("{}", p.rows[i].ranks));
-    for (const Part& part : shown) line += " " + num(part.values[i] * unit.per_second);
-    line += " " + num(p.rows[i].ideal_step_s * unit.per_second);
-    line += " " + num(p.rows[i].step_s * unit.per_second);
+    for (const Part& part : shown) {
+      line.append(" ").append(num(part.values[i] * unit.per_second));
+    }
+    line.append(" ").append(num(p.rows[i].ideal_step_s * unit.per_second));
+    line.append(" ").append(num(p.rows[i].step_s * unit.per_second));
     lines.push_back(std::move(line));
   }
   datablock(plot.data, "breakdown", lines);
@@ -660,7 +662,7 @@ Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
     std::string row = num(m);
     for (const CostLine& l : lines) {
       const double t = l.latency_s + m / l.bandwidth_Bps;
-      row += " " + num(t);
+      row.append(" ").append(num(t));
       t_min = (t_min == 0) ? t : std::min(t_min, t);
       t_max = std::max(t_max, t);
     }
@@ -886,7 +888,7 @@ Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
     std::string row =
         fmt::format("{} {}", num(s.x[i] * xu.multiply / xu.divide),
                     num(s.measured[i] * yu.multiply / yu.divide));
-    if (with_model) row += " " + num(s.predicted[i] * yu.multiply / yu.divide);
+    if (with_model) row.append(" ").append(num(s.predicted[i] * yu.multiply / yu.divide));
     rows.push_back(std::move(row));
   }
   datablock(plot.data, "points", rows);
