@@ -210,24 +210,31 @@ std::optional<std::string> find_gnuplot() {
   return std::nullopt;
 }
 
-std::string render_plot(const Plot& plot, const std::string& output_path,
-                        const RenderOptions& options) {
-  namespace fs = std::filesystem;
-  const PlotFormat format = plot_format_for_path(output_path);
-  refuse_output_over_inputs(output_path, options.inputs);
-  std::string gnuplot = options.gnuplot;
-  if (gnuplot.empty()) {
+// The gnuplot executable `options` names, or the one on $PATH. Throws PlotError when there is
+// none or it cannot be run.
+std::string gnuplot_to_run(const RenderOptions& options) {
+  if (options.gnuplot.empty()) {
     const std::optional<std::string> found = find_gnuplot();
     if (!found) {
       throw PlotError(
           "gnuplot is not on PATH: plots need it (Debian: apt-get install gnuplot-nox)");
     }
-    gnuplot = *found;
-  } else if (::access(gnuplot.c_str(), X_OK) != 0) {
+    return *found;
+  }
+  if (::access(options.gnuplot.c_str(), X_OK) != 0) {
     throw PlotError(fmt::format("gnuplot '{}' cannot be run: {} (Debian: apt-get install "
                                 "gnuplot-nox)",
-                                gnuplot, std::strerror(errno)));
+                                options.gnuplot, std::strerror(errno)));
   }
+  return options.gnuplot;
+}
+
+std::string render_plot(const Plot& plot, const std::string& output_path,
+                        const RenderOptions& options) {
+  namespace fs = std::filesystem;
+  const PlotFormat format = plot_format_for_path(output_path);
+  refuse_output_over_inputs(output_path, options.inputs);
+  const std::string gnuplot = gnuplot_to_run(options);
 
   const fs::path out(output_path);
   fs::path temp = out;
