@@ -210,6 +210,8 @@ std::optional<std::string> find_gnuplot() {
   return std::nullopt;
 }
 
+namespace {
+
 // The gnuplot executable `options` names, or the one on $PATH. Throws PlotError when there is
 // none or it cannot be run.
 std::string gnuplot_to_run(const RenderOptions& options) {
@@ -228,6 +230,8 @@ std::string gnuplot_to_run(const RenderOptions& options) {
   }
   return options.gnuplot;
 }
+
+}  // namespace
 
 std::string render_plot(const Plot& plot, const std::string& output_path,
                         const RenderOptions& options) {
