@@ -27,6 +27,7 @@
 #include "scalewall/platform/output_file.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
+#include "scalewall/present/record_names.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/io/scenario_file.h"
@@ -148,7 +149,7 @@ Table curve_table(const Prediction& p) {
     }
     t.add_row({r.ranks, r.compute_s, r.serial_s, r.communication_s, r.exposed_communication_s,
                r.variance_s, r.checkpoint_s, r.step_s, r.speedup, r.efficiency,
-               std::string(mechanism_name(r.binding)), r.algorithm},
+               std::string(mechanism_name(r.binding)), step_collective_name(r.algorithm)},
               mark);
   }
   return t;
