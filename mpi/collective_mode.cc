@@ -19,6 +19,7 @@
 #include "mpi/modes.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
+#include "scalewall/io/measurement.h"
 
 namespace scalewall::mpi {
 namespace {
@@ -39,11 +40,17 @@ struct CollectiveFlags {
   bool inject_error = false;
 };
 
-// A contender: the library's call (nullopt) or a hand-written algorithm.
-using Contender = std::optional<Algorithm>;
+// A contender: the library's call or a hand-written algorithm, as the records name it.
+using Contender = MeasuredAlgorithm;
 
-std::string contender_name(const Contender& c) {
-  return c ? algorithm_name(*c) : std::string("library");
+Contender hand_written(Algorithm algorithm) {
+  return MeasuredAlgorithm::model({algorithm, Algorithm::kRing});
+}
+
+// The hand-written algorithm of a contender that is not the library's call.
+Algorithm algorithm_of(const Contender& c) {
+  SCALEWALL_CHECK(c.spec().has_value());
+  return c.spec()->algorithm;
 }
 
 std::string list_names(const std::vector<Algorithm>& algorithms) {
@@ -84,22 +91,25 @@ std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
   std::vector<std::vector<Contender>> per_op(ops.size());
   if (text == "all") {
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      per_op[i].push_back(std::nullopt);
-      for (const Algorithm a : hand_written_algorithms(ops[i])) per_op[i].push_back(a);
+      per_op[i].push_back(Contender::library());
+      for (const Algorithm a : hand_written_algorithms(ops[i])) {
+        per_op[i].push_back(hand_written(a));
+      }
     }
     return per_op;
   }
   bool library_seen = false;
   std::vector<Algorithm> seen;
   for (const std::string& item : split_list(text)) {
-    if (item == "library") {
+    if (item == kLibraryAlgorithmName) {
       if (library_seen) {
         throw InputError(fmt::format("--algorithm: library is given twice in '{}'", text));
       }
       library_seen = true;
       for (auto& contenders : per_op) {
-        if (std::find(contenders.begin(), contenders.end(), Contender{}) == contenders.end()) {
-          contenders.insert(contenders.begin(), std::nullopt);
+        if (std::find(contenders.begin(), contenders.end(), Contender::library()) ==
+            contenders.end()) {
+          contenders.insert(contenders.begin(), Contender::library());
         }
       }
       continue;
@@ -126,9 +136,9 @@ std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
         continue;
       }
       used = true;
-      if (std::find(per_op[i].begin(), per_op[i].end(), Contender{spec.algorithm}) ==
+      if (std::find(per_op[i].begin(), per_op[i].end(), hand_written(spec.algorithm)) ==
           per_op[i].end()) {
-        per_op[i].push_back(spec.algorithm);
+        per_op[i].push_back(hand_written(spec.algorithm));
       }
     }
     if (!used) {
@@ -197,7 +207,8 @@ Outcome race(Op op, const Contender& contender, std::size_t count, int iteration
   const std::size_t in_n = input_elements(op, count, w.size);
   const std::size_t out_n = output_elements(op, count, w.size);
   const std::span<const Element> in(buffers.in.data(), in_n);
-  const std::span<Element> dest(contender ? buffers.result.data() : buffers.reference.data(),
+  const bool library = contender.is_library();
+  const std::span<Element> dest(library ? buffers.reference.data() : buffers.result.data(),
                                 out_n);
   Outcome outcome;
   outcome.times_s.reserve(static_cast<std::size_t>(iterations));
@@ -205,14 +216,14 @@ Outcome race(Op op, const Contender& contender, std::size_t count, int iteration
     std::fill(dest.begin(), dest.end(), kSentinel);
     MPI_Barrier(w.comm);
     const double t0 = now_s();
-    if (contender) {
-      run_hand_written(op, *contender, count, in, dest, buffers.scratch, w.comm);
-    } else {
+    if (library) {
       run_library(op, count, in, dest, w.comm);
+    } else {
+      run_hand_written(op, algorithm_of(contender), count, in, dest, buffers.scratch, w.comm);
     }
     const double t1 = now_s();
     if (i >= warmup) outcome.times_s.push_back(t1 - t0);
-    if (!contender) continue;
+    if (library) continue;
     if (inject_error && w.rank == w.size - 1 && out_n > 0) dest[out_n / 2] += 1;
     if (!outcome.mismatch) {
       outcome.mismatch = first_mismatch(dest, {buffers.reference.data(), out_n});
@@ -253,7 +264,7 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     auto& names = inputs["algorithms"][std::string(op_name(ops[i]))];
     names = nlohmann::ordered_json::array();
-    for (const Contender& c : contenders[i]) names.push_back(contender_name(c));
+    for (const Contender& c : contenders[i]) names.push_back(c.name());
   }
   inputs["sizes"] = nlohmann::ordered_json::array();
   for (const double s : sizes) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
@@ -285,8 +296,8 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
       std::string progress;
       // The library's result is the reference. When it is a contender it is the first
       // (resolve_contenders puts it there); otherwise one untimed call makes the reference.
-      if (contenders[k].empty() || contenders[k].front().has_value()) {
-        race(op, std::nullopt, count, 1, 0, false, buffers, w);
+      if (contenders[k].empty() || !contenders[k].front().is_library()) {
+        race(op, Contender::library(), count, 1, 0, false, buffers, w);
       }
       for (const Contender& contender : contenders[k]) {
         const Outcome outcome =
@@ -313,7 +324,7 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
           failure = fmt::format(
               "verification failed: {} {} at {} bytes ({}) on {} ranks: rank {} element {} "
               "is {} but {} gives {}",
-              op_name(op), contender_name(contender), bytes, elements_text(count), w.size,
+              op_name(op), contender.name(), bytes, elements_text(count), w.size,
               first.rank, first.index, values[0], library_call_name(op), values[1]);
           ++failures;
           if (first_failure.empty()) first_failure = failure;
@@ -324,7 +335,7 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
         const double algbw = s.median > 0 ? bytes / s.median : 0.0;
         nlohmann::ordered_json record;
         record["op"] = op_name(op);
-        record["algorithm"] = contender_name(contender);
+        record["algorithm"] = contender.name();
         record["ranks"] = w.size;
         record["bytes"] = count * kElementBytes;
         record["iterations"] = iterations;
@@ -336,7 +347,7 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
         record["verified"] = verified;
         writer.record("collective", record);
         progress += fmt::format("{}{} {}", progress.empty() ? "" : ", ",
-                                contender_name(contender), format_seconds(s.median));
+                                contender.name(), format_seconds(s.median));
         if (!verified) progress += " (WRONG)";
       }
       if (w.is_root()) {
@@ -371,9 +382,9 @@ Mode register_collective(CLI::App& app) {
       ->type_name("OP")
       ->default_val("allreduce");
   cmd->add_option("--algorithm", flags->algorithm,
-                  "Comma-separated: library (MPI's own call), ring, recursive-doubling, "
-                  "rabenseifner, binomial-tree, recursive-halving, bruck, scatter-allgather, "
-                  "pairwise; or all (the library and every hand-written one of the op)")
+                  fmt::format("Comma-separated: {} (MPI's own call), {}; or all (the library "
+                              "and every hand-written one of the op)",
+                              kLibraryAlgorithmName, list_names(every_hand_written_algorithm())))
       ->type_name("LIST")
       ->default_val("all");
   add_size_options(cmd, &flags->sizes, "0", "1MiB");

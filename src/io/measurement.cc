@@ -269,8 +269,8 @@ CollectivePoint collective_point(Op op, std::int64_t ranks, double bytes,
                                  std::int64_t iterations, double t_min, double t_median,
                                  double t_max, bool verified) {
   CollectivePoint p;
-  p.op = std::string(op_name(op));
-  p.algorithm = "library";
+  p.op = op;
+  p.algorithm = MeasuredAlgorithm::library();
   p.ranks = ranks;
   p.bytes = bytes;
   p.iterations = iterations;
@@ -434,11 +434,11 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       CollectivePoint p;
       const std::string op_text = r.text("op");
       try {
-        p.op = std::string(op_name(parse_op(op_text)));
+        p.op = parse_op(op_text);
       } catch (const InputError& e) {
         throw InputError(fmt::format("{}: {}", place, e.what()));
       }
-      p.algorithm = r.text("algorithm");
+      p.algorithm = parse_measured_algorithm(r.text("algorithm"));
       p.ranks = r.whole("ranks", 1, kMaxRanks);
       p.bytes = r.size("bytes");
       p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
@@ -1166,6 +1166,47 @@ Detection detect(const std::string& path, const std::vector<Line>& lines) {
 }
 
 }  // namespace
+
+MeasuredAlgorithm MeasuredAlgorithm::model(AlgorithmSpec spec) {
+  MeasuredAlgorithm a;
+  a.kind_ = Kind::kModel;
+  a.spec_ = spec;
+  return a;
+}
+
+MeasuredAlgorithm MeasuredAlgorithm::unknown(std::string name) {
+  MeasuredAlgorithm a;
+  a.kind_ = Kind::kUnknown;
+  a.unknown_ = std::move(name);
+  return a;
+}
+
+std::optional<AlgorithmSpec> MeasuredAlgorithm::spec() const {
+  if (kind_ == Kind::kModel) return spec_;
+  return std::nullopt;
+}
+
+std::string MeasuredAlgorithm::name() const {
+  switch (kind_) {
+    case Kind::kLibrary:
+      return std::string(kLibraryAlgorithmName);
+    case Kind::kModel:
+      return algorithm_name(spec_);
+    case Kind::kUnknown:
+      return unknown_;
+  }
+  SCALEWALL_CHECK(false && "unknown MeasuredAlgorithm kind");
+  return {};
+}
+
+MeasuredAlgorithm parse_measured_algorithm(std::string_view text) {
+  if (text == kLibraryAlgorithmName) return MeasuredAlgorithm::library();
+  try {
+    return MeasuredAlgorithm::model(parse_algorithm(text));
+  } catch (const InputError&) {
+    return MeasuredAlgorithm::unknown(std::string(text));
+  }
+}
 
 void read_measurement_file(const std::string& path, MeasurementSet& set) {
   parse_measurement_text(read_input_file(path, "measurement file"), path, set);
