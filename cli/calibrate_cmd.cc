@@ -209,10 +209,11 @@ Report run_calibrate(const CalibrateFlags& flags) {
                      {}};
     for (const BusBandwidthFit& b : busbw) {
       for (const BusBandwidthPoint& p : b.points) {
-        points.add_row({b.op, b.algorithm, b.ranks, p.bytes, p.samples, p.time_s, p.algbw_Bps,
+        points.add_row({std::string(op_name(b.op)), b.algorithm.name(), b.ranks, p.bytes, p.samples, p.time_s, p.algbw_Bps,
                         p.busbw_Bps});
       }
-      asymptotes.add_row({b.op, b.algorithm, b.ranks, static_cast<std::int64_t>(b.points.size()),
+      asymptotes.add_row({std::string(op_name(b.op)), b.algorithm.name(), b.ranks,
+                          static_cast<std::int64_t>(b.points.size()),
                           b.asymptote_Bps ? Value{*b.asymptote_Bps} : Value{},
                           b.asymptote_method.empty() ? Value{} : Value{b.asymptote_method}});
     }

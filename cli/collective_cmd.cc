@@ -109,7 +109,7 @@ Report run_collective(const CollectiveFlags& flags) {
   report.inputs["op"] = std::string(op_name(op));
   report.inputs["ranks"] = n;
   report.inputs["bytes"] = op == Op::kBarrier ? 0.0 : bytes;
-  if (topology.name == "flat") {
+  if (topology.kind == TopologyKind::kFlatLink) {
     report.inputs["alpha_s"] = topology.inter.alpha_s;
     report.inputs["bandwidth_Bps"] = topology.inter.bandwidth_Bps;
   } else {
@@ -183,7 +183,7 @@ Report run_collective(const CollectiveFlags& flags) {
   }
 
   if (n == 1) report.notes.push_back("N = 1: there is nothing to exchange, so every cost is zero.");
-  if (topology.name != "flat" && topology.nominal) {
+  if (topology.kind != TopologyKind::kFlatLink && topology.nominal) {
     report.notes.push_back(
         "The fabric's link figures are nominal (datasheet values), not measured.");
   }

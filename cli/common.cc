@@ -181,7 +181,7 @@ nlohmann::ordered_json link_inputs(const Link& link) {
 
 nlohmann::ordered_json topology_inputs(const Topology& t) {
   nlohmann::ordered_json j;
-  if (t.name == "flat") {
+  if (t.kind == TopologyKind::kFlatLink) {
     j = link_inputs(t.inter);
     j["ranks"] = t.ranks();
     return j;
@@ -208,7 +208,7 @@ std::string describe_topology(const Topology& t) {
     }
     return text;
   };
-  if (t.name == "flat") return fmt::format("flat link: {}", link(t.inter));
+  if (t.kind == TopologyKind::kFlatLink) return fmt::format("flat link: {}", link(t.inter));
   return fmt::format(
       "fabric {}{}: {} node{} x {} rank{}, {} {} per node{}, {} placement; intra-node {}; "
       "inter-node {}",

@@ -258,7 +258,8 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
                     {},
                     {}};
   for (const auto& c : d.collectives) {
-    collectives.add_row({c.op, c.algorithm, c.ranks, c.bytes, c.measured_s,
+    collectives.add_row({std::string(op_name(c.op)), c.algorithm.name(), c.ranks, c.bytes,
+                         c.measured_s,
                          optional_seconds(c.model_s), optional_seconds(c.bandwidth_model_s)});
   }
   report.tables.push_back(std::move(collectives));

@@ -9,6 +9,7 @@
 #include "cli/scenario_flags.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
+#include "scalewall/present/record_names.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
@@ -104,7 +105,7 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
     }
     rows.add_row({t.ranks, t.compute_s, t.serial_s, t.communication_s, t.exposed_communication_s,
                   t.variance_s, t.checkpoint_s, t.step_s, t.speedup, t.efficiency,
-                  std::string(mechanism_name(t.binding)), t.algorithm},
+                  std::string(mechanism_name(t.binding)), step_collective_name(t.algorithm)},
                  mark);
   }
   report.tables.push_back(std::move(rows));

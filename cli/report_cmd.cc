@@ -27,6 +27,7 @@
 #include "scalewall/platform/output_file.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
+#include "scalewall/present/record_names.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/io/scenario_file.h"
@@ -148,7 +149,7 @@ Table curve_table(const Prediction& p) {
     }
     t.add_row({r.ranks, r.compute_s, r.serial_s, r.communication_s, r.exposed_communication_s,
                r.variance_s, r.checkpoint_s, r.step_s, r.speedup, r.efficiency,
-               std::string(mechanism_name(r.binding)), r.algorithm},
+               std::string(mechanism_name(r.binding)), step_collective_name(r.algorithm)},
               mark);
   }
   return t;
@@ -402,7 +403,10 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
   if (!set.collectives.empty()) {
     std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<CollectivePoint>>
         groups;
-    for (const CollectivePoint& c : set.collectives) groups[{c.op, c.algorithm, c.ranks}].push_back(c);
+    // Keyed by the names, so that the figures come in the names' order.
+    for (const CollectivePoint& c : set.collectives) {
+      groups[{std::string(op_name(c.op)), c.algorithm.name(), c.ranks}].push_back(c);
+    }
     std::size_t drawn = 0;
     for (const auto& [key, points] : groups) {
       if (drawn == kMaxSeries) {
@@ -446,7 +450,8 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
             {},
             {}};
     for (const CollectivePoint& c : set.collectives) {
-      t.add_row({c.op, c.algorithm, c.ranks, c.bytes, c.time_median_s, c.busbw_Bps,
+      t.add_row({std::string(op_name(c.op)), c.algorithm.name(), c.ranks, c.bytes,
+                 c.time_median_s, c.busbw_Bps,
                  c.verified ? "yes" : "NO"});
     }
     add(HtmlTable{"Measured collectives", t});

@@ -119,7 +119,8 @@ Report run_validate(const ValidateFlags& flags) {
                {},
                {}};
   for (const ValidationPoint& p : v.points) {
-    points.add_row({p.op, p.algorithm, p.modelled, p.ranks, p.bytes, p.samples, p.measured_s,
+    points.add_row({std::string(op_name(p.op)), p.algorithm.name(), algorithm_name(p.modelled),
+                    p.ranks, p.bytes, p.samples, p.measured_s,
                     p.predicted_s, p.relative_error,
                     std::string(validation_regime_name(p.regime))});
   }
@@ -139,7 +140,7 @@ Report run_validate(const ValidateFlags& flags) {
     const ValidationPoint& w = v.points[s.worst_index];
     summary.add_row({s.group, s.name, s.points, s.median_abs_error, s.worst_abs_error,
                      s.worst_error,
-                     fmt::format("{} {} N={} {}", w.op, w.algorithm, w.ranks,
+                     fmt::format("{} {} N={} {}", op_name(w.op), w.algorithm.name(), w.ranks,
                                  format_bytes(w.bytes))});
   }
   report.tables.push_back(std::move(summary));
@@ -165,7 +166,7 @@ Report run_validate(const ValidateFlags& flags) {
   for (const auto& w : set.warnings) report.notes.push_back("warning: " + w);
   for (const auto& s : v.skipped) report.notes.push_back("left out: " + s);
   bool library = false;
-  for (const auto& p : v.points) library = library || p.algorithm == "library";
+  for (const auto& p : v.points) library = library || p.algorithm.is_library();
   if (library) {
     report.notes.push_back(
         "\"library\" is the MPI library's (or NCCL's) own choice, which the measurement does "

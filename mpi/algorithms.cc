@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <stdexcept>
+#include <string>
 
 #include "scalewall/base/error.h"
 
@@ -404,9 +406,78 @@ void alltoall_pairwise(const Element* in, Element* out, std::size_t count, int r
   }
 }
 
-[[noreturn]] void not_hand_written(Op op, Algorithm algorithm) {
-  throw std::logic_error("no hand-written " + std::string(op_name(op)) + " " +
-                         algorithm_name(algorithm));
+// One hand-written call, its buffers checked and prepared by run_hand_written.
+struct Call {
+  const Element* in;
+  Element* out;
+  std::size_t count;
+  int r;
+  int n;
+  Scratch& scratch;
+  MPI_Comm comm;
+};
+
+struct HandWritten {
+  Op op;
+  Algorithm algorithm;
+  void (*run)(const Call& call);
+};
+
+// What the harness implements by hand: a subset of the model's catalogue (checked below),
+// listed in the catalogue's order by hand_written_algorithms.
+constexpr HandWritten kHandWritten[] = {
+    {Op::kAllreduce, Algorithm::kRing,
+     [](const Call& c) { allreduce_ring(c.out, c.count, c.r, c.n, c.scratch.a.data(), c.comm); }},
+    {Op::kAllreduce, Algorithm::kRecursiveDoubling,
+     [](const Call& c) {
+       allreduce_recursive_doubling(c.out, c.count, c.r, c.n, c.scratch.a.data(), c.comm);
+     }},
+    {Op::kAllreduce, Algorithm::kRabenseifner,
+     [](const Call& c) {
+       allreduce_rabenseifner(c.out, c.count, c.r, c.n, c.scratch.a.data(), c.comm);
+     }},
+    {Op::kAllreduce, Algorithm::kBinomialTree,
+     [](const Call& c) {
+       allreduce_binomial_tree(c.out, c.count, c.r, c.n, c.scratch.a.data(), c.comm);
+     }},
+    {Op::kReduceScatter, Algorithm::kRing,
+     [](const Call& c) { reduce_scatter_ring(c.in, c.out, c.count, c.r, c.n, c.scratch, c.comm); }},
+    {Op::kReduceScatter, Algorithm::kRecursiveHalving,
+     [](const Call& c) {
+       reduce_scatter_recursive_halving(c.in, c.out, c.count, c.r, c.n, c.scratch, c.comm);
+     }},
+    {Op::kAllgather, Algorithm::kRing,
+     [](const Call& c) { allgather_ring(c.in, c.out, c.count, c.r, c.n, c.comm); }},
+    {Op::kAllgather, Algorithm::kRecursiveDoubling,
+     [](const Call& c) { allgather_recursive_doubling(c.in, c.out, c.count, c.r, c.n, c.comm); }},
+    {Op::kAllgather, Algorithm::kBruck,
+     [](const Call& c) { allgather_bruck(c.in, c.out, c.count, c.r, c.n, c.scratch, c.comm); }},
+    {Op::kBroadcast, Algorithm::kBinomialTree,
+     [](const Call& c) { binomial_bcast(c.out, c.count, c.r, c.n, c.comm); }},
+    {Op::kBroadcast, Algorithm::kScatterAllgather,
+     [](const Call& c) { broadcast_scatter_allgather(c.out, c.count, c.r, c.n, c.comm); }},
+    {Op::kAlltoall, Algorithm::kPairwise,
+     [](const Call& c) { alltoall_pairwise(c.in, c.out, c.count, c.r, c.n, c.comm); }},
+};
+
+constexpr bool every_hand_written_is_catalogued() {
+  for (const HandWritten& h : kHandWritten) {
+    bool found = false;
+    for (const CatalogueEntry& e : kCatalogue) {
+      found = found || (e.op == h.op && e.algorithm == h.algorithm);
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+static_assert(every_hand_written_is_catalogued(),
+              "a hand-written algorithm the model's catalogue does not have");
+
+const HandWritten* find_hand_written(Op op, Algorithm algorithm) {
+  for (const HandWritten& h : kHandWritten) {
+    if (h.op == op && h.algorithm == algorithm) return &h;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -417,23 +488,21 @@ bool measured(Op op) {
 }
 
 std::vector<Algorithm> hand_written_algorithms(Op op) {
-  switch (op) {
-    case Op::kAllreduce:
-      return {Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kRabenseifner,
-              Algorithm::kBinomialTree};
-    case Op::kReduceScatter:
-      return {Algorithm::kRing, Algorithm::kRecursiveHalving};
-    case Op::kAllgather:
-      return {Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kBruck};
-    case Op::kBroadcast:
-      return {Algorithm::kBinomialTree, Algorithm::kScatterAllgather};
-    case Op::kAlltoall:
-      return {Algorithm::kPairwise};
-    case Op::kReduce:
-    case Op::kBarrier:
-      return {};
+  std::vector<Algorithm> v;
+  for (const CatalogueEntry& e : kCatalogue) {
+    if (e.op == op && find_hand_written(op, e.algorithm) != nullptr) v.push_back(e.algorithm);
   }
-  return {};
+  return v;
+}
+
+std::vector<Algorithm> every_hand_written_algorithm() {
+  std::vector<Algorithm> v;
+  for (const Op op : kMeasuredOps) {
+    for (const Algorithm a : hand_written_algorithms(op)) {
+      if (std::find(v.begin(), v.end(), a) == v.end()) v.push_back(a);
+    }
+  }
+  return v;
 }
 
 std::size_t input_elements(Op op, std::size_t count, int ranks) {
@@ -447,6 +516,11 @@ std::size_t output_elements(Op op, std::size_t count, int ranks) {
 void run_hand_written(Op op, Algorithm algorithm, std::size_t count,
                       std::span<const Element> in, std::span<Element> out, Scratch& scratch,
                       MPI_Comm comm) {
+  const HandWritten* h = find_hand_written(op, algorithm);
+  if (h == nullptr) {
+    throw std::logic_error("no hand-written " + std::string(op_name(op)) + " " +
+                           algorithm_name(algorithm));
+  }
   int r = 0;
   int n = 1;
   MPI_Comm_rank(comm, &r);
@@ -454,69 +528,14 @@ void run_hand_written(Op op, Algorithm algorithm, std::size_t count,
   SCALEWALL_CHECK(in.size() >= input_elements(op, count, n));
   SCALEWALL_CHECK(out.size() >= output_elements(op, count, n));
   SCALEWALL_CHECK(scratch.a.size() >= count && scratch.b.size() >= count);
-  Element* s = scratch.a.data();
-  switch (op) {
-    case Op::kAllreduce:
-      std::copy(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(count), out.begin());
-      switch (algorithm) {
-        case Algorithm::kRing:
-          return allreduce_ring(out.data(), count, r, n, s, comm);
-        case Algorithm::kRecursiveDoubling:
-          return allreduce_recursive_doubling(out.data(), count, r, n, s, comm);
-        case Algorithm::kRabenseifner:
-          return allreduce_rabenseifner(out.data(), count, r, n, s, comm);
-        case Algorithm::kBinomialTree:
-          return allreduce_binomial_tree(out.data(), count, r, n, s, comm);
-        default:
-          not_hand_written(op, algorithm);
-      }
-    case Op::kReduceScatter:
-      SCALEWALL_CHECK(count % as_size(n) == 0);
-      switch (algorithm) {
-        case Algorithm::kRing:
-          return reduce_scatter_ring(in.data(), out.data(), count, r, n, scratch, comm);
-        case Algorithm::kRecursiveHalving:
-          return reduce_scatter_recursive_halving(in.data(), out.data(), count, r, n, scratch,
-                                                  comm);
-        default:
-          not_hand_written(op, algorithm);
-      }
-    case Op::kAllgather:
-      SCALEWALL_CHECK(count % as_size(n) == 0);
-      switch (algorithm) {
-        case Algorithm::kRing:
-          return allgather_ring(in.data(), out.data(), count, r, n, comm);
-        case Algorithm::kRecursiveDoubling:
-          return allgather_recursive_doubling(in.data(), out.data(), count, r, n, comm);
-        case Algorithm::kBruck:
-          return allgather_bruck(in.data(), out.data(), count, r, n, scratch, comm);
-        default:
-          not_hand_written(op, algorithm);
-      }
-    case Op::kBroadcast:
-      if (r == 0) {
-        std::copy(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(count), out.begin());
-      }
-      switch (algorithm) {
-        case Algorithm::kBinomialTree:
-          return binomial_bcast(out.data(), count, r, n, comm);
-        case Algorithm::kScatterAllgather:
-          return broadcast_scatter_allgather(out.data(), count, r, n, comm);
-        default:
-          not_hand_written(op, algorithm);
-      }
-    case Op::kAlltoall:
-      SCALEWALL_CHECK(count % as_size(n) == 0);
-      switch (algorithm) {
-        case Algorithm::kPairwise:
-          return alltoall_pairwise(in.data(), out.data(), count, r, n, comm);
-        default:
-          not_hand_written(op, algorithm);
-      }
-    case Op::kReduce:
-    case Op::kBarrier:
-      not_hand_written(op, algorithm);
+  if (op == Op::kReduceScatter || op == Op::kAllgather || op == Op::kAlltoall) {
+    SCALEWALL_CHECK(count % as_size(n) == 0);  // one whole block per rank
   }
+  // All-reduce works in place on the output; broadcast's root starts from its input.
+  if (op == Op::kAllreduce || (op == Op::kBroadcast && r == 0)) {
+    std::copy(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(count), out.begin());
+  }
+  h->run(Call{in.data(), out.data(), count, r, n, scratch, comm});
 }
 
 void run_library(Op op, std::size_t count, std::span<const Element> in, std::span<Element> out,

@@ -41,7 +41,8 @@ inline constexpr Op kMeasuredOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kA
 // Whether the harness measures `op`.
 bool measured(Op op);
 
-// The hand-written algorithms for `op`, in a stable order:
+// The hand-written algorithms for `op`: the model catalogue's algorithms of `op` that the
+// harness implements (a subset, checked at compile time), in the catalogue's order:
 //   allreduce       ring, recursive-doubling, rabenseifner, binomial-tree
 //   reduce-scatter  ring, recursive-halving
 //   all-gather      ring, recursive-doubling, bruck
@@ -49,6 +50,9 @@ bool measured(Op op);
 //   all-to-all      pairwise
 // Every one works for any N >= 1 (the power-of-two ones fold the extra ranks in first).
 std::vector<Algorithm> hand_written_algorithms(Op op);
+
+// Every hand-written algorithm, each once, in order of first appearance over kMeasuredOps.
+std::vector<Algorithm> every_hand_written_algorithm();
 
 // Elements the input and output of `op` hold (see the table above).
 std::size_t input_elements(Op op, std::size_t count, int ranks);

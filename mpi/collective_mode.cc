@@ -19,6 +19,7 @@
 #include "mpi/modes.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
+#include "scalewall/io/measurement.h"
 
 namespace scalewall::mpi {
 namespace {
@@ -39,16 +40,29 @@ struct CollectiveFlags {
   bool inject_error = false;
 };
 
-// A contender: the library's call (nullopt) or a hand-written algorithm.
-using Contender = std::optional<Algorithm>;
+// A contender: the library's call or a hand-written algorithm, as the records name it.
+using Contender = MeasuredAlgorithm;
 
-std::string contender_name(const Contender& c) {
-  return c ? algorithm_name(*c) : std::string("library");
+Contender hand_written(Algorithm algorithm) {
+  return MeasuredAlgorithm::model({algorithm, Algorithm::kRing});
+}
+
+// The hand-written algorithm of a contender that is not the library's call.
+Algorithm algorithm_of(const Contender& c) {
+  SCALEWALL_CHECK(c.spec().has_value());
+  return c.spec()->algorithm;
 }
 
 std::string list_names(const std::vector<Algorithm>& algorithms) {
   std::string text;
   for (const Algorithm a : algorithms) text += (text.empty() ? "" : ", ") + algorithm_name(a);
+  return text;
+}
+
+// The ops the harness measures, for help and messages: "allreduce, ..., all-to-all".
+std::string measured_op_names() {
+  std::string text;
+  for (const Op op : kMeasuredOps) text += (text.empty() ? "" : ", ") + std::string(op_name(op));
   return text;
 }
 
@@ -63,10 +77,9 @@ std::vector<Op> resolve_ops(const std::string& text) {
       throw InputError(std::string("--op: ") + e.what());
     }
     if (!measured(op)) {
-      throw InputError(fmt::format("--op: the harness does not measure {} (it measures "
-                                   "allreduce, reduce-scatter, all-gather, broadcast, "
-                                   "all-to-all, or all)",
-                                   op_name(op)));
+      throw InputError(fmt::format("--op: the harness does not measure {} (it measures {}, "
+                                   "or all)",
+                                   op_name(op), measured_op_names()));
     }
     if (std::find(ops.begin(), ops.end(), op) != ops.end()) {
       throw InputError(fmt::format("--op: {} is given twice in '{}'", op_name(op), text));
@@ -84,22 +97,25 @@ std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
   std::vector<std::vector<Contender>> per_op(ops.size());
   if (text == "all") {
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      per_op[i].push_back(std::nullopt);
-      for (const Algorithm a : hand_written_algorithms(ops[i])) per_op[i].push_back(a);
+      per_op[i].push_back(Contender::library());
+      for (const Algorithm a : hand_written_algorithms(ops[i])) {
+        per_op[i].push_back(hand_written(a));
+      }
     }
     return per_op;
   }
   bool library_seen = false;
   std::vector<Algorithm> seen;
   for (const std::string& item : split_list(text)) {
-    if (item == "library") {
+    if (item == kLibraryAlgorithmName) {
       if (library_seen) {
         throw InputError(fmt::format("--algorithm: library is given twice in '{}'", text));
       }
       library_seen = true;
       for (auto& contenders : per_op) {
-        if (std::find(contenders.begin(), contenders.end(), Contender{}) == contenders.end()) {
-          contenders.insert(contenders.begin(), std::nullopt);
+        if (std::find(contenders.begin(), contenders.end(), Contender::library()) ==
+            contenders.end()) {
+          contenders.insert(contenders.begin(), Contender::library());
         }
       }
       continue;
@@ -126,9 +142,9 @@ std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
         continue;
       }
       used = true;
-      if (std::find(per_op[i].begin(), per_op[i].end(), Contender{spec.algorithm}) ==
+      if (std::find(per_op[i].begin(), per_op[i].end(), hand_written(spec.algorithm)) ==
           per_op[i].end()) {
-        per_op[i].push_back(spec.algorithm);
+        per_op[i].push_back(hand_written(spec.algorithm));
       }
     }
     if (!used) {
@@ -197,7 +213,8 @@ Outcome race(Op op, const Contender& contender, std::size_t count, int iteration
   const std::size_t in_n = input_elements(op, count, w.size);
   const std::size_t out_n = output_elements(op, count, w.size);
   const std::span<const Element> in(buffers.in.data(), in_n);
-  const std::span<Element> dest(contender ? buffers.result.data() : buffers.reference.data(),
+  const bool library = contender.is_library();
+  const std::span<Element> dest(library ? buffers.reference.data() : buffers.result.data(),
                                 out_n);
   Outcome outcome;
   outcome.times_s.reserve(static_cast<std::size_t>(iterations));
@@ -205,20 +222,102 @@ Outcome race(Op op, const Contender& contender, std::size_t count, int iteration
     std::fill(dest.begin(), dest.end(), kSentinel);
     MPI_Barrier(w.comm);
     const double t0 = now_s();
-    if (contender) {
-      run_hand_written(op, *contender, count, in, dest, buffers.scratch, w.comm);
-    } else {
+    if (library) {
       run_library(op, count, in, dest, w.comm);
+    } else {
+      run_hand_written(op, algorithm_of(contender), count, in, dest, buffers.scratch, w.comm);
     }
     const double t1 = now_s();
     if (i >= warmup) outcome.times_s.push_back(t1 - t0);
-    if (!contender) continue;
+    if (library) continue;
     if (inject_error && w.rank == w.size - 1 && out_n > 0) dest[out_n / 2] += 1;
     if (!outcome.mismatch) {
       outcome.mismatch = first_mismatch(dest, {buffers.reference.data(), out_n});
     }
   }
   return outcome;
+}
+
+// The envelope's inputs: every flag as resolved.
+nlohmann::ordered_json envelope_inputs(const std::vector<Op>& ops,
+                                       const std::vector<std::vector<Contender>>& contenders,
+                                       const std::vector<double>& sizes, int iterations,
+                                       int warmup, bool inject_error) {
+  nlohmann::ordered_json inputs;
+  inputs["ops"] = nlohmann::ordered_json::array();
+  for (const Op op : ops) inputs["ops"].push_back(op_name(op));
+  inputs["algorithms"] = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    auto& names = inputs["algorithms"][std::string(op_name(ops[i]))];
+    names = nlohmann::ordered_json::array();
+    for (const Contender& c : contenders[i]) names.push_back(c.name());
+  }
+  inputs["sizes"] = nlohmann::ordered_json::array();
+  for (const double s : sizes) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
+  inputs["element_bytes"] = kElementBytes;
+  inputs["iterations"] = iterations;
+  inputs["warmup"] = warmup;
+  if (inject_error) inputs["inject_error"] = true;
+  return inputs;
+}
+
+// The buffers for calls of up to `largest` elements, the input filled for `rank`.
+Buffers make_buffers(std::size_t largest, int rank) {
+  Buffers buffers;
+  const std::size_t allocated = std::max<std::size_t>(largest, 1);
+  buffers.in.resize(allocated);
+  for (std::size_t i = 0; i < allocated; ++i) buffers.in[i] = input_value(rank, i);
+  buffers.reference.assign(allocated, kSentinel);
+  buffers.result.assign(allocated, kSentinel);
+  buffers.scratch.a.assign(allocated, 0);
+  buffers.scratch.b.assign(allocated, 0);
+  return buffers;
+}
+
+// Collective over every rank: "" when no rank saw a mismatch, else the first one (lowest
+// element index, then lowest rank) as the error text.
+std::string verify(const Outcome& outcome, Op op, const Contender& contender, std::size_t count,
+                   const World& w) {
+  struct {
+    long index;
+    int rank;
+  } mine{outcome.mismatch ? static_cast<long>(outcome.mismatch->index) : LONG_MAX, w.rank},
+      first{LONG_MAX, 0};
+  MPI_Allreduce(&mine, &first, 1, MPI_LONG_INT, MPI_MINLOC, w.comm);
+  if (first.index == LONG_MAX) return "";
+  Element values[2] = {};
+  if (w.rank == first.rank) {
+    values[0] = outcome.mismatch->got;
+    values[1] = outcome.mismatch->want;
+  }
+  MPI_Bcast(values, 2, MPI_INT64_T, first.rank, w.comm);
+  const double bytes = static_cast<double>(count * kElementBytes);
+  return fmt::format(
+      "verification failed: {} {} at {} bytes ({}) on {} ranks: rank {} element {} is {} but "
+      "{} gives {}",
+      op_name(op), contender.name(), bytes, elements_text(count), w.size, first.rank,
+      first.index, values[0], library_call_name(op), values[1]);
+}
+
+// One "collective" record (measurement.h), from the times over every rank and iteration.
+nlohmann::ordered_json collective_record(Op op, const Contender& contender, int ranks,
+                                         std::size_t count, int iterations, const Summary& s,
+                                         bool verified) {
+  const double bytes = static_cast<double>(count * kElementBytes);
+  const double algbw = s.median > 0 ? bytes / s.median : 0.0;
+  nlohmann::ordered_json record;
+  record["op"] = op_name(op);
+  record["algorithm"] = contender.name();
+  record["ranks"] = ranks;
+  record["bytes"] = count * kElementBytes;
+  record["iterations"] = iterations;
+  record["time_min_s"] = s.min;
+  record["time_median_s"] = s.median;
+  record["time_max_s"] = s.max;
+  record["algbw_Bps"] = algbw;
+  record["busbw_Bps"] = algbw * busbw_factor(op, ranks);
+  record["verified"] = verified;
+  return record;
 }
 
 int run_collective(const World& w, const CollectiveFlags& flags) {
@@ -246,31 +345,11 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
                fmt::format("{} {}", size_flag, format_bytes(largest_bytes)));
 
   RecordWriter writer(w, flags.common.out);
-  nlohmann::ordered_json inputs;
-  inputs["ops"] = nlohmann::ordered_json::array();
-  for (const Op op : ops) inputs["ops"].push_back(op_name(op));
-  inputs["algorithms"] = nlohmann::ordered_json::object();
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    auto& names = inputs["algorithms"][std::string(op_name(ops[i]))];
-    names = nlohmann::ordered_json::array();
-    for (const Contender& c : contenders[i]) names.push_back(contender_name(c));
-  }
-  inputs["sizes"] = nlohmann::ordered_json::array();
-  for (const double s : sizes) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
-  inputs["element_bytes"] = kElementBytes;
-  inputs["iterations"] = iterations;
-  inputs["warmup"] = warmup;
-  if (flags.inject_error) inputs["inject_error"] = true;
-  writer.envelope("collective", inputs, context_json(w));
+  writer.envelope("collective",
+                  envelope_inputs(ops, contenders, sizes, iterations, warmup, flags.inject_error),
+                  context_json(w));
 
-  Buffers buffers;
-  const std::size_t allocated = std::max<std::size_t>(largest, 1);
-  buffers.in.resize(allocated);
-  for (std::size_t i = 0; i < allocated; ++i) buffers.in[i] = input_value(w.rank, i);
-  buffers.reference.assign(allocated, kSentinel);
-  buffers.result.assign(allocated, kSentinel);
-  buffers.scratch.a.assign(allocated, 0);
-  buffers.scratch.b.assign(allocated, 0);
+  Buffers buffers = make_buffers(largest, w.rank);
 
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
@@ -278,15 +357,14 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
   std::string first_failure;
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const Op op = ops[k];
-    const double factor = busbw_factor(op, w.size);
     for (const std::size_t count : counts[k]) {
       maybe_fail(w, faults, unit++);
       const double bytes = static_cast<double>(count * kElementBytes);
       std::string progress;
       // The library's result is the reference. When it is a contender it is the first
       // (resolve_contenders puts it there); otherwise one untimed call makes the reference.
-      if (contenders[k].empty() || contenders[k].front().has_value()) {
-        race(op, std::nullopt, count, 1, 0, false, buffers, w);
+      if (contenders[k].empty() || !contenders[k].front().is_library()) {
+        race(op, Contender::library(), count, 1, 0, false, buffers, w);
       }
       for (const Contender& contender : contenders[k]) {
         const Outcome outcome =
@@ -295,48 +373,19 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
             w.is_root() ? outcome.times_s.size() * static_cast<std::size_t>(w.size) : 0);
         MPI_Gather(outcome.times_s.data(), iterations, MPI_DOUBLE, all_times.data(), iterations,
                    MPI_DOUBLE, 0, w.comm);
-        struct {
-          long index;
-          int rank;
-        } mine{outcome.mismatch ? static_cast<long>(outcome.mismatch->index) : LONG_MAX, w.rank},
-            first{LONG_MAX, 0};
-        MPI_Allreduce(&mine, &first, 1, MPI_LONG_INT, MPI_MINLOC, w.comm);
-        const bool verified = first.index == LONG_MAX;
-        std::string failure;
+        const std::string failure = verify(outcome, op, contender, count, w);
+        const bool verified = failure.empty();
         if (!verified) {
-          Element values[2] = {};
-          if (w.rank == first.rank) {
-            values[0] = outcome.mismatch->got;
-            values[1] = outcome.mismatch->want;
-          }
-          MPI_Bcast(values, 2, MPI_INT64_T, first.rank, w.comm);
-          failure = fmt::format(
-              "verification failed: {} {} at {} bytes ({}) on {} ranks: rank {} element {} "
-              "is {} but {} gives {}",
-              op_name(op), contender_name(contender), bytes, elements_text(count), w.size,
-              first.rank, first.index, values[0], library_call_name(op), values[1]);
           ++failures;
           if (first_failure.empty()) first_failure = failure;
         }
         if (!w.is_root()) continue;
         if (!verified) std::cerr << "error: " << failure << "\n";
         const Summary s = summarize(all_times);
-        const double algbw = s.median > 0 ? bytes / s.median : 0.0;
-        nlohmann::ordered_json record;
-        record["op"] = op_name(op);
-        record["algorithm"] = contender_name(contender);
-        record["ranks"] = w.size;
-        record["bytes"] = count * kElementBytes;
-        record["iterations"] = iterations;
-        record["time_min_s"] = s.min;
-        record["time_median_s"] = s.median;
-        record["time_max_s"] = s.max;
-        record["algbw_Bps"] = algbw;
-        record["busbw_Bps"] = algbw * factor;
-        record["verified"] = verified;
-        writer.record("collective", record);
+        writer.record(
+            "collective", collective_record(op, contender, w.size, count, iterations, s, verified));
         progress += fmt::format("{}{} {}", progress.empty() ? "" : ", ",
-                                contender_name(contender), format_seconds(s.median));
+                                contender.name(), format_seconds(s.median));
         if (!verified) progress += " (WRONG)";
       }
       if (w.is_root()) {
@@ -366,14 +415,13 @@ Mode register_collective(CLI::App& app) {
       "library's own call on the same buffers; every result is checked against the "
       "library's, exactly (int64 sums).");
   cmd->add_option("--op", flags->op,
-                  "Collective(s), comma-separated: allreduce, reduce-scatter, all-gather, "
-                  "broadcast, all-to-all, or all")
+                  fmt::format("Collective(s), comma-separated: {}, or all", measured_op_names()))
       ->type_name("OP")
       ->default_val("allreduce");
   cmd->add_option("--algorithm", flags->algorithm,
-                  "Comma-separated: library (MPI's own call), ring, recursive-doubling, "
-                  "rabenseifner, binomial-tree, recursive-halving, bruck, scatter-allgather, "
-                  "pairwise; or all (the library and every hand-written one of the op)")
+                  fmt::format("Comma-separated: {} (MPI's own call), {}; or all (the library "
+                              "and every hand-written one of the op)",
+                              kLibraryAlgorithmName, list_names(every_hand_written_algorithm())))
       ->type_name("LIST")
       ->default_val("all");
   add_size_options(cmd, &flags->sizes, "0", "1MiB");

@@ -287,6 +287,26 @@ TEST(CollectiveCli, FabricFileAndOverrides) {
               62 * (3e-6 + 1e9 / 32 / (50e9 / 8)), 1e-9);
 }
 
+// A fabric file may be called anything: one named "flat" is still a two-level fabric in the
+// inputs, the title and the notes, not a flat link.
+TEST(CollectiveCli, AFabricNamedFlatIsAFabric) {
+  const std::string fabric = write_temp_file(
+      "named-flat.toml",
+      "name = \"flat\"\nnodes = 2\nranks_per_node = 4\nnics_per_node = 4\n"
+      "[intra]\nalpha = \"2us\"\nbandwidth = \"450GB/s\"\n"
+      "[inter]\nalpha = \"3us\"\nbandwidth = \"50GB/s\"\n");
+  const auto j = run_json({"collective", "--fabric", fabric, "--bytes", "1MB"});
+  EXPECT_FALSE(j["inputs"].contains("alpha_s")) << j["inputs"].dump();
+  EXPECT_EQ(j["inputs"]["fabric"]["name"], "flat");
+  EXPECT_EQ(j["inputs"]["fabric"]["ranks_per_node"], 4);
+  const CliResult table = run_scalewall({"collective", "--fabric", fabric, "--bytes", "1MB"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("fabric flat (nominal figures): 2 nodes x 4 ranks"), std::string::npos)
+      << table.out;
+  EXPECT_EQ(table.out.find("flat link:"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("link figures are nominal"), std::string::npos) << table.out;
+}
+
 TEST(CollectiveCli, LogGPFabricChargesTheGap) {
   const auto j = run_json({"collective", "--fabric",
                            source_path("examples/fabrics/tcp-100gbe-loggp.toml"), "--bytes",

@@ -341,7 +341,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
                                                const FitOptions& options,
                                                std::vector<std::string>* warnings) {
   require_range(options);
-  using Key = std::tuple<std::string, std::string, std::int64_t>;
+  using Key = std::tuple<Op, MeasuredAlgorithm, std::int64_t>;
   std::vector<Key> order;
   std::map<Key, std::map<double, std::vector<double>>> groups;
   std::map<Key, bool> warned;
@@ -350,7 +350,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
     if (p.ranks < 2) {
       if (!warned[key] && warnings != nullptr) {
         warnings->push_back(fmt::format(
-            "{} {} at {} rank(s): no bus bandwidth ({})", p.op, p.algorithm, p.ranks,
+            "{} {} at {} rank(s): no bus bandwidth ({})", op_name(p.op), p.algorithm.name(), p.ranks,
             p.ranks == 0 ? "the rank count is unknown; give --ranks" : "one rank moves nothing"));
       }
       warned[key] = true;
@@ -364,7 +364,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
   for (const Key& key : order) {
     BusBandwidthFit fit;
     std::tie(fit.op, fit.algorithm, fit.ranks) = key;
-    const double factor = busbw_factor(parse_op(fit.op), fit.ranks);
+    const double factor = busbw_factor(fit.op, fit.ranks);
     for (const auto& [bytes, times] : groups[key]) {
       BusBandwidthPoint p;
       p.bytes = bytes;
@@ -409,7 +409,7 @@ std::int64_t assign_unknown_ranks(MeasurementSet& set, std::int64_t ranks) {
   for (CollectivePoint& p : set.collectives) {
     if (p.ranks != 0) continue;
     p.ranks = ranks;
-    p.busbw_Bps = p.algbw_Bps * busbw_factor(parse_op(p.op), ranks);
+    p.busbw_Bps = p.algbw_Bps * busbw_factor(p.op, ranks);
     ++changed;
   }
   return changed;
@@ -454,12 +454,13 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
                                 const CostOptions& options) {
   require_valid(fabric);
   Validation v;
-  using Key = std::tuple<std::string, std::string, std::int64_t, double>;
+  using Key = std::tuple<Op, MeasuredAlgorithm, std::int64_t, double>;
   std::vector<Key> order;
   std::map<Key, std::vector<double>> times;
   for (const CollectivePoint& p : measured) {
     const std::string where =
-        fmt::format("{} {} at {} rank(s), {}", p.op, p.algorithm, p.ranks, format_bytes(p.bytes));
+        fmt::format("{} {} at {} rank(s), {}", op_name(p.op), p.algorithm.name(), p.ranks,
+                    format_bytes(p.bytes));
     if (!p.verified) {
       v.skipped.push_back(where + ": the result was not verified (a wrong result's time is no "
                                   "measurement of the algorithm)");
@@ -473,7 +474,7 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
       v.skipped.push_back(where + ": one rank exchanges nothing; the model predicts zero");
       continue;
     }
-    if (p.bytes == 0 && p.op != op_name(Op::kBarrier)) {
+    if (p.bytes == 0 && p.op != Op::kBarrier) {
       v.skipped.push_back(where + ": a zero-byte call returns without communicating (Open "
                                   "MPI's MPI_Allreduce with count 0 returns at once), while "
                                   "the model charges its latency terms; not scored");
@@ -487,12 +488,11 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
     if (times.find(key) == times.end()) order.push_back(key);
     times[key].push_back(p.time_median_s);
   }
-  std::map<std::pair<std::string, std::string>, bool> warned;
+  std::map<std::pair<Op, MeasuredAlgorithm>, bool> warned;
   for (const Key& key : order) {
-    const auto& [op_text, algorithm, ranks, bytes] = key;
-    const Op op = parse_op(op_text);
-    const std::string where =
-        fmt::format("{} {} at {} rank(s), {}", op_text, algorithm, ranks, format_bytes(bytes));
+    const auto& [op, algorithm, ranks, bytes] = key;
+    const std::string where = fmt::format("{} {} at {} rank(s), {}", op_name(op),
+                                          algorithm.name(), ranks, format_bytes(bytes));
     Topology topology;
     try {
       topology = scaled_topology(fabric, ranks);
@@ -502,24 +502,19 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
       continue;
     }
     std::optional<CollectiveCost> cost;
-    if (algorithm == "library") {
+    if (algorithm.is_library()) {
       const auto specs = applicable_algorithms(op, topology);
       if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
     } else {
-      std::optional<AlgorithmSpec> spec;
-      try {
-        spec = parse_algorithm(algorithm);
-      } catch (const InputError&) {
-        spec.reset();
-      }
+      const std::optional<AlgorithmSpec> spec = algorithm.spec();
       if (!spec || !implements(op, *spec)) {
-        if (!warned[{op_text, algorithm}]) {
+        if (!warned[{op, algorithm}]) {
           v.skipped.push_back(fmt::format(
-              "{} {}: {} (every size and rank count of it)", op_text, algorithm,
+              "{} {}: {} (every size and rank count of it)", op_name(op), algorithm.name(),
               spec ? "the algorithm does not implement this op in the model"
                    : "not an algorithm the model has"));
         }
-        warned[{op_text, algorithm}] = true;
+        warned[{op, algorithm}] = true;
         continue;
       }
       cost = collective_cost(op, *spec, bytes, topology, options);
@@ -529,9 +524,9 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
       continue;
     }
     ValidationPoint p;
-    p.op = op_text;
+    p.op = op;
     p.algorithm = algorithm;
-    p.modelled = algorithm_name(cost->algorithm);
+    p.modelled = cost->algorithm;
     p.ranks = ranks;
     p.bytes = bytes;
     p.samples = static_cast<std::int64_t>(times[key].size());
@@ -555,18 +550,18 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
   std::vector<std::size_t> all(v.points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   v.summaries.push_back(summarise(v.points, "all", "all", all));
-  std::vector<std::string> algorithms;
+  std::vector<MeasuredAlgorithm> algorithms;
   for (const auto& p : v.points) {
     if (std::find(algorithms.begin(), algorithms.end(), p.algorithm) == algorithms.end()) {
       algorithms.push_back(p.algorithm);
     }
   }
-  for (const auto& name : algorithms) {
+  for (const MeasuredAlgorithm& algorithm : algorithms) {
     std::vector<std::size_t> members;
     for (std::size_t i = 0; i < v.points.size(); ++i) {
-      if (v.points[i].algorithm == name) members.push_back(i);
+      if (v.points[i].algorithm == algorithm) members.push_back(i);
     }
-    v.summaries.push_back(summarise(v.points, "algorithm", name, members));
+    v.summaries.push_back(summarise(v.points, "algorithm", algorithm.name(), members));
   }
   for (const ValidationRegime regime :
        {ValidationRegime::kLatencyBound, ValidationRegime::kBandwidthBound}) {

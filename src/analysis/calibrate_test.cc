@@ -241,8 +241,8 @@ TEST(FitLogGP, NotIdentifiableWithoutSmallMessagesOrWithoutStreams) {
 CollectivePoint allreduce_point(std::int64_t ranks, double bytes, double time_s,
                                 const std::string& algorithm = "library") {
   CollectivePoint p;
-  p.op = "allreduce";
-  p.algorithm = algorithm;
+  p.op = Op::kAllreduce;
+  p.algorithm = parse_measured_algorithm(algorithm);
   p.ranks = ranks;
   p.bytes = bytes;
   p.time_min_s = p.time_median_s = p.time_max_s = time_s;
@@ -265,7 +265,7 @@ TEST(FitBusBandwidth, PerSizeAndAsymptote) {
   const auto fits = fit_bus_bandwidth(points, {}, &warnings);
   ASSERT_EQ(fits.size(), 1u);
   const BusBandwidthFit& f = fits[0];
-  EXPECT_EQ(f.op, "allreduce");
+  EXPECT_EQ(f.op, Op::kAllreduce);
   EXPECT_EQ(f.ranks, kRanks);
   ASSERT_EQ(f.points.size(), 11u);
   for (const BusBandwidthPoint& p : f.points) {
@@ -311,7 +311,7 @@ TEST(ValidateCollectives, ErrorsRegimesAndSummaries) {
   for (const ValidationPoint& p : v.points) {
     EXPECT_NEAR(p.relative_error, 1.0 / 1.1 - 1.0, 1e-12);
     EXPECT_EQ(p.samples, 2);
-    EXPECT_EQ(p.modelled, p.algorithm);
+    EXPECT_EQ(MeasuredAlgorithm::model(p.modelled), p.algorithm);
     const bool latency = p.latency_s > p.bandwidth_s;
     EXPECT_EQ(p.regime, latency ? ValidationRegime::kLatencyBound
                                 : ValidationRegime::kBandwidthBound);
@@ -337,8 +337,8 @@ TEST(ValidateCollectives, LibraryIsComparedWithTheModelsBest) {
   ASSERT_EQ(v.points.size(), 1u);
   const auto specs = applicable_algorithms(Op::kAllreduce, flat_topology(64, link));
   const auto best = rank_algorithms(Op::kAllreduce, specs, 4096, flat_topology(64, link)).front();
-  EXPECT_EQ(v.points[0].algorithm, "library");
-  EXPECT_EQ(v.points[0].modelled, algorithm_name(best.algorithm));
+  EXPECT_TRUE(v.points[0].algorithm.is_library());
+  EXPECT_EQ(v.points[0].modelled, best.algorithm);
   EXPECT_DOUBLE_EQ(v.points[0].predicted_s, best.total_s);
   EXPECT_DOUBLE_EQ(v.points[0].relative_error, (best.total_s - 20e-6) / 20e-6);
 }

@@ -480,19 +480,23 @@ MeasurementDiagnosis diagnose_measurements(const MeasurementSet& set,
     max_ranks = std::max(max_ranks, c.ranks);
     if (fabric) {
       try {
-        const Op op = parse_op(c.op);
+        const Op op = c.op;
         const Topology t = scaled_topology(*fabric, c.ranks);
-        if (c.algorithm == "library") {
+        if (c.algorithm.is_library()) {
           const auto ranked = rank_algorithms(op, applicable_algorithms(op, t), c.bytes, t);
           check.model_s = ranked.front().total_s;
         } else {
-          check.model_s = collective_cost(op, parse_algorithm(c.algorithm), c.bytes, t).total_s;
+          // A name the model does not have: parse_algorithm throws, naming it and the known ones.
+          const std::optional<AlgorithmSpec> spec = c.algorithm.spec();
+          check.model_s =
+              collective_cost(op, spec ? *spec : parse_algorithm(c.algorithm.name()), c.bytes, t)
+                  .total_s;
         }
         const double bw = t.nodes > 1 ? t.inter.bandwidth_Bps : t.intra.bandwidth_Bps;
         check.bandwidth_model_s = busbw_factor(op, c.ranks) * c.bytes / bw;
       } catch (const InputError& e) {
-        d.warnings.push_back(fmt::format("no model for {} {} at {} ranks: {}", c.op, c.algorithm,
-                                         c.ranks, e.what()));
+        d.warnings.push_back(fmt::format("no model for {} {} at {} ranks: {}", op_name(c.op),
+                                         c.algorithm.name(), c.ranks, e.what()));
       }
     }
     d.collectives.push_back(check);

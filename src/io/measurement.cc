@@ -269,8 +269,8 @@ CollectivePoint collective_point(Op op, std::int64_t ranks, double bytes,
                                  std::int64_t iterations, double t_min, double t_median,
                                  double t_max, bool verified) {
   CollectivePoint p;
-  p.op = std::string(op_name(op));
-  p.algorithm = "library";
+  p.op = op;
+  p.algorithm = MeasuredAlgorithm::library();
   p.ranks = ranks;
   p.bytes = bytes;
   p.iterations = iterations;
@@ -385,6 +385,69 @@ std::optional<Json> parse_json_object(std::string_view text, const std::string& 
   return j;
 }
 
+// One record of each kind, appended to `set` (a pingpong or collective record with no time
+// is left out, with a warning).
+void read_pingpong_record(const RecordReader& r, const std::string& place, MeasurementSet& set) {
+  PingPongPoint p;
+  p.from = r.whole("from", 0, kMaxRanks - 1);
+  p.to = r.whole("to", 0, kMaxRanks - 1);
+  p.bytes = r.size("bytes");
+  p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
+  p.one_way_min_s = r.seconds("one_way_min_s");
+  p.one_way_median_s = r.seconds("one_way_median_s");
+  p.one_way_max_s = r.seconds("one_way_max_s");
+  r.require_ordered("one_way_min_s", p.one_way_min_s, "one_way_median_s", p.one_way_median_s,
+                    "one_way_max_s", p.one_way_max_s);
+  if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
+}
+
+void read_collective_record(const RecordReader& r, const std::string& place,
+                            MeasurementSet& set) {
+  CollectivePoint p;
+  const std::string op_text = r.text("op");
+  try {
+    p.op = parse_op(op_text);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", place, e.what()));
+  }
+  p.algorithm = parse_measured_algorithm(r.text("algorithm"));
+  p.ranks = r.whole("ranks", 1, kMaxRanks);
+  p.bytes = r.size("bytes");
+  p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
+  p.time_min_s = r.seconds("time_min_s");
+  p.time_median_s = r.seconds("time_median_s");
+  p.time_max_s = r.seconds("time_max_s");
+  r.require_ordered("time_min_s", p.time_min_s, "time_median_s", p.time_median_s, "time_max_s",
+                    p.time_max_s);
+  p.algbw_Bps = r.rate("algbw_Bps");
+  p.busbw_Bps = r.rate("busbw_Bps");
+  p.verified = r.flag("verified");
+  if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
+}
+
+void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
+  ArrivalPoint p;
+  p.iteration = r.whole("iteration");
+  p.rank = r.whole("rank");
+  p.host = r.text("host");
+  p.arrival_s = r.duration("arrival_s");
+  p.injected_s = r.duration("injected_s");
+  p.collective_s = r.duration("collective_s");
+  set.arrivals.push_back(p);
+}
+
+void read_step_record(const RecordReader& r, MeasurementSet& set) {
+  StepPoint p;
+  p.step = r.whole("step");
+  p.rank = r.whole("rank");
+  p.host = r.text("host");
+  p.compute_s = r.duration("compute_s");
+  p.communication_s = r.duration("communication_s");
+  p.wait_s = r.duration("wait_s");
+  p.step_s = r.duration("step_s");
+  set.steps.push_back(p);
+}
+
 void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
                         std::size_t first, const Json& envelope, MeasurementSet& set) {
   const std::string envelope_place = at(path, lines[first].number);
@@ -419,57 +482,13 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
     const std::string kind = kind_it->get<std::string>();
     const RecordReader r(j, place);
     if (kind == "pingpong") {
-      PingPongPoint p;
-      p.from = r.whole("from", 0, kMaxRanks - 1);
-      p.to = r.whole("to", 0, kMaxRanks - 1);
-      p.bytes = r.size("bytes");
-      p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-      p.one_way_min_s = r.seconds("one_way_min_s");
-      p.one_way_median_s = r.seconds("one_way_median_s");
-      p.one_way_max_s = r.seconds("one_way_max_s");
-      r.require_ordered("one_way_min_s", p.one_way_min_s, "one_way_median_s",
-                        p.one_way_median_s, "one_way_max_s", p.one_way_max_s);
-      if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
+      read_pingpong_record(r, place, set);
     } else if (kind == "collective") {
-      CollectivePoint p;
-      const std::string op_text = r.text("op");
-      try {
-        p.op = std::string(op_name(parse_op(op_text)));
-      } catch (const InputError& e) {
-        throw InputError(fmt::format("{}: {}", place, e.what()));
-      }
-      p.algorithm = r.text("algorithm");
-      p.ranks = r.whole("ranks", 1, kMaxRanks);
-      p.bytes = r.size("bytes");
-      p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-      p.time_min_s = r.seconds("time_min_s");
-      p.time_median_s = r.seconds("time_median_s");
-      p.time_max_s = r.seconds("time_max_s");
-      r.require_ordered("time_min_s", p.time_min_s, "time_median_s", p.time_median_s,
-                        "time_max_s", p.time_max_s);
-      p.algbw_Bps = r.rate("algbw_Bps");
-      p.busbw_Bps = r.rate("busbw_Bps");
-      p.verified = r.flag("verified");
-      if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
+      read_collective_record(r, place, set);
     } else if (kind == "arrival") {
-      ArrivalPoint p;
-      p.iteration = r.whole("iteration");
-      p.rank = r.whole("rank");
-      p.host = r.text("host");
-      p.arrival_s = r.duration("arrival_s");
-      p.injected_s = r.duration("injected_s");
-      p.collective_s = r.duration("collective_s");
-      set.arrivals.push_back(p);
+      read_arrival_record(r, set);
     } else if (kind == "step") {
-      StepPoint p;
-      p.step = r.whole("step");
-      p.rank = r.whole("rank");
-      p.host = r.text("host");
-      p.compute_s = r.duration("compute_s");
-      p.communication_s = r.duration("communication_s");
-      p.wait_s = r.duration("wait_s");
-      p.step_s = r.duration("step_s");
-      set.steps.push_back(p);
+      read_step_record(r, set);
     } else if (kind == "end") {
       ended = true;
       const std::string status = r.text("status");
@@ -1166,6 +1185,47 @@ Detection detect(const std::string& path, const std::vector<Line>& lines) {
 }
 
 }  // namespace
+
+MeasuredAlgorithm MeasuredAlgorithm::model(AlgorithmSpec spec) {
+  MeasuredAlgorithm a;
+  a.kind_ = Kind::kModel;
+  a.spec_ = spec;
+  return a;
+}
+
+MeasuredAlgorithm MeasuredAlgorithm::unknown(std::string name) {
+  MeasuredAlgorithm a;
+  a.kind_ = Kind::kUnknown;
+  a.unknown_ = std::move(name);
+  return a;
+}
+
+std::optional<AlgorithmSpec> MeasuredAlgorithm::spec() const {
+  if (kind_ == Kind::kModel) return spec_;
+  return std::nullopt;
+}
+
+std::string MeasuredAlgorithm::name() const {
+  switch (kind_) {
+    case Kind::kLibrary:
+      return std::string(kLibraryAlgorithmName);
+    case Kind::kModel:
+      return algorithm_name(spec_);
+    case Kind::kUnknown:
+      return unknown_;
+  }
+  SCALEWALL_CHECK(false && "unknown MeasuredAlgorithm kind");
+  return {};
+}
+
+MeasuredAlgorithm parse_measured_algorithm(std::string_view text) {
+  if (text == kLibraryAlgorithmName) return MeasuredAlgorithm::library();
+  try {
+    return MeasuredAlgorithm::model(parse_algorithm(text));
+  } catch (const InputError&) {
+    return MeasuredAlgorithm::unknown(std::string(text));
+  }
+}
 
 void read_measurement_file(const std::string& path, MeasurementSet& set) {
   parse_measurement_text(read_input_file(path, "measurement file"), path, set);

@@ -76,15 +76,61 @@ TEST(MeasurementFile, ScalewallMpiCollective) {
   ASSERT_EQ(set.collectives.size(), 15u);
   EXPECT_TRUE(set.warnings.empty());
   for (const auto& c : set.collectives) {
-    EXPECT_EQ(c.op, "allreduce");
+    EXPECT_EQ(c.op, Op::kAllreduce);
     EXPECT_EQ(c.ranks, 4);
     EXPECT_TRUE(c.verified);
     EXPECT_LE(c.time_min_s, c.time_median_s);
     EXPECT_LE(c.time_median_s, c.time_max_s);
   }
-  EXPECT_EQ(set.collectives[0].algorithm, "ring");
-  EXPECT_EQ(set.collectives[5].algorithm, "recursive-doubling");
-  EXPECT_EQ(set.collectives[10].algorithm, "library");
+  EXPECT_EQ(set.collectives[0].algorithm.name(), "ring");
+  EXPECT_EQ(set.collectives[5].algorithm.name(), "recursive-doubling");
+  EXPECT_EQ(set.collectives[10].algorithm.name(), "library");
+  EXPECT_EQ(set.collectives[0].algorithm.spec(),
+            (AlgorithmSpec{Algorithm::kRing, Algorithm::kRing}));
+  EXPECT_TRUE(set.collectives[10].algorithm.is_library());
+}
+
+TEST(MeasuredAlgorithm, LibraryModelAndUnknownNames) {
+  const MeasuredAlgorithm library = parse_measured_algorithm("library");
+  EXPECT_TRUE(library.is_library());
+  EXPECT_FALSE(library.spec().has_value());
+  EXPECT_EQ(library, MeasuredAlgorithm::library());
+  EXPECT_EQ(library.name(), kLibraryAlgorithmName);
+
+  const AlgorithmSpec h_rd{Algorithm::kHierarchical, Algorithm::kRecursiveDoubling};
+  const MeasuredAlgorithm model = parse_measured_algorithm("hierarchical-recursive-doubling");
+  EXPECT_FALSE(model.is_library());
+  EXPECT_EQ(model.spec(), h_rd);
+  EXPECT_EQ(model, MeasuredAlgorithm::model(h_rd));
+  EXPECT_EQ(model.name(), "hierarchical-recursive-doubling");
+
+  // A name the model does not know stays as written, and is neither of the others.
+  const MeasuredAlgorithm other = parse_measured_algorithm("bine-tree");
+  EXPECT_FALSE(other.is_library());
+  EXPECT_FALSE(other.spec().has_value());
+  EXPECT_EQ(other.name(), "bine-tree");
+  EXPECT_EQ(other, MeasuredAlgorithm::unknown("bine-tree"));
+  EXPECT_FALSE(other == library);
+  EXPECT_FALSE(other == model);
+  // A strict order (for map keys): exactly one of a < b, b < a for distinct values.
+  EXPECT_NE(other < model, model < other);
+  EXPECT_FALSE(library < library);
+}
+
+TEST(MeasurementFile, ACollectiveOfAnAlgorithmTheModelDoesNotHaveIsRead) {
+  const std::string text =
+      "{\"tool\":\"scalewall-mpi\",\"version\":\"0.1.0\",\"command\":\"collective\","
+      "\"kind\":\"measurement\",\"format\":\"jsonl\",\"inputs\":{},\"context\":{\"ranks\":4}}\n"
+      "{\"record\":\"collective\",\"op\":\"allgather\",\"algorithm\":\"bine-tree\","
+      "\"ranks\":4,\"bytes\":64,\"iterations\":1,\"time_min_s\":1e-6,"
+      "\"time_median_s\":1e-6,\"time_max_s\":1e-6,\"algbw_Bps\":6.4e7,"
+      "\"busbw_Bps\":4.8e7,\"verified\":true}\n"
+      "{\"record\":\"end\",\"status\":\"complete\",\"records\":1}\n";
+  MeasurementSet set;
+  parse_measurement_text(text, "own.jsonl", set);
+  ASSERT_EQ(set.collectives.size(), 1u);
+  EXPECT_EQ(set.collectives[0].op, Op::kAllgather);  // "allgather" read as all-gather
+  EXPECT_EQ(set.collectives[0].algorithm, MeasuredAlgorithm::unknown("bine-tree"));
 }
 
 TEST(MeasurementFile, NcclTestsAllReducePerf) {
@@ -94,8 +140,8 @@ TEST(MeasurementFile, NcclTestsAllReducePerf) {
   EXPECT_TRUE(set.warnings.empty()) << set.warnings.front();
   EXPECT_TRUE(contains(set.sources[0], "nccl-tests all_reduce_perf")) << set.sources[0];
   const CollectivePoint& first = set.collectives.front();
-  EXPECT_EQ(first.op, "allreduce");
-  EXPECT_EQ(first.algorithm, "library");
+  EXPECT_EQ(first.op, Op::kAllreduce);
+  EXPECT_TRUE(first.algorithm.is_library());
   EXPECT_EQ(first.ranks, 8);  // eight "#  Rank" lines
   EXPECT_EQ(first.iterations, 20);
   EXPECT_EQ(first.bytes, 8.0);
@@ -150,7 +196,7 @@ TEST(MeasurementFile, OsuAllreduceTakesRanksFromTheCommandLine) {
   ASSERT_EQ(set.collectives.size(), 19u);
   EXPECT_TRUE(set.warnings.empty());
   const CollectivePoint& p = set.collectives.front();
-  EXPECT_EQ(p.op, "allreduce");
+  EXPECT_EQ(p.op, Op::kAllreduce);
   EXPECT_EQ(p.ranks, 4);  // "mpirun -np 4" above the table
   EXPECT_EQ(p.bytes, 4.0);
   EXPECT_NEAR(p.time_median_s, 3.58 * kUs, 1e-15);
@@ -221,7 +267,7 @@ TEST(MeasurementFile, ImbAllreduceSections) {
   int two = 0;
   int four = 0;
   for (const auto& c : set.collectives) {
-    EXPECT_EQ(c.op, "allreduce");
+    EXPECT_EQ(c.op, Op::kAllreduce);
     two += c.ranks == 2 ? 1 : 0;
     four += c.ranks == 4 ? 1 : 0;
   }
@@ -249,7 +295,7 @@ TEST(MeasurementFile, ImbSkipsSectionsItDoesNotModelAndReadsBarrier) {
                                             "         1000         2.10         2.30         "
                                             "2.20\n"));
   ASSERT_EQ(set.collectives.size(), 1u);
-  EXPECT_EQ(set.collectives[0].op, "barrier");
+  EXPECT_EQ(set.collectives[0].op, Op::kBarrier);
   EXPECT_EQ(set.collectives[0].ranks, 4);
   EXPECT_EQ(set.collectives[0].bytes, 0.0);
   ASSERT_EQ(set.warnings.size(), 1u);
@@ -283,7 +329,7 @@ TEST(MeasurementFile, NcclWithoutProgramOrRankLinesInfersBoth) {
   }
   const MeasurementSet set = read(temp_file("nccl_bare.txt", bare));
   ASSERT_EQ(set.collectives.size(), 13u);
-  EXPECT_EQ(set.collectives[0].op, "allreduce");  // redop sum, root -1, busbw/algbw 1.75
+  EXPECT_EQ(set.collectives[0].op, Op::kAllreduce);  // redop sum, root -1, busbw/algbw 1.75
   EXPECT_EQ(set.collectives[0].ranks, 8);         // 2(N-1)/N = 1.75
   ASSERT_EQ(set.warnings.size(), 1u);
   EXPECT_TRUE(contains(set.warnings[0], "8 ranks inferred")) << set.warnings[0];

@@ -355,28 +355,11 @@ Workload read_workload(const Section& w) {
   return out;
 }
 
-// The all-reduce algorithm names, for error messages.
+// The all-reduce algorithm names, for error messages: auto, then the catalogue's.
 std::string allreduce_algorithm_names() {
-  constexpr Algorithm kEvery[] = {Algorithm::kRing,
-                                  Algorithm::kRecursiveDoubling,
-                                  Algorithm::kRecursiveHalving,
-                                  Algorithm::kRabenseifner,
-                                  Algorithm::kBinomialTree,
-                                  Algorithm::kDoubleBinaryTree,
-                                  Algorithm::kScatterAllgather,
-                                  Algorithm::kPairwise,
-                                  Algorithm::kBruck,
-                                  Algorithm::kDissemination};
   std::string names = "auto";
-  for (const Algorithm a : kEvery) {
-    if (implements(Op::kAllreduce, AlgorithmSpec{a, Algorithm::kRing})) {
-      names += ", " + algorithm_name(a);
-    }
-  }
-  for (const Algorithm a : kEvery) {
-    if (implements(Op::kAllreduce, AlgorithmSpec{Algorithm::kHierarchical, a})) {
-      names += ", " + algorithm_name(AlgorithmSpec{Algorithm::kHierarchical, a});
-    }
+  for (const AlgorithmSpec& spec : algorithms_of(Op::kAllreduce)) {
+    names += ", " + algorithm_name(spec);
   }
   return names;
 }

@@ -129,206 +129,140 @@ void binomial_down(Schedule& s, std::int64_t steps, std::int64_t limit, BytesAt 
   }
 }
 
-Schedule flat_schedule(Op op, Algorithm algorithm, std::int64_t ranks, double m) {
-  const Ranks r(ranks);
-  const double block = m / r.nd();
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// The catalogue's schedule builders, one per flat (op, algorithm).
+
+namespace detail {
+
+struct ScheduleDraft {
+  ScheduleDraft(std::int64_t ranks, double bytes) : r(ranks), m(bytes), block(bytes / r.nd()) {}
+  Ranks r;
+  double m;      // the buffer per rank
+  double block;  // m / N
   Schedule s;
-  const auto whole = [m](std::int64_t) { return m; };
-  switch (op) {
-    case Op::kAllreduce:
-      switch (algorithm) {
-        case Algorithm::kRing:
-          ring_steps(s, r, m, true);   // reduce-scatter
-          ring_steps(s, r, m, false);  // all-gather
-          return s;
-        case Algorithm::kRecursiveDoubling:
-          fold_in(s, r, m, m);
-          for (std::int64_t j = 0; j < r.lg; ++j) add(s, {Pattern::kXor, pow2(j), 1, m, m, 0});
-          fold_out(s, r, m);
-          return s;
-        case Algorithm::kRabenseifner:
-          fold_in(s, r, m, m);
-          halving_steps(s, r, m);
-          doubling_gather_steps(s, r, m);
-          fold_out(s, r, m);
-          return s;
-        case Algorithm::kBinomialTree:
-          binomial_up(s, r.clg, r.n, whole, true);  // reduce to rank 0
-          binomial_down(s, r.clg, r.n, whole);      // broadcast from rank 0
-          return s;
-        case Algorithm::kRecursiveHalving:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kScatterAllgather:
-        case Algorithm::kPairwise:
-        case Algorithm::kBruck:
-        case Algorithm::kDissemination:
-        case Algorithm::kHierarchical:
-          break;
-      }
-      break;
-    case Op::kReduceScatter:
-      switch (algorithm) {
-        case Algorithm::kRing:
-          ring_steps(s, r, m, true);
-          return s;
-        case Algorithm::kRecursiveHalving:
-          fold_in(s, r, m, m);
-          halving_steps(s, r, m);
-          fold_out(s, r, block);  // the extra rank's own block of the result
-          return s;
-        case Algorithm::kRecursiveDoubling:
-        case Algorithm::kRabenseifner:
-        case Algorithm::kBinomialTree:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kScatterAllgather:
-        case Algorithm::kPairwise:
-        case Algorithm::kBruck:
-        case Algorithm::kDissemination:
-        case Algorithm::kHierarchical:
-          break;
-      }
-      break;
-    case Op::kAllgather:
-      switch (algorithm) {
-        case Algorithm::kRing:
-          ring_steps(s, r, m, false);
-          return s;
-        case Algorithm::kRecursiveDoubling:
-          // Power of two: step j sends the 2^j blocks gathered so far. Otherwise each extra
-          // rank first hands its block to its partner, so a core rank holds up to two blocks:
-          // in step j the heaviest sender holds 2^j + min(N - p, 2^j) blocks. The partners
-          // finally send the extra ranks everything but their own block.
-          fold_in(s, r, block, 0.0);
-          for (std::int64_t j = 0; j < r.lg; ++j) {
-            const double blocks =
-                static_cast<double>(pow2(j) + std::min(r.extra, pow2(j)));
-            add(s, {Pattern::kXor, pow2(j), 1, blocks * block, 0.0, 0});
-          }
-          fold_out(s, r, block * (r.nd() - 1.0));
-          return s;
-        case Algorithm::kBruck:
-          // Step j sends the min(2^j, N - 2^j) blocks gathered so far to rank r - 2^j.
-          for (std::int64_t j = 0; j < r.clg; ++j) {
-            const double blocks = static_cast<double>(std::min(pow2(j), r.n - pow2(j)));
-            add(s, {Pattern::kShift, r.n - pow2(j), 1, blocks * block, 0.0, 0});
-          }
-          return s;
-        case Algorithm::kRecursiveHalving:
-        case Algorithm::kRabenseifner:
-        case Algorithm::kBinomialTree:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kScatterAllgather:
-        case Algorithm::kPairwise:
-        case Algorithm::kDissemination:
-        case Algorithm::kHierarchical:
-          break;
-      }
-      break;
-    case Op::kBroadcast:
-      switch (algorithm) {
-        case Algorithm::kBinomialTree:
-          binomial_down(s, r.clg, r.n, whole);
-          return s;
-        case Algorithm::kScatterAllgather:
-          // Binomial scatter (the sender of step j hands over the blocks of a subtree of at
-          // most min(2^j, N - 2^j) ranks), then a ring all-gather (van de Geijn; Thakur et
-          // al. 2005 section 3).
-          binomial_down(s, r.clg, r.n, [&](std::int64_t j) {
-            return static_cast<double>(std::min(pow2(j), r.n - pow2(j))) * block;
-          });
-          ring_steps(s, r, m, false);
-          return s;
-        case Algorithm::kRing:
-        case Algorithm::kRecursiveDoubling:
-        case Algorithm::kRecursiveHalving:
-        case Algorithm::kRabenseifner:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kPairwise:
-        case Algorithm::kBruck:
-        case Algorithm::kDissemination:
-        case Algorithm::kHierarchical:
-          break;
-      }
-      break;
-    case Op::kReduce:
-      switch (algorithm) {
-        case Algorithm::kBinomialTree:
-          binomial_up(s, r.clg, r.n, whole, true);
-          return s;
-        case Algorithm::kRabenseifner:
-          // Reduce-scatter by recursive halving, then a binomial gather of the p blocks to
-          // rank 0 (Rabenseifner 2004).
-          fold_in(s, r, m, m);
-          halving_steps(s, r, m);
-          binomial_up(
-              s, r.lg, r.p,
-              [&](std::int64_t j) { return static_cast<double>(pow2(j)) * m / r.pd(); }, false);
-          return s;
-        case Algorithm::kRing:
-        case Algorithm::kRecursiveDoubling:
-        case Algorithm::kRecursiveHalving:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kScatterAllgather:
-        case Algorithm::kPairwise:
-        case Algorithm::kBruck:
-        case Algorithm::kDissemination:
-        case Algorithm::kHierarchical:
-          break;
-      }
-      break;
-    case Op::kAlltoall:
-      switch (algorithm) {
-        case Algorithm::kPairwise:
-          add(s, {Pattern::kShiftRange, 0, r.n - 1, block, 0.0, 0});
-          return s;
-        case Algorithm::kBruck:
-          // Step j sends to r + 2^j every block whose index has bit j set (Bruck et al. 1997);
-          // the local rotations before and after are memory copies, not charged.
-          for (std::int64_t j = 0; j < r.clg; ++j) {
-            const std::int64_t period = pow2(j + 1);
-            const std::int64_t with_bit =
-                (r.n / period) * pow2(j) + std::max<std::int64_t>(0, r.n % period - pow2(j));
-            add(s, {Pattern::kShift, pow2(j) % r.n, 1, static_cast<double>(with_bit) * block,
-                    0.0, 0});
-          }
-          return s;
-        case Algorithm::kRing:
-        case Algorithm::kRecursiveDoubling:
-        case Algorithm::kRecursiveHalving:
-        case Algorithm::kRabenseifner:
-        case Algorithm::kBinomialTree:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kScatterAllgather:
-        case Algorithm::kDissemination:
-        case Algorithm::kHierarchical:
-          break;
-      }
-      break;
-    case Op::kBarrier:
-      switch (algorithm) {
-        case Algorithm::kDissemination:
-          // Round j: signal rank r + 2^j, wait for rank r - 2^j (Hensgen, Finkel and Manber
-          // 1988). Zero bytes: only alpha.
-          for (std::int64_t j = 0; j < r.clg; ++j) {
-            add(s, {Pattern::kShift, pow2(j) % r.n, 1, 0.0, 0.0, 0});
-          }
-          return s;
-        case Algorithm::kRing:
-        case Algorithm::kRecursiveDoubling:
-        case Algorithm::kRecursiveHalving:
-        case Algorithm::kRabenseifner:
-        case Algorithm::kBinomialTree:
-        case Algorithm::kDoubleBinaryTree:
-        case Algorithm::kScatterAllgather:
-        case Algorithm::kPairwise:
-        case Algorithm::kBruck:
-        case Algorithm::kHierarchical:
-          break;
-      }
-      break;
+};
+
+void schedule_allreduce_ring(ScheduleDraft& d) {
+  ring_steps(d.s, d.r, d.m, true);   // reduce-scatter
+  ring_steps(d.s, d.r, d.m, false);  // all-gather
+}
+
+void schedule_allreduce_recursive_doubling(ScheduleDraft& d) {
+  fold_in(d.s, d.r, d.m, d.m);
+  for (std::int64_t j = 0; j < d.r.lg; ++j) add(d.s, {Pattern::kXor, pow2(j), 1, d.m, d.m, 0});
+  fold_out(d.s, d.r, d.m);
+}
+
+void schedule_allreduce_rabenseifner(ScheduleDraft& d) {
+  fold_in(d.s, d.r, d.m, d.m);
+  halving_steps(d.s, d.r, d.m);
+  doubling_gather_steps(d.s, d.r, d.m);
+  fold_out(d.s, d.r, d.m);
+}
+
+void schedule_allreduce_binomial_tree(ScheduleDraft& d) {
+  const auto whole = [&](std::int64_t) { return d.m; };
+  binomial_up(d.s, d.r.clg, d.r.n, whole, true);  // reduce to rank 0
+  binomial_down(d.s, d.r.clg, d.r.n, whole);      // broadcast from rank 0
+}
+
+void schedule_reduce_scatter_ring(ScheduleDraft& d) { ring_steps(d.s, d.r, d.m, true); }
+
+void schedule_reduce_scatter_recursive_halving(ScheduleDraft& d) {
+  fold_in(d.s, d.r, d.m, d.m);
+  halving_steps(d.s, d.r, d.m);
+  fold_out(d.s, d.r, d.block);  // the extra rank's own block of the result
+}
+
+void schedule_allgather_ring(ScheduleDraft& d) { ring_steps(d.s, d.r, d.m, false); }
+
+// Power of two: step j sends the 2^j blocks gathered so far. Otherwise each extra rank first
+// hands its block to its partner, so a core rank holds up to two blocks: in step j the
+// heaviest sender holds 2^j + min(N - p, 2^j) blocks. The partners finally send the extra
+// ranks everything but their own block.
+void schedule_allgather_recursive_doubling(ScheduleDraft& d) {
+  fold_in(d.s, d.r, d.block, 0.0);
+  for (std::int64_t j = 0; j < d.r.lg; ++j) {
+    const double blocks = static_cast<double>(pow2(j) + std::min(d.r.extra, pow2(j)));
+    add(d.s, {Pattern::kXor, pow2(j), 1, blocks * d.block, 0.0, 0});
   }
-  SCALEWALL_CHECK(false && "flat_schedule called for an algorithm that does not implement op");
-  return s;
+  fold_out(d.s, d.r, d.block * (d.r.nd() - 1.0));
+}
+
+// Step j sends the min(2^j, N - 2^j) blocks gathered so far to rank r - 2^j.
+void schedule_allgather_bruck(ScheduleDraft& d) {
+  for (std::int64_t j = 0; j < d.r.clg; ++j) {
+    const double blocks = static_cast<double>(std::min(pow2(j), d.r.n - pow2(j)));
+    add(d.s, {Pattern::kShift, d.r.n - pow2(j), 1, blocks * d.block, 0.0, 0});
+  }
+}
+
+void schedule_broadcast_binomial_tree(ScheduleDraft& d) {
+  binomial_down(d.s, d.r.clg, d.r.n, [&](std::int64_t) { return d.m; });
+}
+
+// Binomial scatter (the sender of step j hands over the blocks of a subtree of at most
+// min(2^j, N - 2^j) ranks), then a ring all-gather (van de Geijn; Thakur et al. 2005
+// section 3).
+void schedule_broadcast_scatter_allgather(ScheduleDraft& d) {
+  binomial_down(d.s, d.r.clg, d.r.n, [&](std::int64_t j) {
+    return static_cast<double>(std::min(pow2(j), d.r.n - pow2(j))) * d.block;
+  });
+  ring_steps(d.s, d.r, d.m, false);
+}
+
+void schedule_reduce_binomial_tree(ScheduleDraft& d) {
+  binomial_up(d.s, d.r.clg, d.r.n, [&](std::int64_t) { return d.m; }, true);
+}
+
+// Reduce-scatter by recursive halving, then a binomial gather of the p blocks to rank 0
+// (Rabenseifner 2004).
+void schedule_reduce_rabenseifner(ScheduleDraft& d) {
+  fold_in(d.s, d.r, d.m, d.m);
+  halving_steps(d.s, d.r, d.m);
+  binomial_up(
+      d.s, d.r.lg, d.r.p,
+      [&](std::int64_t j) { return static_cast<double>(pow2(j)) * d.m / d.r.pd(); }, false);
+}
+
+void schedule_alltoall_pairwise(ScheduleDraft& d) {
+  add(d.s, {Pattern::kShiftRange, 0, d.r.n - 1, d.block, 0.0, 0});
+}
+
+// Step j sends to r + 2^j every block whose index has bit j set (Bruck et al. 1997); the
+// local rotations before and after are memory copies, not charged.
+void schedule_alltoall_bruck(ScheduleDraft& d) {
+  for (std::int64_t j = 0; j < d.r.clg; ++j) {
+    const std::int64_t period = pow2(j + 1);
+    const std::int64_t with_bit =
+        (d.r.n / period) * pow2(j) + std::max<std::int64_t>(0, d.r.n % period - pow2(j));
+    add(d.s, {Pattern::kShift, pow2(j) % d.r.n, 1, static_cast<double>(with_bit) * d.block,
+              0.0, 0});
+  }
+}
+
+// Round j: signal rank r + 2^j, wait for rank r - 2^j (Hensgen, Finkel and Manber 1988).
+// Zero bytes: only alpha.
+void schedule_barrier_dissemination(ScheduleDraft& d) {
+  for (std::int64_t j = 0; j < d.r.clg; ++j) {
+    add(d.s, {Pattern::kShift, pow2(j) % d.r.n, 1, 0.0, 0.0, 0});
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+// The flat schedule of (op, algorithm) from its catalogue entry. REQUIRES: the entry exists
+// and has a schedule.
+Schedule flat_schedule(Op op, Algorithm algorithm, std::int64_t ranks, double m) {
+  const CatalogueEntry* entry = catalogue_entry(op, algorithm);
+  SCALEWALL_CHECK(entry != nullptr && entry->schedule != nullptr);
+  detail::ScheduleDraft draft(ranks, m);
+  entry->schedule(draft);
+  return std::move(draft.s);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -766,7 +700,10 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
 Totals evaluate_flat_algorithm(Op op, Algorithm algorithm, double m, const Topology& topo,
                                const CostOptions& options,
                                Evaluation how = Evaluation::kFastest) {
-  if (algorithm == Algorithm::kDoubleBinaryTree) {
+  const CatalogueEntry* entry = catalogue_entry(op, algorithm);
+  SCALEWALL_CHECK(entry != nullptr);
+  if (entry->schedule == nullptr) {  // the one flat entry with a cost model of its own
+    SCALEWALL_CHECK(algorithm == Algorithm::kDoubleBinaryTree);
     return evaluate_double_binary_tree(topo.ranks(), m, topo, options);
   }
   return evaluate(flat_schedule(op, algorithm, topo.ranks(), m), topo, options.gamma_s_per_byte,
@@ -892,32 +829,18 @@ Op parse_op(std::string_view text) {
   throw InputError(fmt::format("unknown collective '{}' (known: {})", text, known));
 }
 
-std::string algorithm_name(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::kRing:
-      return "ring";
-    case Algorithm::kRecursiveDoubling:
-      return "recursive-doubling";
-    case Algorithm::kRecursiveHalving:
-      return "recursive-halving";
-    case Algorithm::kRabenseifner:
-      return "rabenseifner";
-    case Algorithm::kBinomialTree:
-      return "binomial-tree";
-    case Algorithm::kDoubleBinaryTree:
-      return "double-binary-tree";
-    case Algorithm::kScatterAllgather:
-      return "scatter-allgather";
-    case Algorithm::kPairwise:
-      return "pairwise";
-    case Algorithm::kBruck:
-      return "bruck";
-    case Algorithm::kDissemination:
-      return "dissemination";
-    case Algorithm::kHierarchical:
-      return "hierarchical";
+const CatalogueEntry* catalogue_entry(Op op, Algorithm algorithm) {
+  for (const CatalogueEntry& e : kCatalogue) {
+    if (e.op == op && e.algorithm == algorithm) return &e;
   }
-  SCALEWALL_CHECK(false && "unknown Algorithm");
+  return nullptr;
+}
+
+std::string algorithm_name(Algorithm algorithm) {
+  for (const CatalogueEntry& e : kCatalogue) {
+    if (e.algorithm == algorithm) return std::string(e.name);
+  }
+  SCALEWALL_CHECK(false && "an Algorithm without a catalogue entry");
   return {};
 }
 
@@ -930,40 +853,23 @@ std::string algorithm_name(AlgorithmSpec spec) {
 
 namespace {
 
-constexpr Algorithm kFlatAllreduce[] = {Algorithm::kRing, Algorithm::kRecursiveDoubling,
-                                        Algorithm::kRabenseifner, Algorithm::kBinomialTree,
-                                        Algorithm::kDoubleBinaryTree};
-
+// The flat algorithms of `op`, in the catalogue's order.
 std::vector<AlgorithmSpec> flat_algorithms(Op op) {
-  const auto specs = [](std::initializer_list<Algorithm> list) {
-    std::vector<AlgorithmSpec> v;
-    for (const Algorithm a : list) v.push_back({a, Algorithm::kRing});
-    return v;
-  };
-  switch (op) {
-    case Op::kAllreduce:
-      return specs({Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kRabenseifner,
-                    Algorithm::kBinomialTree, Algorithm::kDoubleBinaryTree});
-    case Op::kReduceScatter:
-      return specs({Algorithm::kRing, Algorithm::kRecursiveHalving});
-    case Op::kAllgather:
-      return specs({Algorithm::kRing, Algorithm::kRecursiveDoubling, Algorithm::kBruck});
-    case Op::kBroadcast:
-      return specs({Algorithm::kBinomialTree, Algorithm::kScatterAllgather});
-    case Op::kReduce:
-      return specs({Algorithm::kBinomialTree, Algorithm::kRabenseifner});
-    case Op::kAlltoall:
-      return specs({Algorithm::kPairwise, Algorithm::kBruck});
-    case Op::kBarrier:
-      return specs({Algorithm::kDissemination});
+  std::vector<AlgorithmSpec> v;
+  for (const CatalogueEntry& e : kCatalogue) {
+    if (e.op == op && e.algorithm != Algorithm::kHierarchical) {
+      v.push_back({e.algorithm, Algorithm::kRing});
+    }
   }
-  SCALEWALL_CHECK(false && "unknown Op");
-  return {};
+  return v;
 }
 
+// hierarchical-<a> for every flat all-reduce algorithm a.
 std::vector<AlgorithmSpec> hierarchical_algorithms() {
   std::vector<AlgorithmSpec> v;
-  for (const Algorithm inter : kFlatAllreduce) v.push_back({Algorithm::kHierarchical, inter});
+  for (const AlgorithmSpec& inter : flat_algorithms(Op::kAllreduce)) {
+    v.push_back({Algorithm::kHierarchical, inter.algorithm});
+  }
   return v;
 }
 
@@ -985,22 +891,24 @@ AlgorithmSpec parse_algorithm(std::string_view name) {
   throw InputError(fmt::format("unknown algorithm '{}' (known: {})", name, known));
 }
 
-bool implements(Op op, AlgorithmSpec spec) {
-  if (spec.algorithm == Algorithm::kHierarchical) {
-    return op == Op::kAllreduce &&
-           std::find(std::begin(kFlatAllreduce), std::end(kFlatAllreduce), spec.inter) !=
-               std::end(kFlatAllreduce);
-  }
-  const auto flat = flat_algorithms(op);
-  return std::find(flat.begin(), flat.end(), spec) != flat.end();
-}
-
-std::vector<AlgorithmSpec> applicable_algorithms(Op op, const Topology& topology) {
+std::vector<AlgorithmSpec> algorithms_of(Op op) {
   std::vector<AlgorithmSpec> v = flat_algorithms(op);
-  if (op == Op::kAllreduce && topology.nodes > 1 && topology.ranks_per_node > 1) {
+  if (catalogue_entry(op, Algorithm::kHierarchical) != nullptr) {
     for (const AlgorithmSpec& s : hierarchical_algorithms()) v.push_back(s);
   }
   return v;
+}
+
+bool implements(Op op, AlgorithmSpec spec) {
+  if (catalogue_entry(op, spec.algorithm) == nullptr) return false;
+  if (spec.algorithm != Algorithm::kHierarchical) return true;
+  return spec.inter != Algorithm::kHierarchical &&
+         catalogue_entry(Op::kAllreduce, spec.inter) != nullptr;
+}
+
+std::vector<AlgorithmSpec> applicable_algorithms(Op op, const Topology& topology) {
+  if (topology.nodes > 1 && topology.ranks_per_node > 1) return algorithms_of(op);
+  return flat_algorithms(op);
 }
 
 double busbw_factor(Op op, std::int64_t ranks) {

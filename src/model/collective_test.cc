@@ -44,8 +44,15 @@ bool expected_power_of_two(std::int64_t n) {
   return (std::int64_t{1} << expected_floor_log2(n)) == n;
 }
 
+// The seed's two all-reduce algorithms (section 3.3), which the all-reduce shorthand tests
+// below compare.
+constexpr Algorithm kSeedAlgorithms[] = {Algorithm::kRing, Algorithm::kRecursiveDoubling};
+
 TEST(AllreduceAlgorithm, NamesRoundTrip) {
-  for (const Algorithm a : kAllAlgorithms) EXPECT_EQ(parse_algorithm(algorithm_name(a)).algorithm, a);
+  for (const Algorithm a : kSeedAlgorithms) {
+    const AlgorithmSpec spec{a, Algorithm::kRing};
+    EXPECT_EQ(parse_algorithm(algorithm_name(spec)), spec) << algorithm_name(spec);
+  }
   EXPECT_EQ(algorithm_name(Algorithm::kRing), "ring");
   EXPECT_EQ(algorithm_name(Algorithm::kRecursiveDoubling), "recursive-doubling");
 }
@@ -140,7 +147,7 @@ TEST(AllreduceCost, HandComputed) {
 }
 
 TEST(AllreduceCost, SumsItsTerms) {
-  for (const Algorithm a : kAllAlgorithms) {
+  for (const Algorithm a : kSeedAlgorithms) {
     for (const std::int64_t n : kRanks) {
       for (const double m : kBytes) {
         const CollectiveCost c = allreduce_cost(a, n, m, kLink, 1e-10);
@@ -157,7 +164,7 @@ TEST(AllreduceCost, SumsItsTerms) {
 }
 
 TEST(AllreduceCost, OneRankCostsExactlyZero) {
-  for (const Algorithm a : kAllAlgorithms) {
+  for (const Algorithm a : kSeedAlgorithms) {
     for (const double m : kBytes) {
       const CollectiveCost c = allreduce_cost(a, 1, m, Link{1e-3, 1.0}, 1e-3);
       EXPECT_EQ(c.steps, 0) << algorithm_name(a);
@@ -173,7 +180,7 @@ TEST(AllreduceCost, OneRankCostsExactlyZero) {
 }
 
 TEST(AllreduceCost, ZeroBytesCostsOnlyLatency) {
-  for (const Algorithm a : kAllAlgorithms) {
+  for (const Algorithm a : kSeedAlgorithms) {
     for (const std::int64_t n : kRanks) {
       const CollectiveCost c = allreduce_cost(a, n, 0, kLink, 1e-9);
       EXPECT_EQ(c.bandwidth_s, 0.0);
@@ -188,7 +195,7 @@ TEST(AllreduceCost, ZeroBytesCostsOnlyLatency) {
 }
 
 TEST(AllreduceCost, RisesWithBytes) {
-  for (const Algorithm a : kAllAlgorithms) {
+  for (const Algorithm a : kSeedAlgorithms) {
     for (const std::int64_t n : kRanks) {
       if (n == 1) continue;  // always free
       double previous = allreduce_cost(a, n, 0, kLink).total_s;
@@ -204,7 +211,7 @@ TEST(AllreduceCost, RisesWithBytes) {
 // Patarasuk and Yuan (2009): every all-reduce moves at least 2m(N-1)/N bytes through some
 // rank, so its bandwidth term is at least 2m(N-1)/N * beta. The ring meets the bound.
 TEST(AllreduceCost, PatarasukYuanLowerBound) {
-  for (const Algorithm a : kAllAlgorithms) {
+  for (const Algorithm a : kSeedAlgorithms) {
     for (const std::int64_t n : kRanks) {
       for (const double m : kBytes) {
         const double bound = 2.0 * m * static_cast<double>(n - 1) / static_cast<double>(n) *
@@ -240,7 +247,7 @@ TEST(AllreduceCost, GammaIsChargedOnReducedBytes) {
 }
 
 TEST(RankAllreduce, CheapestFirstAndStable) {
-  const std::vector<Algorithm> both(std::begin(kAllAlgorithms), std::end(kAllAlgorithms));
+  const std::vector<Algorithm> both(std::begin(kSeedAlgorithms), std::end(kSeedAlgorithms));
   for (const std::int64_t n : kRanks) {
     for (const double m : kBytes) {
       const auto ranked = rank_allreduce(both, n, m, kLink);
@@ -267,7 +274,7 @@ TEST(RankAllreduce, CheapestFirstAndStable) {
 // Lab 3: at 64 ranks a 4 KB all-reduce goes to recursive doubling (6 steps against 126) and a
 // 1 GiB one to the ring (about 2m bytes against 6m).
 TEST(Lab3Allreduce, WinnerFlipsWithSize) {
-  const std::vector<Algorithm> both(std::begin(kAllAlgorithms), std::end(kAllAlgorithms));
+  const std::vector<Algorithm> both(std::begin(kSeedAlgorithms), std::end(kSeedAlgorithms));
   const auto small = rank_allreduce(both, 64, 4096, kLink);
   EXPECT_EQ(small.front().algorithm.algorithm, Algorithm::kRecursiveDoubling);
   // 6 x 2.5 us + 6 x 4096 B / 25 GB/s = 15 us + 0.98304 us.
@@ -371,7 +378,7 @@ TEST(AllreduceErrors, NameTheBadValue) {
   EXPECT_TRUE(contains(input_error_of([] { parse_algorithm(""); }), "ring, recursive-doubling"));
   EXPECT_TRUE(contains(input_error_of([] { parse_algorithm("Ring"); }), "'Ring'"));
 
-  const std::vector<Algorithm> both(std::begin(kAllAlgorithms), std::end(kAllAlgorithms));
+  const std::vector<Algorithm> both(std::begin(kSeedAlgorithms), std::end(kSeedAlgorithms));
   EXPECT_TRUE(contains(input_error_of([&] { rank_allreduce(both, 0, 1, kLink); }), "rank count"));
   EXPECT_TRUE(contains(input_error_of([&] { rank_allreduce(both, 8, -2, kLink); }), "-2 B"));
   EXPECT_TRUE(contains(
@@ -1495,6 +1502,72 @@ TEST(Names, EveryAlgorithmRoundTripsAndImplementsItsOps) {
     EXPECT_TRUE(contains(message, std::string("'") + bad + "'")) << message;
     EXPECT_TRUE(contains(message, "hierarchical-double-binary-tree")) << message;
   }
+}
+
+// The catalogue is the header table, row by row, then hierarchical; every list of
+// algorithms is derived from it.
+TEST(Catalogue, HoldsTheHeaderTableOnce) {
+  ASSERT_EQ(std::size(kCatalogue), std::size(kFlatTable) + 1);
+  for (std::size_t i = 0; i < std::size(kFlatTable); ++i) {
+    EXPECT_EQ(kCatalogue[i].op, kFlatTable[i].op) << i;
+    EXPECT_EQ(kCatalogue[i].algorithm, kFlatTable[i].algorithm) << i;
+  }
+  const CatalogueEntry& last = kCatalogue[std::size(kCatalogue) - 1];
+  EXPECT_EQ(last.op, Op::kAllreduce);
+  EXPECT_EQ(last.algorithm, Algorithm::kHierarchical);
+  EXPECT_EQ(last.name, "hierarchical");
+  for (const CatalogueEntry& e : kCatalogue) {
+    const std::string what = std::string(op_name(e.op)) + " " + std::string(e.name);
+    EXPECT_EQ(algorithm_name(e.algorithm), e.name) << what;
+    EXPECT_EQ(catalogue_entry(e.op, e.algorithm), &e) << what;
+    EXPECT_TRUE(contains(std::string(e.help), "steps") || e.algorithm == Algorithm::kHierarchical)
+        << what << ": " << e.help;
+    // Only the pipelined tree and the two-level composition have no flat schedule.
+    EXPECT_EQ(e.schedule == nullptr, e.algorithm == Algorithm::kDoubleBinaryTree ||
+                                         e.algorithm == Algorithm::kHierarchical)
+        << what;
+  }
+  EXPECT_EQ(catalogue_entry(Op::kBarrier, Algorithm::kRing), nullptr);
+  EXPECT_EQ(catalogue_entry(Op::kReduceScatter, Algorithm::kHierarchical), nullptr);
+  EXPECT_EQ(catalogue_entry(Op::kAlltoall, Algorithm::kBruck)->help,
+            "ceil(log2 N) steps, about (m/2) ceil(log2 N) bytes per rank");
+}
+
+TEST(Catalogue, EveryAlgorithmOnceInOrderOfFirstAppearance) {
+  const std::vector<std::string> expected = {
+      "ring",      "recursive-doubling", "rabenseifner",  "binomial-tree",
+      "double-binary-tree", "recursive-halving", "bruck", "scatter-allgather",
+      "pairwise",  "dissemination",      "hierarchical"};
+  std::vector<std::string> names;
+  for (const Algorithm a : kAllAlgorithms) names.push_back(algorithm_name(a));
+  EXPECT_EQ(names, expected);
+  // Every value of the enum, kRing .. kHierarchical, is there.
+  for (int v = static_cast<int>(Algorithm::kRing); v <= static_cast<int>(Algorithm::kHierarchical);
+       ++v) {
+    EXPECT_EQ(std::count(kAllAlgorithms.begin(), kAllAlgorithms.end(), static_cast<Algorithm>(v)),
+              1)
+        << v;
+  }
+}
+
+TEST(Catalogue, AlgorithmsOfAnOp) {
+  std::vector<std::string> allreduce;
+  for (const AlgorithmSpec& s : algorithms_of(Op::kAllreduce)) {
+    allreduce.push_back(algorithm_name(s));
+    EXPECT_TRUE(implements(Op::kAllreduce, s));
+  }
+  EXPECT_EQ(allreduce, (std::vector<std::string>{
+                           "ring", "recursive-doubling", "rabenseifner", "binomial-tree",
+                           "double-binary-tree", "hierarchical-ring",
+                           "hierarchical-recursive-doubling", "hierarchical-rabenseifner",
+                           "hierarchical-binomial-tree", "hierarchical-double-binary-tree"}));
+  const auto reduce = algorithms_of(Op::kReduce);
+  ASSERT_EQ(reduce.size(), 2u);
+  EXPECT_EQ(reduce[0], flat(Algorithm::kBinomialTree));
+  EXPECT_EQ(reduce[1], flat(Algorithm::kRabenseifner));
+  // On a fabric of several nodes of several ranks, applicable_algorithms is algorithms_of.
+  const Topology t = two_level(2, 2, kNvlink, kNdr, 1);
+  for (const Op op : kAllOps) EXPECT_EQ(applicable_algorithms(op, t), algorithms_of(op));
 }
 
 TEST(Names, HierarchicalOnlyWhereThereAreTwoLevels) {

@@ -53,7 +53,7 @@ NetworkAt network_at(const Scenario& s, std::int64_t ranks, bool degraded) {
 struct CallCost {
   double total_s = 0;
   double latency_s = 0;
-  std::string algorithm;
+  StepCollective algorithm;
 };
 
 // One all-reduce call of `bytes` bytes at `ranks` ranks.
@@ -64,7 +64,7 @@ CallCost allreduce_call(const Scenario& s, const NetworkAt& net, std::int64_t ra
     const auto n = static_cast<double>(ranks);
     c.latency_s = 2.0 * (n - 1.0) * net.busbw_alpha_s;
     c.total_s = c.latency_s + 2.0 * (n - 1.0) / n * bytes / net.busbw_Bps;
-    c.algorithm = "busbw";
+    c.algorithm = BusBandwidthGiven{};
     return c;
   }
   const Topology& topo = *net.topology;
@@ -84,7 +84,7 @@ CallCost allreduce_call(const Scenario& s, const NetworkAt& net, std::int64_t ra
     if (first || cost.total_s < c.total_s) {
       c.total_s = cost.total_s;
       c.latency_s = cost.latency_s;
-      c.algorithm = algorithm_name(a);
+      c.algorithm = a;
       first = false;
     }
   }
@@ -95,7 +95,7 @@ struct Communication {
   double total_s = 0;
   double latency_s = 0;
   double exposed_s = 0;
-  std::string algorithm;
+  StepCollective algorithm;
   double bucket_bytes = 0;
   std::int64_t buckets = 0;
 };

@@ -56,7 +56,7 @@ TEST(StepModel, SeedWorkedExample) {
     EXPECT_DOUBLE_EQ(t.step_s, 2.4 / n + 0.56 * (n - 1) / n);
     EXPECT_DOUBLE_EQ(t.efficiency, 2.4 / (n * t.step_s));
     EXPECT_EQ(t.binding, Mechanism::kBandwidth) << r.n;
-    EXPECT_EQ(t.algorithm, "busbw");
+    EXPECT_EQ(t.algorithm, StepCollective{BusBandwidthGiven{}});
   }
   // 8 ranks: 300 ms + 490 ms = 790 ms, 38% (the seed's 860 ms and 35% use 560 ms).
   EXPECT_NEAR(step_time(s, 8).step_s, 0.790, 1e-12);

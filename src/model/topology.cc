@@ -61,6 +61,7 @@ Topology flat_topology(std::int64_t ranks, const Link& link) {
   require_valid(link);
   Topology t;
   t.name = "flat";
+  t.kind = TopologyKind::kFlatLink;
   t.nodes = ranks;
   t.ranks_per_node = 1;
   t.intra = link;

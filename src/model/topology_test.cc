@@ -110,6 +110,9 @@ TEST(FlatTopology, OneRankPerNodeOneNic) {
   const Link link{1e-6, 10e9};
   const Topology t = flat_topology(5, link);
   EXPECT_EQ(t.name, "flat");
+  EXPECT_EQ(t.kind, TopologyKind::kFlatLink);
+  EXPECT_EQ(scaled_topology(t, 9).kind, TopologyKind::kFlatLink);
+  EXPECT_EQ(Topology{}.kind, TopologyKind::kFabric);
   EXPECT_EQ(t.nodes, 5);
   EXPECT_EQ(t.ranks_per_node, 1);
   EXPECT_EQ(t.ranks(), 5);

@@ -590,7 +590,7 @@ std::vector<CostLine> link_cost_lines(const Topology& t) {
                                 format_rate(l.bandwidth_Bps)),
                     l.alpha_s, l.bandwidth_Bps};
   };
-  if (t.name == "flat") return {described("link", t.inter)};
+  if (t.kind == TopologyKind::kFlatLink) return {described("link", t.inter)};
   std::vector<CostLine> lines;
   if (t.ranks_per_node > 1) lines.push_back(described("intra-node", t.intra));
   lines.push_back(described("inter-node", t.inter));

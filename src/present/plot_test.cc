@@ -307,6 +307,28 @@ TEST(Plot, LinkCostLinesOfAFabric) {
   EXPECT_EQ(flat[0].label, "link (2.5 us, 25 GB/s)");
 }
 
+// The kind of a topology, not its name, decides how it is drawn: a two-level fabric that a
+// fabric file calls "flat" still has its intra-node and inter-node links.
+TEST(Plot, AFabricNamedFlatIsDrawnAsAFabric) {
+  Topology t;
+  t.name = "flat";
+  t.nodes = 4;
+  t.ranks_per_node = 8;
+  t.nics_per_node = 8;
+  t.intra = Link{2e-6, 450e9};
+  t.inter = Link{3e-6, 50e9};
+  ASSERT_EQ(t.kind, TopologyKind::kFabric);
+  const auto lines = link_cost_lines(t);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].label, "intra-node (2 us, 450 GB/s)");
+  EXPECT_EQ(lines[1].label, "inter-node (3 us, 50 GB/s)");
+  // And a flat link drawn as one link whatever it is called.
+  Topology renamed = flat_topology(16, kDefaultLink);
+  renamed.name = "fabric";
+  ASSERT_EQ(link_cost_lines(renamed).size(), 1u);
+  EXPECT_EQ(link_cost_lines(renamed)[0].label, "link (2.5 us, 25 GB/s)");
+}
+
 TEST(Plot, BusBandwidthCostLines) {
   Network n;
   n.busbw_Bps = 50e9;

@@ -124,6 +124,36 @@ TEST(MpiCollective, NamedAlgorithmsRunOnlyWhereTheyApply) {
   EXPECT_EQ(file.records[1]["iterations"], 2);
 }
 
+// The harness's algorithms are the model catalogue's, filtered by what it implements: every
+// name it accepts for an op is one that the model costs for that op, and --algorithm's help
+// lists exactly the names it runs.
+TEST(MpiCollective, EveryAlgorithmItAcceptsIsACatalogueName) {
+  const MpiResult result = run_mpi(2, {"collective", "--op", "all", "--algorithm", "all",
+                                       "--sizes", "16", "--iterations", "1", "--warmup", "0"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  std::vector<std::string> every;
+  for (const auto& op_json : file.envelope["inputs"]["ops"]) {  // in the harness's order
+    const std::string op = op_json;
+    const auto& names = file.envelope["inputs"]["algorithms"][op];
+    ASSERT_FALSE(names.empty()) << op;
+    EXPECT_EQ(names[0], "library") << op;
+    for (std::size_t i = 1; i < names.size(); ++i) {
+      const std::string name = names[i];
+      const MpiResult model = run_scalewall_cli(
+          {"collective", "--op", op, "--ranks", "4", "--bytes", "64", "--algorithms", name});
+      EXPECT_EQ(model.exit_code, 0) << op << " " << name << ": " << describe(model);
+      if (std::find(every.begin(), every.end(), name) == every.end()) every.push_back(name);
+    }
+  }
+  const MpiResult help = run_singleton({"collective", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << describe(help);
+  std::string listed;
+  for (const std::string& name : every) listed += (listed.empty() ? "" : ", ") + name;
+  EXPECT_NE(help.out.find("library (MPI's own call), " + listed + "; or all"), std::string::npos)
+      << help.out;
+}
+
 TEST(MpiPingPong, DefaultPairOverASweep) {
   const MpiResult result =
       run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "--iterations", "5", "--warmup", "1"});

@@ -126,8 +126,8 @@ struct BusBandwidthPoint {
 };
 
 struct BusBandwidthFit {
-  std::string op;             // op_name() spelling
-  std::string algorithm;      // as measured ("library", "ring", ...)
+  Op op = Op::kAllreduce;
+  MeasuredAlgorithm algorithm;  // as measured (the library's call, ring, ...)
   std::int64_t ranks = 0;
   std::vector<BusBandwidthPoint> points;  // ascending size
   std::optional<double> asymptote_Bps;    // empty when no size above 0 bytes
@@ -166,10 +166,10 @@ enum class ValidationRegime { kLatencyBound, kBandwidthBound };
 std::string_view validation_regime_name(ValidationRegime regime);
 
 struct ValidationPoint {
-  std::string op;                // op_name() spelling
-  std::string algorithm;         // as measured: "ring", "library", ...
-  std::string modelled;          // the model algorithm predicted ("ring"; for "library",
-                                 // the model's cheapest)
+  Op op = Op::kAllreduce;
+  MeasuredAlgorithm algorithm;   // as measured: ring, the library's call, ...
+  AlgorithmSpec modelled;        // the model algorithm predicted (ring; for the library's
+                                 // call, the model's cheapest)
   std::int64_t ranks = 0;
   double bytes = 0;
   std::int64_t samples = 0;      // records at this point

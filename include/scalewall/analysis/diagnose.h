@@ -109,8 +109,8 @@ struct MeasurementDiagnosis {
   std::optional<double> zero_byte_collective_s;  // median time of the zero-byte collective
   // From collective records: measured against the model (when a fabric is given).
   struct CollectiveCheck {
-    std::string op;
-    std::string algorithm;
+    Op op;
+    MeasuredAlgorithm algorithm;
     std::int64_t ranks;
     double bytes;
     double measured_s;

@@ -38,7 +38,51 @@
 #include <string_view>
 #include <vector>
 
+#include "scalewall/model/collective.h"
+
 namespace scalewall {
+
+// The algorithm a measured collective ran. The MPI library's (or NCCL's) own call is a value
+// of its own, not an Algorithm: which algorithm the library chose is unknown, so the model
+// cannot cost it as such (validate and diagnose compare it with the model's cheapest), and
+// keeping it out of Algorithm keeps the catalogue and every cost function free of a value
+// they would all have to refuse. A name that is neither (a file may carry any, from a harness
+// of its own) is kept as written, so that the file still reads and validation can say which
+// points it leaves out.
+class MeasuredAlgorithm {
+ public:
+  MeasuredAlgorithm() = default;  // the library's call
+  static MeasuredAlgorithm library() { return {}; }
+  static MeasuredAlgorithm model(AlgorithmSpec spec);
+  static MeasuredAlgorithm unknown(std::string name);
+
+  bool is_library() const { return kind_ == Kind::kLibrary; }
+  // The model's algorithm; empty for the library's call and for an unknown name.
+  std::optional<AlgorithmSpec> spec() const;
+  // The name as files spell it: "library", the model's name, or the unknown name as written.
+  std::string name() const;
+
+  friend bool operator==(const MeasuredAlgorithm& a, const MeasuredAlgorithm& b) {
+    return a.name() == b.name();
+  }
+  // By name: a strict order for map keys (distinct values have distinct names).
+  friend bool operator<(const MeasuredAlgorithm& a, const MeasuredAlgorithm& b) {
+    return a.name() < b.name();
+  }
+
+ private:
+  enum class Kind { kLibrary, kModel, kUnknown };
+  Kind kind_ = Kind::kLibrary;
+  AlgorithmSpec spec_;
+  std::string unknown_;
+};
+
+// How files name the library's own call.
+inline constexpr std::string_view kLibraryAlgorithmName = "library";
+
+// "library" is the library's call, a name parse_algorithm knows is that algorithm, anything
+// else an unknown name. Never throws.
+MeasuredAlgorithm parse_measured_algorithm(std::string_view text);
 
 struct PingPongPoint {
   std::int64_t from = 0;
@@ -51,8 +95,8 @@ struct PingPongPoint {
 };
 
 struct CollectivePoint {
-  std::string op;            // op_name() spelling: "allreduce", "all-gather", ...
-  std::string algorithm;     // "library", or a model algorithm name
+  Op op = Op::kAllreduce;
+  MeasuredAlgorithm algorithm;  // the library's call, or a model algorithm
   std::int64_t ranks = 0;    // 0 when the log does not say (OSU collectives without an
                              // mpirun -np line); calibrate and validate then take --ranks
   double bytes = 0;          // nccl-tests' size convention

@@ -43,7 +43,10 @@
 #ifndef SCALEWALL_COLLECTIVE_H_
 #define SCALEWALL_COLLECTIVE_H_
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -101,11 +104,139 @@ struct AlgorithmSpec {
   }
 };
 
+// ---- The catalogue: every (op, algorithm) the model costs, once ----
+//
+// Every list of algorithms (the names parse_algorithm knows, what implements() accepts,
+// applicable_algorithms, kAllAlgorithms, the scenario file's all-reduce names, the MPI
+// harness's hand-written set) is derived from kCatalogue; a new algorithm is one entry here
+// and its schedule builder in collective.cc.
+
+namespace detail {
+// A flat schedule under construction (collective.cc): the facts of N, the buffer m, and the
+// phases added so far. Each builder below appends one algorithm's phases for one op.
+struct ScheduleDraft;
+using ScheduleBuilder = void (*)(ScheduleDraft&);
+void schedule_allreduce_ring(ScheduleDraft& draft);
+void schedule_allreduce_recursive_doubling(ScheduleDraft& draft);
+void schedule_allreduce_rabenseifner(ScheduleDraft& draft);
+void schedule_allreduce_binomial_tree(ScheduleDraft& draft);
+void schedule_reduce_scatter_ring(ScheduleDraft& draft);
+void schedule_reduce_scatter_recursive_halving(ScheduleDraft& draft);
+void schedule_allgather_ring(ScheduleDraft& draft);
+void schedule_allgather_recursive_doubling(ScheduleDraft& draft);
+void schedule_allgather_bruck(ScheduleDraft& draft);
+void schedule_broadcast_binomial_tree(ScheduleDraft& draft);
+void schedule_broadcast_scatter_allgather(ScheduleDraft& draft);
+void schedule_reduce_binomial_tree(ScheduleDraft& draft);
+void schedule_reduce_rabenseifner(ScheduleDraft& draft);
+void schedule_alltoall_pairwise(ScheduleDraft& draft);
+void schedule_alltoall_bruck(ScheduleDraft& draft);
+void schedule_barrier_dissemination(ScheduleDraft& draft);
+}  // namespace detail
+
+struct CatalogueEntry {
+  Op op;
+  Algorithm algorithm;
+  std::string_view name;  // algorithm_name(algorithm): the same under every op
+  std::string_view help;  // one line: its steps and bytes per rank (power-of-two N)
+  // Its flat schedule. Null for the two entries with a cost model of their own: the double
+  // binary tree (a pipeline of chunks, not a fixed list of steps) and hierarchical (a ring
+  // inside each node around any flat all-reduce entry across nodes).
+  detail::ScheduleBuilder schedule;
+};
+
+// In the order of the header table above: by op, then the order the algorithms are listed,
+// compared and ranked in (a tie between two algorithms keeps this order).
+inline constexpr CatalogueEntry kCatalogue[] = {
+    {Op::kAllreduce, Algorithm::kRing, "ring", "2(N-1) steps, 2m(N-1)/N bytes per rank",
+     &detail::schedule_allreduce_ring},
+    {Op::kAllreduce, Algorithm::kRecursiveDoubling, "recursive-doubling",
+     "log2 N steps, m log2 N bytes per rank", &detail::schedule_allreduce_recursive_doubling},
+    {Op::kAllreduce, Algorithm::kRabenseifner, "rabenseifner",
+     "2 log2 N steps, 2m(N-1)/N bytes per rank (recursive halving, then doubling)",
+     &detail::schedule_allreduce_rabenseifner},
+    {Op::kAllreduce, Algorithm::kBinomialTree, "binomial-tree",
+     "2 ceil(log2 N) steps, 2m ceil(log2 N) bytes per rank (reduce, then broadcast)",
+     &detail::schedule_allreduce_binomial_tree},
+    {Op::kAllreduce, Algorithm::kDoubleBinaryTree, "double-binary-tree",
+     "2 floor(log2 N) + k - 1 steps of 4 chunks (two pipelined trees, k chunks each)", nullptr},
+    {Op::kReduceScatter, Algorithm::kRing, "ring", "N-1 steps, m(N-1)/N bytes per rank",
+     &detail::schedule_reduce_scatter_ring},
+    {Op::kReduceScatter, Algorithm::kRecursiveHalving, "recursive-halving",
+     "log2 N steps, m(N-1)/N bytes per rank", &detail::schedule_reduce_scatter_recursive_halving},
+    {Op::kAllgather, Algorithm::kRing, "ring", "N-1 steps, m(N-1)/N bytes per rank",
+     &detail::schedule_allgather_ring},
+    {Op::kAllgather, Algorithm::kRecursiveDoubling, "recursive-doubling",
+     "log2 N steps, m(N-1)/N bytes per rank", &detail::schedule_allgather_recursive_doubling},
+    {Op::kAllgather, Algorithm::kBruck, "bruck", "ceil(log2 N) steps, m(N-1)/N bytes per rank",
+     &detail::schedule_allgather_bruck},
+    {Op::kBroadcast, Algorithm::kBinomialTree, "binomial-tree",
+     "ceil(log2 N) steps, m ceil(log2 N) bytes per rank",
+     &detail::schedule_broadcast_binomial_tree},
+    {Op::kBroadcast, Algorithm::kScatterAllgather, "scatter-allgather",
+     "ceil(log2 N) + N - 1 steps, 2m(N-1)/N bytes per rank (binomial scatter, ring all-gather)",
+     &detail::schedule_broadcast_scatter_allgather},
+    {Op::kReduce, Algorithm::kBinomialTree, "binomial-tree",
+     "ceil(log2 N) steps, m ceil(log2 N) bytes per rank", &detail::schedule_reduce_binomial_tree},
+    {Op::kReduce, Algorithm::kRabenseifner, "rabenseifner",
+     "2 log2 N steps, 2m(N-1)/N bytes per rank (recursive halving, then binomial gather)",
+     &detail::schedule_reduce_rabenseifner},
+    {Op::kAlltoall, Algorithm::kPairwise, "pairwise", "N-1 steps, m(N-1)/N bytes per rank",
+     &detail::schedule_alltoall_pairwise},
+    {Op::kAlltoall, Algorithm::kBruck, "bruck",
+     "ceil(log2 N) steps, about (m/2) ceil(log2 N) bytes per rank",
+     &detail::schedule_alltoall_bruck},
+    {Op::kBarrier, Algorithm::kDissemination, "dissemination", "ceil(log2 N) steps, no bytes",
+     &detail::schedule_barrier_dissemination},
+    {Op::kAllreduce, Algorithm::kHierarchical, "hierarchical",
+     "ring reduce-scatter in each node, a flat all-reduce of m/g across nodes, ring all-gather",
+     nullptr},
+};
+
+// The catalogue's entry for (op, algorithm); null when the algorithm does not implement op.
+const CatalogueEntry* catalogue_entry(Op op, Algorithm algorithm);
+
+namespace detail {
+// How many distinct algorithms the catalogue holds, and those algorithms in order of first
+// appearance (kAllAlgorithms below).
+constexpr std::size_t distinct_algorithm_count() {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < std::size(kCatalogue); ++i) {
+    bool first = true;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (kCatalogue[j].algorithm == kCatalogue[i].algorithm) first = false;
+    }
+    if (first) ++count;
+  }
+  return count;
+}
+
+template <std::size_t kCount>
+constexpr std::array<Algorithm, kCount> distinct_algorithms() {
+  std::array<Algorithm, kCount> out{};
+  std::size_t filled = 0;
+  for (const CatalogueEntry& e : kCatalogue) {
+    bool seen = false;
+    for (std::size_t j = 0; j < filled; ++j) seen = seen || out[j] == e.algorithm;
+    if (!seen) out[filled++] = e.algorithm;
+  }
+  return out;
+}
+}  // namespace detail
+
+// Every algorithm of the catalogue, each once, in order of first appearance.
+inline constexpr auto kAllAlgorithms =
+    detail::distinct_algorithms<detail::distinct_algorithm_count()>();
+
 // Stable kebab-case names: "ring", "recursive-doubling", "hierarchical-ring", ...
 std::string algorithm_name(AlgorithmSpec spec);
 std::string algorithm_name(Algorithm algorithm);
 // The inverse of algorithm_name. Throws InputError naming the text and listing the names.
 AlgorithmSpec parse_algorithm(std::string_view name);
+
+// Every spec that implements `op`, in the catalogue's order: the flat ones, then (all-reduce)
+// hierarchical-<each flat all-reduce algorithm>.
+std::vector<AlgorithmSpec> algorithms_of(Op op);
 
 // Whether `spec` implements `op` (hierarchical: all-reduce only, with a flat all-reduce
 // algorithm across nodes).
@@ -203,9 +334,7 @@ std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, double 
 // at least 2m(N-1)/N bytes, so no algorithm's bandwidth_s falls below 2m(N-1)/N / bandwidth.
 double allreduce_bandwidth_lower_bound_s(std::int64_t ranks, double bytes, const Link& link);
 
-// ---- All-reduce shorthands (the seed's two algorithms, on a flat link) ----
-
-inline constexpr Algorithm kAllAlgorithms[] = {Algorithm::kRing, Algorithm::kRecursiveDoubling};
+// ---- All-reduce shorthands (on a flat link) ----
 
 // collective_cost(Op::kAllreduce, {algorithm}, ranks, bytes, link, {gamma}).
 CollectiveCost allreduce_cost(Algorithm algorithm, std::int64_t ranks, double bytes,

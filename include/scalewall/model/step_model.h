@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "scalewall/model/collective.h"
 #include "scalewall/model/topology.h"
@@ -157,6 +158,16 @@ struct LostTime {
   double total() const { return serial_s + latency_s + bandwidth_s + variance_s + checkpoint_s; }
 };
 
+// A scenario with a measured bus bandwidth instead of a fabric: its all-reduce is costed from
+// that bandwidth, which already includes whatever algorithm the library chose.
+struct BusBandwidthGiven {
+  friend bool operator==(const BusBandwidthGiven&, const BusBandwidthGiven&) = default;
+};
+
+// The all-reduce a step is costed with: none (std::monostate: one rank, or nothing to
+// reduce), a model algorithm (a fabric or a flat link), or the given bus bandwidth.
+using StepCollective = std::variant<std::monostate, AlgorithmSpec, BusBandwidthGiven>;
+
 struct StepTime {
   std::int64_t ranks = 1;
   double compute_s = 0;                 // per-rank forward + backward
@@ -174,7 +185,7 @@ struct StepTime {
   double speedup = 1;                   // strong: T1 / T(N); weak (Gustafson's scaled
                                         // speedup): (serial + N (T1 - serial)) / T(N)
   double efficiency = 1;                // ideal_step_s / step_s
-  std::string algorithm;                // the all-reduce algorithm (per bucket), or "busbw"
+  StepCollective algorithm;             // the all-reduce algorithm (per bucket), or busbw
   double bucket_bytes = 0;              // bytes per call
   std::int64_t buckets = 0;             // calls per step
   LostTime lost;                        // sums to step_s - ideal_step_s

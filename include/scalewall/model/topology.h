@@ -36,8 +36,17 @@ std::string_view placement_name(Placement placement);
 // InputError naming the text.
 Placement parse_placement(std::string_view text);
 
+// What a Topology stands for. Reports draw and describe the two differently (a flat link is
+// one link; a fabric has nodes, NICs and two links); the name is only a label, so a fabric
+// file may be called anything, "flat" included.
+enum class TopologyKind {
+  kFabric,    // two-level: a fabric file, a calibrated fabric
+  kFlatLink,  // flat_topology: every pair of ranks joined by one link
+};
+
 struct Topology {
   std::string name;                  // for reports; "flat" for flat_topology
+  TopologyKind kind = TopologyKind::kFabric;
   std::int64_t nodes = 1;            // >= 1
   std::int64_t ranks_per_node = 1;   // >= 1
   Link intra;                        // between two ranks of one node

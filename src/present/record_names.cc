@@ -1,0 +1,24 @@
+// Implementation of scalewall/present/record_names.h.
+#include "scalewall/present/record_names.h"
+
+#include <type_traits>
+#include <variant>
+
+namespace scalewall {
+
+std::string step_collective_name(const StepCollective& collective) {
+  return std::visit(
+      [](const auto& c) -> std::string {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, AlgorithmSpec>) {
+          return algorithm_name(c);
+        } else if constexpr (std::is_same_v<T, BusBandwidthGiven>) {
+          return "busbw";
+        } else {
+          return "";
+        }
+      },
+      collective);
+}
+
+}  // namespace scalewall
