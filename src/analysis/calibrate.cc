@@ -1,9 +1,7 @@
 // Implementation of scalewall/analysis/calibrate.h (read_stream_points lives in measurement.cc, beside
 // the OSU table reader it uses).
 //
-// Least squares is computed on centred data (m - mean m, T - mean T), which keeps the sums
-// well conditioned when sizes span 0 B to gigabytes: the raw normal equations would subtract
-// two numbers of order n m^2 to get the slope's denominator.
+// The lines are fitted by fit_line (base/stats.h), on centred data.
 #include "scalewall/analysis/calibrate.h"
 
 #include <fmt/format.h>
@@ -16,65 +14,11 @@
 
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/stats.h"
 #include "scalewall/base/units.h"
 
 namespace scalewall {
 namespace {
-
-// The median of `values` (the mean of the two middle ones for an even count).
-// REQUIRES: not empty.
-double median_of(std::vector<double> values) {
-  SCALEWALL_CHECK(!values.empty());
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
-struct Line2 {
-  double intercept = 0;
-  double slope = 0;
-  double r_squared = 1;
-};
-
-// Weighted least squares y = a + b x on centred sums (see calibrate.h); `w` empty means
-// every weight is 1. REQUIRES: >= 2 distinct x, positive weights.
-Line2 least_squares(const std::vector<double>& x, const std::vector<double>& y,
-                    const std::vector<double>& w = {}) {
-  SCALEWALL_CHECK(x.size() == y.size() && x.size() >= 2);
-  SCALEWALL_CHECK(w.empty() || w.size() == x.size());
-  const auto weight = [&](std::size_t i) { return w.empty() ? 1.0 : w[i]; };
-  double sum_w = 0;
-  double mean_x = 0;
-  double mean_y = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sum_w += weight(i);
-    mean_x += weight(i) * x[i];
-    mean_y += weight(i) * y[i];
-  }
-  mean_x /= sum_w;
-  mean_y /= sum_w;
-  double sxx = 0;
-  double sxy = 0;
-  double syy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double dx = x[i] - mean_x;
-    const double dy = y[i] - mean_y;
-    sxx += weight(i) * dx * dx;
-    sxy += weight(i) * dx * dy;
-    syy += weight(i) * dy * dy;
-  }
-  SCALEWALL_CHECK(sxx > 0);
-  Line2 line;
-  line.slope = sxy / sxx;
-  line.intercept = mean_y - line.slope * mean_x;
-  double ss_res = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double r = y[i] - (line.intercept + line.slope * x[i]);
-    ss_res += weight(i) * r * r;
-  }
-  line.r_squared = syy > 0 ? 1.0 - ss_res / syy : 1.0;
-  return line;
-}
 
 void require_range(const FitOptions& options) {
   if (!(options.min_bytes >= 0) || std::isnan(options.max_bytes) ||
@@ -240,7 +184,7 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
     FitPoint p;
     p.bytes = bytes;
     p.samples = static_cast<std::int64_t>(times.size());
-    p.measured_s = median_of(times);
+    p.measured_s = median(times);
     fit.points.push_back(p);
     x.push_back(bytes);
     y.push_back(p.measured_s);
@@ -261,7 +205,7 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
     case Weighting::kOrdinary:
       break;
   }
-  const Line2 line = least_squares(x, y, w);
+  const Line line = fit_line(x, y, w);
   const std::string span = fmt::format("{} .. {}", format_bytes(x.front()), format_bytes(x.back()));
   if (!(line.slope > 0)) {
     throw InputError(fmt::format(
@@ -369,7 +313,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
       BusBandwidthPoint p;
       p.bytes = bytes;
       p.samples = static_cast<std::int64_t>(times.size());
-      p.time_s = median_of(times);
+      p.time_s = median(times);
       p.algbw_Bps = p.time_s > 0 && bytes > 0 ? bytes / p.time_s : 0.0;
       p.busbw_Bps = p.algbw_Bps * factor;
       fit.points.push_back(p);
@@ -387,7 +331,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
           x.push_back(moving[i]->bytes * factor);
           y.push_back(moving[i]->time_s);
         }
-        const Line2 line = least_squares(x, y);
+        const Line line = fit_line(x, y);
         if (line.slope > 0) {
           fit.asymptote_Bps = 1.0 / line.slope;
           fit.asymptote_method = fmt::format("least squares over the {} largest sizes", take);
@@ -444,7 +388,7 @@ ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::str
       s.worst_index = i;
     }
   }
-  s.median_abs_error = median_of(errors);
+  s.median_abs_error = median(errors);
   return s;
 }
 
@@ -535,7 +479,7 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
     p.ranks = ranks;
     p.bytes = bytes;
     p.samples = static_cast<std::int64_t>(times[key].size());
-    p.measured_s = median_of(times[key]);
+    p.measured_s = median(times[key]);
     p.predicted_s = cost->total_s;
     p.latency_s = cost->latency_s;
     p.bandwidth_s = cost->bandwidth_s;

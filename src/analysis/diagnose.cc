@@ -11,6 +11,7 @@
 
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/stats.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/model/straggler.h"
 #include "scalewall/base/units.h"
@@ -18,77 +19,47 @@
 namespace scalewall {
 namespace {
 
-// Ordinary least squares on the chosen columns of A (rows weighted already), by the normal
-// equations with partial pivoting: the problems here have at most five columns.
-bool solve_least_squares(const std::vector<std::vector<double>>& a, const std::vector<double>& y,
-                         const std::vector<std::size_t>& columns, std::vector<double>* x) {
-  const std::size_t k = columns.size();
-  std::vector<std::vector<double>> m(k, std::vector<double>(k + 1, 0.0));
-  for (std::size_t r = 0; r < a.size(); ++r) {
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t j = 0; j < k; ++j) m[i][j] += a[r][columns[i]] * a[r][columns[j]];
-      m[i][k] += a[r][columns[i]] * y[r];
-    }
-  }
-  for (std::size_t c = 0; c < k; ++c) {
-    std::size_t pivot = c;
-    for (std::size_t r = c + 1; r < k; ++r) {
-      if (std::fabs(m[r][c]) > std::fabs(m[pivot][c])) pivot = r;
-    }
-    if (std::fabs(m[pivot][c]) < 1e-300) return false;
-    std::swap(m[c], m[pivot]);
-    for (std::size_t r = 0; r < k; ++r) {
-      if (r == c) continue;
-      const double f = m[r][c] / m[c][c];
-      for (std::size_t j = c; j <= k; ++j) m[r][j] -= f * m[c][j];
-    }
-  }
-  x->assign(k, 0.0);
-  for (std::size_t i = 0; i < k; ++i) (*x)[i] = m[i][k] / m[i][i];
-  return true;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) {
-    const double lower =
-        *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-    m = 0.5 * (m + lower);
-  }
-  return m;
-}
-
-struct Shape {
-  Mechanism mechanism;
-  const char* words;
-};
-
-double shape_value(Mechanism m, std::int64_t n) {
-  const auto x = static_cast<double>(n);
-  switch (m) {
-    case Mechanism::kSerial:
-      return 1.0;
-    case Mechanism::kLatency:
-      return std::log2(x);
-    case Mechanism::kBandwidth:
-      return 2.0 * (x - 1.0) / x;
-    case Mechanism::kVariance:
-      return expected_max_standard_normal(n);
-    case Mechanism::kCheckpoint:
-    case Mechanism::kCompute:
-      break;
-  }
-  SCALEWALL_CHECK(false && "no shape for this mechanism");
-  return 0.0;
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
   return out;
+}
+
+// After a scaling table: the runs that separate the mechanisms, at the largest rank count.
+NextMeasurement scaling_next_measurement(std::int64_t ranks) {
+  NextMeasurement next;
+  next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                             "latency: the zero-byte collective; variance: the per-rank "
+                             "arrival spread"));
+  next.runs.push_back(harness_run(HarnessMode::kCollective, ranks,
+                             "bandwidth: the collective alone against 2m/busbw"));
+  next.runs.push_back(
+      harness_run(HarnessMode::kStep, ranks, "compute, communication and wait per rank"));
+  return next;
+}
+
+// After harness records: the first kind still missing, in the measurement order (step,
+// arrival, collective, pingpong).
+NextMeasurement records_next_measurement(const MeasurementSet& set, std::int64_t ranks) {
+  NextMeasurement next;
+  if (set.steps.empty()) {
+    next.runs.push_back(harness_run(HarnessMode::kStep, ranks,
+                               "splits the step into compute, communication and wait per rank"));
+  } else if (set.arrivals.empty()) {
+    next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                               "a zero-byte collective and per-rank arrival times separate "
+                               "latency from variance"));
+  } else if (set.collectives.empty()) {
+    next.runs.push_back(
+        harness_run(HarnessMode::kCollective, ranks, "the collective alone, against 2m/busbw"));
+  } else if (set.pingpong.empty()) {
+    HarnessRun run = harness_run(HarnessMode::kPingPong, ranks, "a slow link or node stands out");
+    run.all_pairs = true;
+    next.runs.push_back(std::move(run));
+  } else {
+    next.otherwise = "the measurements cover the step, arrivals, the collective and the links";
+  }
+  return next;
 }
 
 }  // namespace
@@ -195,55 +166,28 @@ ScalingDiagnosis diagnose_scaling(const ScalingTable& table) {
           : std::vector<Mechanism>{Mechanism::kLatency, Mechanism::kBandwidth,
                                    Mechanism::kVariance};
   const std::size_t cols = mechanisms.size() + 1;
-  std::vector<std::vector<double>> a;
+  DesignRows a;
   std::vector<double> y;
   for (const ScalingPoint& p : pts) {
     std::vector<double> row(cols);
     row[0] = (d.mode == ScalingMode::kStrong ? 1.0 / static_cast<double>(p.ranks) : 1.0) / p.step_s;
     for (std::size_t k = 0; k < mechanisms.size(); ++k) {
-      row[k + 1] = shape_value(mechanisms[k], p.ranks) / p.step_s;
+      row[k + 1] = mechanism_shape(mechanisms[k], p.ranks) / p.step_s;
     }
     a.push_back(row);
     y.push_back(1.0);
   }
   // Non-negative least squares by trying every subset of mechanism columns (at most 16).
-  std::vector<double> coef(cols, 0.0);
-  double best_rss = std::numeric_limits<double>::infinity();
-  std::size_t best_size = cols + 1;
-  const std::size_t subsets = std::size_t{1} << mechanisms.size();
-  for (std::size_t mask = 0; mask < subsets; ++mask) {
-    std::vector<std::size_t> columns = {0};
-    for (std::size_t k = 0; k < mechanisms.size(); ++k) {
-      if (mask & (std::size_t{1} << k)) columns.push_back(k + 1);
-    }
-    if (columns.size() > pts.size()) continue;  // more parameters than points
-    std::vector<double> x;
-    if (!solve_least_squares(a, y, columns, &x)) continue;
-    if (std::any_of(x.begin(), x.end(), [](double v) { return v < 0; })) continue;
-    double rss = 0;
-    for (std::size_t r = 0; r < a.size(); ++r) {
-      double fit = 0;
-      for (std::size_t i = 0; i < columns.size(); ++i) fit += a[r][columns[i]] * x[i];
-      rss += (y[r] - fit) * (y[r] - fit);
-    }
-    // Prefer a smaller residual; among fits equal to rounding, the simpler one.
-    const bool better = rss < best_rss * (1.0 - 1e-9) - 1e-18 ||
-                        (std::fabs(rss - best_rss) <= 1e-9 * best_rss + 1e-18 &&
-                         columns.size() < best_size);
-    if (better) {
-      best_rss = rss;
-      best_size = columns.size();
-      std::fill(coef.begin(), coef.end(), 0.0);
-      for (std::size_t i = 0; i < columns.size(); ++i) coef[columns[i]] = x[i];
-    }
-  }
-  if (!std::isfinite(best_rss)) {
+  const auto nnls = nonnegative_least_squares(a, y, 1);
+  if (!nnls) {
     throw InputError(fmt::format(
         "{}: no non-negative combination of compute, serial, latency, bandwidth and variance "
         "fits these points (does the step time rise as ranks are added under strong "
         "scaling?)",
         table.source));
   }
+  const std::vector<double>& coef = nnls->coefficients;
+  const double best_rss = nnls->rss;
   d.compute_coefficient = coef[0];
   d.rms_relative_residual = std::sqrt(best_rss / static_cast<double>(pts.size()));
   if (d.rms_relative_residual > 0.1) {
@@ -255,7 +199,7 @@ ScalingDiagnosis diagnose_scaling(const ScalingTable& table) {
   const auto fitted = [&](std::int64_t n) {
     double t = coef[0] * (d.mode == ScalingMode::kStrong ? 1.0 / static_cast<double>(n) : 1.0);
     for (std::size_t k = 0; k < mechanisms.size(); ++k) {
-      t += coef[k + 1] * shape_value(mechanisms[k], n);
+      t += coef[k + 1] * mechanism_shape(mechanisms[k], n);
     }
     return t;
   };
@@ -278,7 +222,7 @@ ScalingDiagnosis diagnose_scaling(const ScalingTable& table) {
     const double scale = d.mode == ScalingMode::kStrong
                              ? static_cast<double>(nb) / static_cast<double>(nl)
                              : 1.0;
-    s.lost_s = coef[k + 1] * (shape_value(mechanisms[k], nl) - shape_value(mechanisms[k], nb) * scale);
+    s.lost_s = coef[k + 1] * (mechanism_shape(mechanisms[k], nl) - mechanism_shape(mechanisms[k], nb) * scale);
     s.lost_s = std::max(0.0, s.lost_s);
     total_lost += s.lost_s;
     d.mechanisms.push_back(s);
@@ -298,13 +242,10 @@ ScalingDiagnosis diagnose_scaling(const ScalingTable& table) {
   if (pts.size() < parameters + 1) {
     std::vector<std::string> alone;
     for (std::size_t k = 0; k < mechanisms.size(); ++k) {
-      std::vector<double> x;
-      if (solve_least_squares(a, y, {0, k + 1}, &x) && x[0] >= 0 && x[1] > 0) {
-        double rss = 0;
-        for (std::size_t r = 0; r < a.size(); ++r) {
-          const double fit = a[r][0] * x[0] + a[r][k + 1] * x[1];
-          rss += (y[r] - fit) * (y[r] - fit);
-        }
+      const std::size_t pair[] = {0, k + 1};
+      const auto x = least_squares(a, y, pair);
+      if (x && (*x)[0] >= 0 && (*x)[1] > 0) {
+        const double rss = residual_sum_of_squares(a, y, pair, *x);
         if (std::sqrt(rss / static_cast<double>(pts.size())) < 0.02) {
           alone.push_back(std::string(mechanism_name(mechanisms[k])));
         }
@@ -359,12 +300,7 @@ ScalingDiagnosis diagnose_scaling(const ScalingTable& table) {
     }
     if (d.binding_candidates.size() == 1) d.binding = d.binding_candidates.front();
   }
-  d.next_measurement = fmt::format(
-      "mpirun -np {0} scalewall-mpi arrival (latency: the zero-byte collective; variance: the "
-      "per-rank arrival spread), then mpirun -np {0} scalewall-mpi collective --op allreduce "
-      "--algorithm library (bandwidth: the collective alone against 2m/busbw), then mpirun -np "
-      "{0} scalewall-mpi step (compute, communication and wait per rank)",
-      d.largest_ranks);
+  d.next_measurement = scaling_next_measurement(d.largest_ranks);
   return d;
 }
 
@@ -489,7 +425,7 @@ MeasurementDiagnosis diagnose_measurements(const MeasurementSet& set,
           check.model_s = collective_cost(op, parse_algorithm(c.algorithm), c.bytes, t).total_s;
         }
         const double bw = t.nodes > 1 ? t.inter.bandwidth_Bps : t.intra.bandwidth_Bps;
-        check.bandwidth_model_s = busbw_factor(op, c.ranks) * c.bytes / bw;
+        check.bandwidth_model_s = bandwidth_lower_bound_s(op, c.ranks, c.bytes, bw);
       } catch (const InputError& e) {
         d.warnings.push_back(fmt::format("no model for {} {} at {} ranks: {}", c.op, c.algorithm,
                                          c.ranks, e.what()));
@@ -578,28 +514,7 @@ MeasurementDiagnosis diagnose_measurements(const MeasurementSet& set,
   }
   d.verdict = findings.empty() ? "no step, arrival, collective or ping-pong records to diagnose"
                                : join(findings, "; ");
-  if (set.steps.empty()) {
-    d.next_measurement = fmt::format(
-        "mpirun -np {} scalewall-mpi step (splits the step into compute, communication and "
-        "wait per rank)",
-        max_ranks);
-  } else if (set.arrivals.empty()) {
-    d.next_measurement = fmt::format(
-        "mpirun -np {} scalewall-mpi arrival (a zero-byte collective and per-rank arrival times "
-        "separate latency from variance)",
-        max_ranks);
-  } else if (set.collectives.empty()) {
-    d.next_measurement = fmt::format(
-        "mpirun -np {} scalewall-mpi collective --op allreduce --algorithm library (the "
-        "collective alone, against 2m/busbw)",
-        max_ranks);
-  } else if (set.pingpong.empty()) {
-    d.next_measurement = fmt::format(
-        "mpirun -np {} scalewall-mpi pingpong --pairs all (a slow link or node stands out)",
-        max_ranks);
-  } else {
-    d.next_measurement = "the measurements cover the step, arrivals, the collective and the links";
-  }
+  d.next_measurement = records_next_measurement(set, max_ranks);
   return d;
 }
 

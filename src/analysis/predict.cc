@@ -17,7 +17,7 @@ namespace {
 
 // Whether `ranks` fits the scenario's network (a fabric needs whole nodes).
 bool fits(const Scenario& s, std::int64_t ranks) {
-  if (ranks < 1 || ranks > kMaxRanks) return false;
+  if (!ranks_in_range(ranks)) return false;
   if (!s.network.fabric) return true;
   const Topology& t = *s.network.fabric;
   if (t.placement == Placement::kExplicit) return ranks == t.ranks();
@@ -56,37 +56,76 @@ std::int64_t first_true(const Scenario& s, std::int64_t lo, std::int64_t hi, Pre
   return hi;
 }
 
-std::string shared_measurement(Mechanism m, std::int64_t ranks, double bytes) {
+// The harness run that would confirm `m` as the binding mechanism at `ranks`, with all-reduce
+// calls of `bytes` bytes.
+NextMeasurement confirming_measurement(Mechanism m, std::int64_t ranks, double bytes) {
+  NextMeasurement next;
+  switch (m) {
+    case Mechanism::kBandwidth: {
+      HarnessRun run = harness_run(HarnessMode::kCollective, ranks,
+                              "compare its busbw with the model's");
+      run.bytes = bytes;
+      next.runs.push_back(std::move(run));
+      break;
+    }
+    case Mechanism::kLatency:
+      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                                 "the zero-byte collective isolates the latency term"));
+      break;
+    case Mechanism::kVariance:
+      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                                 "the per-rank arrival spread at the barrier shows the variance"));
+      break;
+    case Mechanism::kSerial:
+      next.runs.push_back(harness_run(
+          HarnessMode::kStep, ranks,
+          "its compute/communication/wait split shows time outside both"));
+      break;
+    case Mechanism::kCheckpoint:
+      next.otherwise =
+          "time one checkpoint write on the job's storage and compare with bytes / write "
+          "bandwidth";
+      break;
+    case Mechanism::kCompute:
+      next.runs.push_back(
+          harness_run(HarnessMode::kStep, ranks, "confirms that communication stays hidden"));
+      break;
+  }
+  return next;
+}
+
+// The harness run that tells whether `m` explains an efficiency drop measured at `ranks`.
+NextMeasurement explaining_measurement(Mechanism m, std::int64_t ranks) {
+  NextMeasurement next;
   switch (m) {
     case Mechanism::kBandwidth:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi collective --op allreduce --algorithm library "
-          "--min-bytes {:.0f} --max-bytes {:.0f}  (compare its busbw with the model's)",
-          ranks, bytes, bytes);
+      next.runs.push_back(harness_run(HarnessMode::kCollective, ranks,
+                                 "time the collective alone and compare with 2m/busbw"));
+      break;
     case Mechanism::kLatency:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi arrival  (the zero-byte collective isolates the latency "
-          "term)",
-          ranks);
-    case Mechanism::kVariance:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi arrival  (the per-rank arrival spread at the barrier "
-          "shows the variance)",
-          ranks);
+      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                                 "the zero-byte collective isolates pure latency (and check "
+                                 "whether the library switched algorithm)"));
+      break;
+    case Mechanism::kVariance: {
+      // A thousand iterations: enough barriers for the spread's tail, not only its mean.
+      constexpr std::int64_t kSpreadIterations = 1000;
+      HarnessRun run = harness_run(HarnessMode::kArrival, ranks,
+                              "per-rank arrival times at the collective; look at the spread, "
+                              "not the mean");
+      run.iterations = kSpreadIterations;
+      next.runs.push_back(std::move(run));
+      break;
+    }
     case Mechanism::kSerial:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi step  (its compute/communication/wait split shows time "
-          "outside both)",
-          ranks);
+      next.runs.push_back(harness_run(HarnessMode::kStep, ranks,
+                                 "time outside compute, communication and wait is serial"));
+      break;
     case Mechanism::kCheckpoint:
-      return "time one checkpoint write on the job's storage and compare with bytes / write "
-             "bandwidth";
     case Mechanism::kCompute:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi step  (confirms that communication stays hidden)", ranks);
+      break;
   }
-  SCALEWALL_CHECK(false && "unknown Mechanism");
-  return {};
+  return next;
 }
 
 double throughput_of(const Scenario& s, const StepTime& t) {
@@ -393,7 +432,7 @@ Plan plan(const Scenario& scenario, std::int64_t ranks) {
     }
   }
   p.idle_hours_per_1000_steps = idle_hours_per_1000_steps(p.at);
-  p.confirm_measurement = shared_measurement(p.at.binding, ranks, p.at.bucket_bytes);
+  p.confirm_measurement = confirming_measurement(p.at.binding, ranks, p.at.bucket_bytes);
   return p;
 }
 
@@ -417,27 +456,22 @@ std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std
   struct Shape {
     Mechanism mechanism;
     const char* words;
-    double (*f)(std::int64_t);
+    bool ring = false;  // a ring's 2(N-1) latency steps instead of the mechanism's shape
   };
   const Shape shapes[] = {
-      {Mechanism::kSerial, "constant per step (Amdahl's serial part)",
-       [](std::int64_t) { return 1.0; }},
-      {Mechanism::kLatency, "log2 N steps of alpha (tree or recursive-doubling collective)",
-       [](std::int64_t n) { return std::log2(static_cast<double>(n)); }},
-      {Mechanism::kLatency, "2(N-1) steps of alpha (ring collective)",
-       [](std::int64_t n) { return 2.0 * (static_cast<double>(n) - 1.0); }},
-      {Mechanism::kBandwidth, "2(N-1)/N m beta (bandwidth-optimal all-reduce)",
-       [](std::int64_t n) {
-         const auto x = static_cast<double>(n);
-         return 2.0 * (x - 1.0) / x;
-       }},
-      {Mechanism::kVariance, "E[max of N normals] (a fixed per-step jitter at the barrier)",
-       [](std::int64_t n) { return expected_max_standard_normal(n); }},
+      {Mechanism::kSerial, "constant per step (Amdahl's serial part)"},
+      {Mechanism::kLatency, "log2 N steps of alpha (tree or recursive-doubling collective)"},
+      {Mechanism::kLatency, "2(N-1) steps of alpha (ring collective)", true},
+      {Mechanism::kBandwidth, "2(N-1)/N m beta (bandwidth-optimal all-reduce)"},
+      {Mechanism::kVariance, "E[max of N normals] (a fixed per-step jitter at the barrier)"},
+  };
+  const auto shape_at = [](const Shape& sh, std::int64_t n) {
+    return sh.ring ? 2.0 * (static_cast<double>(n) - 1.0) : mechanism_shape(sh.mechanism, n);
   };
   std::vector<Explanation> out;
   for (const Shape& sh : shapes) {
-    const double f1 = sh.f(n1);
-    const double f2 = sh.f(n2);
+    const double f1 = shape_at(sh, n1);
+    const double f2 = shape_at(sh, n2);
     Explanation e;
     e.mechanism = sh.mechanism;
     e.shape = sh.words;
@@ -473,38 +507,17 @@ std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std
       case Mechanism::kCompute:
         break;
     }
-    switch (sh.mechanism) {
-      case Mechanism::kBandwidth:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi collective --op allreduce --algorithm library: time "
-            "the collective alone and compare with 2m/busbw",
-            n2);
-        break;
-      case Mechanism::kLatency:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi arrival: the zero-byte collective isolates pure latency "
-            "(and check whether the library switched algorithm)",
-            n2);
-        break;
-      case Mechanism::kVariance:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi arrival --iterations 1000: per-rank arrival times at the "
-            "collective; look at the spread, not the mean",
-            n2);
-        break;
-      case Mechanism::kSerial:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi step: time outside compute, communication and wait is "
-            "serial",
-            n2);
-        break;
-      case Mechanism::kCheckpoint:
-      case Mechanism::kCompute:
-        break;
-    }
+    e.measurement = explaining_measurement(sh.mechanism, n2);
     out.push_back(std::move(e));
   }
   return out;
+}
+
+NextMeasurement efficiency_drop_next_measurement(std::int64_t n2) {
+  NextMeasurement next;
+  next.runs.push_back(harness_run(HarnessMode::kArrival, n2, ""));
+  next.runs.push_back(harness_run(HarnessMode::kCollective, n2, ""));
+  return next;
 }
 
 }  // namespace scalewall
