@@ -14,6 +14,7 @@
 
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/setting.h"
 #include "scalewall/base/stats.h"
 #include "scalewall/base/units.h"
 
@@ -175,7 +176,8 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
         "cannot fit alpha and beta from {} distinct message size(s){}: a line through fewer "
         "than 3 sizes says nothing about how well it fits; measure at least 3 sizes{}",
         by_size.size(), range,
-        outside.empty() ? "" : " or widen --min-bytes/--max-bytes"));
+        outside.empty() ? std::string()
+                        : fmt::format(" or widen {}", setting_words(Setting::kSizeRange))));
   }
   HockneyFit fit;
   std::vector<double> x;
@@ -196,8 +198,8 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
         if (!(p.measured_s > 0)) {
           throw InputError(fmt::format(
               "the median one-way time at {} is 0 s: a relative fit cannot weigh it (use the "
-              "ordinary weighting, or leave that size out with --min-bytes/--max-bytes)",
-              format_bytes(p.bytes)));
+              "ordinary weighting, or leave that size out with {})",
+              format_bytes(p.bytes), setting_words(Setting::kSizeRange)));
         }
         w.push_back(1.0 / (p.measured_s * p.measured_s));
       }
@@ -218,8 +220,9 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
     throw InputError(fmt::format(
         "the fitted alpha over {} is {}{}, not positive: the small sizes lie below the line "
         "through the large ones (a protocol switch such as eager to rendezvous bends the "
-        "curve); fit one regime with --min-bytes/--max-bytes",
-        span, line.intercept < 0 ? "-" : "", format_seconds(std::fabs(line.intercept))));
+        "curve); fit one regime with {}",
+        span, line.intercept < 0 ? "-" : "", format_seconds(std::fabs(line.intercept)),
+        setting_words(Setting::kSizeRange)));
   }
   fit.alpha_s = line.intercept;
   fit.bandwidth_Bps = 1.0 / line.slope;
@@ -295,7 +298,9 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
       if (!warned[key] && warnings != nullptr) {
         warnings->push_back(fmt::format(
             "{} {} at {} rank(s): no bus bandwidth ({})", p.op, p.algorithm, p.ranks,
-            p.ranks == 0 ? "the rank count is unknown; give --ranks" : "one rank moves nothing"));
+            p.ranks == 0 ? fmt::format("the rank count is unknown; give {}",
+                                       setting_words(Setting::kRankCount))
+                         : std::string("one rank moves nothing")));
       }
       warned[key] = true;
       continue;
@@ -410,7 +415,8 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
       continue;
     }
     if (p.ranks == 0) {
-      v.skipped.push_back(where + ": the rank count is unknown (give --ranks)");
+      v.skipped.push_back(fmt::format("{}: the rank count is unknown (give {})", where,
+                                      setting_words(Setting::kRankCount)));
       continue;
     }
     if (p.ranks == 1) {
