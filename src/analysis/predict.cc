@@ -141,6 +141,207 @@ double idle_hours_per_1000_steps(const StepTime& t) {
   return static_cast<double>(t.ranks) * t.step_s * (1.0 - t.efficiency) * 1000.0 / 3600.0;
 }
 
+// One what-if evaluation: the scenario at `ranks`, and `all`, the scenario with every
+// applicable remedy on, which each remedy updates as it is tried.
+struct WhatIfRun {
+  const Scenario& scenario;
+  std::int64_t ranks;
+  const WhatIfOptions& options;
+  const Settings& now;
+  Scenario all;
+
+  Remedy evaluate(std::string name, std::string change, bool applicable,
+                  const Scenario& s) const {
+    Remedy r;
+    r.name = std::move(name);
+    r.change = std::move(change);
+    r.applicable = applicable;
+    r.step = step_time(s, ranks);
+    r.time_per_work_s = r.step.step_s / r.step.work;
+    return r;
+  }
+
+  // Overlap of the all-reduce with the backward pass.
+  Remedy overlap() {
+    // Overlap needs buckets: a job that sends one fused all-reduce gets DDP's default 25 MB.
+    Scenario s = scenario;
+    s.settings.overlap = true;
+    const bool fused = now.bucket_bytes <= 0 ||
+                       now.bucket_bytes >= scenario.workload.gradient_bytes / now.compression_ratio;
+    if (fused) s.settings.bucket_bytes = kDefaultBucketBytes;
+    const bool ok = !now.overlap;
+    if (ok) {
+      all.settings.overlap = true;
+      if (fused) all.settings.bucket_bytes = kDefaultBucketBytes;
+    }
+    return evaluate(
+        "overlap",
+        ok ? (fused ? "overlap the all-reduce with the backward pass, in 25 MB buckets"
+                    : "overlap the all-reduce with the backward pass, in the job's buckets")
+           : "already on",
+        ok, s);
+  }
+
+  // The best bucket size.
+  Remedy buckets() {
+    // The best bucket under the job's own overlap setting: without overlap that is one fused
+    // call; with it, the size that balances latency terms against the exposed tail.
+    Scenario s = scenario;
+    const double m = scenario.workload.gradient_bytes / now.compression_ratio;
+    const double best_bucket = best_bucket_setting(scenario, ranks);
+    s.settings.bucket_bytes = best_bucket;
+    const double current = now.bucket_bytes > 0 && now.bucket_bytes < m ? now.bucket_bytes : 0.0;
+    const auto size = [&](double b) { return b > 0 ? b : m; };  // 0 is one fused call of m
+    const bool ok = best_bucket != current;
+    const bool larger = size(best_bucket) >= size(current);
+    const auto name = [&](double b) { return b > 0 ? format_bytes(b) : std::string("fused"); };
+    return evaluate(
+        larger ? "larger buckets" : "smaller buckets",
+        ok ? fmt::format("bucket {} -> {} ({})", name(current), name(best_bucket),
+                         larger ? "fewer calls, fewer latency terms"
+                                : "more of the all-reduce hidden behind backward")
+           : fmt::format("bucket {} is already the best", name(current)),
+        ok, s);
+  }
+
+  // A hierarchical all-reduce on a multi-node fabric.
+  Remedy hierarchical() {
+    Scenario s = scenario;
+    s.settings.hierarchical = true;
+    bool ok = !now.hierarchical && scenario.network.fabric.has_value() &&
+              !now.algorithm.has_value();
+    if (ok) {
+      const Topology t = scaled_topology(*scenario.network.fabric, ranks);
+      ok = t.nodes > 1 && t.ranks_per_node > 1;
+    }
+    if (ok) all.settings.hierarchical = true;
+    return evaluate(
+        "hierarchical",
+        ok ? "reduce inside each node, all-reduce m/g across nodes, gather inside"
+           : "not applicable (already on, a fixed algorithm, or no multi-node fabric)",
+        ok, s);
+  }
+
+  // Packed placement: consecutive ranks on one node.
+  Remedy placement() {
+    Scenario s = scenario;
+    const bool ok = scenario.network.fabric.has_value() &&
+                    scenario.network.fabric->placement != Placement::kPacked;
+    if (ok) {
+      s.network.fabric->placement = Placement::kPacked;
+      s.network.fabric->rank_to_node.clear();
+      all.network.fabric->placement = Placement::kPacked;
+      all.network.fabric->rank_to_node.clear();
+    }
+    return evaluate("packed placement",
+                                ok ? "place consecutive ranks on the same node"
+                                   : "not applicable (already packed, or no fabric)",
+                                ok, s);
+  }
+
+  // Gradient compression to the what-if ratio.
+  Remedy compression() {
+    Scenario s = scenario;
+    const bool ok = now.compression_ratio < options.compression_ratio;
+    if (ok) {
+      s.settings.compression_ratio = options.compression_ratio;
+      s.settings.compression_s_per_byte = options.compression_s_per_byte;
+      all.settings.compression_ratio = options.compression_ratio;
+      all.settings.compression_s_per_byte = options.compression_s_per_byte;
+    }
+    return evaluate(
+        "compression",
+        ok ? fmt::format("reduce {:g}x fewer bytes (at {}/B of compute)", options.compression_ratio,
+                         format_seconds(options.compression_s_per_byte))
+           : "not applicable (already compressed as much)",
+        ok, s);
+  }
+
+  // Accumulating micro-batches per all-reduce.
+  Remedy accumulation() {
+    Scenario s = scenario;
+    const bool ok = now.accumulation_steps < options.accumulation_steps;
+    if (ok) {
+      s.settings.accumulation_steps = options.accumulation_steps;
+      all.settings.accumulation_steps = options.accumulation_steps;
+    }
+    return evaluate(
+        "accumulation",
+        ok ? fmt::format("accumulate {} micro-batches per all-reduce (changes the global batch)",
+                         options.accumulation_steps)
+           : "not applicable (already accumulating as much)",
+        ok, s);
+  }
+
+  // A larger per-rank batch.
+  Remedy bigger_batch() {
+    Scenario s = scenario;
+    s.settings.batch_scale = now.batch_scale * options.batch_scale;
+    all.settings.batch_scale = now.batch_scale * options.batch_scale;
+    return evaluate(
+        "bigger batch",
+        fmt::format("{:g}x the per-rank batch (changes the optimisation problem)",
+                    options.batch_scale),
+        options.batch_scale > 1.0, s);
+  }
+
+  // Checkpoints written in the background.
+  Remedy async_checkpoint() {
+    Scenario s = scenario;
+    const bool ok = scenario.checkpoint.bytes > 0 && !scenario.checkpoint.async;
+    s.checkpoint.async = true;
+    if (ok) all.checkpoint.async = true;
+    return evaluate("async checkpoint",
+                                ok ? "write checkpoints in the background"
+                                   : "not applicable (no checkpoint, or already async)",
+                                ok, s);
+  }
+
+  // Replacing a slow node or its degraded link.
+  Remedy drain_bad_node() {
+    Scenario s = scenario;
+    const bool ok = scenario.variance.bad_node_slowdown > 1.0 ||
+                    scenario.variance.bad_link_bandwidth_Bps > 0;
+    s.variance.bad_node_slowdown = 1.0;
+    s.variance.bad_link_bandwidth_Bps = 0.0;
+    if (ok) {
+      all.variance.bad_node_slowdown = 1.0;
+      all.variance.bad_link_bandwidth_Bps = 0.0;
+    }
+    return evaluate("drain bad node",
+                                ok ? "replace the slow node (or its degraded link)"
+                                   : "not applicable (no bad node)",
+                                ok, s);
+  }
+};
+
+// The parameter a fitted two-point explanation implies, in words; `share2` is the mechanism's
+// share of the step at `n2` ranks.
+std::string implied_words(const Explanation& e, double share2, std::int64_t n2) {
+  switch (e.mechanism) {
+    case Mechanism::kSerial:
+      return fmt::format("serial fraction s = {:.3g}%, {:.3g}% of the step at {} ranks",
+                         100.0 * e.b / (e.a + e.b), 100.0 * share2, n2);
+    case Mechanism::kLatency:
+      return fmt::format(
+          "{:.3g}% of the one-rank step per latency step; {:.3g}% of the step at {} ranks",
+          100.0 * e.b / e.a, 100.0 * share2, n2);
+    case Mechanism::kBandwidth:
+      return fmt::format(
+          "communication of {:.3g}% of the one-rank step, flat in N; {:.3g}% of the step at "
+          "{} ranks",
+          100.0 * e.b * 2.0 / e.a, 100.0 * share2, n2);
+    case Mechanism::kVariance:
+      return fmt::format(
+          "per-rank jitter of sd {:.3g}% of the one-rank step; {:.3g}% of the step at {} ranks",
+          100.0 * e.b / e.a, 100.0 * share2, n2);
+    case Mechanism::kCheckpoint:
+    case Mechanism::kCompute:
+      break;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::vector<std::int64_t> default_rank_grid(const Scenario& scenario, std::int64_t max_ranks) {
@@ -245,160 +446,20 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
   require_in_range("what-if batch scale", options.batch_scale, kScenarioBatchScale);
   WhatIf w;
   w.ranks = ranks;
-  const auto evaluate = [&](std::string name, std::string change, bool applicable,
-                            const Scenario& s) {
-    Remedy r;
-    r.name = std::move(name);
-    r.change = std::move(change);
-    r.applicable = applicable;
-    r.step = step_time(s, ranks);
-    r.time_per_work_s = r.step.step_s / r.step.work;
-    return r;
-  };
-  w.baseline = evaluate("baseline", "as the scenario runs", true, scenario);
-
-  Scenario all = scenario;
+  WhatIfRun run{scenario, ranks, options, scenario.settings, scenario};
+  w.baseline = run.evaluate("baseline", "as the scenario runs", true, scenario);
   std::vector<Remedy> remedies;
-  const Settings& now = scenario.settings;
-
-  {
-    // Overlap needs buckets: a job that sends one fused all-reduce gets DDP's default 25 MB.
-    Scenario s = scenario;
-    s.settings.overlap = true;
-    const bool fused = now.bucket_bytes <= 0 ||
-                       now.bucket_bytes >= scenario.workload.gradient_bytes / now.compression_ratio;
-    if (fused) s.settings.bucket_bytes = kDefaultBucketBytes;
-    const bool ok = !now.overlap;
-    if (ok) {
-      all.settings.overlap = true;
-      if (fused) all.settings.bucket_bytes = kDefaultBucketBytes;
-    }
-    remedies.push_back(evaluate(
-        "overlap",
-        ok ? (fused ? "overlap the all-reduce with the backward pass, in 25 MB buckets"
-                    : "overlap the all-reduce with the backward pass, in the job's buckets")
-           : "already on",
-        ok, s));
-  }
-  {
-    // The best bucket under the job's own overlap setting: without overlap that is one fused
-    // call; with it, the size that balances latency terms against the exposed tail.
-    Scenario s = scenario;
-    const double m = scenario.workload.gradient_bytes / now.compression_ratio;
-    const double best_bucket = best_bucket_setting(scenario, ranks);
-    s.settings.bucket_bytes = best_bucket;
-    const double current = now.bucket_bytes > 0 && now.bucket_bytes < m ? now.bucket_bytes : 0.0;
-    const auto size = [&](double b) { return b > 0 ? b : m; };  // 0 is one fused call of m
-    const bool ok = best_bucket != current;
-    const bool larger = size(best_bucket) >= size(current);
-    const auto name = [&](double b) { return b > 0 ? format_bytes(b) : std::string("fused"); };
-    remedies.push_back(evaluate(
-        larger ? "larger buckets" : "smaller buckets",
-        ok ? fmt::format("bucket {} -> {} ({})", name(current), name(best_bucket),
-                         larger ? "fewer calls, fewer latency terms"
-                                : "more of the all-reduce hidden behind backward")
-           : fmt::format("bucket {} is already the best", name(current)),
-        ok, s));
-    // "all together" picks its bucket with every other remedy on, below.
-  }
-  {
-    Scenario s = scenario;
-    s.settings.hierarchical = true;
-    bool ok = !now.hierarchical && scenario.network.fabric.has_value() &&
-              !now.algorithm.has_value();
-    if (ok) {
-      const Topology t = scaled_topology(*scenario.network.fabric, ranks);
-      ok = t.nodes > 1 && t.ranks_per_node > 1;
-    }
-    if (ok) all.settings.hierarchical = true;
-    remedies.push_back(evaluate(
-        "hierarchical",
-        ok ? "reduce inside each node, all-reduce m/g across nodes, gather inside"
-           : "not applicable (already on, a fixed algorithm, or no multi-node fabric)",
-        ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = scenario.network.fabric.has_value() &&
-                    scenario.network.fabric->placement != Placement::kPacked;
-    if (ok) {
-      s.network.fabric->placement = Placement::kPacked;
-      s.network.fabric->rank_to_node.clear();
-      all.network.fabric->placement = Placement::kPacked;
-      all.network.fabric->rank_to_node.clear();
-    }
-    remedies.push_back(evaluate("packed placement",
-                                ok ? "place consecutive ranks on the same node"
-                                   : "not applicable (already packed, or no fabric)",
-                                ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = now.compression_ratio < options.compression_ratio;
-    if (ok) {
-      s.settings.compression_ratio = options.compression_ratio;
-      s.settings.compression_s_per_byte = options.compression_s_per_byte;
-      all.settings.compression_ratio = options.compression_ratio;
-      all.settings.compression_s_per_byte = options.compression_s_per_byte;
-    }
-    remedies.push_back(evaluate(
-        "compression",
-        ok ? fmt::format("reduce {:g}x fewer bytes (at {}/B of compute)", options.compression_ratio,
-                         format_seconds(options.compression_s_per_byte))
-           : "not applicable (already compressed as much)",
-        ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = now.accumulation_steps < options.accumulation_steps;
-    if (ok) {
-      s.settings.accumulation_steps = options.accumulation_steps;
-      all.settings.accumulation_steps = options.accumulation_steps;
-    }
-    remedies.push_back(evaluate(
-        "accumulation",
-        ok ? fmt::format("accumulate {} micro-batches per all-reduce (changes the global batch)",
-                         options.accumulation_steps)
-           : "not applicable (already accumulating as much)",
-        ok, s));
-  }
-  {
-    Scenario s = scenario;
-    s.settings.batch_scale = now.batch_scale * options.batch_scale;
-    all.settings.batch_scale = now.batch_scale * options.batch_scale;
-    remedies.push_back(evaluate(
-        "bigger batch",
-        fmt::format("{:g}x the per-rank batch (changes the optimisation problem)",
-                    options.batch_scale),
-        options.batch_scale > 1.0, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = scenario.checkpoint.bytes > 0 && !scenario.checkpoint.async;
-    s.checkpoint.async = true;
-    if (ok) all.checkpoint.async = true;
-    remedies.push_back(evaluate("async checkpoint",
-                                ok ? "write checkpoints in the background"
-                                   : "not applicable (no checkpoint, or already async)",
-                                ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = scenario.variance.bad_node_slowdown > 1.0 ||
-                    scenario.variance.bad_link_bandwidth_Bps > 0;
-    s.variance.bad_node_slowdown = 1.0;
-    s.variance.bad_link_bandwidth_Bps = 0.0;
-    if (ok) {
-      all.variance.bad_node_slowdown = 1.0;
-      all.variance.bad_link_bandwidth_Bps = 0.0;
-    }
-    remedies.push_back(evaluate("drain bad node",
-                                ok ? "replace the slow node (or its degraded link)"
-                                   : "not applicable (no bad node)",
-                                ok, s));
-  }
+  remedies.push_back(run.overlap());
+  remedies.push_back(run.buckets());  // "all together" re-chooses its bucket below
+  remedies.push_back(run.hierarchical());
+  remedies.push_back(run.placement());
+  remedies.push_back(run.compression());
+  remedies.push_back(run.accumulation());
+  remedies.push_back(run.bigger_batch());
+  remedies.push_back(run.async_checkpoint());
+  remedies.push_back(run.drain_bad_node());
   // Every remedy together, with the bucket re-chosen for the combined job.
-  all.settings.bucket_bytes = best_bucket_setting(all, ranks);
+  run.all.settings.bucket_bytes = best_bucket_setting(run.all, ranks);
 
   const double base = w.baseline.time_per_work_s;
   for (Remedy& r : remedies) r.gain = base / r.time_per_work_s;
@@ -406,7 +467,8 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
     if (a.applicable != b.applicable) return a.applicable;
     return a.gain > b.gain;
   });
-  Remedy together = evaluate("all together", "every applicable remedy above at once", true, all);
+  Remedy together =
+      run.evaluate("all together", "every applicable remedy above at once", true, run.all);
   together.gain = base / together.time_per_work_s;
   remedies.push_back(std::move(together));
   w.remedies = std::move(remedies);
@@ -482,31 +544,7 @@ std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std
     }
     e.can_explain = det != 0.0 && e.a > 0 && e.b > 0;
     const double share2 = e.b * f2 / t2;  // the mechanism's share of the step at N2
-    switch (sh.mechanism) {
-      case Mechanism::kSerial:
-        e.implied = fmt::format("serial fraction s = {:.3g}%, {:.3g}% of the step at {} ranks",
-                                100.0 * e.b / (e.a + e.b), 100.0 * share2, n2);
-        break;
-      case Mechanism::kLatency:
-        e.implied = fmt::format(
-            "{:.3g}% of the one-rank step per latency step; {:.3g}% of the step at {} ranks",
-            100.0 * e.b / e.a, 100.0 * share2, n2);
-        break;
-      case Mechanism::kBandwidth:
-        e.implied = fmt::format(
-            "communication of {:.3g}% of the one-rank step, flat in N; {:.3g}% of the step at "
-            "{} ranks",
-            100.0 * e.b * 2.0 / e.a, 100.0 * share2, n2);
-        break;
-      case Mechanism::kVariance:
-        e.implied = fmt::format(
-            "per-rank jitter of sd {:.3g}% of the one-rank step; {:.3g}% of the step at {} ranks",
-            100.0 * e.b / e.a, 100.0 * share2, n2);
-        break;
-      case Mechanism::kCheckpoint:
-      case Mechanism::kCompute:
-        break;
-    }
+    e.implied = implied_words(e, share2, n2);
     e.measurement = explaining_measurement(sh.mechanism, n2);
     out.push_back(std::move(e));
   }
