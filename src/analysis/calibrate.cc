@@ -149,10 +149,17 @@ Link HockneyFit::link() const {
   return l;
 }
 
-HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options) {
-  require_range(options);
+namespace {
+
+// A line through fewer sizes than this says nothing about how well it fits (two points fit
+// any line exactly).
+constexpr std::size_t kMinFitSizes = 3;
+
+// The one-way times per distinct size in the range; `outside` counts the sizes left out.
+std::map<double, std::vector<double>> times_by_size(std::span<const PingPongPoint> points,
+                                                    const FitOptions& options,
+                                                    std::map<double, bool>& outside) {
   std::map<double, std::vector<double>> by_size;
-  std::map<double, bool> outside;
   for (const PingPongPoint& p : points) {
     if (!std::isfinite(p.bytes) || p.bytes < 0 || !std::isfinite(p.one_way_median_s) ||
         p.one_way_median_s < 0) {
@@ -165,7 +172,7 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
       outside[p.bytes] = true;
     }
   }
-  if (by_size.size() < 3) {
+  if (by_size.size() < kMinFitSizes) {
     std::string range;
     if (options.min_bytes > 0 || std::isfinite(options.max_bytes)) {
       range = fmt::format(" in {} .. {}", format_bytes(options.min_bytes),
@@ -179,22 +186,15 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
         outside.empty() ? std::string()
                         : fmt::format(" or widen {}", setting_words(Setting::kSizeRange))));
   }
-  HockneyFit fit;
-  std::vector<double> x;
-  std::vector<double> y;
-  for (const auto& [bytes, times] : by_size) {
-    FitPoint p;
-    p.bytes = bytes;
-    p.samples = static_cast<std::int64_t>(times.size());
-    p.measured_s = median(times);
-    fit.points.push_back(p);
-    x.push_back(bytes);
-    y.push_back(p.measured_s);
-  }
+  return by_size;
+}
+
+// The weights of the fit: 1/T^2 (relative) or none (ordinary, every weight 1).
+std::vector<double> fit_weights(const std::vector<FitPoint>& points, Weighting weighting) {
   std::vector<double> w;
-  switch (options.weighting) {
+  switch (weighting) {
     case Weighting::kRelative:
-      for (const FitPoint& p : fit.points) {
+      for (const FitPoint& p : points) {
         if (!(p.measured_s > 0)) {
           throw InputError(fmt::format(
               "the median one-way time at {} is 0 s: a relative fit cannot weigh it (use the "
@@ -207,8 +207,11 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
     case Weighting::kOrdinary:
       break;
   }
-  const Line line = fit_line(x, y, w);
-  const std::string span = fmt::format("{} .. {}", format_bytes(x.front()), format_bytes(x.back()));
+  return w;
+}
+
+// Refuses a line with no positive time per byte or no positive alpha over `span`.
+void require_physical(const Line& line, const std::string& span) {
   if (!(line.slope > 0)) {
     throw InputError(fmt::format(
         "the fitted time per byte over {} is {:.3g} s/B, not positive: the times do not grow "
@@ -224,6 +227,29 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
         span, line.intercept < 0 ? "-" : "", format_seconds(std::fabs(line.intercept)),
         setting_words(Setting::kSizeRange)));
   }
+}
+
+}  // namespace
+
+HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options) {
+  require_range(options);
+  std::map<double, bool> outside;
+  const std::map<double, std::vector<double>> by_size = times_by_size(points, options, outside);
+  HockneyFit fit;
+  std::vector<double> x;
+  std::vector<double> y;
+  for (const auto& [bytes, times] : by_size) {
+    FitPoint p;
+    p.bytes = bytes;
+    p.samples = static_cast<std::int64_t>(times.size());
+    p.measured_s = median(times);
+    fit.points.push_back(p);
+    x.push_back(bytes);
+    y.push_back(p.measured_s);
+  }
+  const Line line = fit_line(x, y, fit_weights(fit.points, options.weighting));
+  const std::string span = fmt::format("{} .. {}", format_bytes(x.front()), format_bytes(x.back()));
+  require_physical(line, span);
   fit.alpha_s = line.intercept;
   fit.bandwidth_Bps = 1.0 / line.slope;
   fit.crossover_bytes = fit.alpha_s * fit.bandwidth_Bps;
