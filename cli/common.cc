@@ -98,14 +98,7 @@ void add_fabric_options(CLI::App* command, FabricFlags* flags) {
 namespace {
 
 double parse_ratio_flag(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] {
-    const auto colon = text.find(':');
-    if (colon == std::string::npos) return parse_number(text);
-    const double a = parse_number(text.substr(0, colon));
-    const double b = parse_number(text.substr(colon + 1));
-    if (!(b > 0)) throw InputError(fmt::format("ratio '{}' divides by zero", text));
-    return a / b;
-  });
+  return with_flag(flag, [&] { return parse_ratio(text); });
 }
 
 }  // namespace

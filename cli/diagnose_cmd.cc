@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/common.h"
+#include "cli/next_measurement.h"
 #include "scalewall/analysis/diagnose.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/input_file.h"
@@ -149,7 +150,8 @@ Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
   report.extra["cannot_separate"] = d.cannot_separate;
   report.extra["warnings"] = d.warnings;
   report.add_field("candidates", "could be binding", Unit::kText, candidate_text, "-");
-  report.add_field("next_measurement", "run next", Unit::kText, d.next_measurement);
+  report.add_field("next_measurement", "run next", Unit::kText,
+                   render_next_measurement(d.next_measurement));
   if (!flags.plot.empty()) {
     // The main figure: measured efficiency against the fitted model's.
     MeasuredSeries series;
@@ -279,7 +281,8 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
                    d.binding ? Value{std::string(mechanism_name(*d.binding))} : Value{},
                    "not decided by these records");
   report.add_field("verdict", "verdict", Unit::kText, d.verdict);
-  report.add_field("next_measurement", "run next", Unit::kText, d.next_measurement);
+  report.add_field("next_measurement", "run next", Unit::kText,
+                   render_next_measurement(d.next_measurement));
   report.extra["sources"] = d.sources;
   report.extra["warnings"] = d.warnings;
   for (const std::string& w : d.warnings) report.notes.push_back("warning: " + w);

@@ -8,6 +8,7 @@
 
 #include "cli/common.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/setting.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -19,6 +20,10 @@ int main(int argc, char** argv) {
   app.footer(
       "Run 'scalewall <command> --help' for a command's flags and an example.\n"
       "Sizes: 4096, 14GB, 1.5GiB. Times: 2.5us, 300ms. Rates: 50GB/s, 400Gb/s, 400Gbps.");
+
+  // The library names the settings a message suggests changing by kind; here they are flags.
+  scalewall::set_setting_words(scalewall::Setting::kRankCount, "--ranks");
+  scalewall::set_setting_words(scalewall::Setting::kSizeRange, "--min-bytes/--max-bytes");
 
   scalewall::cli::register_scaling(app);
   scalewall::cli::register_message(app);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "cli/next_measurement.h"
 #include "cli/scenario_flags.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
@@ -78,7 +79,8 @@ Report observed_report(const PlanFlags& flags) {
   std::string fitting;
   for (const Explanation& e : explanations) {
     table.add_row({std::string(mechanism_name(e.mechanism)), e.shape, e.can_explain,
-                   e.can_explain ? e.implied : std::string("-"), e.measurement});
+                   e.can_explain ? e.implied : std::string("-"),
+                   render_next_measurement(e.measurement, PurposeStyle::kColon)});
     if (e.can_explain) {
       const std::string name(mechanism_name(e.mechanism));
       if (fitting.find(name) == std::string::npos) fitting += (fitting.empty() ? "" : ", ") + name;
@@ -89,9 +91,7 @@ Report observed_report(const PlanFlags& flags) {
                    "none of the simple shapes fits both points");
   report.add_field(
       "next_measurement", "run next", Unit::kText,
-      fmt::format("mpirun -np {} scalewall-mpi arrival, then mpirun -np {} scalewall-mpi "
-                  "collective --op allreduce --algorithm library",
-                  obs[1].ranks, obs[1].ranks));
+      render_next_measurement(efficiency_drop_next_measurement(obs[1].ranks)));
   report.notes.push_back(
       "Two points fit any two-parameter shape: the fit says what could explain the drop, not "
       "what does. A zero-byte collective with per-rank arrival times separates latency from "
@@ -128,8 +128,9 @@ Report plan_report(const PlanFlags& flags) {
                    fmt::format("not reached up to {} ranks", n));
   report.add_field("binding", "binding mechanism", Unit::kText,
                    std::string(mechanism_name(at.binding)));
-  report.add_field("confirm_measurement", "measurement to confirm it", Unit::kText,
-                   p.confirm_measurement);
+  const std::string confirm =
+      render_next_measurement(p.confirm_measurement, PurposeStyle::kSpacedParenthesised);
+  report.add_field("confirm_measurement", "measurement to confirm it", Unit::kText, confirm);
   report.add_field("ranks_at_90pct_best", "ranks for 90% of best throughput", Unit::kCount,
                    p.ranks_at_90pct_best);
   report.add_field("best_throughput_work_per_s", "best throughput (work/s)", Unit::kPlain,
@@ -157,7 +158,7 @@ Report plan_report(const PlanFlags& flags) {
                                       "knee yet.",
                                       n));
   summary.push_back(fmt::format("What binds at {} ranks: {}. To confirm it: {}", n,
-                                mechanism_name(at.binding), p.confirm_measurement));
+                                mechanism_name(at.binding), confirm));
   summary.push_back(fmt::format(
       "{} ranks already reach 90% of the best throughput in the sweep; at {} ranks the job "
       "leaves {:.4g} accelerator-hours idle per 1000 steps, against {:.4g} at {}.",

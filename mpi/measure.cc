@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "scalewall/base/error.h"
+#include "scalewall/base/stats.h"
 #include "scalewall/base/units.h"
 
 namespace scalewall::mpi {
@@ -63,13 +64,9 @@ double DelayPlan::next() {
 Summary summarize(std::vector<double> values) {
   Summary s;
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  s.min = values.front();
-  s.max = values.back();
-  // Mean of the two middle values for an even count; the halves are added separately so
-  // that two large values cannot overflow (they cannot here, but the form is free).
-  s.median = n % 2 == 1 ? values[n / 2] : values[n / 2 - 1] / 2 + values[n / 2] / 2;
+  s.median = scalewall::median(values);
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
   return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -179,11 +180,29 @@ TEST(CalibrateCli, Errors) {
                "--out x.toml: no ping-pong measurements");
   expect_error({"calibrate", data("imb_pingpong.txt"), "--min-bytes", "2MB"},
                "cannot fit alpha and beta from 2 distinct message size(s)");
+  // The library names the setting to change; the tool names it by its flags.
+  expect_error({"calibrate", data("imb_pingpong.txt"), "--min-bytes", "2MB"},
+               "measure at least 3 sizes or widen --min-bytes/--max-bytes");
   expect_error({"calibrate", data("imb_pingpong.txt"), "--min-bytes", "2MB", "--max-bytes", "1MB"},
                "--min-bytes 2MB is above --max-bytes 1MB");
   expect_error({"calibrate", data("imb_pingpong.txt"), "--weighting", "log"},
                "--weighting: unknown weighting 'log'");
   expect_error({"calibrate"}, "files is required");
+}
+
+// Without its mpirun line an OSU collective log has no rank count: the warning names the flag.
+TEST(CalibrateCli, UnknownRankCountNamesTheRanksFlag) {
+  std::ifstream in(data("osu_allreduce.txt"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = text.substr(text.find("# OSU"));
+  const std::string bare = write_temp_file("osu_allreduce_bare.txt", text);
+  expect_input_error({"validate", bare, "--fabric", source_path("examples/fabrics/tcp-100gbe.toml")},
+               "allreduce library at 0 rank(s), 4 B: the rank count is unknown (give --ranks)");
+  const CliResult r = run_scalewall({"diagnose", bare});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the file holds no mpirun command line (give --ranks)"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(CalibrateCli, TwoSizesAreRefused) {

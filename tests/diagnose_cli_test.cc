@@ -97,6 +97,36 @@ TEST(DiagnoseCli, StepRecordsNameTheBadNode) {
   EXPECT_NE(j["next_measurement"].get<std::string>().find("arrival"), std::string::npos);
 }
 
+// The suggested runs come back as the exact command lines a user pastes, each with its purpose.
+TEST(DiagnoseCli, NextMeasurementsAreExactCommandLines) {
+  const auto step = run_json({"diagnose", write_temp_file("step.jsonl", StepFile())});
+  EXPECT_EQ(step["next_measurement"],
+            "mpirun -np 6 scalewall-mpi arrival (a zero-byte collective and per-rank arrival "
+            "times separate latency from variance)");
+  const auto table = run_json(
+      {"diagnose", write_temp_file("two.csv", "ranks,step_s\n1,1\n2,0.6\n")});
+  EXPECT_EQ(table["next_measurement"],
+            "mpirun -np 2 scalewall-mpi arrival (latency: the zero-byte collective; variance: "
+            "the per-rank arrival spread), then mpirun -np 2 scalewall-mpi collective --op "
+            "allreduce --algorithm library (bandwidth: the collective alone against 2m/busbw), "
+            "then mpirun -np 2 scalewall-mpi step (compute, communication and wait per rank)");
+  const auto plan = run_json({"plan", "--observed", "128:94%,1024:61%"});
+  EXPECT_EQ(plan["next_measurement"],
+            "mpirun -np 1024 scalewall-mpi arrival, then mpirun -np 1024 scalewall-mpi "
+            "collective --op allreduce --algorithm library");
+  std::vector<std::string> measurements;
+  for (const auto& e : plan["explanations"]) measurements.push_back(e["measurement"]);
+  EXPECT_NE(std::find(measurements.begin(), measurements.end(),
+                      "mpirun -np 1024 scalewall-mpi arrival --iterations 1000: per-rank arrival "
+                      "times at the collective; look at the spread, not the mean"),
+            measurements.end());
+  const auto confirm =
+      run_json({"plan", source_path("examples/seed-7b-bf16.toml"), "--ranks", "512"});
+  const std::string text = confirm["confirm_measurement"];
+  EXPECT_EQ(text.rfind("mpirun -np 512 scalewall-mpi ", 0), 0u) << text;
+  EXPECT_NE(text.find("  ("), std::string::npos) << text;  // two spaces before the purpose
+}
+
 TEST(DiagnoseCli, PlotsTheMainFigure) {
   const std::string table = write_temp_file("plot.csv", "ranks,step_s\n1,10\n2,5.2\n4,2.8\n8,1.6\n");
   const std::string svg = write_temp_file("eff.svg", "");

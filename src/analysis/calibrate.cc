@@ -1,9 +1,7 @@
 // Implementation of scalewall/analysis/calibrate.h (read_stream_points lives in measurement.cc, beside
 // the OSU table reader it uses).
 //
-// Least squares is computed on centred data (m - mean m, T - mean T), which keeps the sums
-// well conditioned when sizes span 0 B to gigabytes: the raw normal equations would subtract
-// two numbers of order n m^2 to get the slope's denominator.
+// The lines are fitted by fit_line (base/stats.h), on centred data.
 #include "scalewall/analysis/calibrate.h"
 
 #include <fmt/format.h>
@@ -16,65 +14,12 @@
 
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/setting.h"
+#include "scalewall/base/stats.h"
 #include "scalewall/base/units.h"
 
 namespace scalewall {
 namespace {
-
-// The median of `values` (the mean of the two middle ones for an even count).
-// REQUIRES: not empty.
-double median_of(std::vector<double> values) {
-  SCALEWALL_CHECK(!values.empty());
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
-struct Line2 {
-  double intercept = 0;
-  double slope = 0;
-  double r_squared = 1;
-};
-
-// Weighted least squares y = a + b x on centred sums (see calibrate.h); `w` empty means
-// every weight is 1. REQUIRES: >= 2 distinct x, positive weights.
-Line2 least_squares(const std::vector<double>& x, const std::vector<double>& y,
-                    const std::vector<double>& w = {}) {
-  SCALEWALL_CHECK(x.size() == y.size() && x.size() >= 2);
-  SCALEWALL_CHECK(w.empty() || w.size() == x.size());
-  const auto weight = [&](std::size_t i) { return w.empty() ? 1.0 : w[i]; };
-  double sum_w = 0;
-  double mean_x = 0;
-  double mean_y = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sum_w += weight(i);
-    mean_x += weight(i) * x[i];
-    mean_y += weight(i) * y[i];
-  }
-  mean_x /= sum_w;
-  mean_y /= sum_w;
-  double sxx = 0;
-  double sxy = 0;
-  double syy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double dx = x[i] - mean_x;
-    const double dy = y[i] - mean_y;
-    sxx += weight(i) * dx * dx;
-    sxy += weight(i) * dx * dy;
-    syy += weight(i) * dy * dy;
-  }
-  SCALEWALL_CHECK(sxx > 0);
-  Line2 line;
-  line.slope = sxy / sxx;
-  line.intercept = mean_y - line.slope * mean_x;
-  double ss_res = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double r = y[i] - (line.intercept + line.slope * x[i]);
-    ss_res += weight(i) * r * r;
-  }
-  line.r_squared = syy > 0 ? 1.0 - ss_res / syy : 1.0;
-  return line;
-}
 
 void require_range(const FitOptions& options) {
   if (!(options.min_bytes >= 0) || std::isnan(options.max_bytes) ||
@@ -204,10 +149,17 @@ Link HockneyFit::link() const {
   return l;
 }
 
-HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options) {
-  require_range(options);
+namespace {
+
+// A line through fewer sizes than this says nothing about how well it fits (two points fit
+// any line exactly).
+constexpr std::size_t kMinFitSizes = 3;
+
+// The one-way times per distinct size in the range; `outside` counts the sizes left out.
+std::map<double, std::vector<double>> times_by_size(std::span<const PingPongPoint> points,
+                                                    const FitOptions& options,
+                                                    std::map<double, bool>& outside) {
   std::map<double, std::vector<double>> by_size;
-  std::map<double, bool> outside;
   for (const PingPongPoint& p : points) {
     if (!std::isfinite(p.bytes) || p.bytes < 0 || !std::isfinite(p.one_way_median_s) ||
         p.one_way_median_s < 0) {
@@ -220,7 +172,7 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
       outside[p.bytes] = true;
     }
   }
-  if (by_size.size() < 3) {
+  if (by_size.size() < kMinFitSizes) {
     std::string range;
     if (options.min_bytes > 0 || std::isfinite(options.max_bytes)) {
       range = fmt::format(" in {} .. {}", format_bytes(options.min_bytes),
@@ -231,29 +183,23 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
         "cannot fit alpha and beta from {} distinct message size(s){}: a line through fewer "
         "than 3 sizes says nothing about how well it fits; measure at least 3 sizes{}",
         by_size.size(), range,
-        outside.empty() ? "" : " or widen --min-bytes/--max-bytes"));
+        outside.empty() ? std::string()
+                        : fmt::format(" or widen {}", setting_words(Setting::kSizeRange))));
   }
-  HockneyFit fit;
-  std::vector<double> x;
-  std::vector<double> y;
-  for (const auto& [bytes, times] : by_size) {
-    FitPoint p;
-    p.bytes = bytes;
-    p.samples = static_cast<std::int64_t>(times.size());
-    p.measured_s = median_of(times);
-    fit.points.push_back(p);
-    x.push_back(bytes);
-    y.push_back(p.measured_s);
-  }
+  return by_size;
+}
+
+// The weights of the fit: 1/T^2 (relative) or none (ordinary, every weight 1).
+std::vector<double> fit_weights(const std::vector<FitPoint>& points, Weighting weighting) {
   std::vector<double> w;
-  switch (options.weighting) {
+  switch (weighting) {
     case Weighting::kRelative:
-      for (const FitPoint& p : fit.points) {
+      for (const FitPoint& p : points) {
         if (!(p.measured_s > 0)) {
           throw InputError(fmt::format(
               "the median one-way time at {} is 0 s: a relative fit cannot weigh it (use the "
-              "ordinary weighting, or leave that size out with --min-bytes/--max-bytes)",
-              format_bytes(p.bytes)));
+              "ordinary weighting, or leave that size out with {})",
+              format_bytes(p.bytes), setting_words(Setting::kSizeRange)));
         }
         w.push_back(1.0 / (p.measured_s * p.measured_s));
       }
@@ -261,8 +207,11 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
     case Weighting::kOrdinary:
       break;
   }
-  const Line2 line = least_squares(x, y, w);
-  const std::string span = fmt::format("{} .. {}", format_bytes(x.front()), format_bytes(x.back()));
+  return w;
+}
+
+// Refuses a line with no positive time per byte or no positive alpha over `span`.
+void require_physical(const Line& line, const std::string& span) {
   if (!(line.slope > 0)) {
     throw InputError(fmt::format(
         "the fitted time per byte over {} is {:.3g} s/B, not positive: the times do not grow "
@@ -274,9 +223,33 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
     throw InputError(fmt::format(
         "the fitted alpha over {} is {}{}, not positive: the small sizes lie below the line "
         "through the large ones (a protocol switch such as eager to rendezvous bends the "
-        "curve); fit one regime with --min-bytes/--max-bytes",
-        span, line.intercept < 0 ? "-" : "", format_seconds(std::fabs(line.intercept))));
+        "curve); fit one regime with {}",
+        span, line.intercept < 0 ? "-" : "", format_seconds(std::fabs(line.intercept)),
+        setting_words(Setting::kSizeRange)));
   }
+}
+
+}  // namespace
+
+HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options) {
+  require_range(options);
+  std::map<double, bool> outside;
+  const std::map<double, std::vector<double>> by_size = times_by_size(points, options, outside);
+  HockneyFit fit;
+  std::vector<double> x;
+  std::vector<double> y;
+  for (const auto& [bytes, times] : by_size) {
+    FitPoint p;
+    p.bytes = bytes;
+    p.samples = static_cast<std::int64_t>(times.size());
+    p.measured_s = median(times);
+    fit.points.push_back(p);
+    x.push_back(bytes);
+    y.push_back(p.measured_s);
+  }
+  const Line line = fit_line(x, y, fit_weights(fit.points, options.weighting));
+  const std::string span = fmt::format("{} .. {}", format_bytes(x.front()), format_bytes(x.back()));
+  require_physical(line, span);
   fit.alpha_s = line.intercept;
   fit.bandwidth_Bps = 1.0 / line.slope;
   fit.crossover_bytes = fit.alpha_s * fit.bandwidth_Bps;
@@ -351,7 +324,9 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
       if (!warned[key] && warnings != nullptr) {
         warnings->push_back(fmt::format(
             "{} {} at {} rank(s): no bus bandwidth ({})", op_name(p.op), p.algorithm.name(), p.ranks,
-            p.ranks == 0 ? "the rank count is unknown; give --ranks" : "one rank moves nothing"));
+            p.ranks == 0 ? fmt::format("the rank count is unknown; give {}",
+                                       setting_words(Setting::kRankCount))
+                         : std::string("one rank moves nothing")));
       }
       warned[key] = true;
       continue;
@@ -369,7 +344,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
       BusBandwidthPoint p;
       p.bytes = bytes;
       p.samples = static_cast<std::int64_t>(times.size());
-      p.time_s = median_of(times);
+      p.time_s = median(times);
       p.algbw_Bps = p.time_s > 0 && bytes > 0 ? bytes / p.time_s : 0.0;
       p.busbw_Bps = p.algbw_Bps * factor;
       fit.points.push_back(p);
@@ -387,7 +362,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
           x.push_back(moving[i]->bytes * factor);
           y.push_back(moving[i]->time_s);
         }
-        const Line2 line = least_squares(x, y);
+        const Line line = fit_line(x, y);
         if (line.slope > 0) {
           fit.asymptote_Bps = 1.0 / line.slope;
           fit.asymptote_method = fmt::format("least squares over the {} largest sizes", take);
@@ -444,7 +419,7 @@ ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::str
       s.worst_index = i;
     }
   }
-  s.median_abs_error = median_of(errors);
+  s.median_abs_error = median(errors);
   return s;
 }
 
@@ -467,7 +442,8 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
       continue;
     }
     if (p.ranks == 0) {
-      v.skipped.push_back(where + ": the rank count is unknown (give --ranks)");
+      v.skipped.push_back(fmt::format("{}: the rank count is unknown (give {})", where,
+                                      setting_words(Setting::kRankCount)));
       continue;
     }
     if (p.ranks == 1) {
@@ -530,7 +506,7 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
     p.ranks = ranks;
     p.bytes = bytes;
     p.samples = static_cast<std::int64_t>(times[key].size());
-    p.measured_s = median_of(times[key]);
+    p.measured_s = median(times[key]);
     p.predicted_s = cost->total_s;
     p.latency_s = cost->latency_s;
     p.bandwidth_s = cost->bandwidth_s;

@@ -141,7 +141,11 @@ TEST(DiagnoseScaling, TwoPointsCannotSeparateThree) {
   EXPECT_TRUE(said);
   EXPECT_FALSE(d.binding.has_value());
   EXPECT_NEAR(d.efficiency_at_largest, 0.61 / 0.94, 1e-4);  // against the 128-rank baseline
-  EXPECT_NE(d.next_measurement.find("scalewall-mpi arrival"), std::string::npos);
+  ASSERT_EQ(d.next_measurement.runs.size(), 3u);  // arrival, then collective, then step
+  EXPECT_EQ(d.next_measurement.runs[0].mode, HarnessMode::kArrival);
+  EXPECT_EQ(d.next_measurement.runs[0].ranks, d.largest_ranks);
+  EXPECT_EQ(d.next_measurement.runs[1].mode, HarnessMode::kCollective);
+  EXPECT_EQ(d.next_measurement.runs[2].mode, HarnessMode::kStep);
   EXPECT_FALSE(d.warnings.empty());  // the baseline is 128 ranks, not one
 }
 
@@ -289,7 +293,8 @@ TEST(DiagnoseMeasurements, NamesASlowRankAndABadNode) {
   EXPECT_EQ(names.size(), 3u);
   ASSERT_TRUE(d.binding.has_value());
   EXPECT_EQ(*d.binding, Mechanism::kVariance);  // wait 16% of the step, communication 7%
-  EXPECT_NE(d.next_measurement.find("arrival"), std::string::npos);
+  ASSERT_EQ(d.next_measurement.runs.size(), 1u);
+  EXPECT_EQ(d.next_measurement.runs[0].mode, HarnessMode::kArrival);
 }
 
 TEST(DiagnoseMeasurements, ArrivalSpreadAndASlowLink) {

@@ -17,7 +17,7 @@ namespace {
 
 // Whether `ranks` fits the scenario's network (a fabric needs whole nodes).
 bool fits(const Scenario& s, std::int64_t ranks) {
-  if (ranks < 1 || ranks > kMaxRanks) return false;
+  if (!ranks_in_range(ranks)) return false;
   if (!s.network.fabric) return true;
   const Topology& t = *s.network.fabric;
   if (t.placement == Placement::kExplicit) return ranks == t.ranks();
@@ -56,37 +56,76 @@ std::int64_t first_true(const Scenario& s, std::int64_t lo, std::int64_t hi, Pre
   return hi;
 }
 
-std::string shared_measurement(Mechanism m, std::int64_t ranks, double bytes) {
+// The harness run that would confirm `m` as the binding mechanism at `ranks`, with all-reduce
+// calls of `bytes` bytes.
+NextMeasurement confirming_measurement(Mechanism m, std::int64_t ranks, double bytes) {
+  NextMeasurement next;
+  switch (m) {
+    case Mechanism::kBandwidth: {
+      HarnessRun run = harness_run(HarnessMode::kCollective, ranks,
+                              "compare its busbw with the model's");
+      run.bytes = bytes;
+      next.runs.push_back(std::move(run));
+      break;
+    }
+    case Mechanism::kLatency:
+      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                                 "the zero-byte collective isolates the latency term"));
+      break;
+    case Mechanism::kVariance:
+      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                                 "the per-rank arrival spread at the barrier shows the variance"));
+      break;
+    case Mechanism::kSerial:
+      next.runs.push_back(harness_run(
+          HarnessMode::kStep, ranks,
+          "its compute/communication/wait split shows time outside both"));
+      break;
+    case Mechanism::kCheckpoint:
+      next.otherwise =
+          "time one checkpoint write on the job's storage and compare with bytes / write "
+          "bandwidth";
+      break;
+    case Mechanism::kCompute:
+      next.runs.push_back(
+          harness_run(HarnessMode::kStep, ranks, "confirms that communication stays hidden"));
+      break;
+  }
+  return next;
+}
+
+// The harness run that tells whether `m` explains an efficiency drop measured at `ranks`.
+NextMeasurement explaining_measurement(Mechanism m, std::int64_t ranks) {
+  NextMeasurement next;
   switch (m) {
     case Mechanism::kBandwidth:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi collective --op allreduce --algorithm library "
-          "--min-bytes {:.0f} --max-bytes {:.0f}  (compare its busbw with the model's)",
-          ranks, bytes, bytes);
+      next.runs.push_back(harness_run(HarnessMode::kCollective, ranks,
+                                 "time the collective alone and compare with 2m/busbw"));
+      break;
     case Mechanism::kLatency:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi arrival  (the zero-byte collective isolates the latency "
-          "term)",
-          ranks);
-    case Mechanism::kVariance:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi arrival  (the per-rank arrival spread at the barrier "
-          "shows the variance)",
-          ranks);
+      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
+                                 "the zero-byte collective isolates pure latency (and check "
+                                 "whether the library switched algorithm)"));
+      break;
+    case Mechanism::kVariance: {
+      // A thousand iterations: enough barriers for the spread's tail, not only its mean.
+      constexpr std::int64_t kSpreadIterations = 1000;
+      HarnessRun run = harness_run(HarnessMode::kArrival, ranks,
+                              "per-rank arrival times at the collective; look at the spread, "
+                              "not the mean");
+      run.iterations = kSpreadIterations;
+      next.runs.push_back(std::move(run));
+      break;
+    }
     case Mechanism::kSerial:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi step  (its compute/communication/wait split shows time "
-          "outside both)",
-          ranks);
+      next.runs.push_back(harness_run(HarnessMode::kStep, ranks,
+                                 "time outside compute, communication and wait is serial"));
+      break;
     case Mechanism::kCheckpoint:
-      return "time one checkpoint write on the job's storage and compare with bytes / write "
-             "bandwidth";
     case Mechanism::kCompute:
-      return fmt::format(
-          "mpirun -np {} scalewall-mpi step  (confirms that communication stays hidden)", ranks);
+      break;
   }
-  SCALEWALL_CHECK(false && "unknown Mechanism");
-  return {};
+  return next;
 }
 
 double throughput_of(const Scenario& s, const StepTime& t) {
@@ -100,6 +139,207 @@ double throughput_of(const Scenario& s, const StepTime& t) {
 
 double idle_hours_per_1000_steps(const StepTime& t) {
   return static_cast<double>(t.ranks) * t.step_s * (1.0 - t.efficiency) * 1000.0 / 3600.0;
+}
+
+// One what-if evaluation: the scenario at `ranks`, and `all`, the scenario with every
+// applicable remedy on, which each remedy updates as it is tried.
+struct WhatIfRun {
+  const Scenario& scenario;
+  std::int64_t ranks;
+  const WhatIfOptions& options;
+  const Settings& now;
+  Scenario all;
+
+  Remedy evaluate(std::string name, std::string change, bool applicable,
+                  const Scenario& s) const {
+    Remedy r;
+    r.name = std::move(name);
+    r.change = std::move(change);
+    r.applicable = applicable;
+    r.step = step_time(s, ranks);
+    r.time_per_work_s = r.step.step_s / r.step.work;
+    return r;
+  }
+
+  // Overlap of the all-reduce with the backward pass.
+  Remedy overlap() {
+    // Overlap needs buckets: a job that sends one fused all-reduce gets DDP's default 25 MB.
+    Scenario s = scenario;
+    s.settings.overlap = true;
+    const bool fused = now.bucket_bytes <= 0 ||
+                       now.bucket_bytes >= scenario.workload.gradient_bytes / now.compression_ratio;
+    if (fused) s.settings.bucket_bytes = kDefaultBucketBytes;
+    const bool ok = !now.overlap;
+    if (ok) {
+      all.settings.overlap = true;
+      if (fused) all.settings.bucket_bytes = kDefaultBucketBytes;
+    }
+    return evaluate(
+        "overlap",
+        ok ? (fused ? "overlap the all-reduce with the backward pass, in 25 MB buckets"
+                    : "overlap the all-reduce with the backward pass, in the job's buckets")
+           : "already on",
+        ok, s);
+  }
+
+  // The best bucket size.
+  Remedy buckets() {
+    // The best bucket under the job's own overlap setting: without overlap that is one fused
+    // call; with it, the size that balances latency terms against the exposed tail.
+    Scenario s = scenario;
+    const double m = scenario.workload.gradient_bytes / now.compression_ratio;
+    const double best_bucket = best_bucket_setting(scenario, ranks);
+    s.settings.bucket_bytes = best_bucket;
+    const double current = now.bucket_bytes > 0 && now.bucket_bytes < m ? now.bucket_bytes : 0.0;
+    const auto size = [&](double b) { return b > 0 ? b : m; };  // 0 is one fused call of m
+    const bool ok = best_bucket != current;
+    const bool larger = size(best_bucket) >= size(current);
+    const auto name = [&](double b) { return b > 0 ? format_bytes(b) : std::string("fused"); };
+    return evaluate(
+        larger ? "larger buckets" : "smaller buckets",
+        ok ? fmt::format("bucket {} -> {} ({})", name(current), name(best_bucket),
+                         larger ? "fewer calls, fewer latency terms"
+                                : "more of the all-reduce hidden behind backward")
+           : fmt::format("bucket {} is already the best", name(current)),
+        ok, s);
+  }
+
+  // A hierarchical all-reduce on a multi-node fabric.
+  Remedy hierarchical() {
+    Scenario s = scenario;
+    s.settings.hierarchical = true;
+    bool ok = !now.hierarchical && scenario.network.fabric.has_value() &&
+              !now.algorithm.has_value();
+    if (ok) {
+      const Topology t = scaled_topology(*scenario.network.fabric, ranks);
+      ok = t.nodes > 1 && t.ranks_per_node > 1;
+    }
+    if (ok) all.settings.hierarchical = true;
+    return evaluate(
+        "hierarchical",
+        ok ? "reduce inside each node, all-reduce m/g across nodes, gather inside"
+           : "not applicable (already on, a fixed algorithm, or no multi-node fabric)",
+        ok, s);
+  }
+
+  // Packed placement: consecutive ranks on one node.
+  Remedy placement() {
+    Scenario s = scenario;
+    const bool ok = scenario.network.fabric.has_value() &&
+                    scenario.network.fabric->placement != Placement::kPacked;
+    if (ok) {
+      s.network.fabric->placement = Placement::kPacked;
+      s.network.fabric->rank_to_node.clear();
+      all.network.fabric->placement = Placement::kPacked;
+      all.network.fabric->rank_to_node.clear();
+    }
+    return evaluate("packed placement",
+                                ok ? "place consecutive ranks on the same node"
+                                   : "not applicable (already packed, or no fabric)",
+                                ok, s);
+  }
+
+  // Gradient compression to the what-if ratio.
+  Remedy compression() {
+    Scenario s = scenario;
+    const bool ok = now.compression_ratio < options.compression_ratio;
+    if (ok) {
+      s.settings.compression_ratio = options.compression_ratio;
+      s.settings.compression_s_per_byte = options.compression_s_per_byte;
+      all.settings.compression_ratio = options.compression_ratio;
+      all.settings.compression_s_per_byte = options.compression_s_per_byte;
+    }
+    return evaluate(
+        "compression",
+        ok ? fmt::format("reduce {:g}x fewer bytes (at {}/B of compute)", options.compression_ratio,
+                         format_seconds(options.compression_s_per_byte))
+           : "not applicable (already compressed as much)",
+        ok, s);
+  }
+
+  // Accumulating micro-batches per all-reduce.
+  Remedy accumulation() {
+    Scenario s = scenario;
+    const bool ok = now.accumulation_steps < options.accumulation_steps;
+    if (ok) {
+      s.settings.accumulation_steps = options.accumulation_steps;
+      all.settings.accumulation_steps = options.accumulation_steps;
+    }
+    return evaluate(
+        "accumulation",
+        ok ? fmt::format("accumulate {} micro-batches per all-reduce (changes the global batch)",
+                         options.accumulation_steps)
+           : "not applicable (already accumulating as much)",
+        ok, s);
+  }
+
+  // A larger per-rank batch.
+  Remedy bigger_batch() {
+    Scenario s = scenario;
+    s.settings.batch_scale = now.batch_scale * options.batch_scale;
+    all.settings.batch_scale = now.batch_scale * options.batch_scale;
+    return evaluate(
+        "bigger batch",
+        fmt::format("{:g}x the per-rank batch (changes the optimisation problem)",
+                    options.batch_scale),
+        options.batch_scale > 1.0, s);
+  }
+
+  // Checkpoints written in the background.
+  Remedy async_checkpoint() {
+    Scenario s = scenario;
+    const bool ok = scenario.checkpoint.bytes > 0 && !scenario.checkpoint.async;
+    s.checkpoint.async = true;
+    if (ok) all.checkpoint.async = true;
+    return evaluate("async checkpoint",
+                                ok ? "write checkpoints in the background"
+                                   : "not applicable (no checkpoint, or already async)",
+                                ok, s);
+  }
+
+  // Replacing a slow node or its degraded link.
+  Remedy drain_bad_node() {
+    Scenario s = scenario;
+    const bool ok = scenario.variance.bad_node_slowdown > 1.0 ||
+                    scenario.variance.bad_link_bandwidth_Bps > 0;
+    s.variance.bad_node_slowdown = 1.0;
+    s.variance.bad_link_bandwidth_Bps = 0.0;
+    if (ok) {
+      all.variance.bad_node_slowdown = 1.0;
+      all.variance.bad_link_bandwidth_Bps = 0.0;
+    }
+    return evaluate("drain bad node",
+                                ok ? "replace the slow node (or its degraded link)"
+                                   : "not applicable (no bad node)",
+                                ok, s);
+  }
+};
+
+// The parameter a fitted two-point explanation implies, in words; `share2` is the mechanism's
+// share of the step at `n2` ranks.
+std::string implied_words(const Explanation& e, double share2, std::int64_t n2) {
+  switch (e.mechanism) {
+    case Mechanism::kSerial:
+      return fmt::format("serial fraction s = {:.3g}%, {:.3g}% of the step at {} ranks",
+                         100.0 * e.b / (e.a + e.b), 100.0 * share2, n2);
+    case Mechanism::kLatency:
+      return fmt::format(
+          "{:.3g}% of the one-rank step per latency step; {:.3g}% of the step at {} ranks",
+          100.0 * e.b / e.a, 100.0 * share2, n2);
+    case Mechanism::kBandwidth:
+      return fmt::format(
+          "communication of {:.3g}% of the one-rank step, flat in N; {:.3g}% of the step at "
+          "{} ranks",
+          100.0 * e.b * 2.0 / e.a, 100.0 * share2, n2);
+    case Mechanism::kVariance:
+      return fmt::format(
+          "per-rank jitter of sd {:.3g}% of the one-rank step; {:.3g}% of the step at {} ranks",
+          100.0 * e.b / e.a, 100.0 * share2, n2);
+    case Mechanism::kCheckpoint:
+    case Mechanism::kCompute:
+      break;
+  }
+  return {};
 }
 
 }  // namespace
@@ -206,160 +446,20 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
   require_in_range("what-if batch scale", options.batch_scale, kScenarioBatchScale);
   WhatIf w;
   w.ranks = ranks;
-  const auto evaluate = [&](std::string name, std::string change, bool applicable,
-                            const Scenario& s) {
-    Remedy r;
-    r.name = std::move(name);
-    r.change = std::move(change);
-    r.applicable = applicable;
-    r.step = step_time(s, ranks);
-    r.time_per_work_s = r.step.step_s / r.step.work;
-    return r;
-  };
-  w.baseline = evaluate("baseline", "as the scenario runs", true, scenario);
-
-  Scenario all = scenario;
+  WhatIfRun run{scenario, ranks, options, scenario.settings, scenario};
+  w.baseline = run.evaluate("baseline", "as the scenario runs", true, scenario);
   std::vector<Remedy> remedies;
-  const Settings& now = scenario.settings;
-
-  {
-    // Overlap needs buckets: a job that sends one fused all-reduce gets DDP's default 25 MB.
-    Scenario s = scenario;
-    s.settings.overlap = true;
-    const bool fused = now.bucket_bytes <= 0 ||
-                       now.bucket_bytes >= scenario.workload.gradient_bytes / now.compression_ratio;
-    if (fused) s.settings.bucket_bytes = kDefaultBucketBytes;
-    const bool ok = !now.overlap;
-    if (ok) {
-      all.settings.overlap = true;
-      if (fused) all.settings.bucket_bytes = kDefaultBucketBytes;
-    }
-    remedies.push_back(evaluate(
-        "overlap",
-        ok ? (fused ? "overlap the all-reduce with the backward pass, in 25 MB buckets"
-                    : "overlap the all-reduce with the backward pass, in the job's buckets")
-           : "already on",
-        ok, s));
-  }
-  {
-    // The best bucket under the job's own overlap setting: without overlap that is one fused
-    // call; with it, the size that balances latency terms against the exposed tail.
-    Scenario s = scenario;
-    const double m = scenario.workload.gradient_bytes / now.compression_ratio;
-    const double best_bucket = best_bucket_setting(scenario, ranks);
-    s.settings.bucket_bytes = best_bucket;
-    const double current = now.bucket_bytes > 0 && now.bucket_bytes < m ? now.bucket_bytes : 0.0;
-    const auto size = [&](double b) { return b > 0 ? b : m; };  // 0 is one fused call of m
-    const bool ok = best_bucket != current;
-    const bool larger = size(best_bucket) >= size(current);
-    const auto name = [&](double b) { return b > 0 ? format_bytes(b) : std::string("fused"); };
-    remedies.push_back(evaluate(
-        larger ? "larger buckets" : "smaller buckets",
-        ok ? fmt::format("bucket {} -> {} ({})", name(current), name(best_bucket),
-                         larger ? "fewer calls, fewer latency terms"
-                                : "more of the all-reduce hidden behind backward")
-           : fmt::format("bucket {} is already the best", name(current)),
-        ok, s));
-    // "all together" picks its bucket with every other remedy on, below.
-  }
-  {
-    Scenario s = scenario;
-    s.settings.hierarchical = true;
-    bool ok = !now.hierarchical && scenario.network.fabric.has_value() &&
-              !now.algorithm.has_value();
-    if (ok) {
-      const Topology t = scaled_topology(*scenario.network.fabric, ranks);
-      ok = t.nodes > 1 && t.ranks_per_node > 1;
-    }
-    if (ok) all.settings.hierarchical = true;
-    remedies.push_back(evaluate(
-        "hierarchical",
-        ok ? "reduce inside each node, all-reduce m/g across nodes, gather inside"
-           : "not applicable (already on, a fixed algorithm, or no multi-node fabric)",
-        ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = scenario.network.fabric.has_value() &&
-                    scenario.network.fabric->placement != Placement::kPacked;
-    if (ok) {
-      s.network.fabric->placement = Placement::kPacked;
-      s.network.fabric->rank_to_node.clear();
-      all.network.fabric->placement = Placement::kPacked;
-      all.network.fabric->rank_to_node.clear();
-    }
-    remedies.push_back(evaluate("packed placement",
-                                ok ? "place consecutive ranks on the same node"
-                                   : "not applicable (already packed, or no fabric)",
-                                ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = now.compression_ratio < options.compression_ratio;
-    if (ok) {
-      s.settings.compression_ratio = options.compression_ratio;
-      s.settings.compression_s_per_byte = options.compression_s_per_byte;
-      all.settings.compression_ratio = options.compression_ratio;
-      all.settings.compression_s_per_byte = options.compression_s_per_byte;
-    }
-    remedies.push_back(evaluate(
-        "compression",
-        ok ? fmt::format("reduce {:g}x fewer bytes (at {}/B of compute)", options.compression_ratio,
-                         format_seconds(options.compression_s_per_byte))
-           : "not applicable (already compressed as much)",
-        ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = now.accumulation_steps < options.accumulation_steps;
-    if (ok) {
-      s.settings.accumulation_steps = options.accumulation_steps;
-      all.settings.accumulation_steps = options.accumulation_steps;
-    }
-    remedies.push_back(evaluate(
-        "accumulation",
-        ok ? fmt::format("accumulate {} micro-batches per all-reduce (changes the global batch)",
-                         options.accumulation_steps)
-           : "not applicable (already accumulating as much)",
-        ok, s));
-  }
-  {
-    Scenario s = scenario;
-    s.settings.batch_scale = now.batch_scale * options.batch_scale;
-    all.settings.batch_scale = now.batch_scale * options.batch_scale;
-    remedies.push_back(evaluate(
-        "bigger batch",
-        fmt::format("{:g}x the per-rank batch (changes the optimisation problem)",
-                    options.batch_scale),
-        options.batch_scale > 1.0, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = scenario.checkpoint.bytes > 0 && !scenario.checkpoint.async;
-    s.checkpoint.async = true;
-    if (ok) all.checkpoint.async = true;
-    remedies.push_back(evaluate("async checkpoint",
-                                ok ? "write checkpoints in the background"
-                                   : "not applicable (no checkpoint, or already async)",
-                                ok, s));
-  }
-  {
-    Scenario s = scenario;
-    const bool ok = scenario.variance.bad_node_slowdown > 1.0 ||
-                    scenario.variance.bad_link_bandwidth_Bps > 0;
-    s.variance.bad_node_slowdown = 1.0;
-    s.variance.bad_link_bandwidth_Bps = 0.0;
-    if (ok) {
-      all.variance.bad_node_slowdown = 1.0;
-      all.variance.bad_link_bandwidth_Bps = 0.0;
-    }
-    remedies.push_back(evaluate("drain bad node",
-                                ok ? "replace the slow node (or its degraded link)"
-                                   : "not applicable (no bad node)",
-                                ok, s));
-  }
+  remedies.push_back(run.overlap());
+  remedies.push_back(run.buckets());  // "all together" re-chooses its bucket below
+  remedies.push_back(run.hierarchical());
+  remedies.push_back(run.placement());
+  remedies.push_back(run.compression());
+  remedies.push_back(run.accumulation());
+  remedies.push_back(run.bigger_batch());
+  remedies.push_back(run.async_checkpoint());
+  remedies.push_back(run.drain_bad_node());
   // Every remedy together, with the bucket re-chosen for the combined job.
-  all.settings.bucket_bytes = best_bucket_setting(all, ranks);
+  run.all.settings.bucket_bytes = best_bucket_setting(run.all, ranks);
 
   const double base = w.baseline.time_per_work_s;
   for (Remedy& r : remedies) r.gain = base / r.time_per_work_s;
@@ -367,7 +467,8 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
     if (a.applicable != b.applicable) return a.applicable;
     return a.gain > b.gain;
   });
-  Remedy together = evaluate("all together", "every applicable remedy above at once", true, all);
+  Remedy together =
+      run.evaluate("all together", "every applicable remedy above at once", true, run.all);
   together.gain = base / together.time_per_work_s;
   remedies.push_back(std::move(together));
   w.remedies = std::move(remedies);
@@ -393,7 +494,7 @@ Plan plan(const Scenario& scenario, std::int64_t ranks) {
     }
   }
   p.idle_hours_per_1000_steps = idle_hours_per_1000_steps(p.at);
-  p.confirm_measurement = shared_measurement(p.at.binding, ranks, p.at.bucket_bytes);
+  p.confirm_measurement = confirming_measurement(p.at.binding, ranks, p.at.bucket_bytes);
   return p;
 }
 
@@ -417,27 +518,22 @@ std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std
   struct Shape {
     Mechanism mechanism;
     const char* words;
-    double (*f)(std::int64_t);
+    bool ring = false;  // a ring's 2(N-1) latency steps instead of the mechanism's shape
   };
   const Shape shapes[] = {
-      {Mechanism::kSerial, "constant per step (Amdahl's serial part)",
-       [](std::int64_t) { return 1.0; }},
-      {Mechanism::kLatency, "log2 N steps of alpha (tree or recursive-doubling collective)",
-       [](std::int64_t n) { return std::log2(static_cast<double>(n)); }},
-      {Mechanism::kLatency, "2(N-1) steps of alpha (ring collective)",
-       [](std::int64_t n) { return 2.0 * (static_cast<double>(n) - 1.0); }},
-      {Mechanism::kBandwidth, "2(N-1)/N m beta (bandwidth-optimal all-reduce)",
-       [](std::int64_t n) {
-         const auto x = static_cast<double>(n);
-         return 2.0 * (x - 1.0) / x;
-       }},
-      {Mechanism::kVariance, "E[max of N normals] (a fixed per-step jitter at the barrier)",
-       [](std::int64_t n) { return expected_max_standard_normal(n); }},
+      {Mechanism::kSerial, "constant per step (Amdahl's serial part)"},
+      {Mechanism::kLatency, "log2 N steps of alpha (tree or recursive-doubling collective)"},
+      {Mechanism::kLatency, "2(N-1) steps of alpha (ring collective)", true},
+      {Mechanism::kBandwidth, "2(N-1)/N m beta (bandwidth-optimal all-reduce)"},
+      {Mechanism::kVariance, "E[max of N normals] (a fixed per-step jitter at the barrier)"},
+  };
+  const auto shape_at = [](const Shape& sh, std::int64_t n) {
+    return sh.ring ? 2.0 * (static_cast<double>(n) - 1.0) : mechanism_shape(sh.mechanism, n);
   };
   std::vector<Explanation> out;
   for (const Shape& sh : shapes) {
-    const double f1 = sh.f(n1);
-    const double f2 = sh.f(n2);
+    const double f1 = shape_at(sh, n1);
+    const double f2 = shape_at(sh, n2);
     Explanation e;
     e.mechanism = sh.mechanism;
     e.shape = sh.words;
@@ -448,63 +544,18 @@ std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std
     }
     e.can_explain = det != 0.0 && e.a > 0 && e.b > 0;
     const double share2 = e.b * f2 / t2;  // the mechanism's share of the step at N2
-    switch (sh.mechanism) {
-      case Mechanism::kSerial:
-        e.implied = fmt::format("serial fraction s = {:.3g}%, {:.3g}% of the step at {} ranks",
-                                100.0 * e.b / (e.a + e.b), 100.0 * share2, n2);
-        break;
-      case Mechanism::kLatency:
-        e.implied = fmt::format(
-            "{:.3g}% of the one-rank step per latency step; {:.3g}% of the step at {} ranks",
-            100.0 * e.b / e.a, 100.0 * share2, n2);
-        break;
-      case Mechanism::kBandwidth:
-        e.implied = fmt::format(
-            "communication of {:.3g}% of the one-rank step, flat in N; {:.3g}% of the step at "
-            "{} ranks",
-            100.0 * e.b * 2.0 / e.a, 100.0 * share2, n2);
-        break;
-      case Mechanism::kVariance:
-        e.implied = fmt::format(
-            "per-rank jitter of sd {:.3g}% of the one-rank step; {:.3g}% of the step at {} ranks",
-            100.0 * e.b / e.a, 100.0 * share2, n2);
-        break;
-      case Mechanism::kCheckpoint:
-      case Mechanism::kCompute:
-        break;
-    }
-    switch (sh.mechanism) {
-      case Mechanism::kBandwidth:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi collective --op allreduce --algorithm library: time "
-            "the collective alone and compare with 2m/busbw",
-            n2);
-        break;
-      case Mechanism::kLatency:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi arrival: the zero-byte collective isolates pure latency "
-            "(and check whether the library switched algorithm)",
-            n2);
-        break;
-      case Mechanism::kVariance:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi arrival --iterations 1000: per-rank arrival times at the "
-            "collective; look at the spread, not the mean",
-            n2);
-        break;
-      case Mechanism::kSerial:
-        e.measurement = fmt::format(
-            "mpirun -np {} scalewall-mpi step: time outside compute, communication and wait is "
-            "serial",
-            n2);
-        break;
-      case Mechanism::kCheckpoint:
-      case Mechanism::kCompute:
-        break;
-    }
+    e.implied = implied_words(e, share2, n2);
+    e.measurement = explaining_measurement(sh.mechanism, n2);
     out.push_back(std::move(e));
   }
   return out;
+}
+
+NextMeasurement efficiency_drop_next_measurement(std::int64_t n2) {
+  NextMeasurement next;
+  next.runs.push_back(harness_run(HarnessMode::kArrival, n2, ""));
+  next.runs.push_back(harness_run(HarnessMode::kCollective, n2, ""));
+  return next;
 }
 
 }  // namespace scalewall

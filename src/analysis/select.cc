@@ -32,9 +32,7 @@ void require_grids(std::span<const std::int64_t> ranks, std::span<const double> 
   if (ranks.empty()) throw InputError("selection map: the list of rank counts is empty");
   if (bytes.empty()) throw InputError("selection map: the list of sizes is empty");
   for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (ranks[i] < 1 || ranks[i] > kMaxRanks) {
-      throw InputError(fmt::format("selection map: rank count {} is outside [1, 2^40]", ranks[i]));
-    }
+    require_rank_count(ranks[i], "selection map: rank count");
     if (i > 0 && ranks[i] <= ranks[i - 1]) {
       throw InputError(fmt::format(
           "selection map: rank counts must be strictly ascending ({} follows {})", ranks[i],
@@ -820,9 +818,7 @@ Selector parse_selector(std::string_view text) {
 
 LibraryChoice library_choice(Selector selector, Op op, std::int64_t ranks, double bytes,
                              double element_bytes) {
-  if (ranks < 1 || ranks > kMaxRanks) {
-    throw InputError(fmt::format("rank count {} is outside [1, 2^40]", ranks));
-  }
+  require_rank_count(ranks, "rank count");
   if (!std::isfinite(bytes) || !(bytes >= 0.0)) {
     throw InputError(fmt::format("buffer size {} B is negative or not a finite number", bytes));
   }

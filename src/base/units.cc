@@ -232,6 +232,15 @@ double parse_number(std::string_view text) {
   return value;
 }
 
+double parse_ratio(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) return parse_number(text);
+  const double a = parse_number(text.substr(0, colon));
+  const double b = parse_number(text.substr(colon + 1));
+  if (!(b > 0)) throw InputError(fmt::format("ratio '{}' divides by zero", text));
+  return a / b;
+}
+
 double parse_fraction(std::string_view text) {
   std::string_view rest;
   const double value = leading_number(text, "fraction", &rest);

@@ -231,5 +231,20 @@ TEST(FormatUnits, PrintedValuesParseBack) {
   }
 }
 
+TEST(Units, RatioIsANumberOrAColonPair) {
+  EXPECT_EQ(parse_ratio("2"), 2.0);
+  EXPECT_EQ(parse_ratio("2:1"), 2.0);
+  EXPECT_EQ(parse_ratio("3:2"), 1.5);
+  EXPECT_EQ(parse_ratio("0.5"), 0.5);
+  try {
+    parse_ratio("1:0");
+    ADD_FAILURE() << "accepted 1:0";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "ratio '1:0' divides by zero");
+  }
+  EXPECT_THROW(parse_ratio("2:x"), InputError);
+  EXPECT_THROW(parse_ratio(":1"), InputError);
+}
+
 }  // namespace
 }  // namespace scalewall

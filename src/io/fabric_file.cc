@@ -73,14 +73,8 @@ double read_ratio(const toml::table& table, std::string_view key, const std::str
   const std::string place = where(source, "", key, node);
   if (const auto* s = node->as_string()) {
     // "2:1" means 2.
-    const std::string text = s->get();
-    const auto colon = text.find(':');
     try {
-      if (colon == std::string::npos) return parse_number(text);
-      const double a = parse_number(text.substr(0, colon));
-      const double b = parse_number(text.substr(colon + 1));
-      if (b <= 0) throw InputError(fmt::format("'{}' divides by zero", text));
-      return a / b;
+      return parse_ratio(s->get());
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", place, e.what()));
     }

@@ -39,6 +39,7 @@
 
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/setting.h"
 #include "scalewall/io/input_file.h"
 #include "json_input.h"
 #include "scalewall/model/scaling.h"
@@ -741,7 +742,8 @@ void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
           factor));
     } else {
       set.warnings.push_back(fmt::format(
-          "{}: no '#  Rank' lines: the rank count is unknown (give --ranks)", path));
+          "{}: no '#  Rank' lines: the rank count is unknown (give {})", path,
+          setting_words(Setting::kRankCount)));
     }
   }
   for (const NcclRow& r : rows) {
@@ -946,8 +948,8 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
       if (ranks == 0) {
         set.warnings.push_back(fmt::format(
             "{}: {} does not print its rank count and the file holds no mpirun command line "
-            "(give --ranks)",
-            path, table.benchmark));
+            "(give {})",
+            path, table.benchmark, setting_words(Setting::kRankCount)));
       }
       for (const auto& row : table.rows) {
         const std::string place = at(path, row.line);

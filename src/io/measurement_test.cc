@@ -210,7 +210,7 @@ TEST(MeasurementFile, OsuCollectiveWithoutRanksWarns) {
   ASSERT_EQ(set.collectives.size(), 19u);
   EXPECT_EQ(set.collectives[0].ranks, 0);
   ASSERT_EQ(set.warnings.size(), 1u);
-  EXPECT_TRUE(contains(set.warnings[0], "give --ranks")) << set.warnings[0];
+  EXPECT_TRUE(contains(set.warnings[0], "give the rank count")) << set.warnings[0];
 
   MeasurementSet copy = set;
   EXPECT_EQ(assign_unknown_ranks(copy, 8), 19);

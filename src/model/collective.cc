@@ -757,13 +757,6 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
   }
 }
 
-void require_ranks_in_range(std::int64_t ranks) {
-  if (ranks < 1) throw InputError(fmt::format("rank count {} is below 1", ranks));
-  if (ranks > kMaxRanks) {
-    throw InputError(fmt::format("rank count {} is above the limit of 2^40", ranks));
-  }
-}
-
 CollectiveCost finish(Op op, AlgorithmSpec spec, std::int64_t ranks, double bytes,
                       const Totals& t) {
   CollectiveCost c;
@@ -930,9 +923,24 @@ double busbw_factor(Op op, std::int64_t ranks) {
   return 0.0;
 }
 
+BusBandwidthAllreduce busbw_allreduce(std::int64_t ranks, double busbw_Bps, double alpha_s) {
+  SCALEWALL_CHECK(ranks >= 1 && busbw_Bps > 0);
+  const auto n = static_cast<double>(ranks);
+  BusBandwidthAllreduce c;
+  c.latency_s = 2.0 * (n - 1.0) * alpha_s;
+  c.bytes_factor = busbw_factor(Op::kAllreduce, ranks);
+  c.busbw_Bps = busbw_Bps;
+  c.line_bandwidth_Bps = ranks > 1 ? n * busbw_Bps / (2.0 * (n - 1.0)) : 0.0;
+  return c;
+}
+
+double bandwidth_lower_bound_s(Op op, std::int64_t ranks, double bytes, double bandwidth_Bps) {
+  return busbw_factor(op, ranks) * bytes / bandwidth_Bps;
+}
+
 CollectiveCost collective_cost(Op op, AlgorithmSpec spec, std::int64_t ranks, double bytes,
                                const Link& link, const CostOptions& options) {
-  require_ranks_in_range(ranks);
+  require_rank_count(ranks);
   require_valid(link);
   return collective_cost(op, spec, bytes, flat_topology(ranks, link), options);
 }
@@ -1058,8 +1066,7 @@ std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, double 
 }
 
 double allreduce_bandwidth_lower_bound_s(std::int64_t ranks, double bytes, const Link& link) {
-  const auto n = static_cast<double>(ranks);
-  return 2.0 * bytes * (n - 1.0) / n / link.bandwidth_Bps;
+  return bandwidth_lower_bound_s(Op::kAllreduce, ranks, bytes, link.bandwidth_Bps);
 }
 
 CollectiveCost allreduce_cost(Algorithm algorithm, std::int64_t ranks, double bytes,
@@ -1078,7 +1085,7 @@ std::vector<CollectiveCost> rank_allreduce(std::span<const Algorithm> algorithms
   for (const Algorithm a : algorithms) {
     costs.push_back(allreduce_cost(a, ranks, bytes, link, gamma_s_per_byte));
   }
-  require_ranks_in_range(ranks);
+  require_rank_count(ranks);
   std::stable_sort(costs.begin(), costs.end(),
                    [](const CollectiveCost& x, const CollectiveCost& y) {
                      return x.total_s < y.total_s;

@@ -1752,5 +1752,30 @@ TEST(ClosedForm, ExplicitPlacementRefusesAtOnceBeyondTheEdgeLimit) {
                    1e-12, "explicit list = packed");
 }
 
+TEST(BusBandwidthAllreduce, IsTwoNMinusOneAlphasAndTheBusFactorOfTheBytes) {
+  // 8 ranks at 50 GB/s with alpha 5 us: latency 14 alpha = 70 us; 14 GB costs 1.75 x 14 GB /
+  // 50 GB/s = 490 ms on top.
+  const BusBandwidthAllreduce c = busbw_allreduce(8, 50e9, 5e-6);
+  EXPECT_DOUBLE_EQ(c.latency_s, 70e-6);
+  EXPECT_DOUBLE_EQ(c.bytes_factor, 1.75);
+  EXPECT_DOUBLE_EQ(c.time_s(14e9), 70e-6 + 0.49);
+  // The same cost as a Hockney line: bandwidth 8 x 50 GB/s / 14.
+  EXPECT_DOUBLE_EQ(c.line_bandwidth_Bps, 8 * 50e9 / 14);
+  EXPECT_DOUBLE_EQ(c.latency_s + 14e9 / c.line_bandwidth_Bps, c.time_s(14e9));
+  // One rank moves nothing and waits for no one.
+  const BusBandwidthAllreduce one = busbw_allreduce(1, 50e9, 5e-6);
+  EXPECT_EQ(one.time_s(14e9), 0.0);
+  EXPECT_EQ(one.line_bandwidth_Bps, 0.0);
+}
+
+TEST(LowerBound, EveryOpMovesItsBusFactorOfTheBytes) {
+  // 1 GB at 10 GB/s over 4 ranks: all-reduce 2 x 3/4, all-gather 3/4, broadcast 1, barrier 0.
+  EXPECT_DOUBLE_EQ(bandwidth_lower_bound_s(Op::kAllreduce, 4, 1e9, 10e9), 0.15);
+  EXPECT_DOUBLE_EQ(bandwidth_lower_bound_s(Op::kAllgather, 4, 1e9, 10e9), 0.075);
+  EXPECT_DOUBLE_EQ(bandwidth_lower_bound_s(Op::kBroadcast, 4, 1e9, 10e9), 0.1);
+  EXPECT_EQ(bandwidth_lower_bound_s(Op::kBarrier, 4, 1e9, 10e9), 0.0);
+  EXPECT_DOUBLE_EQ(allreduce_bandwidth_lower_bound_s(4, 1e9, Link{1e-6, 10e9}), 0.15);
+}
+
 }  // namespace
 }  // namespace scalewall

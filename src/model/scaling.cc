@@ -25,6 +25,19 @@ void require_ranks(double ranks) {
   }
 }
 
+void require_rank_count(std::int64_t ranks) {
+  if (ranks < 1) throw InputError(fmt::format("rank count {} is below 1", ranks));
+  if (ranks > kMaxRanks) {
+    throw InputError(fmt::format("rank count {} is above the limit of 2^40", ranks));
+  }
+}
+
+void require_rank_count(std::int64_t ranks, std::string_view what) {
+  if (!ranks_in_range(ranks)) {
+    throw InputError(fmt::format("{} {} is outside [1, 2^40]", what, ranks));
+  }
+}
+
 double amdahl_speedup(double serial_fraction, double ranks) {
   require_serial_fraction(serial_fraction);
   require_ranks(ranks);

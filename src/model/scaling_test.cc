@@ -158,5 +158,31 @@ TEST(Scaling, RejectsBadInput) {
   }
 }
 
+TEST(RankRange, OneCheckForEveryRankCount) {
+  EXPECT_TRUE(ranks_in_range(1));
+  EXPECT_TRUE(ranks_in_range(kMaxRanks));
+  EXPECT_FALSE(ranks_in_range(0));
+  EXPECT_FALSE(ranks_in_range(kMaxRanks + 1));
+  EXPECT_NO_THROW(require_rank_count(kMaxRanks));
+  try {
+    require_rank_count(0);
+    ADD_FAILURE() << "accepted 0 ranks";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "rank count 0 is below 1");
+  }
+  try {
+    require_rank_count(kMaxRanks + 1);
+    ADD_FAILURE() << "accepted 2^40 + 1 ranks";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "rank count 1099511627777 is above the limit of 2^40");
+  }
+  try {
+    require_rank_count(-3, "selection map: rank count");
+    ADD_FAILURE() << "accepted -3 ranks";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "selection map: rank count -3 is outside [1, 2^40]");
+  }
+}
+
 }  // namespace
 }  // namespace scalewall

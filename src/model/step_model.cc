@@ -61,9 +61,9 @@ CallCost allreduce_call(const Scenario& s, const NetworkAt& net, std::int64_t ra
                         double bytes) {
   CallCost c;
   if (!net.topology) {
-    const auto n = static_cast<double>(ranks);
-    c.latency_s = 2.0 * (n - 1.0) * net.busbw_alpha_s;
-    c.total_s = c.latency_s + 2.0 * (n - 1.0) / n * bytes / net.busbw_Bps;
+    const BusBandwidthAllreduce call = busbw_allreduce(ranks, net.busbw_Bps, net.busbw_alpha_s);
+    c.latency_s = call.latency_s;
+    c.total_s = call.time_s(bytes);
     c.algorithm = BusBandwidthGiven{};
     return c;
   }
@@ -223,6 +223,34 @@ std::string_view scaling_mode_name(ScalingMode mode) {
   return {};
 }
 
+double mechanism_shape(Mechanism mechanism, std::int64_t n) {
+  const auto x = static_cast<double>(n);
+  switch (mechanism) {
+    case Mechanism::kSerial:
+      return 1.0;
+    case Mechanism::kLatency:
+      return std::log2(x);
+    case Mechanism::kBandwidth:
+      return busbw_factor(Op::kAllreduce, n);
+    case Mechanism::kVariance:
+      return expected_max_standard_normal(n);
+    case Mechanism::kCheckpoint:
+    case Mechanism::kCompute:
+      break;
+  }
+  SCALEWALL_CHECK(false && "no shape in N for this mechanism");
+  return 0.0;
+}
+
+ExposedSplit split_exposed_communication(const StepTime& t) {
+  const double latency_share =
+      t.communication_s > 0 ? t.communication_latency_s / t.communication_s : 0.0;
+  ExposedSplit split;
+  split.latency_s = t.exposed_communication_s * latency_share;
+  split.bandwidth_s = t.exposed_communication_s * (1.0 - latency_share) + t.compression_s;
+  return split;
+}
+
 std::string_view mechanism_name(Mechanism mechanism) {
   switch (mechanism) {
     case Mechanism::kSerial:
@@ -305,7 +333,7 @@ void require_valid(const Scenario& s) {
   const Workload& w = s.workload;
   require_in_range("workload gradient", w.gradient_bytes, kScenarioBytes);
   require_in_range("workload compute", w.compute_s, kScenarioSeconds);
-  require(w.reference_ranks >= 1 && w.reference_ranks <= kMaxRanks, "workload reference ranks",
+  require(ranks_in_range(w.reference_ranks), "workload reference ranks",
           static_cast<double>(w.reference_ranks));
   require_in_range("workload serial", w.serial_s, kScenarioSeconds);
   require(std::isfinite(w.backward_fraction) && w.backward_fraction >= 0 &&
@@ -380,10 +408,9 @@ StepTime step_time(const Scenario& s, std::int64_t ranks) {
       break;
   }
   t.efficiency = t.ideal_step_s / t.step_s;
-  const double latency_share =
-      t.communication_s > 0 ? t.communication_latency_s / t.communication_s : 0.0;
-  lost.latency_s = t.exposed_communication_s * latency_share;
-  lost.bandwidth_s = t.exposed_communication_s * (1.0 - latency_share) + t.compression_s;
+  const ExposedSplit split = split_exposed_communication(t);
+  lost.latency_s = split.latency_s;
+  lost.bandwidth_s = split.bandwidth_s;
   lost.variance_s = t.variance_s;
   // The parts are built to sum to the loss; check it to rounding.
   const double loss = t.step_s - t.ideal_step_s;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "scalewall/base/error.h"
@@ -277,7 +278,8 @@ TEST(Explain, SeedInterviewCase) {
     if (e.can_explain && e.mechanism == Mechanism::kBandwidth) bandwidth = true;
     if (e.can_explain && e.mechanism == Mechanism::kLatency) latency = true;
     if (e.can_explain && e.mechanism == Mechanism::kVariance) variance = true;
-    EXPECT_NE(e.measurement.find("scalewall-mpi"), std::string::npos);
+    ASSERT_EQ(e.measurement.runs.size(), 1u) << e.shape;  // one harness run tells it apart
+    EXPECT_EQ(e.measurement.runs[0].ranks, 1024);
   }
   EXPECT_TRUE(bandwidth);
   EXPECT_TRUE(latency);
@@ -417,6 +419,35 @@ TEST(WhatIf, OptionsOutsideTheStatedRangesAreRefused) {
   o = WhatIfOptions{};
   o.compression_ratio = 1e308;
   EXPECT_THROW(what_if(WorkedExample(), 64, o), InputError);
+}
+
+TEST(StepModel, MechanismShapesInN) {
+  EXPECT_EQ(mechanism_shape(Mechanism::kSerial, 64), 1.0);
+  EXPECT_EQ(mechanism_shape(Mechanism::kLatency, 64), 6.0);
+  EXPECT_DOUBLE_EQ(mechanism_shape(Mechanism::kBandwidth, 64), 2.0 * 63.0 / 64.0);
+  EXPECT_EQ(mechanism_shape(Mechanism::kVariance, 1), 0.0);
+  // E[max of 2 standard normals] = 1 / sqrt(pi).
+  EXPECT_NEAR(mechanism_shape(Mechanism::kVariance, 2), 1.0 / std::sqrt(std::numbers::pi), 1e-9);
+}
+
+TEST(StepModel, ExposedCommunicationSplitsInTheCallsProportion) {
+  StepTime t;
+  t.communication_s = 4.0;
+  t.communication_latency_s = 1.0;  // a quarter of the calls' time is alpha terms
+  t.exposed_communication_s = 2.0;
+  t.compression_s = 0.5;
+  const ExposedSplit split = split_exposed_communication(t);
+  EXPECT_DOUBLE_EQ(split.latency_s, 0.5);
+  EXPECT_DOUBLE_EQ(split.bandwidth_s, 1.5 + 0.5);
+  // No communication: compression alone, counted as bandwidth.
+  StepTime quiet;
+  quiet.compression_s = 0.25;
+  EXPECT_EQ(split_exposed_communication(quiet).latency_s, 0.0);
+  EXPECT_EQ(split_exposed_communication(quiet).bandwidth_s, 0.25);
+  // step_time reports the same split as its lost latency and bandwidth.
+  const StepTime at64 = step_time(WorkedExample(), 64);
+  EXPECT_EQ(at64.lost.latency_s, split_exposed_communication(at64).latency_s);
+  EXPECT_EQ(at64.lost.bandwidth_s, split_exposed_communication(at64).bandwidth_s);
 }
 
 }  // namespace

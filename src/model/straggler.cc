@@ -47,16 +47,10 @@ double integrate(F f, double a, double b, double relative_tolerance = kRelTol) {
       f, a, b, kMaxDepth, relative_tolerance, &error);
 }
 
-void require_ranks_count(std::int64_t ranks, std::string_view what) {
-  if (ranks < 1 || ranks > kMaxRanks) {
-    throw InputError(fmt::format("{} {} is outside [1, 2^40]", what, ranks));
-  }
-}
-
 }  // namespace
 
 double expected_max_standard_normal(std::int64_t n) {
-  require_ranks_count(n, "rank count");
+  require_rank_count(n, "rank count");
   if (n == 1) return 0.0;  // E[Z] = 0; the two integrals below cancel exactly
   const auto count = static_cast<double>(n);  // exact: n <= 2^40
 
@@ -120,7 +114,7 @@ void require_sigma(double sigma) {
 }
 
 SlowestRank slowest_rank_exact(std::int64_t ranks, double sigma) {
-  require_ranks_count(ranks, "rank count");
+  require_rank_count(ranks, "rank count");
   require_sigma(sigma);
   SlowestRank result;
   if (sigma == 0.0) return result;  // exactly 1 and 0
@@ -135,7 +129,7 @@ SlowestRank slowest_rank_exact(std::int64_t ranks, double sigma) {
 
 SlowestRankSimulation slowest_rank_monte_carlo(std::int64_t ranks, double sigma,
                                                std::int64_t trials, std::uint64_t seed) {
-  require_ranks_count(ranks, "rank count");
+  require_rank_count(ranks, "rank count");
   require_sigma(sigma);
   if (trials < 1) {
     throw InputError(fmt::format("trial count {} is below 1", trials));

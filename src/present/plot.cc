@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "scalewall/base/error.h"
+#include "scalewall/base/stats.h"
 #include "scalewall/base/units.h"
 
 namespace scalewall {
@@ -500,11 +501,9 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
   };
   double max_s = 0;
   for (const StepTime& t : p.rows) {
-    const double latency = t.communication_s > 0
-                               ? t.exposed_communication_s *
-                                     (t.communication_latency_s / t.communication_s)
-                               : 0.0;
-    const double bandwidth = t.exposed_communication_s - latency + t.compression_s;
+    const ExposedSplit split = split_exposed_communication(t);
+    const double latency = split.latency_s;
+    const double bandwidth = split.bandwidth_s;
     parts[0].values.push_back(t.compute_s);
     parts[1].values.push_back(t.serial_s);
     parts[2].values.push_back(latency);
@@ -610,10 +609,9 @@ std::vector<CostLine> busbw_cost_lines(const Network& network,
   std::vector<CostLine> lines;
   for (const std::int64_t r : ranks) {
     if (r < 2) continue;
-    const double n = static_cast<double>(r);
-    lines.push_back({fmt::format("all-reduce, {} ranks", r),
-                     2.0 * (n - 1.0) * network.busbw_alpha_s,
-                     n * network.busbw_Bps / (2.0 * (n - 1.0))});
+    const BusBandwidthAllreduce call = busbw_allreduce(r, network.busbw_Bps, network.busbw_alpha_s);
+    lines.push_back({fmt::format("all-reduce, {} ranks", r), call.latency_s,
+                     call.line_bandwidth_Bps});
   }
   return lines;
 }
@@ -926,18 +924,6 @@ Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
   put(c, "{}", plot_line);
   return plot;
 }
-
-namespace {
-
-// Type-7 quantile of sorted samples.
-double quantile(const std::vector<double>& sorted, double q) {
-  const double h = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
-}  // namespace
 
 Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
                                 std::span<const std::vector<double>> samples_s,

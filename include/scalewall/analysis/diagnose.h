@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scalewall/analysis/next_measurement.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/io/scaling_table.h"
 #include "scalewall/model/step_model.h"
@@ -71,7 +72,7 @@ struct ScalingDiagnosis {
   // mechanism the data cannot tell from it. `binding` is set when that is a single one.
   std::vector<Mechanism> binding_candidates;
   std::optional<Mechanism> binding;
-  std::string next_measurement;         // a scalewall-mpi command line
+  NextMeasurement next_measurement;     // arrival, collective and step runs at the largest N
 };
 
 // REQUIRES: at least two points; all of one scaling mode (a table whose problem_size is
@@ -122,7 +123,7 @@ struct MeasurementDiagnosis {
   std::vector<Outlier> outliers;             // ranks, hosts and links that stand out
   std::optional<Mechanism> binding;          // bandwidth, latency, variance, or compute
   std::string verdict;                       // one paragraph
-  std::string next_measurement;              // a scalewall-mpi command line
+  NextMeasurement next_measurement;          // the first kind of record still missing
 };
 
 // `fabric` (optional) is used to compare measured collectives with the model.

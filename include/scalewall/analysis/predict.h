@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "scalewall/analysis/next_measurement.h"
 #include "scalewall/model/step_model.h"
 
 namespace scalewall {
@@ -80,8 +81,8 @@ struct Plan {
   double best_throughput = 0;                // work per second, best in the sweep
   double idle_hours_per_1000_steps = 0;      // at N: N x step x (1 - efficiency) x 1000 / 3600
   double idle_hours_per_1000_steps_at_90pct = 0;
-  std::string confirm_measurement;           // a scalewall-mpi command line that would confirm
-                                             // the binding mechanism
+  NextMeasurement confirm_measurement;       // the run that would confirm the binding
+                                             // mechanism
 };
 
 Plan plan(const Scenario& scenario, std::int64_t ranks);
@@ -98,12 +99,17 @@ struct Explanation {
   double a = 0;
   double b = 0;
   std::string implied;         // "serial fraction 0.05%", ...
-  std::string measurement;     // the scalewall-mpi command line that would tell it apart
+  NextMeasurement measurement;  // the run that would tell it apart (none for compute and
+                                // checkpoint)
 };
 
 // REQUIRES: 1 <= N1 < N2, 0 < E <= 1.5 (throws InputError).
 std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std::int64_t n2,
                                                  double e2);
+
+// What to run after an efficiency drop between two rank counts, at the larger one `n2`: the
+// arrival run (latency and variance), then the all-reduce alone (bandwidth).
+NextMeasurement efficiency_drop_next_measurement(std::int64_t n2);
 
 }  // namespace scalewall
 

@@ -39,6 +39,10 @@ double parse_rate(std::string_view text);
 // Throws InputError on bad text.
 double parse_number(std::string_view text);
 
+// Parses a ratio written as a number ("2") or as "a:b" ("2:1" is 2, "3:2" is 1.5), each part a
+// plain number. Throws InputError on bad text, or when b is 0 ("ratio '1:0' divides by zero").
+double parse_ratio(std::string_view text);
+
 // Parses a fraction written as a number or a percentage: "0.05" and "5%" are both 0.05.
 // No range check beyond non-negative (callers know their range). Throws InputError.
 double parse_fraction(std::string_view text);

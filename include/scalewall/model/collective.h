@@ -277,6 +277,27 @@ struct CollectiveCost {
 // all-to-all (N-1)/N; broadcast, reduce 1; barrier 0.
 double busbw_factor(Op op, std::int64_t ranks);
 
+// An all-reduce priced at a given bus bandwidth (a scenario without a fabric, nccl-tests'
+// convention): 2(N-1) latency terms of alpha, and busbw_factor(all-reduce, N) m = 2(N-1)/N m
+// bytes at busbw.
+struct BusBandwidthAllreduce {
+  double latency_s = 0;       // 2(N-1) alpha
+  double bytes_factor = 0;    // 2(N-1)/N
+  double busbw_Bps = 0;
+  // The same cost as one Hockney line T(m) = latency_s + m / line_bandwidth_Bps, with
+  // line_bandwidth_Bps = N busbw / (2(N-1)); 0 at one rank, which moves nothing.
+  double line_bandwidth_Bps = 0;
+  // latency_s + 2(N-1)/N m / busbw.
+  double time_s(double bytes) const { return latency_s + bytes_factor * bytes / busbw_Bps; }
+};
+// REQUIRES: 1 <= ranks; busbw_Bps > 0.
+BusBandwidthAllreduce busbw_allreduce(std::int64_t ranks, double busbw_Bps, double alpha_s);
+
+// The least time in which `op` can move its bytes over links of `bandwidth_Bps`: every rank
+// must send or receive busbw_factor(op, N) m bytes (2(N-1)/N m for an all-reduce, after
+// Patarasuk and Yuan), so no algorithm's bandwidth term falls below busbw_factor m / bandwidth.
+double bandwidth_lower_bound_s(Op op, std::int64_t ranks, double bytes, double bandwidth_Bps);
+
 // Cost on a flat network: every pair of the `ranks` ranks joined by `link`, no sharing.
 // REQUIRES (throws InputError): implements(op, spec); 1 <= ranks <= 2^40; bytes finite and
 // >= 0; valid link; gamma >= 0; tree chunk > 0.
@@ -331,7 +352,8 @@ std::optional<double> tie_bytes(Op op, AlgorithmSpec a, AlgorithmSpec b, double 
                                 const CostOptions& options = {});
 
 // Patarasuk and Yuan's lower bound on an all-reduce's bandwidth term: every rank must move
-// at least 2m(N-1)/N bytes, so no algorithm's bandwidth_s falls below 2m(N-1)/N / bandwidth.
+// at least 2m(N-1)/N bytes, so no algorithm's bandwidth_s falls below 2m(N-1)/N / bandwidth
+// (bandwidth_lower_bound_s for the all-reduce on `link`).
 double allreduce_bandwidth_lower_bound_s(std::int64_t ranks, double bytes, const Link& link);
 
 // ---- All-reduce shorthands (on a flat link) ----

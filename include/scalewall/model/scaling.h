@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 namespace scalewall {
 
@@ -24,6 +25,16 @@ void require_serial_fraction(double serial_fraction);
 // Throws InputError unless 1 <= ranks <= kMaxRanks. `ranks` is a double so that callers who
 // hold a double (a fitted value, a sweep) are checked too.
 void require_ranks(double ranks);
+
+// Whether 1 <= ranks <= kMaxRanks: the one rank-range test behind every check below.
+constexpr bool ranks_in_range(std::int64_t ranks) { return ranks >= 1 && ranks <= kMaxRanks; }
+
+// Throws InputError unless ranks_in_range(ranks): "rank count N is below 1" or "... is above
+// the limit of 2^40" (the integer printed as an integer).
+void require_rank_count(std::int64_t ranks);
+
+// Throws InputError unless ranks_in_range(ranks), as "<what> N is outside [1, 2^40]".
+void require_rank_count(std::int64_t ranks, std::string_view what);
 
 // Amdahl speedup 1 / (s + (1 - s)/N). REQUIRES: valid s and N (checked; throws InputError).
 double amdahl_speedup(double serial_fraction, double ranks);

@@ -148,6 +148,14 @@ enum class Mechanism { kSerial, kLatency, kBandwidth, kVariance, kCheckpoint, kC
 // "serial", "latency", "bandwidth", "variance", "checkpoint", "compute".
 std::string_view mechanism_name(Mechanism mechanism);
 
+// The shape of a mechanism's cost in the rank count N, per unit of its coefficient:
+//   serial     1                 (a constant per step)
+//   latency    log2 N            (a tree-like collective's step count)
+//   bandwidth  2(N-1)/N          (a bandwidth-optimal all-reduce's bytes: busbw_factor)
+//   variance   E[max of N standard normals]  (the slowest of N at a barrier)
+// REQUIRES: one of those four (checkpoint and compute have no shape in N); 1 <= n <= 2^40.
+double mechanism_shape(Mechanism mechanism, std::int64_t n);
+
 // The time lost against ideal scaling, by mechanism; the parts sum to the whole.
 struct LostTime {
   double serial_s = 0;
@@ -192,6 +200,16 @@ struct StepTime {
   Mechanism binding = Mechanism::kCompute;  // the largest lost part; compute when
                                             // efficiency >= 0.9
 };
+
+// The exposed communication of a step split into its latency and bandwidth parts, in the
+// proportion of the full calls' alpha terms to the rest (all bandwidth when there is no
+// communication); compression compute counts as bandwidth. These are lost.latency_s and
+// lost.bandwidth_s of step_time.
+struct ExposedSplit {
+  double latency_s = 0;
+  double bandwidth_s = 0;
+};
+ExposedSplit split_exposed_communication(const StepTime& step);
 
 // The step at `ranks` ranks. REQUIRES: a valid scenario; ranks in [1, 2^40] and, with a
 // fabric, fitting it (scaled_topology). Throws InputError otherwise.
