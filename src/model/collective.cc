@@ -2,7 +2,8 @@
 //
 // Every flat algorithm is written once, as a schedule: a list of phases, each a communication
 // pattern (who sends to whom), how many identical steps it repeats, and the bytes each sender
-// moves and each receiver reduces per step. One evaluator turns a schedule into a cost on a
+// moves and each receiver reduces per step. Each (op, algorithm) has its builder, reached
+// through its entry in kCatalogue (collective.h). One evaluator turns a schedule into a cost on a
 // uniform link (closed form: steps * alpha + bytes * beta), another on a two-level topology
 // (each step paced by its slowest edge). The cost table, the ranking, the tie points and the
 // topology costs all come from the same schedules, so they cannot disagree.
