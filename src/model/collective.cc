@@ -822,12 +822,16 @@ Op parse_op(std::string_view text) {
   if (text == "alltoall") return Op::kAlltoall;
   if (text == "reducescatter") return Op::kReduceScatter;
   if (text == "bcast") return Op::kBroadcast;
-  std::string known;
   for (const Op op : kAllOps) {
     if (op_name(op) == text) return op;
-    known += (known.empty() ? "" : ", ") + std::string(op_name(op));
   }
-  throw InputError(fmt::format("unknown collective '{}' (known: {})", text, known));
+  throw InputError(fmt::format("unknown collective '{}' (known: {})", text, op_names()));
+}
+
+std::string op_names() {
+  std::string names;
+  for (const Op op : kAllOps) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
+  return names;
 }
 
 const CatalogueEntry* catalogue_entry(Op op, Algorithm algorithm) {
