@@ -203,9 +203,7 @@ void register_collective(CLI::App& app) {
       "Cost of every algorithm of one collective call, cheapest first: steps x alpha + bytes "
       "per rank x beta + reduced bytes x gamma, on a flat link or a two-level fabric, with the "
       "size at which each ties the winner.");
-  cmd->add_option("--op", flags->op,
-                  "Collective: allreduce, reduce-scatter, all-gather, broadcast, reduce, "
-                  "all-to-all, barrier")
+  cmd->add_option("--op", flags->op, "Collective: " + op_names())
       ->type_name("OP")
       ->default_val("allreduce");
   cmd->add_option("--ranks,-n", flags->ranks,

@@ -489,9 +489,7 @@ void register_select(CLI::App& app) {
       "Selection map of one collective: the cheapest algorithm for each rank count and "
       "message size, the exact sizes where the winner changes, and (--selector) what MPICH or "
       "Open MPI would pick instead and what that costs.");
-  cmd->add_option("--op", flags->op,
-                  "Collective: allreduce, reduce-scatter, all-gather, broadcast, reduce, "
-                  "all-to-all, barrier")
+  cmd->add_option("--op", flags->op, "Collective: " + op_names())
       ->type_name("OP")
       ->default_val("allreduce");
   cmd->add_option("--ranks,-n", flags->ranks,

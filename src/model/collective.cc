@@ -2,7 +2,8 @@
 //
 // Every flat algorithm is written once, as a schedule: a list of phases, each a communication
 // pattern (who sends to whom), how many identical steps it repeats, and the bytes each sender
-// moves and each receiver reduces per step. One evaluator turns a schedule into a cost on a
+// moves and each receiver reduces per step. Each (op, algorithm) has its builder, reached
+// through its entry in kCatalogue (collective.h). One evaluator turns a schedule into a cost on a
 // uniform link (closed form: steps * alpha + bytes * beta), another on a two-level topology
 // (each step paced by its slowest edge). The cost table, the ranking, the tie points and the
 // topology costs all come from the same schedules, so they cannot disagree.
@@ -814,12 +815,16 @@ Op parse_op(std::string_view text) {
   if (text == "alltoall") return Op::kAlltoall;
   if (text == "reducescatter") return Op::kReduceScatter;
   if (text == "bcast") return Op::kBroadcast;
-  std::string known;
   for (const Op op : kAllOps) {
     if (op_name(op) == text) return op;
-    known += (known.empty() ? "" : ", ") + std::string(op_name(op));
   }
-  throw InputError(fmt::format("unknown collective '{}' (known: {})", text, known));
+  throw InputError(fmt::format("unknown collective '{}' (known: {})", text, op_names()));
+}
+
+std::string op_names() {
+  std::string names;
+  for (const Op op : kAllOps) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
+  return names;
 }
 
 const CatalogueEntry* catalogue_entry(Op op, Algorithm algorithm) {

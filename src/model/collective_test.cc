@@ -1550,6 +1550,12 @@ TEST(Catalogue, EveryAlgorithmOnceInOrderOfFirstAppearance) {
   }
 }
 
+TEST(Names, OpNames) {
+  EXPECT_EQ(op_names(),
+            "allreduce, reduce-scatter, all-gather, broadcast, reduce, all-to-all, barrier");
+  EXPECT_TRUE(contains(input_error_of([] { parse_op("gather"); }), "(known: " + op_names() + ")"));
+}
+
 TEST(Catalogue, AlgorithmsOfAnOp) {
   std::vector<std::string> allreduce;
   for (const AlgorithmSpec& s : algorithms_of(Op::kAllreduce)) {

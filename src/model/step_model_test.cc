@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <variant>
 #include <vector>
 
 #include "scalewall/base/error.h"
@@ -188,6 +189,24 @@ TEST(StepModel, MoreBucketsPayMoreLatencyTerms) {
     EXPECT_NEAR(t.communication_latency_s, static_cast<double>(t.buckets) * 126 * 10e-6, 1e-12);
     previous = t.communication_latency_s;
   }
+}
+
+// The step's collective is typed: none at one rank, the given bus bandwidth, or the cheapest
+// model algorithm on a link (recursive doubling for a 1 KB gradient over 64 ranks: 6 steps of
+// alpha against the ring's 126).
+TEST(StepModel, TheStepsCollectiveIsNoneBusbwOrAnAlgorithm) {
+  const Scenario busbw = WorkedExample();
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(step_time(busbw, 1).algorithm));
+  EXPECT_EQ(step_time(busbw, 8).algorithm, StepCollective{BusBandwidthGiven{}});
+  Scenario link;
+  link.workload = {1e3, 0.1, 1, 0.0, ScalingMode::kWeak, 2.0 / 3.0};
+  link.network.fabric = flat_topology(1, Link{10e-6, 25e9});
+  const StepTime t = step_time(link, 64);
+  ASSERT_TRUE(std::holds_alternative<AlgorithmSpec>(t.algorithm));
+  EXPECT_EQ(std::get<AlgorithmSpec>(t.algorithm).algorithm, Algorithm::kRecursiveDoubling);
+  link.settings.algorithm = AlgorithmSpec{Algorithm::kRing, Algorithm::kRing};
+  const StepCollective ring = AlgorithmSpec{Algorithm::kRing, Algorithm::kRing};
+  EXPECT_EQ(step_time(link, 64).algorithm, ring);
 }
 
 TEST(Predict, KneeIsWhereExposedCommunicationReachesCompute) {

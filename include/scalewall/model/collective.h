@@ -74,6 +74,8 @@ inline constexpr Op kAllOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kAllgat
 
 // "allreduce", "reduce-scatter", "all-gather", "broadcast", "reduce", "all-to-all", "barrier".
 std::string_view op_name(Op op);
+// Every op's name, in kAllOps' order, joined by ", ".
+std::string op_names();
 // The inverse; also accepts "allgather", "alltoall", "reducescatter", "bcast". Throws
 // InputError naming the text and listing the ops.
 Op parse_op(std::string_view text);
