@@ -367,7 +367,8 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
     if (a.applicable != b.applicable) return a.applicable;
     return a.gain > b.gain;
   });
-  Remedy together = evaluate("all together", "every applicable remedy above at once", true, all);
+  Remedy together =
+      evaluate(std::string(kAllTogether), "every applicable remedy above at once", true, all);
   together.gain = base / together.time_per_work_s;
   remedies.push_back(std::move(together));
   w.remedies = std::move(remedies);
