@@ -57,21 +57,6 @@ void add_fabric_options(CLI::App* command, FabricFlags* flags) {
       ->type_name("P");
 }
 
-namespace {
-
-double parse_ratio_flag(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] {
-    const auto colon = text.find(':');
-    if (colon == std::string::npos) return parse_number(text);
-    const double a = parse_number(text.substr(0, colon));
-    const double b = parse_number(text.substr(colon + 1));
-    if (!(b > 0)) throw InputError(fmt::format("ratio '{}' divides by zero", text));
-    return a / b;
-  });
-}
-
-}  // namespace
-
 Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks) {
   if (flags.fabric.empty()) {
     for (const auto& [flag, value] :
@@ -113,7 +98,8 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
     t.nics_per_node = flag_count("--nics-per-node", flags.nics_per_node, 1, 1 << 20);
   }
   if (!flags.oversubscription.empty()) {
-    t.oversubscription = parse_ratio_flag("--oversubscription", flags.oversubscription);
+    t.oversubscription =
+        with_flag("--oversubscription", [&] { return parse_ratio(flags.oversubscription); });
   }
   if (!flags.placement.empty()) {
     t.placement = with_flag("--placement", [&] { return parse_placement(flags.placement); });

@@ -40,6 +40,11 @@ Topology load_fabric_file(const std::string& path);
 // Parses fabric TOML held in memory; `source_name` names it in error messages.
 Topology parse_fabric(std::string_view toml_text, const std::string& source_name);
 
+// A ratio: a number ("2") or "A:B" ("2:1" is 2), as the fabric's oversubscription and the
+// --oversubscription flag take it. Throws InputError for a bad number or "ratio 'A:0'
+// divides by zero".
+double parse_ratio(std::string_view text);
+
 }  // namespace scalewall
 
 #endif  // SCALEWALL_FABRIC_FILE_H_
