@@ -1,6 +1,6 @@
-// cli/common.h: what every scalewall subcommand shares: the --format option, flag values
-// read through the library's unit parser with the flag named in every error, and the one
-// place that writes a finished Report to stdout.
+// cli/common.h: what every scalewall subcommand shares: the --format option, the network
+// flags, and the one place that writes a finished Report to stdout. Flag values are read by
+// cli/flags.h (shared with scalewall-mpi), included here.
 //
 // Layer: cli/. May include the public library headers and CLI11; nothing includes this file
 // but other cli/ files.
