@@ -9,7 +9,7 @@
 #include "cli/scenario_flags.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
-#include "scalewall/present/scaling_curve_table.h"
+#include "scalewall/present/prediction_tables.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
@@ -82,7 +82,7 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
   report.inputs["target_efficiency"] = target;
   report.inputs["model"] = scenario_inputs(file);
 
-  report.tables.push_back(scaling_curve_table(p, CurveWords::kTerminal));
+  report.tables.push_back(scaling_curve_table(p, TableWords::kTerminal));
 
   const StepTime& last = p.rows.back();
   report.add_field("scaling", "scaling", Unit::kText, std::string(scaling_mode_name(p.mode)));
@@ -156,28 +156,7 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
   report.inputs["what_if_ranks"] = ranks;
   report.inputs["model"] = scenario_inputs(file);
 
-  Table table{"remedies",
-              {{"name", "remedy", Unit::kText},
-               {"applicable", "applies", Unit::kText},
-               {"step_s", "step", Unit::kSeconds},
-               {"time_per_work_s", "time/work", Unit::kSeconds},
-               {"efficiency", "efficiency", Unit::kFraction},
-               {"gain", "gain", Unit::kRatio},
-               {"binding", "then binds", Unit::kText},
-               {"change", "change", Unit::kText}},
-              {},
-              {}};
-  const auto add = [&](const Remedy& r, std::string mark) {
-    table.add_row({r.name, r.applicable, r.step.step_s, r.time_per_work_s, r.step.efficiency,
-                   r.gain, std::string(mechanism_name(r.step.binding)), r.change},
-                  std::move(mark));
-  };
-  add(w.baseline, "");
-  const Remedy* first = first_remedy(w);
-  for (const Remedy& r : w.remedies) {
-    add(r, &r == first ? "<-- first" : gains_nothing(r) ? "(no gain)" : "");
-  }
-  report.tables.push_back(std::move(table));
+  report.tables.push_back(what_if_table(w, TableWords::kTerminal));
   report.add_field("scaling", "scaling", Unit::kText,
                    std::string(scaling_mode_name(s.workload.mode)));
   report.add_field("ranks", "ranks", Unit::kCount, ranks);
@@ -186,6 +165,7 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
                    w.baseline.step.efficiency);
   report.add_field("baseline_binding", "baseline binds on", Unit::kText,
                    std::string(mechanism_name(w.baseline.step.binding)));
+  const Remedy* first = first_remedy(w);
   report.add_field("top_remedy", "first remedy to try", Unit::kText,
                    first ? Value{first->name} : Value{}, "none gains 1% or more");
   report.notes.push_back(

@@ -29,7 +29,7 @@
 #include "scalewall/platform/staged_output.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
-#include "scalewall/present/scaling_curve_table.h"
+#include "scalewall/present/prediction_tables.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/io/scenario_file.h"
@@ -110,28 +110,6 @@ class Canvas {
 
 // ---- a scenario ----
 
-Table what_if_table(const WhatIf& w) {
-  Table t{"remedies",
-          {{"name", "remedy", Unit::kText},
-           {"applicable", "applies", Unit::kText},
-           {"step_s", "step", Unit::kSeconds},
-           {"efficiency", "efficiency", Unit::kFraction},
-           {"gain", "gain", Unit::kRatio},
-           {"binding", "then binds", Unit::kText},
-           {"change", "change", Unit::kText}},
-          {},
-          {}};
-  const auto add = [&](const Remedy& r, std::string mark) {
-    t.add_row({r.name, r.applicable ? "yes" : "no", r.step.step_s, r.step.efficiency, r.gain,
-               std::string(mechanism_name(r.step.binding)), r.change},
-              std::move(mark));
-  };
-  add(w.baseline, "");
-  const Remedy* first = first_remedy(w);
-  for (const Remedy& r : w.remedies) add(r, &r == first ? "first to try" : "");
-  return t;
-}
-
 Table cost_line_table(const std::vector<CostLine>& lines) {
   Table t{"links",
           {{"label", "line", Unit::kText},
@@ -209,7 +187,7 @@ HtmlSection scenario_section(const std::string& path, const ScenarioFile& file,
   add(canvas.draw(scaling_plot(p, s.name, short_network(file)), stem,
                   "Speedup and efficiency against ranks, with the ideal line, the knee and the "
                   "largest rank count that holds the target efficiency."));
-  add(HtmlTable{"The scaling curve", scaling_curve_table(p, CurveWords::kPage)});
+  add(HtmlTable{"The scaling curve", scaling_curve_table(p, TableWords::kPage)});
   add(canvas.draw(breakdown_plot(p, s.name, short_network(file)), stem,
                   "Where each step's time goes, by mechanism; the stack is the predicted step, "
                   "the line the ideal one."));
@@ -219,7 +197,7 @@ HtmlSection scenario_section(const std::string& path, const ScenarioFile& file,
   add(HtmlTable{fmt::format("What each remedy buys at {} ranks (gain = time per unit of work, "
                             "baseline over remedy)",
                             last.ranks),
-                what_if_table(w)});
+                what_if_table(w, TableWords::kPage)});
 
   // The sizes worth marking: the gradient and, when it is split, the bytes of one call.
   std::vector<SizeMark> marks;
