@@ -221,17 +221,11 @@ Report run_calibrate(const CalibrateFlags& flags) {
     report.tables.push_back(std::move(asymptotes));
   }
 
-  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
-  for (const auto& s : set.sources) sources.push_back(s);
-  nlohmann::ordered_json warning_list = nlohmann::ordered_json::array();
-  for (const auto& w : warnings) warning_list.push_back(w);
   report.extra["gap_note"] = loggp ? nlohmann::ordered_json(loggp->gap_note) : nullptr;
   report.extra["overhead_note"] = loggp ? nlohmann::ordered_json(loggp->overhead_note) : nullptr;
-  report.extra["sources"] = std::move(sources);
-  report.extra["warnings"] = std::move(warning_list);
+  report.add_list("sources", "source", set.sources);
+  report.add_list("warnings", "warning", warnings);
 
-  for (const auto& s : set.sources) report.notes.push_back("source: " + s);
-  for (const auto& w : warnings) report.notes.push_back("warning: " + w);
   if (fit) {
     switch (options.weighting) {
       case Weighting::kRelative:

@@ -20,50 +20,12 @@ void add_format_option(CLI::App* command, std::string* format) {
       ->type_name("table|csv|json");
 }
 
-double flag_bytes(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_bytes(text); });
-}
-double flag_seconds(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_seconds(text); });
-}
-double flag_rate(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_rate(text); });
-}
-double flag_fraction(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_fraction(text); });
-}
-double flag_number(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_number(text); });
-}
-std::int64_t flag_count(std::string_view flag, const std::string& text, std::int64_t min_value,
-                        std::int64_t max_value) {
-  return with_flag(flag, [&] { return parse_count(text, min_value, max_value); });
-}
-
 CLI::Validator non_empty_path() {
   return CLI::Validator(
       [](const std::string& text) {
         return text.empty() ? std::string("the file name is empty") : std::string();
       },
       "FILE");
-}
-
-std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::string& text) {
-  std::vector<std::int64_t> ranks;
-  std::string_view rest = text;
-  for (;;) {
-    const std::size_t comma = rest.find(',');
-    const std::string item(rest.substr(0, comma));
-    if (ranks.size() == kMaxRankListItems) {
-      throw InputError(fmt::format("{}: the list holds more than {} rank counts (the most one "
-                                   "command takes)",
-                                   flag, kMaxRankListItems));
-    }
-    ranks.push_back(flag_count(flag, item, 1, kMaxRanks));
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return ranks;
 }
 
 void add_fabric_options(CLI::App* command, FabricFlags* flags) {
@@ -94,14 +56,6 @@ void add_fabric_options(CLI::App* command, FabricFlags* flags) {
                       "Override the fabric's placement: packed or scattered")
       ->type_name("P");
 }
-
-namespace {
-
-double parse_ratio_flag(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_ratio(text); });
-}
-
-}  // namespace
 
 Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks) {
   if (flags.fabric.empty()) {
@@ -144,7 +98,8 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
     t.nics_per_node = flag_count("--nics-per-node", flags.nics_per_node, 1, 1 << 20);
   }
   if (!flags.oversubscription.empty()) {
-    t.oversubscription = parse_ratio_flag("--oversubscription", flags.oversubscription);
+    t.oversubscription =
+        with_flag("--oversubscription", [&] { return parse_ratio(flags.oversubscription); });
   }
   if (!flags.placement.empty()) {
     t.placement = with_flag("--placement", [&] { return parse_placement(flags.placement); });
@@ -210,24 +165,6 @@ std::string describe_topology(const Topology& t) {
       t.nics_per_node == 1 ? "NIC" : "NICs",
       t.oversubscription > 1 ? fmt::format(", {:g}:1 oversubscribed", t.oversubscription) : "",
       placement_name(t.placement), link(t.intra), link(t.inter));
-}
-
-std::vector<std::int64_t> flag_rank_range(std::string_view flag, const std::string& text) {
-  const auto dots = text.find("..");
-  if (dots == std::string::npos) return flag_rank_list(flag, text);
-  const std::int64_t a = flag_count(flag, text.substr(0, dots), 1, kMaxRanks);
-  const std::int64_t b = flag_count(flag, text.substr(dots + 2), 1, kMaxRanks);
-  if (a > b) {
-    throw InputError(fmt::format("{}: range '{}' runs backwards ({} > {})", flag, text, a, b));
-  }
-  std::vector<std::int64_t> ranks;
-  std::int64_t r = 1;
-  while (r < a) r *= 2;
-  for (; r <= b; r *= 2) ranks.push_back(r);
-  if (ranks.empty()) {
-    throw InputError(fmt::format("{}: range '{}' holds no power of two", flag, text));
-  }
-  return ranks;
 }
 
 Progress::Progress(std::string command)

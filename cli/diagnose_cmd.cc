@@ -12,6 +12,7 @@
 #include "cli/next_measurement.h"
 #include "scalewall/analysis/diagnose.h"
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/file_format.h"
 #include "scalewall/io/input_file.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/platform/gnuplot.h"
@@ -31,8 +32,6 @@ struct DiagnoseFlags {
   std::string format = "table";
 };
 
-// A scaling table is CSV whose header names `ranks`, or JSON rows; everything else goes to the
-// measurement reader, which recognises its formats by content.
 // Every file the run reads: a plot never replaces one of them.
 RenderOptions plot_options(const DiagnoseFlags& flags) {
   RenderOptions options;
@@ -42,19 +41,11 @@ RenderOptions plot_options(const DiagnoseFlags& flags) {
   return options;
 }
 
+// A scaling table is CSV whose header names `ranks`, or JSON rows (io/file_format.h); everything else goes to the
+// measurement reader, which recognises its formats by content.
 bool is_scaling_table(std::string_view text) {
-  for (std::string_view view; next_line(text, view);) {
-    const std::string line(view);
-    const auto b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    if (line[b] == '#') continue;
-    if (line[b] == '{') return line.find("scalewall-mpi") == std::string::npos;
-    if (line[b] == '[') return true;
-    std::string header = line.substr(b);
-    return header.rfind("ranks,", 0) == 0 || header.find(",ranks") != std::string::npos ||
-           header == "ranks";
-  }
-  return false;
+  const FileFormat format = detect_file_format(text);
+  return format == FileFormat::kScalingTableCsv || format == FileFormat::kScalingTableJson;
 }
 
 Value optional_seconds(const std::optional<double>& v) { return v ? Value{*v} : Value{}; }
@@ -147,8 +138,8 @@ Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
     candidate_text += (candidate_text.empty() ? "" : ", ") + std::string(mechanism_name(m));
   }
   report.extra["binding_candidates"] = candidates;
-  report.extra["cannot_separate"] = d.cannot_separate;
-  report.extra["warnings"] = d.warnings;
+  report.add_list("cannot_separate", "cannot separate", d.cannot_separate);
+  report.add_list("warnings", "warning", d.warnings);
   report.add_field("candidates", "could be binding", Unit::kText, candidate_text, "-");
   report.add_field("next_measurement", "run next", Unit::kText,
                    render_next_measurement(d.next_measurement));
@@ -171,8 +162,6 @@ Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
     }
     with_flag("--plot", [&] { return render_plot(measured_vs_predicted_plot(series), flags.plot, plot_options(flags)); });
   }
-  for (const std::string& w : d.warnings) report.notes.push_back("warning: " + w);
-  for (const std::string& c : d.cannot_separate) report.notes.push_back("cannot separate: " + c);
   if (prediction) {
     report.notes.push_back(fmt::format("predicted efficiency: scenario {} (a model)", scenario_name));
   }
@@ -283,9 +272,8 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
   report.add_field("verdict", "verdict", Unit::kText, d.verdict);
   report.add_field("next_measurement", "run next", Unit::kText,
                    render_next_measurement(d.next_measurement));
-  report.extra["sources"] = d.sources;
-  report.extra["warnings"] = d.warnings;
-  for (const std::string& w : d.warnings) report.notes.push_back("warning: " + w);
+  report.add_list("sources", "source", d.sources);
+  report.add_list("warnings", "warning", d.warnings);
   return report;
 }
 

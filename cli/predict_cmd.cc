@@ -9,6 +9,7 @@
 #include "cli/scenario_flags.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
+#include "scalewall/present/prediction_tables.h"
 #include "scalewall/present/record_names.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
@@ -82,33 +83,7 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
   report.inputs["target_efficiency"] = target;
   report.inputs["model"] = scenario_inputs(file);
 
-  Table rows{"rows",
-             {{"ranks", "ranks", Unit::kCount},
-              {"compute_s", "compute", Unit::kSeconds},
-              {"serial_s", "serial", Unit::kSeconds},
-              {"communication_s", "comm", Unit::kSeconds},
-              {"exposed_communication_s", "exposed", Unit::kSeconds},
-              {"variance_s", "variance", Unit::kSeconds},
-              {"checkpoint_s", "ckpt", Unit::kSeconds},
-              {"step_s", "step", Unit::kSeconds},
-              {"speedup", "speedup", Unit::kRatio},
-              {"efficiency", "efficiency", Unit::kFraction},
-              {"binding", "binding", Unit::kText},
-              {"algorithm", "algorithm", Unit::kText}},
-             {},
-             {}};
-  for (const StepTime& t : p.rows) {
-    std::string mark;
-    if (p.knee_ranks && t.ranks >= *p.knee_ranks &&
-        (&t == &p.rows.front() || (&t - 1)->ranks < *p.knee_ranks)) {
-      mark = fmt::format("<-- knee at {} ranks", *p.knee_ranks);
-    }
-    rows.add_row({t.ranks, t.compute_s, t.serial_s, t.communication_s, t.exposed_communication_s,
-                  t.variance_s, t.checkpoint_s, t.step_s, t.speedup, t.efficiency,
-                  std::string(mechanism_name(t.binding)), step_collective_name(t.algorithm)},
-                 mark);
-  }
-  report.tables.push_back(std::move(rows));
+  report.tables.push_back(scaling_curve_table(p, TableWords::kTerminal));
 
   const StepTime& last = p.rows.back();
   report.add_field("scaling", "scaling", Unit::kText, std::string(scaling_mode_name(p.mode)));
@@ -182,36 +157,7 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
   report.inputs["what_if_ranks"] = ranks;
   report.inputs["model"] = scenario_inputs(file);
 
-  Table table{"remedies",
-              {{"name", "remedy", Unit::kText},
-               {"applicable", "applies", Unit::kText},
-               {"step_s", "step", Unit::kSeconds},
-               {"time_per_work_s", "time/work", Unit::kSeconds},
-               {"efficiency", "efficiency", Unit::kFraction},
-               {"gain", "gain", Unit::kRatio},
-               {"binding", "then binds", Unit::kText},
-               {"change", "change", Unit::kText}},
-              {},
-              {}};
-  const auto add = [&](const Remedy& r, std::string mark) {
-    table.add_row({r.name, r.applicable, r.step.step_s, r.time_per_work_s, r.step.efficiency,
-                   r.gain, std::string(mechanism_name(r.step.binding)), r.change},
-                  std::move(mark));
-  };
-  add(w.baseline, "");
-  std::string top;
-  for (const Remedy& r : w.remedies) {
-    std::string mark;
-    if (r.name != "all together" && r.applicable && top.empty() &&
-        r.gain >= 1.0 + kNegligibleGain) {
-      top = r.name;
-      mark = "<-- first";
-    } else if (r.applicable && r.gain < 1.0 + kNegligibleGain && r.name != "all together") {
-      mark = "(no gain)";
-    }
-    add(r, mark);
-  }
-  report.tables.push_back(std::move(table));
+  report.tables.push_back(what_if_table(w, TableWords::kTerminal));
   report.add_field("scaling", "scaling", Unit::kText,
                    std::string(scaling_mode_name(s.workload.mode)));
   report.add_field("ranks", "ranks", Unit::kCount, ranks);
@@ -220,8 +166,9 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
                    w.baseline.step.efficiency);
   report.add_field("baseline_binding", "baseline binds on", Unit::kText,
                    std::string(mechanism_name(w.baseline.step.binding)));
+  const Remedy* first = first_remedy(w);
   report.add_field("top_remedy", "first remedy to try", Unit::kText,
-                   top.empty() ? Value{} : Value{top}, "none gains 1% or more");
+                   first ? Value{first->name} : Value{}, "none gains 1% or more");
   report.notes.push_back(
       "gain = baseline time per unit of work / the remedy's (accumulation and a bigger batch do "
       "more work per step); below 1% counts as no gain.");

@@ -7,7 +7,6 @@
 // nccl-tests, OSU, IMB), all of them into one set, which gets measured bus bandwidth against
 // size, one-way time against size, and the per-rank arrival and wait distributions.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,11 +22,14 @@
 #include "cli/common.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/present/html_page.h"
+#include "scalewall/io/file_format.h"
 #include "scalewall/io/input_file.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/platform/output_file.h"
+#include "scalewall/platform/staged_output.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
+#include "scalewall/present/prediction_tables.h"
 #include "scalewall/present/record_names.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
@@ -106,83 +109,7 @@ class Canvas {
   std::vector<Drawn> drawn_;
 };
 
-// ---- what a file holds ----
-
-enum class FileKind { kScenario, kFabric, kMeasurement };
-
-// The kind of file `text` (from `path`) holds, by content.
-FileKind classify(std::string_view text) {
-  bool fabric = false;
-  std::string_view t;
-  for (int n = 0; n < 4000 && next_line(text, t); ++n) {
-    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-    if (t.starts_with("[workload]")) return FileKind::kScenario;
-    if (t.starts_with("[inter]") || t.starts_with("[intra]")) fabric = true;
-  }
-  return fabric ? FileKind::kFabric : FileKind::kMeasurement;
-}
-
 // ---- a scenario ----
-
-Table curve_table(const Prediction& p) {
-  Table t{"rows",
-          {{"ranks", "ranks", Unit::kCount},
-           {"compute_s", "compute", Unit::kSeconds},
-           {"serial_s", "serial", Unit::kSeconds},
-           {"communication_s", "all-reduce", Unit::kSeconds},
-           {"exposed_communication_s", "exposed", Unit::kSeconds},
-           {"variance_s", "variance", Unit::kSeconds},
-           {"checkpoint_s", "checkpoint", Unit::kSeconds},
-           {"step_s", "step", Unit::kSeconds},
-           {"speedup", "speedup", Unit::kRatio},
-           {"efficiency", "efficiency", Unit::kFraction},
-           {"binding", "binding", Unit::kText},
-           {"algorithm", "algorithm", Unit::kText}},
-          {},
-          {}};
-  bool knee_marked = false;
-  for (const StepTime& r : p.rows) {
-    std::string mark;
-    if (p.knee_ranks && !knee_marked && r.ranks >= *p.knee_ranks) {
-      mark = fmt::format("knee at {} ranks", *p.knee_ranks);
-      knee_marked = true;
-    }
-    t.add_row({r.ranks, r.compute_s, r.serial_s, r.communication_s, r.exposed_communication_s,
-               r.variance_s, r.checkpoint_s, r.step_s, r.speedup, r.efficiency,
-               std::string(mechanism_name(r.binding)), step_collective_name(r.algorithm)},
-              mark);
-  }
-  return t;
-}
-
-Table what_if_table(const WhatIf& w) {
-  Table t{"remedies",
-          {{"name", "remedy", Unit::kText},
-           {"applicable", "applies", Unit::kText},
-           {"step_s", "step", Unit::kSeconds},
-           {"efficiency", "efficiency", Unit::kFraction},
-           {"gain", "gain", Unit::kRatio},
-           {"binding", "then binds", Unit::kText},
-           {"change", "change", Unit::kText}},
-          {},
-          {}};
-  const auto add = [&](const Remedy& r, std::string mark) {
-    t.add_row({r.name, r.applicable ? "yes" : "no", r.step.step_s, r.step.efficiency, r.gain,
-               std::string(mechanism_name(r.step.binding)), r.change},
-              std::move(mark));
-  };
-  add(w.baseline, "");
-  bool first = true;
-  for (const Remedy& r : w.remedies) {
-    std::string mark;
-    if (first && r.applicable && r.name != "all together" && r.gain >= 1.0 + kNegligibleGain) {
-      mark = "first to try";
-      first = false;
-    }
-    add(r, mark);
-  }
-  return t;
-}
 
 Table cost_line_table(const std::vector<CostLine>& lines) {
   Table t{"links",
@@ -261,7 +188,7 @@ HtmlSection scenario_section(const std::string& path, const ScenarioFile& file,
   add(canvas.draw(scaling_plot(p, s.name, short_network(file)), stem,
                   "Speedup and efficiency against ranks, with the ideal line, the knee and the "
                   "largest rank count that holds the target efficiency."));
-  add(HtmlTable{"The scaling curve", curve_table(p)});
+  add(HtmlTable{"The scaling curve", scaling_curve_table(p, TableWords::kPage)});
   add(canvas.draw(breakdown_plot(p, s.name, short_network(file)), stem,
                   "Where each step's time goes, by mechanism; the stack is the predicted step, "
                   "the line the ideal one."));
@@ -271,7 +198,7 @@ HtmlSection scenario_section(const std::string& path, const ScenarioFile& file,
   add(HtmlTable{fmt::format("What each remedy buys at {} ranks (gain = time per unit of work, "
                             "baseline over remedy)",
                             last.ranks),
-                what_if_table(w)});
+                what_if_table(w, TableWords::kPage)});
 
   // The sizes worth marking: the gradient and, when it is split, the bytes of one call.
   std::vector<SizeMark> marks;
@@ -536,93 +463,15 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
 
 // ---- the command ----
 
-// The report is drawn into a staging directory beside DIR and moved into place only when every
-// figure and the page are written, so a report that fails leaves nothing half-made: DIR is
-// untouched (or not created) and the staging directory is removed.
-class StagedOutput {
- public:
-  explicit StagedOutput(const std::string& dir) {
-    if (dir.empty()) throw InputError("-o: the output directory is empty");
-    target_ = fs::path(dir).lexically_normal();
-    if (target_.filename().empty()) target_ = target_.parent_path();  // "out/" -> "out"
-    if (target_.empty() || target_.filename() == "." || target_.filename() == "..") {
-      target_ = fs::absolute(fs::path(dir)).lexically_normal();
-      if (target_.filename().empty()) target_ = target_.parent_path();
-    }
-    std::error_code ec;
-    if (fs::exists(target_, ec) && !fs::is_directory(target_, ec)) {
-      throw InputError(fmt::format("-o: cannot create directory '{}': {}", dir,
-                                   "a file of that name is in the way"));
-    }
-    const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
-    fs::create_directories(parent, ec);
-    if (ec || !fs::is_directory(parent)) {
-      throw InputError(fmt::format("-o: cannot create directory '{}': {}", dir,
-                                   ec ? ec.message() : "a file of that name is in the way"));
-    }
-    staging_ = parent / fmt::format(".{}.scalewall-report-{}", target_.filename().string(),
-                                    ::getpid());
-    fs::remove_all(staging_, ec);
-    if (!fs::create_directory(staging_, ec) || ec) {
-      throw InputError(fmt::format("-o: cannot write in directory '{}': {}", parent.string(),
-                                   ec ? ec.message() : "cannot create a staging directory"));
-    }
+// Runs `body`, a step of writing the -o directory, with "-o: " in front of its messages.
+template <typename F>
+auto on_output_flag(F&& body) -> decltype(body()) {
+  try {
+    return with_flag("-o", body);
+  } catch (const OutputError& e) {
+    throw OutputError(std::string("-o: ") + e.what());
   }
-  StagedOutput(const StagedOutput&) = delete;
-  StagedOutput& operator=(const StagedOutput&) = delete;
-  ~StagedOutput() {
-    std::error_code ignored;
-    if (!staging_.empty()) fs::remove_all(staging_, ignored);
-  }
-
-  const fs::path& staging() const { return staging_; }
-
-  // Throws InputError ("-o: ...") when `path` is one of `inputs`.
-  static void refuse_over_inputs(const std::string& path, const std::vector<std::string>& inputs) {
-    try {
-      refuse_output_over_inputs(path, inputs);
-    } catch (const InputError& e) {
-      throw InputError(std::string("-o: ") + e.what());
-    }
-  }
-  const fs::path& target() const { return target_; }
-
-  // Moves everything into DIR: the whole staging directory when DIR does not exist (or is
-  // empty), else file by file with `last` (the page) moved after every figure.
-  // REQUIRES: nothing in the staging directory is named like one of `inputs` in DIR (throws
-  // InputError naming both: a report never replaces one of its inputs).
-  void commit(const std::string& last, const std::vector<std::string>& inputs) {
-    for (const auto& entry : fs::directory_iterator(staging_)) {
-      refuse_over_inputs((target_ / entry.path().filename()).string(), inputs);
-    }
-    std::error_code ec;
-    if (!fs::exists(target_, ec) || fs::is_empty(target_, ec)) {
-      if (fs::exists(target_, ec)) fs::remove(target_, ec);
-      fs::rename(staging_, target_, ec);
-      if (!ec) {
-        staging_.clear();
-        return;
-      }
-    }
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(staging_)) {
-      if (entry.path().filename() != last) files.push_back(entry.path());
-    }
-    files.push_back(staging_ / last);
-    for (const fs::path& f : files) {
-      fs::rename(f, target_ / f.filename(), ec);
-      if (ec) {
-        throw std::runtime_error(fmt::format("-o: cannot move '{}' into '{}': {}",
-                                             f.filename().string(), target_.string(),
-                                             ec.message()));
-      }
-    }
-  }
-
- private:
-  fs::path target_;
-  fs::path staging_;
-};
+}
 
 Report run_report(const ReportFlags& flags) {
   with_flag("--format", [&] { return parse_format(flags.format); });
@@ -637,19 +486,19 @@ Report run_report(const ReportFlags& flags) {
   std::vector<std::pair<std::string, std::string>> measurements;  // path, text
   for (const std::string& path : flags.files) {
     std::string text = read_input_file(path, "input file");
-    switch (classify(text)) {
-      case FileKind::kScenario: {
+    switch (detect_file_format(text)) {
+      case FileFormat::kScenario: {
         ScenarioFile file = parse_scenario(text, path, fs::path(path).parent_path().string());
         with_flag("--max-ranks", [&] { return default_rank_grid(file.scenario, max_ranks); });
         scenarios.emplace_back(path, std::move(file));
         break;
       }
-      case FileKind::kFabric:
+      case FileFormat::kFabric:
         throw InputError(fmt::format(
             "{}: is a fabric file; report takes a scenario that names it ([network] fabric = "
             "\"{}\") or measurement files",
             path, path));
-      case FileKind::kMeasurement:
+      default:  // measurements: their reader names what is wrong with anything else
         measurements.emplace_back(path, std::move(text));
         break;
     }
@@ -660,10 +509,16 @@ Report run_report(const ReportFlags& flags) {
     progress.say(fmt::format("reading {}", path));
     parse_measurement_text(text, path, measured_set);
   }
-  StagedOutput output(flags.output);
+  // The report is drawn into a staging directory beside DIR and moved into place only when
+  // every figure and the page are written (platform/staged_output.h).
+  std::optional<StagedOutput> staged;
+  on_output_flag([&] { staged.emplace(flags.output); });
+  const StagedOutput& output = *staged;
   // The page is the one file whose name does not come from a scenario: refuse at once, before
   // drawing, when it would replace an input.
-  StagedOutput::refuse_over_inputs((output.target() / "index.html").string(), flags.files);
+  on_output_flag([&] {
+    refuse_output_over_inputs((output.target() / "index.html").string(), flags.files);
+  });
   const fs::path dir(flags.output);
   Canvas canvas(output.staging(), progress);
 
@@ -689,7 +544,7 @@ Report run_report(const ReportFlags& flags) {
     const fs::path staged_index = output.staging() / "index.html";
     write_output_file(staged_index.string(), render_html(page));
   }
-  output.commit("index.html", flags.files);
+  on_output_flag([&] { staged->commit("index.html", flags.files); });
 
   Report report;
   report.command = "report";

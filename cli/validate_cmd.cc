@@ -152,19 +152,10 @@ Report run_validate(const ValidateFlags& flags) {
   report.add_field("points_skipped", "points left out", Unit::kCount,
                    static_cast<std::int64_t>(v.skipped.size()));
 
-  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
-  for (const auto& s : set.sources) sources.push_back(s);
-  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
-  for (const auto& w : set.warnings) warnings.push_back(w);
-  nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-  for (const auto& s : v.skipped) skipped.push_back(s);
-  report.extra["sources"] = std::move(sources);
-  report.extra["warnings"] = std::move(warnings);
-  report.extra["skipped"] = std::move(skipped);
+  report.add_list("sources", "source", set.sources);
+  report.add_list("warnings", "warning", set.warnings);
+  report.add_list("skipped", "left out", v.skipped);
 
-  for (const auto& s : set.sources) report.notes.push_back("source: " + s);
-  for (const auto& w : set.warnings) report.notes.push_back("warning: " + w);
-  for (const auto& s : v.skipped) report.notes.push_back("left out: " + s);
   bool library = false;
   for (const auto& p : v.points) library = library || p.algorithm.is_library();
   if (library) {

@@ -80,56 +80,6 @@ std::vector<double> size_sweep(double min_bytes, double max_bytes) {
   return sizes;
 }
 
-std::vector<std::string> split_list(std::string_view text) {
-  std::vector<std::string> items;
-  for (;;) {
-    const std::size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    items.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return items;
-}
-
-namespace {
-
-template <typename F>
-auto with_flag(std::string_view flag, F&& body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const InputError& e) {
-    throw InputError(std::string(flag) + ": " + e.what());
-  }
-}
-
-}  // namespace
-
-std::vector<double> flag_size_list(std::string_view flag, const std::string& text) {
-  std::vector<double> sizes;
-  for (const std::string& item : split_list(text)) sizes.push_back(flag_bytes(flag, item));
-  return sizes;
-}
-
-double flag_bytes(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_bytes(text); });
-}
-double flag_seconds(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_seconds(text); });
-}
-double flag_fraction(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_fraction(text); });
-}
-double flag_number(std::string_view flag, const std::string& text) {
-  return with_flag(flag, [&] { return parse_number(text); });
-}
-std::int64_t flag_count(std::string_view flag, const std::string& text, std::int64_t min_value,
-                        std::int64_t max_value) {
-  return with_flag(flag, [&] { return parse_count(text, min_value, max_value); });
-}
-
 std::string utc_timestamp() {
   const std::time_t t = std::time(nullptr);
   std::tm utc{};

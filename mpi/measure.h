@@ -1,6 +1,6 @@
 // mpi/measure.h: the MPI-free pieces of the measurement harness: the clock, busy-waiting,
-// seeded jitter, summary statistics, the message-size sweep and flag values read through the
-// library's unit parser.
+// seeded jitter, summary statistics and the message-size sweep (flag values are read by
+// cli/flags.h, shared with scalewall).
 //
 // Layer: mpi/ (scalewall-mpi). Nothing here includes <mpi.h>, so these helpers can be read
 // and reasoned about without an MPI installation; the files that do include it are
@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "cli/flags.h"  // flag_bytes, flag_count, ...: shared with scalewall
 
 namespace scalewall::mpi {
 
@@ -70,24 +72,6 @@ Summary summarize(std::vector<double> values);
 // The sizes a sweep visits, in bytes, ascending and without repeats: 0 when min is 0, every
 // power of two in [min, max], and min and max themselves. REQUIRES: 0 <= min <= max.
 std::vector<double> size_sweep(double min_bytes, double max_bytes);
-
-// A comma-separated list of sizes ("0,8,1MiB,3000"), each through parse_bytes, in the given
-// order. Throws InputError prefixed with `flag`.
-std::vector<double> flag_size_list(std::string_view flag, const std::string& text);
-
-// ---- flag values ----
-// Each parses `text` with the matching units.h parser and rethrows an InputError with the
-// flag's name in front: "--max-bytes: unknown unit 'XB' in size '4XB' (...)".
-double flag_bytes(std::string_view flag, const std::string& text);
-double flag_seconds(std::string_view flag, const std::string& text);
-double flag_fraction(std::string_view flag, const std::string& text);
-double flag_number(std::string_view flag, const std::string& text);
-std::int64_t flag_count(std::string_view flag, const std::string& text, std::int64_t min_value,
-                        std::int64_t max_value);
-
-// Splits "a,b,c" at commas, trimming blanks; an empty item is kept (and rejected by the
-// caller's parser).
-std::vector<std::string> split_list(std::string_view text);
 
 // The current UTC time as ISO 8601, "2026-11-30T05:00:00Z".
 std::string utc_timestamp();

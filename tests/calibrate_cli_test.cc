@@ -307,3 +307,51 @@ TEST(ValidateCli, Errors) {
 
 }  // namespace
 }  // namespace scalewall::testing
+
+namespace scalewall::testing {
+namespace {
+
+// A run that stopped early: its warning and the file it came from reach every format, not
+// only JSON (table: "# warning: ..." lines; CSV: the same as comment lines after the rows).
+TEST(CalibrateCli, AWarningSurvivesEveryFormat) {
+  std::ifstream in(source_path("tests/data/scalewall_pingpong.jsonl"));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  text.erase(text.rfind("{\"record\":\"end\""));  // no end record
+  const std::string path = write_temp_file("stopped.jsonl", text);
+  const std::string warning = path + ": incomplete (no end record: the run stopped early)";
+  const auto j = run_json({"calibrate", path});
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_EQ(j["warnings"][0].get<std::string>().rfind(warning, 0), 0u) << j["warnings"];
+  EXPECT_EQ(j["sources"][0], path + " (scalewall-mpi pingpong)");
+  for (const char* format : {"table", "csv"}) {
+    const CliResult r = run_scalewall({"calibrate", path, "--format", format});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\n# warning: " + warning), std::string::npos) << format << r.out;
+    EXPECT_NE(r.out.find("\n# source: " + path + " (scalewall-mpi pingpong)\n"),
+              std::string::npos)
+        << format << r.out;
+  }
+  // CSV: the rows first, then only comment lines.
+  const CliResult csv = run_scalewall({"calibrate", path, "--format", "csv"});
+  const std::string tail = csv.out.substr(csv.out.find("\n# ") + 1);
+  std::istringstream lines(tail);
+  for (std::string line; std::getline(lines, line);) EXPECT_EQ(line.rfind("# ", 0), 0u) << line;
+}
+
+// A scaling table whose mechanisms cannot be told apart says so in every format.
+TEST(DiagnoseCliFormats, CannotSeparateSurvivesTableAndCsv) {
+  const std::string path = write_temp_file(
+      "two-rows.csv", "ranks,step_s,problem_size\n128,0.0083,1\n1024,0.0016,1\n");
+  const auto j = run_json({"diagnose", path});
+  ASSERT_FALSE(j["cannot_separate"].empty());
+  const std::string first = j["cannot_separate"][0];
+  for (const char* format : {"table", "csv"}) {
+    const CliResult r = run_scalewall({"diagnose", path, "--format", format});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("# cannot separate: " + first + "\n"), std::string::npos)
+        << format << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace scalewall::testing

@@ -468,7 +468,8 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
     return a.gain > b.gain;
   });
   Remedy together =
-      run.evaluate("all together", "every applicable remedy above at once", true, run.all);
+      run.evaluate(std::string(kAllTogether), "every applicable remedy above at once", true,
+                   run.all);
   together.gain = base / together.time_per_work_s;
   remedies.push_back(std::move(together));
   w.remedies = std::move(remedies);

@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 
 #include <set>
-#include <toml++/toml.h>
+#include <vector>
 
 #include "scalewall/base/error.h"
-#include "scalewall/io/input_file.h"
 #include "scalewall/base/units.h"
+#include "toml_input.h"
 
 namespace scalewall {
 namespace {
@@ -19,21 +19,17 @@ std::string where(const std::string& source, std::string_view section, std::stri
   std::string text = source + ": ";
   if (!section.empty()) text += fmt::format("[{}] ", section);
   text += key;
-  if (node != nullptr && node->source().begin.line > 0) {
-    text += fmt::format(" (line {})", node->source().begin.line);
-  }
-  return text;
+  return text + line_suffix(node);
 }
 
 void reject_unknown_keys(const toml::table& table, const std::set<std::string>& known,
                          const std::string& source, std::string_view section) {
-  for (const auto& [key, node] : table) {
-    if (known.count(std::string(key.str())) == 0) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw InputError(fmt::format("{}: unknown key (expected one of: {})",
-                                   where(source, section, key.str(), &node), list));
-    }
+  const std::vector<std::string_view> names(known.begin(), known.end());
+  if (const std::optional<TomlKey> unknown = first_unknown_key(table, names)) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw InputError(fmt::format("{}: unknown key (expected one of: {})",
+                                 where(source, section, unknown->key, unknown->node), list));
   }
 }
 
@@ -44,9 +40,7 @@ double read_quantity(const toml::table& table, std::string_view key, const std::
   SCALEWALL_CHECK(node != nullptr);
   const std::string place = where(source, section, key, node);
   try {
-    if (const auto* s = node->as_string()) return parse(s->get());
-    if (const auto* f = node->as_floating_point()) return parse(fmt::format("{}", f->get()));
-    if (const auto* i = node->as_integer()) return parse(fmt::format("{}", i->get()));
+    if (const std::optional<double> value = read_toml_quantity(*node, parse)) return *value;
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", place, e.what()));
   }
@@ -72,7 +66,6 @@ double read_ratio(const toml::table& table, std::string_view key, const std::str
   const toml::node* node = table.get(key);
   const std::string place = where(source, "", key, node);
   if (const auto* s = node->as_string()) {
-    // "2:1" means 2.
     try {
       return parse_ratio(s->get());
     } catch (const InputError& e) {
@@ -159,13 +152,7 @@ Link read_link(const toml::table& root, std::string_view section, const std::str
 }  // namespace
 
 Topology parse_fabric(std::string_view toml_text, const std::string& source) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, source);
-  } catch (const toml::parse_error& e) {
-    throw InputError(fmt::format("{}: line {}: {}", source, e.source().begin.line,
-                                 e.description()));
-  }
+  const toml::table root = parse_toml(toml_text, source);
   reject_unknown_keys(root,
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
                        "oversubscription", "placement", "rank_to_node", "intra", "inter"},
@@ -241,11 +228,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
 }
 
 Topology load_fabric_file(const std::string& path) {
-  const std::string text = read_input_file(path, "fabric file");
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw InputError(fmt::format("fabric file '{}' is empty", path));
-  }
-  return parse_fabric(text, path);
+  return parse_fabric(read_toml_file(path, "fabric file"), path);
 }
 
 }  // namespace scalewall

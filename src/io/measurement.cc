@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -40,6 +41,7 @@
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/setting.h"
+#include "scalewall/io/file_format.h"
 #include "scalewall/io/input_file.h"
 #include "json_input.h"
 #include "scalewall/model/scaling.h"
@@ -106,8 +108,8 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// The text's lines, tag prefixes removed. Throws InputError when it holds nothing but blanks.
-std::vector<Line> split_lines(std::string_view text, const std::string& path) {
+// The text's lines, tag prefixes removed; none when it holds nothing but blanks.
+std::vector<Line> lines_or_none(std::string_view text) {
   std::vector<Line> lines;
   bool any_content = false;
   std::int64_t number = 0;
@@ -121,7 +123,14 @@ std::vector<Line> split_lines(std::string_view text, const std::string& path) {
     if (!trim(view).empty()) any_content = true;
     lines.push_back({number, std::string(view)});
   }
-  if (!any_content) throw InputError(fmt::format("measurement file '{}' is empty", path));
+  if (!any_content) lines.clear();
+  return lines;
+}
+
+// The same, throwing InputError when the text holds nothing but blanks.
+std::vector<Line> split_lines(std::string_view text, const std::string& path) {
+  std::vector<Line> lines = lines_or_none(text);
+  if (lines.empty()) throw InputError(fmt::format("measurement file '{}' is empty", path));
   return lines;
 }
 
@@ -1126,64 +1135,91 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
 
 // ---------------------------------------------------------------------------------------
 
-enum class Detected { kScalewallMpi, kNcclTests, kOsu, kImb, kUnknown };
+// The TOML files: the sections among the first lines decide (a scenario may name its fabric
+// file, never hold one).
+constexpr std::size_t kTomlLinesLooked = 4000;  // far more than any scenario's preamble
 
-struct Detection {
-  Detected format = Detected::kUnknown;
-  std::size_t first = 0;  // index of the first non-blank line
-  Json envelope;          // kScalewallMpi only
-};
-
-Detection detect(const std::string& path, const std::vector<Line>& lines) {
-  Detection d;
-  while (d.first < lines.size() && trim(lines[d.first].text).empty()) ++d.first;
-  SCALEWALL_CHECK(d.first < lines.size());  // read_lines refused an empty file
-  const std::string_view head = trim(lines[d.first].text);
-  if (head.starts_with('{')) {
-    const auto envelope = parse_json_object(head, path, lines[d.first].number);
-    if (!envelope) {
-      throw InputError(fmt::format(
-          "{}: the first line starts like JSON but is not a JSON object (scalewall-mpi "
-          "writes one object per line)", at(path, lines[d.first].number)));
-    }
-    const auto tool = envelope->find("tool");
-    if (tool != envelope->end() && *tool == "scalewall-mpi") {
-      d.format = Detected::kScalewallMpi;
-      d.envelope = *envelope;
-      return d;
-    }
-    throw InputError(fmt::format(
-        "{}: a JSON object from {}, not scalewall-mpi measurements (expected "
-        "\"tool\":\"scalewall-mpi\" on the first line)",
-        at(path, lines[d.first].number),
-        tool == envelope->end() ? std::string("an unknown tool") : json_shown(*tool)));
+std::optional<FileFormat> toml_format(const std::vector<Line>& lines) {
+  bool fabric = false;
+  for (std::size_t i = 0; i < lines.size() && i < kTomlLinesLooked; ++i) {
+    std::string_view t = lines[i].text;
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    if (t.starts_with("[workload]")) return FileFormat::kScenario;
+    if (t.starts_with("[inter]") || t.starts_with("[intra]")) fabric = true;
   }
+  if (fabric) return FileFormat::kFabric;
+  return std::nullopt;
+}
+
+// A scaling table: its first line that is not blank or a comment opens JSON rows or is a CSV
+// header naming `ranks`.
+std::optional<FileFormat> scaling_table_format(const std::vector<Line>& lines) {
+  for (const Line& l : lines) {
+    const std::string_view line = trim(l.text);
+    if (line.empty() || line.front() == '#') continue;
+    if (line.front() == '{') {
+      if (line.find("scalewall-mpi") != std::string_view::npos) return std::nullopt;
+      return FileFormat::kScalingTableJson;
+    }
+    if (line.front() == '[') return FileFormat::kScalingTableJson;
+    if (line.starts_with("ranks,") || line.find(",ranks") != std::string_view::npos ||
+        line == "ranks") {
+      return FileFormat::kScalingTableCsv;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The measurement logs by their marks; `first` is the first non-blank line. A first line
+// that opens a JSON object is scalewall-mpi's envelope, which its reader checks.
+FileFormat log_format(const std::vector<Line>& lines, std::size_t first) {
+  if (trim(lines[first].text).starts_with('{')) return FileFormat::kScalewallMpi;
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
     if (!text.starts_with('#')) {
-      if (text.find("Intel(R) MPI Benchmarks") != std::string_view::npos) {
-        d.format = Detected::kImb;
-        return d;
-      }
+      if (text.find("Intel(R) MPI Benchmarks") != std::string_view::npos) return FileFormat::kImb;
       continue;
     }
     const std::string_view body = trim(text.substr(1));
     if (body.starts_with("Collective test starting:") || body.starts_with("nccl-tests version") ||
         (body.starts_with("nThread ") && body.find("nGpus") != std::string_view::npos) ||
         is_nccl_header(text)) {
-      d.format = Detected::kNcclTests;
-      return d;
+      return FileFormat::kNcclTests;
     }
-    if (body.starts_with("OSU ")) {
-      d.format = Detected::kOsu;
-      return d;
-    }
-    if (body.starts_with("Benchmarking ") || body.find("Intel(R) MPI Benchmarks") != std::string_view::npos) {
-      d.format = Detected::kImb;
-      return d;
+    if (body.starts_with("OSU ")) return FileFormat::kOsu;
+    if (body.starts_with("Benchmarking ") ||
+        body.find("Intel(R) MPI Benchmarks") != std::string_view::npos) {
+      return FileFormat::kImb;
     }
   }
-  return d;
+  return FileFormat::kUnknown;
+}
+
+std::size_t first_content(const std::vector<Line>& lines) {
+  std::size_t first = 0;
+  while (first < lines.size() && trim(lines[first].text).empty()) ++first;
+  SCALEWALL_CHECK(first < lines.size());  // split_lines refused an empty file
+  return first;
+}
+
+// scalewall-mpi's envelope on the first non-blank line, or InputError naming what it is.
+Json scalewall_mpi_envelope(const std::string& path, const Line& head) {
+  const auto envelope = parse_json_object(trim(head.text), path, head.number);
+  if (!envelope) {
+    throw InputError(fmt::format(
+        "{}: the first line starts like JSON but is not a JSON object (scalewall-mpi "
+        "writes one object per line)", at(path, head.number)));
+  }
+  const auto tool = envelope->find("tool");
+  if (tool == envelope->end() || *tool != "scalewall-mpi") {
+    throw InputError(fmt::format(
+        "{}: a JSON object from {}, not scalewall-mpi measurements (expected "
+        "\"tool\":\"scalewall-mpi\" on the first line)",
+        at(path, head.number),
+        tool == envelope->end() ? std::string("an unknown tool") : json_shown(*tool)));
+  }
+  return *envelope;
 }
 
 }  // namespace
@@ -1236,27 +1272,27 @@ void read_measurement_file(const std::string& path, MeasurementSet& set) {
 void parse_measurement_text(std::string_view text, const std::string& path,
                             MeasurementSet& set) {
   const std::vector<Line> lines = split_lines(text, path);
-  const Detection d = detect(path, lines);
-  switch (d.format) {
-    case Detected::kScalewallMpi:
-      read_scalewall_mpi(path, lines, d.first, d.envelope, set);
+  const std::size_t first = first_content(lines);
+  switch (log_format(lines, first)) {
+    case FileFormat::kScalewallMpi:
+      read_scalewall_mpi(path, lines, first, scalewall_mpi_envelope(path, lines[first]), set);
       return;
-    case Detected::kNcclTests:
+    case FileFormat::kNcclTests:
       read_nccl_tests(path, lines, set);
       return;
-    case Detected::kOsu:
+    case FileFormat::kOsu:
       read_osu(path, lines, set);
       return;
-    case Detected::kImb:
+    case FileFormat::kImb:
       read_imb(path, lines, set);
       return;
-    case Detected::kUnknown:
+    default:
       break;
   }
   throw InputError(fmt::format(
       "{}:{}: unknown measurement format: expected scalewall-mpi JSON Lines, an nccl-tests "
       "log, an OSU Micro-Benchmarks log or an Intel MPI Benchmarks log",
-      path, lines[d.first].number));
+      path, lines[first].number));
 }
 
 std::vector<StreamPoint> read_stream_points(const std::string& path) {
@@ -1265,8 +1301,8 @@ std::vector<StreamPoint> read_stream_points(const std::string& path) {
 
 std::vector<StreamPoint> parse_stream_points(std::string_view text, const std::string& path) {
   const std::vector<Line> lines = split_lines(text, path);
-  const Detection d = detect(path, lines);
-  if (d.format != Detected::kOsu) return {};
+  const std::size_t first = first_content(lines);
+  if (log_format(lines, first) != FileFormat::kOsu) return {};
   const OsuTable table = read_osu_table(path, lines);
   if (table.kind != OsuKind::kBandwidth) return {};
   const std::size_t size_col = require_column(table, path, {"size"});
@@ -1282,6 +1318,46 @@ std::vector<StreamPoint> parse_stream_points(std::string_view text, const std::s
     points.push_back(p);
   }
   return points;
+}
+
+// ---- the file-format detector (file_format.h) ----
+
+std::string_view file_format_name(FileFormat format) {
+  switch (format) {
+    case FileFormat::kScenario:
+      return "scenario";
+    case FileFormat::kFabric:
+      return "fabric";
+    case FileFormat::kScalingTableCsv:
+      return "scaling table (CSV)";
+    case FileFormat::kScalingTableJson:
+      return "scaling table (JSON)";
+    case FileFormat::kScalewallMpi:
+      return "scalewall-mpi";
+    case FileFormat::kNcclTests:
+      return "nccl-tests";
+    case FileFormat::kOsu:
+      return "OSU";
+    case FileFormat::kImb:
+      return "IMB";
+    case FileFormat::kUnknown:
+      return "unknown";
+  }
+  SCALEWALL_CHECK(false && "unknown FileFormat");
+  return {};
+}
+
+bool is_measurement_log(FileFormat format) {
+  return format == FileFormat::kScalewallMpi || format == FileFormat::kNcclTests ||
+         format == FileFormat::kOsu || format == FileFormat::kImb;
+}
+
+FileFormat detect_file_format(std::string_view text) {
+  const std::vector<Line> lines = lines_or_none(text);
+  if (lines.empty()) return FileFormat::kUnknown;
+  if (const auto toml = toml_format(lines)) return *toml;
+  if (const auto table = scaling_table_format(lines)) return *table;
+  return log_format(lines, first_content(lines));
 }
 
 }  // namespace scalewall

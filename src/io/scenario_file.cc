@@ -6,7 +6,6 @@
 #include "scalewall/io/scenario_file.h"
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,73 +16,15 @@
 #include <vector>
 
 #include "scalewall/base/error.h"
-#include "scalewall/io/input_file.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/base/units.h"
+#include "toml_input.h"
 
 namespace scalewall {
 namespace {
 
 constexpr std::int64_t kMaxRanks = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxIntervalSteps = std::int64_t{1} << 40;
-
-// The value as the file wrote it, for error messages: strings quoted (line breaks escaped, so
-// that a message stays on one line), numbers and booleans bare, lists in TOML syntax; tables
-// are named by their key alone.
-std::string one_line(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string written(const toml::node& node) {
-  if (const auto* s = node.as_string()) return fmt::format("'{}'", one_line(s->get()));
-  if (const auto* i = node.as_integer()) return fmt::format("{}", i->get());
-  if (const auto* f = node.as_floating_point()) return fmt::format("{}", f->get());
-  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
-  std::ostringstream out;
-  if (const auto* a = node.as_array()) {
-    out << *a;
-  } else if (const auto* d = node.as_date()) {
-    out << *d;
-  } else if (const auto* t = node.as_time()) {
-    out << *t;
-  } else if (const auto* dt = node.as_date_time()) {
-    out << *dt;
-  }
-  return out.str();
-}
-
-std::string type_noun(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-    case toml::node_type::floating_point:
-      return "a number";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::array:
-      return "a list";
-    case toml::node_type::table:
-      return "a table";
-    case toml::node_type::date:
-    case toml::node_type::time:
-    case toml::node_type::date_time:
-      return "a date or time";
-    case toml::node_type::none:
-      break;
-  }
-  return "nothing";
-}
 
 std::string join(std::initializer_list<std::string_view> words) {
   std::string text;
@@ -115,10 +56,7 @@ class Section {
     std::string text =
         fmt::format("{}: {}", source_, is_table ? fmt::format("[{}]", full(key)) : full(key));
     if (node != nullptr && !is_table) text += " = " + written(*node);
-    if (node != nullptr && node->source().begin.line > 0) {
-      text += fmt::format(" (line {})", node->source().begin.line);
-    }
-    return text;
+    return text + line_suffix(node);
   }
 
   [[noreturn]] void fail(std::string_view key, std::string_view reason) const {
@@ -140,17 +78,15 @@ class Section {
   // Unknown keys and sub-tables are errors: a misspelt key must not fall back to a default.
   void reject_unknown(std::initializer_list<std::string_view> known) const {
     if (table_ == nullptr) return;
-    for (const auto& [key, node] : *table_) {
-      const std::string_view k = key.str();
-      if (std::find(known.begin(), known.end(), k) != known.end()) continue;
-      if (name_ == "network" && k == "fabric_inline") {
-        fail(k,
-             "inline fabrics are not supported: put the fabric in its own file and give its "
-             "path as network.fabric");
-      }
-      fail(k, fmt::format("unknown {} (expected one of: {})", node.is_table() ? "section" : "key",
-                          join(known)));
+    const std::optional<TomlKey> unknown = first_unknown_key(*table_, known);
+    if (!unknown) return;
+    if (name_ == "network" && unknown->key == "fabric_inline") {
+      fail(unknown->key,
+           "inline fabrics are not supported: put the fabric in its own file and give its "
+           "path as network.fabric");
     }
+    fail(unknown->key, fmt::format("unknown {} (expected one of: {})",
+                                   unknown->node->is_table() ? "section" : "key", join(known)));
   }
 
   // A size, time or rate: a string with a unit ("14GB", "300ms", "50GB/s") or a bare number
@@ -159,10 +95,7 @@ class Section {
                   std::string_view example) const {
     const toml::node& node = *table_->get(key);
     try {
-      if (const auto* s = node.as_string()) return parse(s->get());
-      // fmt's shortest round-trip form, so the parser sees exactly the number the file holds.
-      if (const auto* f = node.as_floating_point()) return parse(fmt::format("{}", f->get()));
-      if (const auto* i = node.as_integer()) return parse(fmt::format("{}", i->get()));
+      if (const std::optional<double> value = read_toml_quantity(node, parse)) return *value;
     } catch (const InputError& e) {
       fail(key, e.what());
     }
@@ -648,13 +581,7 @@ std::string describe(const Scenario& scenario, NetworkForm form) {
 
 ScenarioFile parse_scenario(std::string_view toml_text, const std::string& source_name,
                             const std::string& base_dir) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw InputError(fmt::format("{}: line {}: malformed TOML: {}", source_name,
-                                 e.source().begin.line, e.description()));
-  }
+  const toml::table root = parse_toml(toml_text, source_name);
   const Section top(source_name, "", &root);
   top.reject_unknown({"name", "description", "workload", "network", "variance", "remedies",
                       "checkpoint", "what_if"});
@@ -691,10 +618,7 @@ ScenarioFile parse_scenario(std::string_view toml_text, const std::string& sourc
 }
 
 ScenarioFile load_scenario_file(const std::string& path) {
-  const std::string text = read_input_file(path, "scenario file");
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw InputError(fmt::format("scenario file '{}' is empty", path));
-  }
+  const std::string text = read_toml_file(path, "scenario file");
   return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
 }
 

@@ -77,6 +77,31 @@ void check_table_shape(const Table& table) {
   SCALEWALL_CHECK(table.marks.empty() || table.marks.size() == table.rows.size());
 }
 
+// The lists as "# label: item" lines (table and CSV formats).
+void write_list_lines(const Report& report, std::ostream& out) {
+  for (const TextList& list : report.lists) {
+    for (const std::string& item : list.items) out << "# " << list.label << ": " << item << "\n";
+  }
+}
+
+void write_csv_table(const Table& table, std::ostream& out) {
+  check_table_shape(table);
+  std::string header;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    if (c) header += ",";
+    header += csv_escape(table.columns[c].key);
+  }
+  out << header << "\n";
+  for (const auto& row : table.rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c) line += ",";
+      line += csv_cell(row[c], table.columns[c].key);
+    }
+    out << line << "\n";
+  }
+}
+
 }  // namespace
 
 void Table::add_row(std::vector<Value> row, std::string mark) {
@@ -93,6 +118,10 @@ void Report::add_field(std::string key, std::string title_text, Unit unit, Value
                        std::string null_text) {
   fields.push_back(Field{std::move(key), std::move(title_text), unit, std::move(value),
                          std::move(null_text)});
+}
+
+void Report::add_list(std::string key, std::string label, std::vector<std::string> items) {
+  lists.push_back(TextList{std::move(key), std::move(label), std::move(items)});
 }
 
 std::string_view kind_name(Kind kind) {
@@ -210,31 +239,20 @@ void write_table(const Report& report, std::ostream& out) {
       out << fmt::format("{:<{}}  {}\n", f.title + ":", title_width + 1, text);
     }
   }
-  if (!report.notes.empty()) {
+  const bool any_listed = std::any_of(report.lists.begin(), report.lists.end(),
+                                      [](const TextList& l) { return !l.items.empty(); });
+  if (any_listed || !report.notes.empty()) {
     out << "\n";
+    write_list_lines(report, out);
     for (const std::string& note : report.notes) out << "# " << note << "\n";
   }
 }
 
 void write_csv(const Report& report, std::ostream& out) {
-  if (report.tables.empty()) return;
-  const Table& table = report.tables.front();
-  check_table_shape(table);
-  std::string header;
-  for (std::size_t c = 0; c < table.columns.size(); ++c) {
-    if (c) header += ",";
-    header += csv_escape(table.columns[c].key);
-  }
-  out << header << "\n";
-  for (const auto& row : table.rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c) line += ",";
-      line += csv_cell(row[c], table.columns[c].key);
-    }
-    out << line << "\n";
-  }
+  if (!report.tables.empty()) write_csv_table(report.tables.front(), out);
+  write_list_lines(report, out);
 }
+
 
 nlohmann::ordered_json to_json(const Report& report) {
   nlohmann::ordered_json j;
@@ -263,6 +281,10 @@ nlohmann::ordered_json to_json(const Report& report) {
   for (const auto& [key, value] : report.extra.items()) {
     SCALEWALL_CHECK(!j.contains(key));
     j[key] = value;
+  }
+  for (const TextList& list : report.lists) {
+    SCALEWALL_CHECK(!j.contains(list.key));
+    j[list.key] = list.items;
   }
   return j;
 }

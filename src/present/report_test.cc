@@ -91,6 +91,59 @@ TEST(Report, JsonEnvelopeThenFieldsThenTables) {
   EXPECT_EQ(nlohmann::ordered_json::parse(out.str()), j);
 }
 
+// A report with a warning and the files it read, as a command with measurements builds it.
+Report WarnedReport() {
+  Report r = SampleReport();
+  r.extra["detail"] = nlohmann::ordered_json::object({{"depth", 2}});
+  r.add_list("sources", "source", {"run.jsonl (scalewall-mpi collective)"});
+  r.add_list("warnings", "warning", {"run.jsonl: incomplete (no end record)"});
+  r.add_list("skipped", "left out", {});
+  return r;
+}
+
+TEST(Report, TableFormatShowsTheListsBeforeTheNotes) {
+  std::ostringstream out;
+  write_table(WarnedReport(), out);
+  const auto lines = Lines(out.str());
+  ASSERT_EQ(lines.size(), 13u) << out.str();
+  EXPECT_EQ(lines[9], "");
+  EXPECT_EQ(lines[10], "# source: run.jsonl (scalewall-mpi collective)");
+  EXPECT_EQ(lines[11], "# warning: run.jsonl: incomplete (no end record)");
+  EXPECT_EQ(lines[12], "# a note");
+}
+
+TEST(Report, CsvCarriesTheListsAsCommentLinesAfterTheRows) {
+  std::ostringstream out;
+  write_csv(WarnedReport(), out);
+  EXPECT_EQ(out.str(),
+            "bytes,total_s,regime\n"
+            "62500,5e-06,balanced\n"
+            "1,2.50004e-06,\"latency-bound, small\"\n"
+            "# source: run.jsonl (scalewall-mpi collective)\n"
+            "# warning: run.jsonl: incomplete (no end record)\n");
+}
+
+TEST(Report, JsonWritesTheListsLastEvenWhenEmpty) {
+  const auto j = to_json(WarnedReport());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"tool", "version", "command", "kind", "inputs",
+                                            "crossover_bytes", "tie_bytes", "rows", "detail",
+                                            "sources", "warnings", "skipped"}));
+  EXPECT_EQ(j["warnings"], nlohmann::ordered_json::array({"run.jsonl: incomplete (no end record)"}));
+  EXPECT_EQ(j["skipped"], nlohmann::ordered_json::array());
+  EXPECT_EQ(j["detail"]["depth"], 2);
+}
+
+TEST(Report, ATableWithOnlyListsStillSeparatesThem) {
+  Report r;
+  r.banner = model_banner();
+  r.add_list("warnings", "warning", {"w"});
+  std::ostringstream out;
+  write_table(r, out);
+  EXPECT_EQ(out.str(), "# MODEL: analytic prediction, not a measurement\n\n# warning: w\n");
+}
+
 TEST(Report, NonFiniteNumbersAreRefusedNotPrinted) {
   Report r = SampleReport();
   r.tables[0].rows[0][1] = std::nan("");

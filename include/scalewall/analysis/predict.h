@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scalewall/analysis/next_measurement.h"
@@ -69,6 +70,27 @@ struct WhatIf {
 };
 
 WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions& options = {});
+
+// The name of the remedy that applies every other at once (the last of WhatIf::remedies).
+inline constexpr std::string_view kAllTogether = "all together";
+
+// Whether `r` gains something: it applies and cuts the time per unit of work by at least
+// kNegligibleGain.
+inline bool gains(const Remedy& r) { return r.applicable && r.gain >= 1.0 + kNegligibleGain; }
+
+// The first remedy to try: the highest-ranked single remedy (not "all together") that gains
+// something; nullptr when none does.
+inline const Remedy* first_remedy(const WhatIf& w) {
+  for (const Remedy& r : w.remedies) {
+    if (r.name != kAllTogether && gains(r)) return &r;
+  }
+  return nullptr;
+}
+
+// Whether `r` is a single remedy that applies but gains less than kNegligibleGain.
+inline bool gains_nothing(const Remedy& r) {
+  return r.name != kAllTogether && r.applicable && !gains(r);
+}
 
 // The capacity-planning answer at N ranks.
 struct Plan {

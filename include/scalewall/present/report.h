@@ -5,11 +5,14 @@
 // into the three output formats without knowing which command made it:
 //   * table: a banner line ("# MODEL: analytic prediction, not a measurement"), then each
 //            table with human units in every cell ("62.5 KB", "2.5 us", "35%"), then the
-//            fields as "title: value" lines, then notes as "# ..." lines;
-//   * csv:   the first table only, a header row of keys (which carry their unit: total_s,
-//            bytes) and SI numbers in full precision, nothing else, so a script can read it;
+//            fields as "title: value" lines, then the lists as "# label: item" lines, then
+//            notes as "# ..." lines;
+//   * csv:   the first table, a header row of keys (which carry their unit: total_s, bytes)
+//            and SI numbers in full precision, then the lists as "# label: item" comment
+//            lines, so a script can read the rows and nothing said about them is lost;
 //   * json:  exactly one object: {"tool":"scalewall","version":...,"command":...,"kind":...,
-//            "inputs":{...}, then every field, then every table as an array of row objects}.
+//            "inputs":{...}, then every field, then every table as an array of row objects,
+//            then the JSON-only details, then every list as an array of strings}.
 // Numbers are written in SI base units (s, B, B/s; fractions in 0..1). A non-finite number is
 // a bug in the command that produced it: the writers throw std::logic_error rather than
 // print it.
@@ -69,6 +72,14 @@ struct Field {
   std::string null_text = "none";  // table text for a null value
 };
 
+// Lines of text that every format carries: warnings, the files read, what the data cannot
+// separate. Written even when empty in JSON (an empty array), not at all in the others.
+struct TextList {
+  std::string key;    // JSON key of the array: "warnings"
+  std::string label;  // table and CSV line label: "warning" gives "# warning: ..."
+  std::vector<std::string> items;
+};
+
 struct Report {
   std::string command;         // "scaling"
   Kind kind = Kind::kModel;
@@ -77,12 +88,16 @@ struct Report {
   nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
   std::vector<Field> fields;
   std::vector<Table> tables;
-  std::vector<std::string> notes;  // table format only, as "# " lines at the end
-  // Extra JSON keys that fit no table (nested objects); written after the tables.
+  std::vector<TextList> lists;     // every format, in this order (see above)
+  std::vector<std::string> notes;  // table format only, as "# " lines at the end: how to
+                                   // read the figures, never a warning (that is a list)
+  // JSON-only details that the other formats carry in another form (a field, a note, their
+  // own tables): nested objects written after the tables.
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();
 
   void add_field(std::string key, std::string title, Unit unit, Value value,
                  std::string null_text = "none");
+  void add_list(std::string key, std::string label, std::vector<std::string> items);
 };
 
 // "MODEL: analytic prediction, not a measurement"

@@ -1,0 +1,45 @@
+// scalewall/platform/staged_output.h: an output directory written whole or not at all.
+//
+// The files go into a staging directory beside the target ("DIR/.." holds ".DIR.scalewall-
+// report-<pid>") and are moved into place only by commit(), so an output that fails halfway
+// leaves nothing half-made: the target is untouched (or not created) and the staging
+// directory is removed when the StagedOutput goes out of scope.
+#ifndef SCALEWALL_STAGED_OUTPUT_H_
+#define SCALEWALL_STAGED_OUTPUT_H_
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace scalewall {
+
+class StagedOutput {
+ public:
+  // Creates the target's parent directories and the staging directory. Throws InputError
+  // ("the output directory is empty", "cannot create directory 'DIR': ...", "cannot write in
+  // directory 'PARENT': ...") when `dir` is empty, is a file, or cannot be created or
+  // written in.
+  explicit StagedOutput(const std::string& dir);
+  StagedOutput(const StagedOutput&) = delete;
+  StagedOutput& operator=(const StagedOutput&) = delete;
+  ~StagedOutput();
+
+  const std::filesystem::path& staging() const { return staging_; }
+  // The directory the files end in, normalised ("out/" is "out").
+  const std::filesystem::path& target() const { return target_; }
+
+  // Moves everything into the target: the whole staging directory when the target does not
+  // exist (or is empty), else file by file with `last` (the page) moved after every other.
+  // Throws InputError (refuse_output_over_inputs, output_file.h) when a staged file would
+  // replace one of `inputs`, before anything is moved, and OutputError ("cannot move 'F' into
+  // 'DIR': ...") when a move fails.
+  void commit(const std::string& last, const std::vector<std::string>& inputs);
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path staging_;
+};
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_STAGED_OUTPUT_H_
