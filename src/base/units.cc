@@ -18,11 +18,6 @@
 
 namespace scalewall {
 
-void check_failed(const char* condition, const char* file, int line) {
-  std::fprintf(stderr, "scalewall: internal check failed: %s at %s:%d\n", condition, file, line);
-  std::abort();
-}
-
 namespace {
 
 struct Suffix {

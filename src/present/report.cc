@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
-#include <stdexcept>
 
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
@@ -17,9 +16,8 @@ namespace scalewall {
 namespace {
 
 double require_finite(double value, std::string_view key) {
-  if (!std::isfinite(value)) {
-    throw std::logic_error(fmt::format("non-finite value in output key '{}'", key));
-  }
+  SCALEWALL_CHECK_DETAIL(std::isfinite(value),
+                         fmt::format("non-finite value in output key '{}'", key));
   return value;
 }
 

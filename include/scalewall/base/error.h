@@ -12,6 +12,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace scalewall {
 
@@ -21,8 +22,10 @@ class InputError : public std::invalid_argument {
   explicit InputError(const std::string& message) : std::invalid_argument(message) {}
 };
 
-// Prints "scalewall: internal check failed: <condition> at <file>:<line>" and aborts.
-[[noreturn]] void check_failed(const char* condition, const char* file, int line);
+// Prints "scalewall: internal check failed: <condition> at <file>:<line>" (then ": <detail>"
+// when one is given) on stderr and aborts. The one way a broken invariant ends a run.
+[[noreturn]] void check_failed(const char* condition, const char* file, int line,
+                               std::string_view detail = {});
 
 }  // namespace scalewall
 
@@ -32,6 +35,15 @@ class InputError : public std::invalid_argument {
     if (!(condition)) {                                              \
       ::scalewall::check_failed(#condition, __FILE__, __LINE__);     \
     }                                                                \
+  } while (false)
+
+// The same, with `detail` (a string expression, evaluated only when the check fails) saying
+// which value broke it.
+#define SCALEWALL_CHECK_DETAIL(condition, detail)                          \
+  do {                                                                     \
+    if (!(condition)) {                                                    \
+      ::scalewall::check_failed(#condition, __FILE__, __LINE__, (detail)); \
+    }                                                                      \
   } while (false)
 
 #endif  // SCALEWALL_ERROR_H_

@@ -14,8 +14,8 @@
 //            "inputs":{...}, then every field, then every table as an array of row objects,
 //            then the JSON-only details, then every list as an array of strings}.
 // Numbers are written in SI base units (s, B, B/s; fractions in 0..1). A non-finite number is
-// a bug in the command that produced it: the writers throw std::logic_error rather than
-// print it.
+// a bug in the command that produced it: the writers stop at SCALEWALL_CHECK (abort, naming the
+// key) rather than print it.
 #ifndef SCALEWALL_REPORT_H_
 #define SCALEWALL_REPORT_H_
 
