@@ -458,6 +458,30 @@ void read_step_record(const RecordReader& r, MeasurementSet& set) {
   set.steps.push_back(p);
 }
 
+// Reads the end record: a failed run's reason and the record count it declares, checked
+// against the records read before it.
+void read_end_record(const RecordReader& r, const Json& j, const std::string& place,
+                     std::int64_t records, MeasurementSet& set) {
+  const std::string status = r.text("status");
+  if (status == "failed") {
+    const std::string why = optional_json_string(j, "error", "no reason given", place);
+    set.warnings.push_back(fmt::format("{}: the run failed ({}); {} record(s) before it "
+                                       "were read",
+                                       place, why, records));
+  } else if (status != "complete") {
+    throw InputError(fmt::format(
+        "{}: end status \"{}\" is neither \"complete\" nor \"failed\"", place, status));
+  }
+  if (j.contains("records")) {
+    const std::int64_t declared = r.whole("records");
+    if (declared != records) {
+      set.warnings.push_back(fmt::format(
+          "{}: the end record counts {} record(s), the file holds {}", place, declared,
+          records));
+    }
+  }
+}
+
 void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
                         std::size_t first, const Json& envelope, MeasurementSet& set) {
   const std::string envelope_place = at(path, lines[first].number);
@@ -501,24 +525,7 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       read_step_record(r, set);
     } else if (kind == "end") {
       ended = true;
-      const std::string status = r.text("status");
-      if (status == "failed") {
-        const std::string why = optional_json_string(j, "error", "no reason given", place);
-        set.warnings.push_back(fmt::format("{}: the run failed ({}); {} record(s) before it "
-                                           "were read",
-                                           place, why, records));
-      } else if (status != "complete") {
-        throw InputError(fmt::format(
-            "{}: end status \"{}\" is neither \"complete\" nor \"failed\"", place, status));
-      }
-      if (j.contains("records")) {
-        const std::int64_t declared = r.whole("records");
-        if (declared != records) {
-          set.warnings.push_back(fmt::format(
-              "{}: the end record counts {} record(s), the file holds {}", place, declared,
-              records));
-        }
-      }
+      read_end_record(r, j, place, records, set);
       continue;
     } else {
       if (unknown_kinds.insert(kind).second) {
@@ -577,195 +584,268 @@ struct NcclRow {
   bool wrong = false;
 };
 
-void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
-                     MeasurementSet& set) {
+// What a pass over an nccl-tests log collects: its comment lines' facts and its table rows.
+struct NcclLog {
   std::string program;
   std::int64_t program_line = 0;
   std::int64_t iterations = 0;
   std::set<std::int64_t> rank_ids;
   std::vector<std::string> columns;  // header words after '#'
   std::vector<NcclRow> rows;
+};
+
+// The program name from "# Collective test starting: PATH/all_reduce_perf_mpi": the last path
+// part, without the MPI build's "_mpi" suffix.
+std::string nccl_program_name(std::string_view body) {
+  std::string_view name = trim(body.substr(std::string_view("Collective test starting:").size()));
+  if (const auto slash = name.rfind('/'); slash != std::string_view::npos) {
+    name.remove_prefix(slash + 1);
+  }
+  if (name.ends_with("_mpi")) name.remove_suffix(4);
+  return std::string(name);
+}
+
+// Reads one '#' line of an nccl-tests log: the program, iterations, a rank, the column
+// header or a wrong-results report.
+void read_nccl_comment(std::string_view text, const Line& line, const std::string& place,
+                       NcclLog& log, MeasurementSet& set) {
+  const std::string_view body = trim(text.substr(1));
+  if (body.starts_with("Collective test starting:")) {
+    log.program = nccl_program_name(body);
+    log.program_line = line.number;
+  } else if (body.starts_with("nThread")) {
+    const auto words = split_words(body);
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+      if (words[i] == "iters:" && (i == 0 || words[i - 1] != "agg") &&
+          (i == 0 || words[i - 1] != "warmup")) {
+        if (all_digits(words[i + 1])) log.iterations = read_whole(words[i + 1], place, "iters");
+      }
+    }
+  } else if (body.starts_with("Rank")) {
+    const auto words = split_words(body);
+    if (words.size() >= 2 && all_digits(words[1])) {
+      log.rank_ids.insert(read_whole(words[1], place, "Rank"));
+    }
+  } else if (is_nccl_header(text)) {
+    log.columns.clear();
+    for (const auto w : split_words(text.substr(1))) log.columns.emplace_back(w);
+  } else if (body.starts_with("Out of bounds values") &&
+             body.find("FAILED") != std::string_view::npos) {
+    set.warnings.push_back(fmt::format("{}: nccl-tests reports wrong results: {}", place, body));
+  }
+}
+
+// Reads the root column's value, -1 or a rank.
+std::int64_t read_nccl_root(std::string_view w, const std::string& place) {
+  std::int64_t root = -1;
+  const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), root);
+  if (ec != std::errc() || end != w.data() + w.size()) {
+    throw InputError(fmt::format("{}: '{}' in the root column is not a whole number",
+                                 place, w));
+  }
+  return root;
+}
+
+// Reads one table row's fields by the header's column names.
+NcclRow read_nccl_row(const std::vector<std::string_view>& words,
+                      const std::vector<std::string>& columns, const Line& line,
+                      const std::string& place) {
+  NcclRow row;
+  row.line = line.number;
+  int time_seen = 0;
+  int wrong_seen = 0;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const std::string& name = columns[c];
+    const std::string_view w = words[c];
+    if (name == "size") {
+      row.bytes = read_size(w, place, "size");
+    } else if (name == "count") {
+      read_whole(w, place, "count");
+    } else if (name == "redop") {
+      row.redop = std::string(w);
+    } else if (name == "root") {
+      row.root = read_nccl_root(w, place);
+    } else if (name == "time" || name == "cputime") {
+      const double t = read_us(w, place, time_seen == 0 ? "out-of-place time" : "in-place time");
+      if (time_seen == 0) {
+        row.time_a_s = t;
+      } else {
+        row.time_b_s = t;
+      }
+      ++time_seen;
+    } else if (name == "algbw") {
+      const double v = read_number(w, place, "algbw");
+      if (row.printed_algbw == 0) row.printed_algbw = v;
+    } else if (name == "busbw") {
+      const double v = read_number(w, place, "busbw");
+      if (row.printed_busbw == 0) row.printed_busbw = v;
+    } else if (name == "#wrong") {
+      const char* which = wrong_seen == 0 ? "out-of-place #wrong" : "in-place #wrong";
+      if (w != "N/A" && read_whole(w, place, which) > 0) {
+        row.wrong = true;
+      }
+      ++wrong_seen;
+    }
+  }
+  return row;
+}
+
+// Reads an nccl-tests log's lines into its facts and rows; throws when it has no rows.
+NcclLog scan_nccl_log(const std::string& path, const std::vector<Line>& lines,
+                      MeasurementSet& set) {
+  NcclLog log;
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
     const std::string place = at(path, line.number);
     if (text.starts_with('#')) {
-      const std::string_view body = trim(text.substr(1));
-      if (body.starts_with("Collective test starting:")) {
-        std::string_view name = trim(body.substr(std::string_view("Collective test starting:").size()));
-        if (const auto slash = name.rfind('/'); slash != std::string_view::npos) {
-          name.remove_prefix(slash + 1);
-        }
-        if (name.ends_with("_mpi")) name.remove_suffix(4);
-        program = std::string(name);
-        program_line = line.number;
-      } else if (body.starts_with("nThread")) {
-        const auto words = split_words(body);
-        for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-          if (words[i] == "iters:" && (i == 0 || words[i - 1] != "agg") &&
-              (i == 0 || words[i - 1] != "warmup")) {
-            if (all_digits(words[i + 1])) iterations = read_whole(words[i + 1], place, "iters");
-          }
-        }
-      } else if (body.starts_with("Rank")) {
-        const auto words = split_words(body);
-        if (words.size() >= 2 && all_digits(words[1])) {
-          rank_ids.insert(read_whole(words[1], place, "Rank"));
-        }
-      } else if (is_nccl_header(text)) {
-        columns.clear();
-        for (const auto w : split_words(text.substr(1))) columns.emplace_back(w);
-      } else if (body.starts_with("Out of bounds values") && body.find("FAILED") != std::string_view::npos) {
-        set.warnings.push_back(fmt::format("{}: nccl-tests reports wrong results: {}", place, body));
-      }
+      read_nccl_comment(text, line, place, log, set);
       continue;
     }
     const auto words = split_words(text);
     if (!starts_row(words)) continue;  // NCCL INFO lines and the like
-    if (columns.empty()) {
+    if (log.columns.empty()) {
       throw InputError(fmt::format("{}: a table row before the column header", place));
     }
-    if (words.size() != columns.size()) {
+    if (words.size() != log.columns.size()) {
       throw InputError(fmt::format(
           "{}: truncated table row: {} field(s), expected {} ({})", place, words.size(),
-          columns.size(), join_words(columns, " ")));
+          log.columns.size(), join_words(log.columns, " ")));
     }
-    NcclRow row;
-    row.line = line.number;
-    int time_seen = 0;
-    int wrong_seen = 0;
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      const std::string& name = columns[c];
-      const std::string_view w = words[c];
-      if (name == "size") {
-        row.bytes = read_size(w, place, "size");
-      } else if (name == "count") {
-        read_whole(w, place, "count");
-      } else if (name == "redop") {
-        row.redop = std::string(w);
-      } else if (name == "root") {
-        std::int64_t root = -1;
-        const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), root);
-        if (ec != std::errc() || end != w.data() + w.size()) {
-          throw InputError(fmt::format("{}: '{}' in the root column is not a whole number",
-                                       place, w));
-        }
-        row.root = root;
-      } else if (name == "time" || name == "cputime") {
-        const double t = read_us(w, place, time_seen == 0 ? "out-of-place time" : "in-place time");
-        if (time_seen == 0) {
-          row.time_a_s = t;
-        } else {
-          row.time_b_s = t;
-        }
-        ++time_seen;
-      } else if (name == "algbw") {
-        const double v = read_number(w, place, "algbw");
-        if (row.printed_algbw == 0) row.printed_algbw = v;
-      } else if (name == "busbw") {
-        const double v = read_number(w, place, "busbw");
-        if (row.printed_busbw == 0) row.printed_busbw = v;
-      } else if (name == "#wrong") {
-        if (w != "N/A" && read_whole(w, place, wrong_seen == 0 ? "out-of-place #wrong" : "in-place #wrong") > 0) {
-          row.wrong = true;
-        }
-        ++wrong_seen;
-      }
-    }
-    rows.push_back(row);
+    log.rows.push_back(read_nccl_row(words, log.columns, line, place));
   }
-  if (rows.empty()) {
+  if (log.rows.empty()) {
     throw InputError(fmt::format(
         "{}: an nccl-tests log with no result rows (did the run fail before its table?)", path));
   }
+  return log;
+}
 
-  // The collective: named by the program line when the log has one (nccl-tests 2.13 and
-  // later print it), else read from the columns.
+// The collective named by the program line, when the log has one (nccl-tests 2.13 and later
+// print it); throws for a program scalewall does not model.
+std::optional<Op> nccl_program_op(const std::string& path, const NcclLog& log) {
+  if (log.program.empty()) return std::nullopt;
   std::optional<Op> op;
-  if (!program.empty()) {
-    for (const auto& p : kNcclPrograms) {
-      if (program == p.program) op = p.op;
-    }
-    if (!op) {
-      throw InputError(fmt::format(
-          "{}: nccl-tests program '{}' times a pattern scalewall does not model (it reads {})",
-          at(path, program_line), program, nccl_program_list()));
-    }
+  for (const auto& p : kNcclPrograms) {
+    if (log.program == p.program) op = p.op;
   }
-  // busbw / algbw as printed, from the row where both are largest (least rounding).
-  double factor = 0;
-  {
-    const NcclRow* best = nullptr;
-    for (const NcclRow& r : rows) {
-      if (r.printed_algbw > 0 && (best == nullptr || r.printed_algbw > best->printed_algbw)) best = &r;
-    }
-    if (best != nullptr) factor = best->printed_busbw / best->printed_algbw;
-  }
-  const NcclRow& first = rows.front();
-  const bool reducing = !first.redop.empty() && first.redop != "none";
   if (!op) {
-    if (first.root >= 0) {
-      op = reducing ? Op::kReduce : Op::kBroadcast;
-    } else if (reducing) {
-      // all-reduce's factor 2(N-1)/N is >= 1 for N >= 2; reduce-scatter's (N-1)/N is below 1.
-      if (factor == 0) {
-        throw InputError(fmt::format(
-            "{}: cannot tell all_reduce_perf from reduce_scatter_perf: the log has no "
-            "'# Collective test starting:' line and no bandwidth to tell them by", path));
-      }
-      op = factor > 0.99 ? Op::kAllreduce : Op::kReduceScatter;
-    } else {
-      throw InputError(fmt::format(
-          "{}: cannot tell all_gather_perf from alltoall_perf: the log has no "
-          "'# Collective test starting:' line (keep nccl-tests' header with its table)", path));
-    }
+    throw InputError(fmt::format(
+        "{}: nccl-tests program '{}' times a pattern scalewall does not model (it reads {})",
+        at(path, log.program_line), log.program, nccl_program_list()));
   }
-  std::int64_t ranks = static_cast<std::int64_t>(rank_ids.size());
-  if (ranks == 0) {
-    // Invert the bus-bandwidth factor: 2(N-1)/N or (N-1)/N.
-    std::optional<std::int64_t> inferred;
-    if (factor > 0) {
-      double n = 0;
-      switch (*op) {
-        case Op::kAllreduce:
-          n = factor < 2 ? 2.0 / (2.0 - factor) : 0;
-          break;
-        case Op::kReduceScatter:
-        case Op::kAllgather:
-        case Op::kAlltoall:
-          n = factor < 1 ? 1.0 / (1.0 - factor) : 0;
-          break;
-        case Op::kBroadcast:
-        case Op::kReduce:
-        case Op::kBarrier:
-          n = 0;  // factor 1 at every N
-          break;
-      }
-      if (n >= 1.5 && n < 1e6 && std::fabs(n - std::round(n)) < 0.05 * n) {
-        inferred = static_cast<std::int64_t>(std::round(n));
-      }
-    }
-    if (inferred) {
-      ranks = *inferred;
-      set.warnings.push_back(fmt::format(
-          "{}: no '#  Rank' lines; {} ranks inferred from busbw/algbw = {:.3g}", path, ranks,
-          factor));
-    } else {
-      set.warnings.push_back(fmt::format(
-          "{}: no '#  Rank' lines: the rank count is unknown (give {})", path,
-          setting_words(Setting::kRankCount)));
-    }
-  }
+  return op;
+}
+
+// busbw / algbw as printed, from the row where both are largest (least rounding); 0 when no
+// row prints a bandwidth.
+double nccl_bus_factor(const std::vector<NcclRow>& rows) {
+  const NcclRow* best = nullptr;
   for (const NcclRow& r : rows) {
+    if (r.printed_algbw > 0 && (best == nullptr || r.printed_algbw > best->printed_algbw)) {
+      best = &r;
+    }
+  }
+  return best != nullptr ? best->printed_busbw / best->printed_algbw : 0;
+}
+
+// The bus-bandwidth factor above which a reducing log with no root is all_reduce_perf:
+// all-reduce's factor 2(N-1)/N is >= 1 for N >= 2, reduce-scatter's (N-1)/N is below 1; the
+// margin below 1 absorbs the rounding of the printed bandwidths.
+constexpr double kAllreduceFactorFloor = 0.99;
+
+// The collective read from the columns (a root, a reduction operator) and the bus-bandwidth
+// factor, for a log with no program line.
+Op nccl_op_from_columns(const std::string& path, const NcclRow& first, double factor) {
+  const bool reducing = !first.redop.empty() && first.redop != "none";
+  if (first.root >= 0) return reducing ? Op::kReduce : Op::kBroadcast;
+  if (reducing) {
+    if (factor == 0) {
+      throw InputError(fmt::format(
+          "{}: cannot tell all_reduce_perf from reduce_scatter_perf: the log has no "
+          "'# Collective test starting:' line and no bandwidth to tell them by", path));
+    }
+    return factor > kAllreduceFactorFloor ? Op::kAllreduce : Op::kReduceScatter;
+  }
+  throw InputError(fmt::format(
+      "{}: cannot tell all_gather_perf from alltoall_perf: the log has no "
+      "'# Collective test starting:' line (keep nccl-tests' header with its table)", path));
+}
+
+// The rank counts a bus-bandwidth factor is believed for: from 2 (1.5 rounds up to it) to
+// below 1e6, past which the factor lies too close to its limit for the printed digits to
+// tell one N from the next.
+constexpr double kMinInferredRanks = 1.5;
+constexpr double kMaxInferredRanks = 1e6;
+// How far from a whole number, as a fraction of it, an inverted factor may lie: the printed
+// bandwidths are rounded to two decimals.
+constexpr double kInferredRanksTolerance = 0.05;
+
+// The rank count that inverts the bus-bandwidth factor (2(N-1)/N or (N-1)/N), when the
+// collective's factor depends on N and the inverse is near a whole number.
+std::optional<std::int64_t> ranks_from_factor(Op op, double factor) {
+  if (!(factor > 0)) return std::nullopt;
+  double n = 0;
+  switch (op) {
+    case Op::kAllreduce:
+      n = factor < 2 ? 2.0 / (2.0 - factor) : 0;
+      break;
+    case Op::kReduceScatter:
+    case Op::kAllgather:
+    case Op::kAlltoall:
+      n = factor < 1 ? 1.0 / (1.0 - factor) : 0;
+      break;
+    case Op::kBroadcast:
+    case Op::kReduce:
+    case Op::kBarrier:
+      n = 0;  // factor 1 at every N
+      break;
+  }
+  if (n >= kMinInferredRanks && n < kMaxInferredRanks &&
+      std::fabs(n - std::round(n)) < kInferredRanksTolerance * n) {
+    return static_cast<std::int64_t>(std::round(n));
+  }
+  return std::nullopt;
+}
+
+// The rank count: the '#  Rank' lines counted, else inferred from the bus-bandwidth factor
+// with a warning, else 0 with a warning.
+std::int64_t nccl_ranks(const std::string& path, const NcclLog& log, Op op, double factor,
+                        MeasurementSet& set) {
+  std::int64_t ranks = static_cast<std::int64_t>(log.rank_ids.size());
+  if (ranks != 0) return ranks;
+  if (const auto inferred = ranks_from_factor(op, factor)) {
+    ranks = *inferred;
+    set.warnings.push_back(fmt::format(
+        "{}: no '#  Rank' lines; {} ranks inferred from busbw/algbw = {:.3g}", path, ranks,
+        factor));
+  } else {
+    set.warnings.push_back(fmt::format(
+        "{}: no '#  Rank' lines: the rank count is unknown (give {})", path,
+        setting_words(Setting::kRankCount)));
+  }
+  return ranks;
+}
+
+void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
+                     MeasurementSet& set) {
+  const NcclLog log = scan_nccl_log(path, lines, set);
+  const double factor = nccl_bus_factor(log.rows);
+  std::optional<Op> op = nccl_program_op(path, log);
+  if (!op) op = nccl_op_from_columns(path, log.rows.front(), factor);
+  const std::int64_t ranks = nccl_ranks(path, log, *op, factor, set);
+  for (const NcclRow& r : log.rows) {
     const double a = r.time_a_s;
     const double b = r.time_b_s.value_or(a);
     const char* which = a == 0 ? "the out-of-place time" : "the in-place time";
     if (!timed(std::min(a, b), at(path, r.line), which, set)) continue;
-    set.collectives.push_back(collective_point(*op, ranks, r.bytes, iterations, std::min(a, b),
-                                               (a + b) / 2.0, std::max(a, b), !r.wrong));
+    set.collectives.push_back(collective_point(*op, ranks, r.bytes, log.iterations,
+                                               std::min(a, b), (a + b) / 2.0, std::max(a, b),
+                                               !r.wrong));
   }
   set.sources.push_back(fmt::format(
       "{} (nccl-tests {})", path,
-      program.empty() ? fmt::format("{}, op read from its columns", op_name(*op)) : program));
+      log.program.empty() ? fmt::format("{}, op read from its columns", op_name(*op))
+                          : log.program));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -818,6 +898,59 @@ std::vector<std::string> osu_columns(std::string_view header) {
 constexpr const char* kOsuRead =
     "osu_latency, osu_bw, osu_allreduce, osu_reduce, osu_bcast";
 
+// Reads the title line "OSU MPI[-X] <words> Test ..." into the table's kind, benchmark and
+// collective; throws for a benchmark scalewall does not read.
+void read_osu_title(std::string_view body, const std::string& place, OsuTable& table) {
+  table.title = std::string(body);
+  std::vector<std::string> words;
+  for (const auto w : split_words(body)) words.emplace_back(w);
+  // Words between "OSU MPI[-X]" and "Test": "Latency", "Bandwidth", "Allreduce Latency".
+  std::vector<std::string> middle;
+  for (std::size_t i = 2; i < words.size() && words[i] != "Test"; ++i) {
+    middle.push_back(words[i]);
+  }
+  const auto has = [&](std::string_view w) {
+    return std::find(middle.begin(), middle.end(), w) != middle.end();
+  };
+  if (middle == std::vector<std::string>{"Latency"}) {
+    table.kind = OsuKind::kLatency;
+    table.benchmark = "osu_latency";
+  } else if (middle == std::vector<std::string>{"Bandwidth"}) {
+    table.kind = OsuKind::kBandwidth;
+    table.benchmark = "osu_bw";
+  } else if (middle == std::vector<std::string>{"Allreduce", "Latency"}) {
+    table.kind = OsuKind::kCollective;
+    table.op = Op::kAllreduce;
+    table.benchmark = "osu_allreduce";
+  } else if (middle == std::vector<std::string>{"Reduce", "Latency"}) {
+    table.kind = OsuKind::kCollective;
+    table.op = Op::kReduce;
+    table.benchmark = "osu_reduce";
+  } else if ((has("Broadcast") || has("Bcast")) && has("Latency") && middle.size() == 2) {
+    table.kind = OsuKind::kCollective;
+    table.op = Op::kBroadcast;
+    table.benchmark = "osu_bcast";
+  } else {
+    throw InputError(fmt::format("{}: '{}' is an OSU benchmark scalewall does not read "
+                                 "(it reads {})",
+                                 place, body, kOsuRead));
+  }
+}
+
+// Reads a '# Size' header into the table's columns.
+void read_osu_header(std::string_view text, const std::string& place, OsuTable& table) {
+  std::vector<std::string> columns = osu_columns(text);
+  // Rows already read belong to the columns they were read with: a header that changes
+  // them starts another table, which this reader does not take.
+  if (!table.rows.empty() && columns != table.columns) {
+    throw InputError(fmt::format(
+        "{}: a second OSU table (a '# Size' header with other columns after rows of the "
+        "first); give each table in a file of its own",
+        place));
+  }
+  table.columns = std::move(columns);
+}
+
 OsuTable read_osu_table(const std::string& path, const std::vector<Line>& lines) {
   OsuTable table;
   std::int64_t title_line = 0;
@@ -827,52 +960,10 @@ OsuTable read_osu_table(const std::string& path, const std::vector<Line>& lines)
     if (text.starts_with('#')) {
       const std::string_view body = trim(text.substr(1));
       if (body.starts_with("OSU ") && title_line == 0) {
-        table.title = std::string(body);
         title_line = line.number;
-        std::vector<std::string> words;
-        for (const auto w : split_words(body)) words.emplace_back(w);
-        // Words between "OSU MPI[-X]" and "Test": "Latency", "Bandwidth", "Allreduce Latency".
-        std::vector<std::string> middle;
-        for (std::size_t i = 2; i < words.size() && words[i] != "Test"; ++i) {
-          middle.push_back(words[i]);
-        }
-        const auto has = [&](std::string_view w) {
-          return std::find(middle.begin(), middle.end(), w) != middle.end();
-        };
-        if (middle == std::vector<std::string>{"Latency"}) {
-          table.kind = OsuKind::kLatency;
-          table.benchmark = "osu_latency";
-        } else if (middle == std::vector<std::string>{"Bandwidth"}) {
-          table.kind = OsuKind::kBandwidth;
-          table.benchmark = "osu_bw";
-        } else if (middle == std::vector<std::string>{"Allreduce", "Latency"}) {
-          table.kind = OsuKind::kCollective;
-          table.op = Op::kAllreduce;
-          table.benchmark = "osu_allreduce";
-        } else if (middle == std::vector<std::string>{"Reduce", "Latency"}) {
-          table.kind = OsuKind::kCollective;
-          table.op = Op::kReduce;
-          table.benchmark = "osu_reduce";
-        } else if ((has("Broadcast") || has("Bcast")) && has("Latency") && middle.size() == 2) {
-          table.kind = OsuKind::kCollective;
-          table.op = Op::kBroadcast;
-          table.benchmark = "osu_bcast";
-        } else {
-          throw InputError(fmt::format("{}: '{}' is an OSU benchmark scalewall does not read "
-                                       "(it reads {})",
-                                       place, body, kOsuRead));
-        }
+        read_osu_title(body, place, table);
       } else if (body.starts_with("Size")) {
-        std::vector<std::string> columns = osu_columns(text);
-        // Rows already read belong to the columns they were read with: a header that changes
-        // them starts another table, which this reader does not take.
-        if (!table.rows.empty() && columns != table.columns) {
-          throw InputError(fmt::format(
-              "{}: a second OSU table (a '# Size' header with other columns after rows of the "
-              "first); give each table in a file of its own",
-              place));
-        }
-        table.columns = std::move(columns);
+        read_osu_header(text, place, table);
       }
       continue;
     }
@@ -986,7 +1077,8 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
 
 enum class ImbKind { kPingPong, kCollective, kSkipped };
 
-void read_imb(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set) {
+// Where a pass over an IMB log stands: the section being read and what was read so far.
+struct ImbLog {
   std::string section;
   std::int64_t section_line = 0;
   ImbKind kind = ImbKind::kSkipped;
@@ -996,141 +1088,188 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
   std::vector<std::string> read_sections;
   std::vector<std::string> skipped_sections;
   std::size_t points = 0;
+};
+
+// Appends name to names unless it is there already.
+void add_once(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
+// Starts the section of a "# Benchmarking <name>" line: what it times, or that it is skipped.
+void start_imb_section(std::string_view name, std::int64_t line, ImbLog& log) {
+  log.section = std::string(name);
+  log.section_line = line;
+  log.processes = 0;
+  log.columns.clear();
+  const std::string& section = log.section;
+  if (section == "PingPong" || section == "PingPongSpecificSource" ||
+      section == "PingPongAnySource") {
+    log.kind = ImbKind::kPingPong;
+  } else if (section == "Allreduce" || section == "Reduce" || section == "Bcast" ||
+             section == "Barrier") {
+    log.kind = ImbKind::kCollective;
+    log.op = section == "Allreduce" ? Op::kAllreduce
+             : section == "Reduce"  ? Op::kReduce
+             : section == "Bcast"   ? Op::kBroadcast
+                                    : Op::kBarrier;
+  } else {
+    log.kind = ImbKind::kSkipped;
+    add_once(log.skipped_sections, section);
+  }
+  if (log.kind != ImbKind::kSkipped) add_once(log.read_sections, section);
+}
+
+// Reads the N of a "# #processes = N" line.
+std::int64_t read_imb_processes(std::string_view body, const std::string& place) {
+  const auto eq = body.find('=');
+  const std::string_view n = eq == std::string_view::npos ? "" : trim(body.substr(eq + 1));
+  const std::int64_t processes = read_whole(n, place, "#processes");
+  if (processes > kMaxRanks) {
+    throw InputError(fmt::format("{}: #processes = {} is above the limit of 2^40", place,
+                                 processes));
+  }
+  return processes;
+}
+
+// Reads one '#' line of an IMB log: a column header, a section start or its process count.
+void read_imb_comment(std::string_view text, const Line& line, const std::string& place,
+                      ImbLog& log) {
+  if (text.starts_with("#bytes") || text.starts_with("#repetitions")) {
+    log.columns.clear();
+    for (const auto w : split_words(text)) log.columns.emplace_back(w);
+    return;
+  }
+  const std::string_view body = trim(text.substr(1));
+  if (body.starts_with("Benchmarking ")) {
+    start_imb_section(trim(body.substr(std::string_view("Benchmarking ").size())), line.number,
+                      log);
+  } else if (body.starts_with("#processes")) {
+    log.processes = read_imb_processes(body, place);
+  }
+}
+
+// One IMB table row's values, by column.
+struct ImbRow {
+  double bytes = 0;
+  std::int64_t repetitions = 0;
+  std::optional<double> t;
+  std::optional<double> t_min;
+  std::optional<double> t_max;
+  std::optional<double> t_avg;
+  bool defects = false;
+};
+
+// Reads one table row's fields by the header's column names; the others are checked as
+// numbers and not used.
+ImbRow read_imb_row(const std::vector<std::string_view>& words,
+                    const std::vector<std::string>& columns, const std::string& place) {
+  ImbRow row;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const std::string& name = columns[c];
+    const std::string_view w = words[c];
+    if (name == "#bytes") {
+      row.bytes = read_size(w, place, "#bytes");
+    } else if (name == "#repetitions") {
+      row.repetitions = read_whole(w, place, "#repetitions");
+    } else if (name == "t[usec]") {
+      row.t = read_us(w, place, "t[usec]");
+    } else if (name == "t_min[usec]") {
+      row.t_min = read_us(w, place, "t_min[usec]");
+    } else if (name == "t_max[usec]") {
+      row.t_max = read_us(w, place, "t_max[usec]");
+    } else if (name == "t_avg[usec]") {
+      row.t_avg = read_us(w, place, "t_avg[usec]");
+    } else if (name == "defects") {
+      row.defects = read_number(w, place, "defects") > 0;
+    } else {
+      read_number(w, place, name);  // Mbytes/sec and the like: checked, not used
+    }
+  }
+  return row;
+}
+
+// Adds a row of a section read to the ping-pong or collective points.
+void add_imb_point(const ImbRow& row, const ImbLog& log, const std::string& place,
+                   MeasurementSet& set) {
+  switch (log.kind) {
+    case ImbKind::kPingPong: {
+      if (!row.t) {
+        throw InputError(fmt::format("{}: section '{}' has no t[usec] column", place,
+                                     log.section));
+      }
+      PingPongPoint p;
+      p.bytes = row.bytes;
+      p.iterations = row.repetitions;
+      p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = *row.t;
+      if (timed(*row.t, place, "t[usec]", set)) set.pingpong.push_back(p);
+      break;
+    }
+    case ImbKind::kCollective: {
+      if (!row.t_avg) {
+        throw InputError(fmt::format("{}: section '{}' has no t_avg[usec] column", place,
+                                     log.section));
+      }
+      const double avg = *row.t_avg;
+      if (!timed(avg, place, "t_avg[usec]", set)) break;
+      set.collectives.push_back(collective_point(
+          log.op, log.processes, row.bytes, row.repetitions,
+          std::min(row.t_min.value_or(avg), avg), avg, std::max(row.t_max.value_or(avg), avg),
+          !row.defects));
+      break;
+    }
+    case ImbKind::kSkipped:
+      break;
+  }
+}
+
+// Reads one table row: checks it against its section and header, and adds it unless its
+// section is skipped.
+void read_imb_table_row(const std::vector<std::string_view>& words, const std::string& place,
+                        ImbLog& log, MeasurementSet& set) {
+  if (log.section.empty()) {
+    throw InputError(fmt::format("{}: a table row before any '# Benchmarking' header", place));
+  }
+  if (log.columns.empty()) {
+    throw InputError(fmt::format("{}: a table row before the '#bytes #repetitions ...' header",
+                                 place));
+  }
+  if (words.size() != log.columns.size()) {
+    throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
+                                 place, words.size(), log.columns.size(),
+                                 join_words(log.columns, " ")));
+  }
+  if (log.kind == ImbKind::kSkipped) return;
+  if (log.processes == 0) {
+    throw InputError(fmt::format("{}: section '{}' (line {}) has no '# #processes = N' line",
+                                 place, log.section, log.section_line));
+  }
+  add_imb_point(read_imb_row(words, log.columns, place), log, place, set);
+  ++log.points;
+}
+
+void read_imb(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set) {
+  ImbLog log;
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
     const std::string place = at(path, line.number);
-    if (text.starts_with("#bytes") || text.starts_with("#repetitions")) {
-      columns.clear();
-      for (const auto w : split_words(text)) columns.emplace_back(w);
-      continue;
-    }
     if (text.starts_with('#')) {
-      const std::string_view body = trim(text.substr(1));
-      if (body.starts_with("Benchmarking ")) {
-        section = std::string(trim(body.substr(std::string_view("Benchmarking ").size())));
-        section_line = line.number;
-        processes = 0;
-        columns.clear();
-        if (section == "PingPong" || section == "PingPongSpecificSource" ||
-            section == "PingPongAnySource") {
-          kind = ImbKind::kPingPong;
-        } else if (section == "Allreduce" || section == "Reduce" || section == "Bcast" ||
-                   section == "Barrier") {
-          kind = ImbKind::kCollective;
-          op = section == "Allreduce" ? Op::kAllreduce
-               : section == "Reduce"  ? Op::kReduce
-               : section == "Bcast"   ? Op::kBroadcast
-                                      : Op::kBarrier;
-        } else {
-          kind = ImbKind::kSkipped;
-          if (std::find(skipped_sections.begin(), skipped_sections.end(), section) ==
-              skipped_sections.end()) {
-            skipped_sections.push_back(section);
-          }
-        }
-        if (kind != ImbKind::kSkipped &&
-            std::find(read_sections.begin(), read_sections.end(), section) ==
-                read_sections.end()) {
-          read_sections.push_back(section);
-        }
-      } else if (body.starts_with("#processes")) {
-        const auto eq = body.find('=');
-        const std::string_view n = eq == std::string_view::npos ? "" : trim(body.substr(eq + 1));
-        processes = read_whole(n, place, "#processes");
-        if (processes > kMaxRanks) {
-          throw InputError(fmt::format("{}: #processes = {} is above the limit of 2^40", place,
-                                       processes));
-        }
-      }
+      read_imb_comment(text, line, place, log);
       continue;
     }
     const auto words = split_words(text);
-    if (!starts_row(words)) continue;
-    if (section.empty()) {
-      throw InputError(fmt::format("{}: a table row before any '# Benchmarking' header", place));
-    }
-    if (columns.empty()) {
-      throw InputError(fmt::format("{}: a table row before the '#bytes #repetitions ...' header",
-                                   place));
-    }
-    if (words.size() != columns.size()) {
-      throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
-                                   place, words.size(), columns.size(),
-                                   join_words(columns, " ")));
-    }
-    if (kind == ImbKind::kSkipped) continue;
-    if (processes == 0) {
-      throw InputError(fmt::format("{}: section '{}' (line {}) has no '# #processes = N' line",
-                                   place, section, section_line));
-    }
-    double bytes = 0;
-    std::int64_t repetitions = 0;
-    std::optional<double> t;
-    std::optional<double> t_min;
-    std::optional<double> t_max;
-    std::optional<double> t_avg;
-    bool defects = false;
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      const std::string& name = columns[c];
-      const std::string_view w = words[c];
-      if (name == "#bytes") {
-        bytes = read_size(w, place, "#bytes");
-      } else if (name == "#repetitions") {
-        repetitions = read_whole(w, place, "#repetitions");
-      } else if (name == "t[usec]") {
-        t = read_us(w, place, "t[usec]");
-      } else if (name == "t_min[usec]") {
-        t_min = read_us(w, place, "t_min[usec]");
-      } else if (name == "t_max[usec]") {
-        t_max = read_us(w, place, "t_max[usec]");
-      } else if (name == "t_avg[usec]") {
-        t_avg = read_us(w, place, "t_avg[usec]");
-      } else if (name == "defects") {
-        defects = read_number(w, place, "defects") > 0;
-      } else {
-        read_number(w, place, name);  // Mbytes/sec and the like: checked, not used
-      }
-    }
-    switch (kind) {
-      case ImbKind::kPingPong: {
-        if (!t) {
-          throw InputError(fmt::format("{}: section '{}' has no t[usec] column", place, section));
-        }
-        PingPongPoint p;
-        p.bytes = bytes;
-        p.iterations = repetitions;
-        p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = *t;
-        if (timed(*t, place, "t[usec]", set)) set.pingpong.push_back(p);
-        break;
-      }
-      case ImbKind::kCollective: {
-        if (!t_avg) {
-          throw InputError(fmt::format("{}: section '{}' has no t_avg[usec] column", place,
-                                       section));
-        }
-        const double avg = *t_avg;
-        if (!timed(avg, place, "t_avg[usec]", set)) break;
-        set.collectives.push_back(collective_point(op, processes, bytes, repetitions,
-                                                   std::min(t_min.value_or(avg), avg), avg,
-                                                   std::max(t_max.value_or(avg), avg), !defects));
-        break;
-      }
-      case ImbKind::kSkipped:
-        break;
-    }
-    ++points;
+    if (starts_row(words)) read_imb_table_row(words, place, log, set);
   }
-  if (!skipped_sections.empty()) {
+  if (!log.skipped_sections.empty()) {
     set.warnings.push_back(fmt::format(
         "{}: IMB section(s) {} skipped (scalewall reads PingPong, Allreduce, Reduce, Bcast, "
         "Barrier)",
-        path, join_words(skipped_sections, ", ")));
+        path, join_words(log.skipped_sections, ", ")));
   }
-  if (points == 0) {
+  if (log.points == 0) {
     throw InputError(fmt::format(
         "{}: an Intel MPI Benchmarks log with no rows scalewall reads", path));
   }
-  set.sources.push_back(fmt::format("{} (IMB {})", path, join_words(read_sections, ", ")));
+  set.sources.push_back(fmt::format("{} (IMB {})", path, join_words(log.read_sections, ", ")));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -207,17 +207,9 @@ double bytes_per_element(const Section& w) {
   w.fail("gradient_dtype", "unknown dtype (expected one of: fp64, fp32, tf32, bf16, fp16, fp8)");
 }
 
-Workload read_workload(const Section& w) {
-  if (!w.present()) {
-    w.missing("",
-              "a scenario needs a [workload] section with compute, scaling and the "
-              "gradient size");
-  }
-  w.reject_unknown({"parameters", "gradient_dtype", "bytes_per_gradient", "gradient_bytes",
-                    "compute", "reference_ranks", "serial", "scaling", "backward_fraction"});
-  Workload out;
-
-  // The gradient: parameters x bytes per element, or bytes directly.
+// The gradient's size in bytes: workload.parameters x bytes per element, or
+// workload.gradient_bytes directly.
+double read_gradient_bytes(const Section& w) {
   if (w.has("gradient_bytes")) {
     if (w.has("parameters")) {
       w.fail("gradient_bytes",
@@ -231,8 +223,9 @@ Workload read_workload(const Section& w) {
                "workload.gradient_bytes)");
       }
     }
-    out.gradient_bytes = w.within("gradient_bytes", w.bytes("gradient_bytes"), kScenarioBytes);
-  } else if (w.has("parameters")) {
+    return w.within("gradient_bytes", w.bytes("gradient_bytes"), kScenarioBytes);
+  }
+  if (w.has("parameters")) {
     const double parameters = w.number("parameters");
     double per = 0;
     if (w.has("gradient_dtype") && w.has("bytes_per_gradient")) {
@@ -250,21 +243,32 @@ Workload read_workload(const Section& w) {
                 "gradient_dtype = \"bf16\" (or fp64, fp32, tf32, fp16, fp8), "
                 "or bytes_per_gradient");
     }
-    out.gradient_bytes = parameters * per;
-    if (!in_range(out.gradient_bytes, kScenarioBytes)) {
+    const double bytes = parameters * per;
+    if (!in_range(bytes, kScenarioBytes)) {
       w.fail("parameters",
              fmt::format("parameters x bytes per gradient ({:.3g} B) is outside the range {}",
-                         out.gradient_bytes, range_text(kScenarioBytes)));
+                         bytes, range_text(kScenarioBytes)));
     }
-  } else {
-    for (const char* key : {"gradient_dtype", "bytes_per_gradient"}) {
-      if (w.has(key)) w.fail(key, "needs workload.parameters");
-    }
-    w.missing("parameters",
-              "give the gradient size as workload.parameters with "
-              "workload.gradient_dtype, or as workload.gradient_bytes");
+    return bytes;
   }
+  for (const char* key : {"gradient_dtype", "bytes_per_gradient"}) {
+    if (w.has(key)) w.fail(key, "needs workload.parameters");
+  }
+  w.missing("parameters",
+            "give the gradient size as workload.parameters with "
+            "workload.gradient_dtype, or as workload.gradient_bytes");
+}
 
+Workload read_workload(const Section& w) {
+  if (!w.present()) {
+    w.missing("",
+              "a scenario needs a [workload] section with compute, scaling and the "
+              "gradient size");
+  }
+  w.reject_unknown({"parameters", "gradient_dtype", "bytes_per_gradient", "gradient_bytes",
+                    "compute", "reference_ranks", "serial", "scaling", "backward_fraction"});
+  Workload out;
+  out.gradient_bytes = read_gradient_bytes(w);
   if (!w.has("compute")) {
     w.missing("compute", "the per-rank forward and backward time of one step, e.g. \"300ms\"");
   }
@@ -306,14 +310,14 @@ struct NetworkRead {
   CostOptions cost;
 };
 
-NetworkRead read_network(const Section& n, const std::string& base_dir) {
+// Checks that [network] is given in exactly one of its forms: fabric, bandwidth, busbw.
+void check_network_form(const Section& n) {
   if (!n.present()) {
     n.missing("",
               "give network.fabric (a fabric file), network.alpha with network.bandwidth "
               "(a flat link), or network.busbw (a measured all-reduce bus bandwidth)");
   }
   n.reject_unknown({"fabric", "alpha", "bandwidth", "busbw", "algorithm", "gamma", "tree_chunk"});
-  NetworkRead out;
   std::vector<std::string_view> forms;
   for (const char* key : {"fabric", "bandwidth", "busbw"}) {
     if (n.has(key)) forms.push_back(key);
@@ -334,90 +338,117 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
                                  "bandwidth with alpha, or busbw)",
                                  forms[0]));
   }
+}
 
-  if (n.has("fabric")) {
-    out.form = NetworkForm::kFabricFile;
-    if (n.has("alpha")) {
-      n.fail("alpha", "the fabric file gives its links' latencies; leave network.alpha out");
-    }
-    const std::string path = n.text("fabric");
-    if (path.empty()) n.fail("fabric", "empty path");
-    std::filesystem::path resolved(path);
-    if (resolved.is_relative() && !base_dir.empty())
-      resolved = std::filesystem::path(base_dir) / resolved;
-    try {
-      out.network.fabric = load_fabric_file(resolved.string());
-    } catch (const InputError& e) {
-      n.fail("fabric", e.what());
-    }
-  } else if (n.has("bandwidth")) {
-    out.form = NetworkForm::kFlatLink;
-    if (!n.has("alpha")) {
-      n.fail("bandwidth",
-             "a flat link needs network.alpha too (its start-up latency, e.g. "
-             "\"2.5us\")");
-    }
-    Link link;
-    link.alpha_s = n.seconds("alpha");
-    if (!(link.alpha_s > 0)) {
-      n.fail("alpha",
-             "a link's latency must be above 0 (for a measured bus bandwidth with no "
-             "latency term use network.busbw)");
-    }
-    n.within("alpha", link.alpha_s, kScenarioSeconds);
-    link.bandwidth_Bps = n.rate("bandwidth");
-    if (!(link.bandwidth_Bps > 0)) n.fail("bandwidth", "must be above 0");
-    n.within("bandwidth", link.bandwidth_Bps, kScenarioRate);
-    try {
-      out.network.fabric = flat_topology(1, link);
-    } catch (const InputError& e) {
-      n.fail("bandwidth", e.what());
-    }
-  } else {
-    out.form = NetworkForm::kBusbw;
-    out.network.busbw_Bps = n.rate("busbw");
-    if (!(out.network.busbw_Bps > 0)) n.fail("busbw", "must be above 0");
-    n.within("busbw", out.network.busbw_Bps, kScenarioRate);
-    if (n.has("alpha")) {
-      out.network.busbw_alpha_s = n.within("alpha", n.seconds("alpha"), kScenarioSeconds);
-    }
+// Loads network.fabric, a path relative to the scenario's folder.
+void read_fabric_form(const Section& n, const std::string& base_dir, NetworkRead& out) {
+  out.form = NetworkForm::kFabricFile;
+  if (n.has("alpha")) {
+    n.fail("alpha", "the fabric file gives its links' latencies; leave network.alpha out");
   }
+  const std::string path = n.text("fabric");
+  if (path.empty()) n.fail("fabric", "empty path");
+  std::filesystem::path resolved(path);
+  if (resolved.is_relative() && !base_dir.empty())
+    resolved = std::filesystem::path(base_dir) / resolved;
+  try {
+    out.network.fabric = load_fabric_file(resolved.string());
+  } catch (const InputError& e) {
+    n.fail("fabric", e.what());
+  }
+}
 
-  if (n.has("algorithm")) {
-    const std::string name = n.text("algorithm");
-    if (name != "auto") {
-      if (out.form == NetworkForm::kBusbw) {
-        n.fail("algorithm",
-               "a measured bus bandwidth already includes the algorithm; use "
-               "\"auto\" or leave it out");
-      }
-      AlgorithmSpec spec;
-      try {
-        spec = parse_algorithm(name);
-      } catch (const InputError&) {
-        n.fail("algorithm", fmt::format("unknown algorithm (all-reduce algorithms: {})",
-                                        allreduce_algorithm_names()));
-      }
-      if (!implements(Op::kAllreduce, spec)) {
-        n.fail("algorithm", fmt::format("not an all-reduce algorithm (all-reduce algorithms: {})",
-                                        allreduce_algorithm_names()));
-      }
-      if (spec.algorithm == Algorithm::kHierarchical && out.form != NetworkForm::kFabricFile) {
-        n.fail("algorithm",
-               "a hierarchical algorithm needs a fabric file (nodes of several "
-               "ranks); a flat link has one rank per node");
-      }
-      out.algorithm = spec;
-    }
+// Reads network.alpha with network.bandwidth as one flat link.
+void read_flat_link_form(const Section& n, NetworkRead& out) {
+  out.form = NetworkForm::kFlatLink;
+  if (!n.has("alpha")) {
+    n.fail("bandwidth",
+           "a flat link needs network.alpha too (its start-up latency, e.g. "
+           "\"2.5us\")");
   }
+  Link link;
+  link.alpha_s = n.seconds("alpha");
+  if (!(link.alpha_s > 0)) {
+    n.fail("alpha",
+           "a link's latency must be above 0 (for a measured bus bandwidth with no "
+           "latency term use network.busbw)");
+  }
+  n.within("alpha", link.alpha_s, kScenarioSeconds);
+  link.bandwidth_Bps = n.rate("bandwidth");
+  if (!(link.bandwidth_Bps > 0)) n.fail("bandwidth", "must be above 0");
+  n.within("bandwidth", link.bandwidth_Bps, kScenarioRate);
+  try {
+    out.network.fabric = flat_topology(1, link);
+  } catch (const InputError& e) {
+    n.fail("bandwidth", e.what());
+  }
+}
+
+// Reads network.busbw, a measured all-reduce bus bandwidth, with its optional alpha.
+void read_busbw_form(const Section& n, NetworkRead& out) {
+  out.form = NetworkForm::kBusbw;
+  out.network.busbw_Bps = n.rate("busbw");
+  if (!(out.network.busbw_Bps > 0)) n.fail("busbw", "must be above 0");
+  n.within("busbw", out.network.busbw_Bps, kScenarioRate);
+  if (n.has("alpha")) {
+    out.network.busbw_alpha_s = n.within("alpha", n.seconds("alpha"), kScenarioSeconds);
+  }
+}
+
+// Reads network.algorithm: none for "auto" or when left out, else an all-reduce algorithm
+// the network's form can run.
+std::optional<AlgorithmSpec> read_network_algorithm(const Section& n, NetworkForm form) {
+  if (!n.has("algorithm")) return std::nullopt;
+  const std::string name = n.text("algorithm");
+  if (name == "auto") return std::nullopt;
+  if (form == NetworkForm::kBusbw) {
+    n.fail("algorithm",
+           "a measured bus bandwidth already includes the algorithm; use "
+           "\"auto\" or leave it out");
+  }
+  AlgorithmSpec spec;
+  try {
+    spec = parse_algorithm(name);
+  } catch (const InputError&) {
+    n.fail("algorithm", fmt::format("unknown algorithm (all-reduce algorithms: {})",
+                                    allreduce_algorithm_names()));
+  }
+  if (!implements(Op::kAllreduce, spec)) {
+    n.fail("algorithm", fmt::format("not an all-reduce algorithm (all-reduce algorithms: {})",
+                                    allreduce_algorithm_names()));
+  }
+  if (spec.algorithm == Algorithm::kHierarchical && form != NetworkForm::kFabricFile) {
+    n.fail("algorithm",
+           "a hierarchical algorithm needs a fabric file (nodes of several "
+           "ranks); a flat link has one rank per node");
+  }
+  return spec;
+}
+
+// Reads the cost options network.gamma and network.tree_chunk into cost.
+void read_network_cost(const Section& n, CostOptions& cost) {
   if (n.has("gamma")) {
-    out.cost.gamma_s_per_byte = n.within("gamma", n.seconds("gamma"), kScenarioSecondsPerByte);
+    cost.gamma_s_per_byte = n.within("gamma", n.seconds("gamma"), kScenarioSecondsPerByte);
   }
   if (n.has("tree_chunk")) {
-    out.cost.tree_chunk_bytes = n.bytes("tree_chunk");
-    if (!(out.cost.tree_chunk_bytes > 0)) n.fail("tree_chunk", "must be above 0");
-    n.within("tree_chunk", out.cost.tree_chunk_bytes, kScenarioChunkBytes);
+    cost.tree_chunk_bytes = n.bytes("tree_chunk");
+    if (!(cost.tree_chunk_bytes > 0)) n.fail("tree_chunk", "must be above 0");
+    n.within("tree_chunk", cost.tree_chunk_bytes, kScenarioChunkBytes);
   }
+}
+
+NetworkRead read_network(const Section& n, const std::string& base_dir) {
+  check_network_form(n);
+  NetworkRead out;
+  if (n.has("fabric")) {
+    read_fabric_form(n, base_dir, out);
+  } else if (n.has("bandwidth")) {
+    read_flat_link_form(n, out);
+  } else {
+    read_busbw_form(n, out);
+  }
+  out.algorithm = read_network_algorithm(n, out.form);
+  read_network_cost(n, out.cost);
   return out;
 }
 
