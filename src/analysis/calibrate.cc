@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string_view>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "scalewall/model/collective.h"
@@ -181,8 +182,8 @@ std::map<double, std::vector<double>> times_by_size(std::span<const PingPongPoin
     }
     throw InputError(fmt::format(
         "cannot fit alpha and beta from {} distinct message size(s){}: a line through fewer "
-        "than 3 sizes says nothing about how well it fits; measure at least 3 sizes{}",
-        by_size.size(), range,
+        "than {} sizes says nothing about how well it fits; measure at least {} sizes{}",
+        by_size.size(), range, kMinFitSizes, kMinFitSizes,
         outside.empty() ? std::string()
                         : fmt::format(" or widen {}", setting_words(Setting::kSizeRange))));
   }
@@ -228,6 +229,11 @@ void require_physical(const Line& line, const std::string& span) {
         setting_words(Setting::kSizeRange)));
   }
 }
+
+// fit_loggp reads a streamed size's interval m / bw as the gap g (strictly max(g, o)) only while
+// its bytes, m G, take at most a tenth of that interval: the byte term then moves the reading by
+// at most 10%, and the size is latency-bound; above that the interval measures bandwidth.
+constexpr double kMaxGapByteShare = 0.1;
 
 }  // namespace
 
@@ -294,7 +300,7 @@ LogGPFit fit_loggp(const HockneyFit& hockney, std::span<const StreamPoint> strea
   }
   const double interval_s = smallest->bytes / smallest->bandwidth_Bps;
   const double byte_term_s = smallest->bytes / hockney.bandwidth_Bps;
-  if (byte_term_s > 0.1 * interval_s) {
+  if (byte_term_s > kMaxGapByteShare * interval_s) {
     fit.gap_note = fmt::format(
         "not identifiable: the smallest streamed size ({}) already spends {:.0f}% of its "
         "{} interval on bytes; stream smaller messages",
@@ -309,6 +315,42 @@ LogGPFit fit_loggp(const HockneyFit& hockney, std::span<const StreamPoint> strea
       format_bytes(smallest->bytes));
   return fit;
 }
+
+namespace {
+
+// A line through the largest sizes needs two of them; with fewer the asymptote is the largest
+// size's bus bandwidth.
+constexpr std::size_t kMinAsymptoteSizes = 2;
+
+// The bus bandwidth the fit's sizes tend to: 1 / slope of time against bytes x factor over the
+// larger half of the sizes that move data, or the largest size's when no line fits.
+void set_asymptote(BusBandwidthFit& fit, double factor) {
+  std::vector<const BusBandwidthPoint*> moving;
+  for (const auto& p : fit.points) {
+    if (p.bytes > 0 && p.time_s > 0) moving.push_back(&p);
+  }
+  if (moving.empty()) return;
+  const std::size_t take = (moving.size() + 1) / 2;
+  if (take >= kMinAsymptoteSizes && factor > 0) {
+    std::vector<double> x;
+    std::vector<double> y;
+    for (std::size_t i = moving.size() - take; i < moving.size(); ++i) {
+      x.push_back(moving[i]->bytes * factor);
+      y.push_back(moving[i]->time_s);
+    }
+    const Line line = fit_line(x, y);
+    if (line.slope > 0) {
+      fit.asymptote_Bps = 1.0 / line.slope;
+      fit.asymptote_method = fmt::format("least squares over the {} largest sizes", take);
+    }
+  }
+  if (!fit.asymptote_Bps) {
+    fit.asymptote_Bps = moving.back()->busbw_Bps;
+    fit.asymptote_method = "largest size";
+  }
+}
+
+}  // namespace
 
 std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> points,
                                                const FitOptions& options,
@@ -349,30 +391,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
       p.busbw_Bps = p.algbw_Bps * factor;
       fit.points.push_back(p);
     }
-    std::vector<const BusBandwidthPoint*> moving;
-    for (const auto& p : fit.points) {
-      if (p.bytes > 0 && p.time_s > 0) moving.push_back(&p);
-    }
-    if (!moving.empty()) {
-      const std::size_t take = (moving.size() + 1) / 2;
-      if (take >= 2 && factor > 0) {
-        std::vector<double> x;
-        std::vector<double> y;
-        for (std::size_t i = moving.size() - take; i < moving.size(); ++i) {
-          x.push_back(moving[i]->bytes * factor);
-          y.push_back(moving[i]->time_s);
-        }
-        const Line line = fit_line(x, y);
-        if (line.slope > 0) {
-          fit.asymptote_Bps = 1.0 / line.slope;
-          fit.asymptote_method = fmt::format("least squares over the {} largest sizes", take);
-        }
-      }
-      if (!fit.asymptote_Bps) {
-        fit.asymptote_Bps = moving.back()->busbw_Bps;
-        fit.asymptote_method = "largest size";
-      }
-    }
+    set_asymptote(fit, factor);
     fits.push_back(std::move(fit));
   }
   return fits;
@@ -403,6 +422,19 @@ std::string_view validation_regime_name(ValidationRegime regime) {
 
 namespace {
 
+// The error for a file with nothing to validate quotes the first three reasons points were left
+// out: enough to show the cause, without a message as long as the file.
+constexpr std::size_t kQuotedSkipReasons = 3;
+
+// One measured (op, algorithm, ranks, size) of validate_collectives.
+using ValidationKey = std::tuple<Op, MeasuredAlgorithm, std::int64_t, double>;
+
+// The measured times per key, keys in the order they first appear.
+struct MeasuredTimes {
+  std::vector<ValidationKey> order;
+  std::map<ValidationKey, std::vector<double>> times;
+};
+
 ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::string group,
                             std::string name, const std::vector<std::size_t>& members) {
   ValidationSummary s;
@@ -423,106 +455,114 @@ ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::str
   return s;
 }
 
-}  // namespace
+// Why a measured point is not scored, or nothing when it is.
+std::optional<std::string> unscored_reason(const CollectivePoint& p) {
+  const std::string where = fmt::format("{} {} at {} rank(s), {}", op_name(p.op),
+                                        p.algorithm.name(), p.ranks, format_bytes(p.bytes));
+  if (!p.verified) {
+    return where + ": the result was not verified (a wrong result's time is no "
+                   "measurement of the algorithm)";
+  }
+  if (p.ranks == 0) {
+    return fmt::format("{}: the rank count is unknown (give {})", where,
+                       setting_words(Setting::kRankCount));
+  }
+  if (p.ranks == 1) return where + ": one rank exchanges nothing; the model predicts zero";
+  if (p.bytes == 0 && p.op != Op::kBarrier) {
+    return where + ": a zero-byte call returns without communicating (Open "
+                   "MPI's MPI_Allreduce with count 0 returns at once), while "
+                   "the model charges its latency terms; not scored";
+  }
+  if (!(p.time_median_s > 0)) return where + ": the measured time is zero";
+  return std::nullopt;
+}
 
-Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
-                                const CostOptions& options) {
-  require_valid(fabric);
-  Validation v;
-  using Key = std::tuple<Op, MeasuredAlgorithm, std::int64_t, double>;
-  std::vector<Key> order;
-  std::map<Key, std::vector<double>> times;
+// The scored points' times grouped by key; the others go to `skipped` with why.
+MeasuredTimes group_measured(std::span<const CollectivePoint> measured,
+                             std::vector<std::string>& skipped) {
+  MeasuredTimes m;
   for (const CollectivePoint& p : measured) {
-    const std::string where =
-        fmt::format("{} {} at {} rank(s), {}", op_name(p.op), p.algorithm.name(), p.ranks,
-                    format_bytes(p.bytes));
-    if (!p.verified) {
-      v.skipped.push_back(where + ": the result was not verified (a wrong result's time is no "
-                                  "measurement of the algorithm)");
+    if (std::optional<std::string> why = unscored_reason(p)) {
+      skipped.push_back(std::move(*why));
       continue;
     }
-    if (p.ranks == 0) {
-      v.skipped.push_back(fmt::format("{}: the rank count is unknown (give {})", where,
-                                      setting_words(Setting::kRankCount)));
-      continue;
-    }
-    if (p.ranks == 1) {
-      v.skipped.push_back(where + ": one rank exchanges nothing; the model predicts zero");
-      continue;
-    }
-    if (p.bytes == 0 && p.op != Op::kBarrier) {
-      v.skipped.push_back(where + ": a zero-byte call returns without communicating (Open "
-                                  "MPI's MPI_Allreduce with count 0 returns at once), while "
-                                  "the model charges its latency terms; not scored");
-      continue;
-    }
-    if (!(p.time_median_s > 0)) {
-      v.skipped.push_back(where + ": the measured time is zero");
-      continue;
-    }
-    const Key key{p.op, p.algorithm, p.ranks, p.bytes};
-    if (times.find(key) == times.end()) order.push_back(key);
-    times[key].push_back(p.time_median_s);
+    const ValidationKey key{p.op, p.algorithm, p.ranks, p.bytes};
+    if (m.times.find(key) == m.times.end()) m.order.push_back(key);
+    m.times[key].push_back(p.time_median_s);
   }
-  std::map<std::pair<Op, MeasuredAlgorithm>, bool> warned;
-  for (const Key& key : order) {
-    const auto& [op, algorithm, ranks, bytes] = key;
-    const std::string where = fmt::format("{} {} at {} rank(s), {}", op_name(op),
-                                          algorithm.name(), ranks, format_bytes(bytes));
-    Topology topology;
-    try {
-      topology = scaled_topology(fabric, ranks);
-    } catch (const InputError& e) {
-      v.skipped.push_back(fmt::format("{}: the fabric does not fit {} ranks: {}", where, ranks,
-                                      e.what()));
-      continue;
-    }
-    std::optional<CollectiveCost> cost;
-    if (algorithm.is_library()) {
-      const auto specs = applicable_algorithms(op, topology);
-      if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
-    } else {
-      const std::optional<AlgorithmSpec> spec = algorithm.spec();
-      if (!spec || !implements(op, *spec)) {
-        if (!warned[{op, algorithm}]) {
-          v.skipped.push_back(fmt::format(
-              "{} {}: {} (every size and rank count of it)", op_name(op), algorithm.name(),
-              spec ? "the algorithm does not implement this op in the model"
-                   : "not an algorithm the model has"));
-        }
-        warned[{op, algorithm}] = true;
-        continue;
+  return m;
+}
+
+// The model's cost of one key on the fabric scaled to its ranks, or nothing (with why in
+// `v.skipped`; an algorithm the model lacks is reported once, by `warned`).
+std::optional<CollectiveCost> modelled_cost(
+    const ValidationKey& key, const Topology& fabric, const CostOptions& options, Validation& v,
+    std::map<std::pair<Op, MeasuredAlgorithm>, bool>& warned) {
+  const auto& [op, algorithm, ranks, bytes] = key;
+  const std::string where = fmt::format("{} {} at {} rank(s), {}", op_name(op),
+                                        algorithm.name(), ranks, format_bytes(bytes));
+  Topology topology;
+  try {
+    topology = scaled_topology(fabric, ranks);
+  } catch (const InputError& e) {
+    v.skipped.push_back(fmt::format("{}: the fabric does not fit {} ranks: {}", where, ranks,
+                                    e.what()));
+    return std::nullopt;
+  }
+  std::optional<CollectiveCost> cost;
+  if (algorithm.is_library()) {
+    const auto specs = applicable_algorithms(op, topology);
+    if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
+  } else {
+    const std::optional<AlgorithmSpec> spec = algorithm.spec();
+    if (!spec || !implements(op, *spec)) {
+      if (!warned[{op, algorithm}]) {
+        v.skipped.push_back(fmt::format(
+            "{} {}: {} (every size and rank count of it)", op_name(op), algorithm.name(),
+            spec ? "the algorithm does not implement this op in the model"
+                 : "not an algorithm the model has"));
       }
-      cost = collective_cost(op, *spec, bytes, topology, options);
+      warned[{op, algorithm}] = true;
+      return std::nullopt;
     }
-    if (!cost) {
-      v.skipped.push_back(where + ": the model has no algorithm for it on this fabric");
-      continue;
-    }
-    ValidationPoint p;
-    p.op = op;
-    p.algorithm = algorithm;
-    p.modelled = cost->algorithm;
-    p.ranks = ranks;
-    p.bytes = bytes;
-    p.samples = static_cast<std::int64_t>(times[key].size());
-    p.measured_s = median(times[key]);
-    p.predicted_s = cost->total_s;
-    p.latency_s = cost->latency_s;
-    p.bandwidth_s = cost->bandwidth_s;
-    p.relative_error = (p.predicted_s - p.measured_s) / p.measured_s;
-    p.regime = cost->latency_s > cost->bandwidth_s + cost->compute_s
-                   ? ValidationRegime::kLatencyBound
-                   : ValidationRegime::kBandwidthBound;
-    SCALEWALL_CHECK(std::isfinite(p.relative_error));
-    v.points.push_back(std::move(p));
+    cost = collective_cost(op, *spec, bytes, topology, options);
   }
-  if (v.points.empty()) {
-    std::string why;
-    for (std::size_t i = 0; i < v.skipped.size() && i < 3; ++i) why += "; " + v.skipped[i];
-    throw InputError(fmt::format("no measured collective point left to validate{}",
-                                 why.empty() ? std::string(" (no collective measurements)") : why));
+  if (!cost) v.skipped.push_back(where + ": the model has no algorithm for it on this fabric");
+  return cost;
+}
+
+// One key's measured median beside the model's cost of it.
+ValidationPoint validation_point(const ValidationKey& key, const std::vector<double>& times,
+                                 const CollectiveCost& cost) {
+  ValidationPoint p;
+  std::tie(p.op, p.algorithm, p.ranks, p.bytes) = key;
+  p.modelled = cost.algorithm;
+  p.samples = static_cast<std::int64_t>(times.size());
+  p.measured_s = median(times);
+  p.predicted_s = cost.total_s;
+  p.latency_s = cost.latency_s;
+  p.bandwidth_s = cost.bandwidth_s;
+  p.relative_error = (p.predicted_s - p.measured_s) / p.measured_s;
+  p.regime = cost.latency_s > cost.bandwidth_s + cost.compute_s
+                 ? ValidationRegime::kLatencyBound
+                 : ValidationRegime::kBandwidthBound;
+  SCALEWALL_CHECK(std::isfinite(p.relative_error));
+  return p;
+}
+
+// Refuses a validation with no point scored, quoting the first reasons points were left out.
+void require_points(const Validation& v) {
+  if (!v.points.empty()) return;
+  std::string why;
+  for (std::size_t i = 0; i < v.skipped.size() && i < kQuotedSkipReasons; ++i) {
+    why += "; " + v.skipped[i];
   }
+  throw InputError(fmt::format("no measured collective point left to validate{}",
+                               why.empty() ? std::string(" (no collective measurements)") : why));
+}
+
+// The summaries: all points, then per algorithm (in order of appearance), then per regime.
+void add_summaries(Validation& v) {
   std::vector<std::size_t> all(v.points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   v.summaries.push_back(summarise(v.points, "all", "all", all));
@@ -550,6 +590,22 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
           summarise(v.points, "regime", std::string(validation_regime_name(regime)), members));
     }
   }
+}
+
+}  // namespace
+
+Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
+                                const CostOptions& options) {
+  require_valid(fabric);
+  Validation v;
+  const MeasuredTimes m = group_measured(measured, v.skipped);
+  std::map<std::pair<Op, MeasuredAlgorithm>, bool> warned;
+  for (const ValidationKey& key : m.order) {
+    const std::optional<CollectiveCost> cost = modelled_cost(key, fabric, options, v, warned);
+    if (cost) v.points.push_back(validation_point(key, m.times.at(key), *cost));
+  }
+  require_points(v);
+  add_summaries(v);
   return v;
 }
 

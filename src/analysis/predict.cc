@@ -342,6 +342,71 @@ std::string implied_words(const Explanation& e, double share2, std::int64_t n2) 
   return {};
 }
 
+// Refuses an empty or unordered list of rank counts and a target efficiency outside (0, 1].
+void require_predictable(std::span<const std::int64_t> ranks, double target_efficiency) {
+  if (ranks.empty()) throw InputError("no rank counts to predict");
+  if (!std::isfinite(target_efficiency) || target_efficiency <= 0 || target_efficiency > 1) {
+    throw InputError(fmt::format("target efficiency {} is outside (0, 1]", target_efficiency));
+  }
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i > 0 && ranks[i] <= ranks[i - 1]) {
+      throw InputError(fmt::format("rank counts must ascend: {} follows {}", ranks[i],
+                                   ranks[i - 1]));
+    }
+  }
+}
+
+// The knee, the smallest count whose exposed communication reaches the per-rank compute,
+// searched below the first row past it; nothing when no row is.
+std::optional<std::int64_t> knee_of(const Scenario& scenario, const std::vector<StepTime>& rows) {
+  const auto knee = [&](std::int64_t r) {
+    const StepTime t = step_time(scenario, r);
+    return t.ranks > 1 && t.exposed_communication_s >= t.compute_s;
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const StepTime& t = rows[i];
+    if (t.ranks > 1 && t.exposed_communication_s >= t.compute_s) {
+      // One rank has no communication, so the knee lies above 1 even when the first row
+      // is already past it.
+      const std::int64_t below = i == 0 ? 1 : rows[i - 1].ranks;
+      return below < t.ranks ? first_true(scenario, below, t.ranks, knee) : t.ranks;
+    }
+  }
+  return std::nullopt;
+}
+
+// The largest fitting count at or above `target_efficiency`, searched between the last row
+// that reaches it and the first that does not.
+std::int64_t max_ranks_at(const Scenario& scenario, const std::vector<StepTime>& rows,
+                          double target_efficiency) {
+  const auto below_target = [&](std::int64_t r) {
+    return step_time(scenario, r).efficiency < target_efficiency;
+  };
+  // One rank is 100% efficient by definition, so the search starts there even when the
+  // first requested count is already under the target.
+  std::vector<std::int64_t> counts = {1};
+  for (const StepTime& t : rows) {
+    if (t.ranks > 1) counts.push_back(t.ranks);
+  }
+  const auto efficiency_at = [&](std::size_t i) {
+    for (const StepTime& t : rows) {
+      if (t.ranks == counts[i]) return t.efficiency;
+    }
+    return 1.0;  // counts[0] == 1 when 1 was not requested
+  };
+  std::size_t last_ok = 0;
+  while (last_ok + 1 < counts.size() && efficiency_at(last_ok + 1) >= target_efficiency) {
+    ++last_ok;
+  }
+  if (last_ok + 1 == counts.size()) return counts.back();
+  const std::int64_t first_bad =
+      first_true(scenario, counts[last_ok], counts[last_ok + 1], below_target);
+  // The fitting count just below the first one under the target.
+  std::int64_t ok = snap_down(scenario, first_bad - 1);
+  if (ok < counts[last_ok]) ok = counts[last_ok];
+  return ok;
+}
+
 }  // namespace
 
 std::vector<std::int64_t> default_rank_grid(const Scenario& scenario, std::int64_t max_ranks) {
@@ -365,16 +430,7 @@ std::vector<std::int64_t> default_rank_grid(const Scenario& scenario, std::int64
 Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks,
                    double target_efficiency) {
   require_valid(scenario);
-  if (ranks.empty()) throw InputError("no rank counts to predict");
-  if (!std::isfinite(target_efficiency) || target_efficiency <= 0 || target_efficiency > 1) {
-    throw InputError(fmt::format("target efficiency {} is outside (0, 1]", target_efficiency));
-  }
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (i > 0 && ranks[i] <= ranks[i - 1]) {
-      throw InputError(fmt::format("rank counts must ascend: {} follows {}", ranks[i],
-                                   ranks[i - 1]));
-    }
-  }
+  require_predictable(ranks, target_efficiency);
   Prediction p;
   p.mode = scenario.workload.mode;
   p.target_efficiency = target_efficiency;
@@ -385,51 +441,8 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
     p.rows.push_back(step_time(scenario, ranks[i]));
   }
   p.rows.push_back(std::move(largest));
-
-  const auto knee = [&](std::int64_t r) {
-    const StepTime t = step_time(scenario, r);
-    return t.ranks > 1 && t.exposed_communication_s >= t.compute_s;
-  };
-  for (std::size_t i = 0; i < p.rows.size(); ++i) {
-    const StepTime& t = p.rows[i];
-    if (t.ranks > 1 && t.exposed_communication_s >= t.compute_s) {
-      // One rank has no communication, so the knee lies above 1 even when the first row
-      // is already past it.
-      const std::int64_t below = i == 0 ? 1 : p.rows[i - 1].ranks;
-      p.knee_ranks = below < t.ranks ? first_true(scenario, below, t.ranks, knee) : t.ranks;
-      break;
-    }
-  }
-
-  const auto below_target = [&](std::int64_t r) {
-    return step_time(scenario, r).efficiency < target_efficiency;
-  };
-  // One rank is 100% efficient by definition, so the search starts there even when the
-  // first requested count is already under the target.
-  std::vector<std::int64_t> counts = {1};
-  for (const StepTime& t : p.rows) {
-    if (t.ranks > 1) counts.push_back(t.ranks);
-  }
-  const auto efficiency_at = [&](std::size_t i) {
-    for (const StepTime& t : p.rows) {
-      if (t.ranks == counts[i]) return t.efficiency;
-    }
-    return 1.0;  // counts[0] == 1 when 1 was not requested
-  };
-  std::size_t last_ok = 0;
-  while (last_ok + 1 < counts.size() && efficiency_at(last_ok + 1) >= target_efficiency) {
-    ++last_ok;
-  }
-  if (last_ok + 1 == counts.size()) {
-    p.max_ranks_at_target = counts.back();
-  } else {
-    const std::int64_t first_bad =
-        first_true(scenario, counts[last_ok], counts[last_ok + 1], below_target);
-    // The fitting count just below the first one under the target.
-    std::int64_t ok = snap_down(scenario, first_bad - 1);
-    if (ok < counts[last_ok]) ok = counts[last_ok];
-    p.max_ranks_at_target = ok;
-  }
+  p.knee_ranks = knee_of(scenario, p.rows);
+  p.max_ranks_at_target = max_ranks_at(scenario, p.rows, target_efficiency);
   p.best_bucket_bytes = best_bucket_bytes(scenario, p.rows.back().ranks);
   return p;
 }
