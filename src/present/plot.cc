@@ -1158,6 +1158,43 @@ Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
   return plot;
 }
 
+namespace {
+
+// Each rank's samples sorted, all samples together sorted, and the largest sample.
+struct RankSamples {
+  std::vector<std::vector<double>> sorted;
+  std::vector<double> all;
+  double max_s = 0;
+};
+
+// Checks that every rank has samples, each finite and >= 0 (throws InputError naming the
+// rank), and sorts them.
+RankSamples sorted_samples(std::span<const std::int64_t> ranks,
+                           std::span<const std::vector<double>> samples_s,
+                           std::string_view quantity) {
+  RankSamples r;
+  r.sorted.assign(samples_s.begin(), samples_s.end());
+  for (std::size_t i = 0; i < r.sorted.size(); ++i) {
+    if (r.sorted[i].empty()) {
+      throw InputError(fmt::format("per-rank {}: rank {} has no samples", quantity, ranks[i]));
+    }
+    for (const double v : r.sorted[i]) {
+      if (!std::isfinite(v) || v < 0) {
+        throw InputError(fmt::format("per-rank {}: rank {} has a sample of {} s (finite and "
+                                     ">= 0 required)",
+                                     quantity, ranks[i], v));
+      }
+      r.max_s = std::max(r.max_s, v);
+    }
+    std::sort(r.sorted[i].begin(), r.sorted[i].end());
+    r.all.insert(r.all.end(), r.sorted[i].begin(), r.sorted[i].end());
+  }
+  std::sort(r.all.begin(), r.all.end());
+  return r;
+}
+
+}  // namespace
+
 Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
                                 std::span<const std::vector<double>> samples_s,
                                 std::string_view quantity, std::string_view subject) {
@@ -1166,25 +1203,10 @@ Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
     throw InputError(fmt::format("per-rank {}: {} ranks but {} sample sets", quantity,
                                  ranks.size(), samples_s.size()));
   }
-  std::vector<std::vector<double>> sorted(samples_s.begin(), samples_s.end());
-  std::vector<double> all;
-  double max_s = 0;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (sorted[i].empty()) {
-      throw InputError(fmt::format("per-rank {}: rank {} has no samples", quantity, ranks[i]));
-    }
-    for (const double v : sorted[i]) {
-      if (!std::isfinite(v) || v < 0) {
-        throw InputError(fmt::format("per-rank {}: rank {} has a sample of {} s (finite and "
-                                     ">= 0 required)",
-                                     quantity, ranks[i], v));
-      }
-      max_s = std::max(max_s, v);
-    }
-    std::sort(sorted[i].begin(), sorted[i].end());
-    all.insert(all.end(), sorted[i].begin(), sorted[i].end());
-  }
-  std::sort(all.begin(), all.end());
+  const RankSamples r = sorted_samples(ranks, samples_s, quantity);
+  const std::vector<std::vector<double>>& sorted = r.sorted;
+  const std::vector<double>& all = r.all;
+  const double max_s = r.max_s;
   const TimeUnit unit = time_unit(max_s > 0 ? max_s : 1.0);
   const auto scaled = [&](double v) { return num(v * unit.per_second); };
 
