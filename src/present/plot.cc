@@ -396,12 +396,23 @@ std::string gnuplot_script(const Plot& plot, PlotFormat format, std::string_view
 
 // ---- the step model ----
 
-Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_view network) {
-  if (p.rows.empty()) throw InputError("scaling plot: the prediction has no rows");
-  Plot plot;
-  plot.kind = Kind::kModel;
-  plot.name = "scaling";
-  plot.title = fmt::format("MODEL: {} scaling of {}", scaling_word(p.mode), subject);
+namespace {
+
+// A log axis reaches this factor beyond its outermost points, so that no point or line end
+// sits on the frame.
+constexpr double kLogAxisPadding = 1.3;
+
+// The time axis of the breakdown reaches this factor above the tallest step or ideal, so the
+// top of the stack stays clear of the frame.
+constexpr double kStackHeadroom = 1.08;
+
+// A label goes left of its vertical line past this fraction of the (log) rank axis: there is
+// not room for the text to its right.
+constexpr double kLabelLeftFrom = 0.6;
+
+// The subtitle of the scaling curve: the network, then the knee (or its absence) and the
+// largest rank count at the target efficiency.
+std::string scaling_subtitle(const Prediction& p, std::string_view network) {
   std::string marks;
   if (p.knee_ranks) {
     marks = fmt::format("knee at {} ranks", *p.knee_ranks);
@@ -412,33 +423,45 @@ Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_vie
     marks += fmt::format("; efficiency >= {} up to {} ranks", percent(p.target_efficiency),
                          *p.max_ranks_at_target);
   }
-  plot.subtitle = fmt::format("{}; {}", network, marks);
+  return fmt::format("{}; {}", network, marks);
+}
 
-  std::vector<std::string> lines = {"# ranks speedup efficiency_percent ideal_speedup"};
+// The rank counts of a scaling curve and the extent of its speedup axis (ideal included).
+struct ScalingExtent {
   std::vector<std::int64_t> ranks;
   double top = 1;
   double bottom = 1;
+};
+
+// Writes the $scaling datablock (ranks, speedup, efficiency in %, ideal speedup) and returns
+// the rank counts and the speedup axis's extent.
+ScalingExtent scaling_data(const Prediction& p, std::string& out) {
+  std::vector<std::string> lines = {"# ranks speedup efficiency_percent ideal_speedup"};
+  ScalingExtent e;
   for (const StepTime& t : p.rows) {
     const double n = static_cast<double>(t.ranks);
     lines.push_back(fmt::format("{} {} {} {}", t.ranks, num(t.speedup), num(100.0 * t.efficiency),
                                 num(n)));
-    ranks.push_back(t.ranks);
-    top = std::max({top, t.speedup, n});
-    bottom = std::min(bottom, t.speedup);
+    e.ranks.push_back(t.ranks);
+    e.top = std::max({e.top, t.speedup, n});
+    e.bottom = std::min(e.bottom, t.speedup);
   }
-  datablock(plot.data, "scaling", lines);
+  datablock(out, "scaling", lines);
+  return e;
+}
 
-  std::string& c = plot.commands;
+// The key, grid, scales, ranges, tics and labels of the scaling curve's three axes.
+void scaling_axes(std::string& c, const Prediction& p, const ScalingExtent& e) {
   put(c, "{}", kTextBoxStyle);
   put(c, "set key below height 1");
   put(c, "set grid xtics ytics lc rgb '#dddddd'");
   put(c, "set logscale x 2");
   put(c, "set logscale y 2");
-  put(c, "set xrange [{}:{}]", num(static_cast<double>(ranks.front()) / 1.3),
-      num(static_cast<double>(ranks.back()) * 1.3));
-  put(c, "set yrange [{}:{}]", num(bottom / 1.3), num(top * 1.3));
+  put(c, "set xrange [{}:{}]", num(static_cast<double>(e.ranks.front()) / kLogAxisPadding),
+      num(static_cast<double>(e.ranks.back()) * kLogAxisPadding));
+  put(c, "set yrange [{}:{}]", num(e.bottom / kLogAxisPadding), num(e.top * kLogAxisPadding));
   put(c, "set y2range [0:105]");
-  put(c, "set xtics ({})", ranks_tics(ranks));
+  put(c, "set xtics ({})", ranks_tics(e.ranks));
   put(c, "set ytics nomirror");
   put(c, "set format y '%g'");
   put(c, "set y2tics 0, 20, 100 nomirror");
@@ -448,11 +471,15 @@ Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_vie
                                       ? "speedup T1 / T(N) (log2 scale)"
                                       : "scaled speedup, Gustafson (log2 scale)"));
   put(c, "set y2label 'parallel efficiency (%)'");
-  // A label goes left of its line in the right 40% of the (log) axis.
-  const double x_lo = std::log2(static_cast<double>(ranks.front()) / 1.3);
-  const double x_hi = std::log2(static_cast<double>(ranks.back()) * 1.3);
+}
+
+// The knee and the largest rank count at the target efficiency as vertical lines, the target
+// efficiency as a horizontal line on the efficiency axis.
+void scaling_marks(std::string& c, const Prediction& p, const std::vector<std::int64_t>& ranks) {
+  const double x_lo = std::log2(static_cast<double>(ranks.front()) / kLogAxisPadding);
+  const double x_hi = std::log2(static_cast<double>(ranks.back()) * kLogAxisPadding);
   const auto on_left = [&](std::int64_t n) {
-    return (std::log2(static_cast<double>(n)) - x_lo) / (x_hi - x_lo) > 0.6;
+    return (std::log2(static_cast<double>(n)) - x_lo) / (x_hi - x_lo) > kLabelLeftFrom;
   };
   if (p.knee_ranks) {
     vertical_mark(c, static_cast<double>(*p.knee_ranks),
@@ -474,24 +501,39 @@ Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_vie
       "rgb '{}'",
       gp_string(fmt::format("target efficiency {}", percent(p.target_efficiency))),
       num(100.0 * p.target_efficiency), kTargetColour);
-  put(c, "plot $scaling using 1:4 with lines dt 2 lw 1.5 lc rgb '#7f7f7f' title 'ideal speedup (= N)', \\");
+}
+
+// The plot command: the ideal line, the speedup and the efficiency (right axis).
+void scaling_plot_command(std::string& c, ScalingMode mode) {
+  put(c,
+      "plot $scaling using 1:4 with lines dt 2 lw 1.5 lc rgb '#7f7f7f' title 'ideal speedup "
+      "(= N)', \\");
   put(c, "     $scaling using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#1f77b4' title {}, \\",
-      gp_string(p.mode == ScalingMode::kStrong ? "speedup (left axis)"
-                                            : "scaled speedup (left axis)"));
+      gp_string(mode == ScalingMode::kStrong ? "speedup (left axis)"
+                                             : "scaled speedup (left axis)"));
   put(c,
       "     $scaling using 1:3 axes x1y2 with linespoints pt 5 ps 1.0 lw 2 lc rgb '#d62728' "
       "title 'efficiency (right axis)'");
-  return plot;
 }
 
-Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_view network) {
-  if (p.rows.empty()) throw InputError("breakdown plot: the prediction has no rows");
-  struct Part {
-    Mechanism mechanism;
-    std::string title;
-    std::vector<double> values;
-  };
-  std::vector<Part> parts = {
+// One mechanism's slice of the breakdown stack: its time at each rank count.
+struct BreakdownPart {
+  Mechanism mechanism;
+  std::string title;
+  std::vector<double> values;
+};
+
+// The stacked mechanisms of a breakdown, in stacking order, and the tallest step or ideal.
+struct BreakdownParts {
+  std::vector<BreakdownPart> parts;
+  double max_s = 0;
+};
+
+// Every mechanism's time at each rank count, exposed communication split into its latency
+// and bandwidth shares.
+BreakdownParts breakdown_parts(const Prediction& p) {
+  BreakdownParts b;
+  b.parts = {
       {Mechanism::kCompute, "compute", {}},
       {Mechanism::kSerial, "serial", {}},
       {Mechanism::kLatency, "latency (alpha)", {}},
@@ -499,22 +541,25 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
       {Mechanism::kVariance, "variance", {}},
       {Mechanism::kCheckpoint, "checkpoint", {}},
   };
-  double max_s = 0;
   for (const StepTime& t : p.rows) {
     const ExposedSplit split = split_exposed_communication(t);
-    const double latency = split.latency_s;
-    const double bandwidth = split.bandwidth_s;
-    parts[0].values.push_back(t.compute_s);
-    parts[1].values.push_back(t.serial_s);
-    parts[2].values.push_back(latency);
-    parts[3].values.push_back(bandwidth);
-    parts[4].values.push_back(t.variance_s);
-    parts[5].values.push_back(t.checkpoint_s);
-    max_s = std::max({max_s, t.step_s, t.ideal_step_s});
+    b.parts[0].values.push_back(t.compute_s);
+    b.parts[1].values.push_back(t.serial_s);
+    b.parts[2].values.push_back(split.latency_s);
+    b.parts[3].values.push_back(split.bandwidth_s);
+    b.parts[4].values.push_back(t.variance_s);
+    b.parts[5].values.push_back(t.checkpoint_s);
+    b.max_s = std::max({b.max_s, t.step_s, t.ideal_step_s});
   }
+  return b;
+}
+
+// Keeps the parts that are above zero somewhere (compute always) and returns the names of
+// the mechanisms left out.
+std::vector<std::string> drop_zero_parts(std::vector<BreakdownPart>& parts) {
   std::vector<std::string> zero;
-  std::vector<Part> shown;
-  for (Part& part : parts) {
+  std::vector<BreakdownPart> shown;
+  for (BreakdownPart& part : parts) {
     const bool any = std::any_of(part.values.begin(), part.values.end(),
                                  [](double v) { return v > 0; });
     if (any || part.mechanism == Mechanism::kCompute) {
@@ -523,7 +568,87 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
       zero.push_back(std::string(mechanism_name(part.mechanism)));
     }
   }
-  const TimeUnit unit = time_unit(max_s);
+  parts = std::move(shown);
+  return zero;
+}
+
+// Writes the $breakdown datablock: the rank count as a text column, each shown part, the
+// ideal and the step, in `unit`.
+void breakdown_data(const Prediction& p, const std::vector<BreakdownPart>& shown,
+                    const TimeUnit& unit, std::string& out) {
+  std::string header = "# ranks";
+  for (const BreakdownPart& part : shown) {
+    header += fmt::format(" {}_{}", mechanism_name(part.mechanism), unit.name);
+  }
+  header += fmt::format(" ideal_{} step_{}", unit.name, unit.name);
+  std::vector<std::string> lines = {header};
+  for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    std::string line = data_text(fmt::format("{}", p.rows[i].ranks));
+    for (const BreakdownPart& part : shown) {
+      line.append(" ").append(num(part.values[i] * unit.per_second));
+    }
+    line.append(" ").append(num(p.rows[i].ideal_step_s * unit.per_second));
+    line.append(" ").append(num(p.rows[i].step_s * unit.per_second));
+    lines.push_back(std::move(line));
+  }
+  datablock(out, "breakdown", lines);
+}
+
+// The histogram style, key, grid and axes of the breakdown.
+void breakdown_axes(std::string& c, const TimeUnit& unit, double max_s) {
+  put(c, "set style data histograms");
+  put(c, "set style histogram rowstacked");
+  put(c, "set style fill solid 0.9 border rgb '#404040'");
+  put(c, "set boxwidth 0.7 relative");
+  put(c, "set key outside right top vertical Left reverse");
+  put(c, "set grid ytics lc rgb '#dddddd'");
+  put(c, "set xlabel 'ranks N'");
+  put(c, "set ylabel {}", gp_string(fmt::format("time per step ({})", unit.name)));
+  put(c, "set yrange [0:{}]", num(max_s * unit.per_second * kStackHeadroom));
+  put(c, "set xtics nomirror");
+  put(c, "set ytics nomirror");
+  put(c, "set format y '%g'");
+}
+
+// The plot command: one stacked column per shown part, the ideal step as a line over them.
+void breakdown_plot_command(std::string& c, const std::vector<BreakdownPart>& shown,
+                            ScalingMode mode) {
+  std::string plot_line = "plot ";
+  for (std::size_t k = 0; k < shown.size(); ++k) {
+    const int column = static_cast<int>(k) + 2;
+    plot_line += fmt::format("$breakdown using {}{} title {} lc rgb '{}', \\\n     ", column,
+                             k == 0 ? ":xtic(1)" : "", gp_string(shown[k].title),
+                             mechanism_colour(shown[k].mechanism));
+  }
+  const int ideal_column = static_cast<int>(shown.size()) + 2;
+  plot_line += fmt::format(
+      "$breakdown using 0:{} with linespoints pt 7 ps 0.9 lw 2 lc rgb 'black' title {}",
+      ideal_column,
+      gp_string(mode == ScalingMode::kStrong ? "ideal step (T1 / N)" : "ideal step (T1)"));
+  put(c, "{}", plot_line);
+}
+
+}  // namespace
+
+Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_view network) {
+  if (p.rows.empty()) throw InputError("scaling plot: the prediction has no rows");
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "scaling";
+  plot.title = fmt::format("MODEL: {} scaling of {}", scaling_word(p.mode), subject);
+  plot.subtitle = scaling_subtitle(p, network);
+  const ScalingExtent extent = scaling_data(p, plot.data);
+  scaling_axes(plot.commands, p, extent);
+  scaling_marks(plot.commands, p, extent.ranks);
+  scaling_plot_command(plot.commands, p.mode);
+  return plot;
+}
+
+Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_view network) {
+  if (p.rows.empty()) throw InputError("breakdown plot: the prediction has no rows");
+  BreakdownParts b = breakdown_parts(p);
+  const std::vector<std::string> zero = drop_zero_parts(b.parts);
+  const TimeUnit unit = time_unit(b.max_s);
 
   Plot plot;
   plot.kind = Kind::kModel;
@@ -536,48 +661,9 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
     for (const std::string& z : zero) list += (list.empty() ? "" : ", ") + z;
     plot.subtitle += fmt::format("; zero at every rank count: {}", list);
   }
-
-  std::string header = "# ranks";
-  for (const Part& part : shown) header += fmt::format(" {}_{}", mechanism_name(part.mechanism), unit.name);
-  header += fmt::format(" ideal_{} step_{}", unit.name, unit.name);
-  std::vector<std::string> lines = {header};
-  for (std::size_t i = 0; i < p.rows.size(); ++i) {
-    std::string line = data_text(fmt::format("{}", p.rows[i].ranks));
-    for (const Part& part : shown) {
-      line.append(" ").append(num(part.values[i] * unit.per_second));
-    }
-    line.append(" ").append(num(p.rows[i].ideal_step_s * unit.per_second));
-    line.append(" ").append(num(p.rows[i].step_s * unit.per_second));
-    lines.push_back(std::move(line));
-  }
-  datablock(plot.data, "breakdown", lines);
-
-  std::string& c = plot.commands;
-  put(c, "set style data histograms");
-  put(c, "set style histogram rowstacked");
-  put(c, "set style fill solid 0.9 border rgb '#404040'");
-  put(c, "set boxwidth 0.7 relative");
-  put(c, "set key outside right top vertical Left reverse");
-  put(c, "set grid ytics lc rgb '#dddddd'");
-  put(c, "set xlabel 'ranks N'");
-  put(c, "set ylabel {}", gp_string(fmt::format("time per step ({})", unit.name)));
-  put(c, "set yrange [0:{}]", num(max_s * unit.per_second * 1.08));
-  put(c, "set xtics nomirror");
-  put(c, "set ytics nomirror");
-  put(c, "set format y '%g'");
-  std::string plot_line = "plot ";
-  for (std::size_t k = 0; k < shown.size(); ++k) {
-    const int column = static_cast<int>(k) + 2;
-    plot_line += fmt::format("$breakdown using {}{} title {} lc rgb '{}', \\\n     ", column,
-                             k == 0 ? ":xtic(1)" : "", gp_string(shown[k].title),
-                             mechanism_colour(shown[k].mechanism));
-  }
-  const int ideal_column = static_cast<int>(shown.size()) + 2;
-  plot_line += fmt::format(
-      "$breakdown using 0:{} with linespoints pt 7 ps 0.9 lw 2 lc rgb 'black' title {}",
-      ideal_column,
-      gp_string(p.mode == ScalingMode::kStrong ? "ideal step (T1 / N)" : "ideal step (T1)"));
-  put(c, "{}", plot_line);
+  breakdown_data(p, b.parts, unit, plot.data);
+  breakdown_axes(plot.commands, unit, b.max_s);
+  breakdown_plot_command(plot.commands, b.parts, p.mode);
   return plot;
 }
 
@@ -616,20 +702,30 @@ std::vector<CostLine> busbw_cost_lines(const Network& network,
   return lines;
 }
 
-Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
-                       std::string_view subject, std::span<const SizeMark> marks,
-                       double max_bytes) {
-  if (lines.empty()) throw InputError("message cost plot: no cost lines");
-  double largest = std::ldexp(1.0, 30);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const CostLine& l = lines[i];
+namespace {
+
+// Below this, the size axis of a message cost plot still reaches 1 GiB: sizes up to there are
+// the ones collectives move in practice.
+constexpr double kSmallestCostRange = 1073741824.0;
+
+// The size axis reaches this multiple of the largest crossover, so each line shows its
+// bandwidth-bound part well past the crossover.
+constexpr double kPastCrossover = 64.0;
+
+// Checks every cost line and mark and returns the top of the size axis as a power of two
+// (its exponent): the smallest at or above max_bytes, or without it the largest of 1 GiB,
+// 64 x the largest crossover and 2 x the largest mark.
+int cost_size_top(std::span<const CostLine> lines, std::span<const SizeMark> marks,
+                  double max_bytes) {
+  double largest = kSmallestCostRange;
+  for (const CostLine& l : lines) {
     if (!std::isfinite(l.latency_s) || l.latency_s < 0 || !std::isfinite(l.bandwidth_Bps) ||
         !(l.bandwidth_Bps > 0)) {
       throw InputError(fmt::format("message cost plot: line '{}' has latency {} s and bandwidth "
                                    "{} B/s (latency >= 0 and bandwidth > 0 required)",
                                    l.label, l.latency_s, l.bandwidth_Bps));
     }
-    largest = std::max(largest, 64.0 * l.latency_s * l.bandwidth_Bps);
+    largest = std::max(largest, kPastCrossover * l.latency_s * l.bandwidth_Bps);
   }
   for (const SizeMark& m : marks) {
     if (!std::isfinite(m.bytes) || !(m.bytes > 0)) {
@@ -641,32 +737,40 @@ Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
     if (!std::isfinite(max_bytes)) throw InputError("message cost plot: infinite size range");
     largest = max_bytes;
   }
-  const int top = static_cast<int>(std::ceil(std::log2(largest)));
-  const double hi = std::ldexp(1.0, top);
+  return static_cast<int>(std::ceil(std::log2(largest)));
+}
 
-  Plot plot;
-  plot.kind = Kind::kModel;
-  plot.name = "message-cost";
-  plot.title = fmt::format("MODEL: {}", what);
-  plot.subtitle = std::string(subject);
+// The least and greatest time of a cost plot.
+struct TimeRange {
+  double t_min = 0;
+  double t_max = 0;
+};
 
+// Writes the $cost datablock, each line's time at sizes in quarter octaves from 1 B to
+// 2^top B, and returns the range of the times.
+TimeRange cost_data(std::span<const CostLine> lines, int top, std::string& out) {
   std::string header = "# bytes";
   for (std::size_t i = 0; i < lines.size(); ++i) header += fmt::format(" total_s_{}", i + 1);
   std::vector<std::string> rows = {header};
-  double t_min = 0;
-  double t_max = 0;
+  TimeRange r;
   for (int q = 0; q <= 4 * top; ++q) {
     const double m = std::exp2(q / 4.0);
     std::string row = num(m);
     for (const CostLine& l : lines) {
       const double t = l.latency_s + m / l.bandwidth_Bps;
       row.append(" ").append(num(t));
-      t_min = (t_min == 0) ? t : std::min(t_min, t);
-      t_max = std::max(t_max, t);
+      r.t_min = (r.t_min == 0) ? t : std::min(r.t_min, t);
+      r.t_max = std::max(r.t_max, t);
     }
     rows.push_back(std::move(row));
   }
-  datablock(plot.data, "cost", rows);
+  datablock(out, "cost", rows);
+  return r;
+}
+
+// Writes the $crossovers datablock (the size where each line's two terms are equal, at twice
+// its latency, with a label) when a line has one; returns whether one did.
+bool crossover_data(std::span<const CostLine> lines, std::string& out) {
   std::vector<std::string> crossings = {"# crossover_bytes total_s label"};
   for (const CostLine& l : lines) {
     if (l.latency_s > 0) {
@@ -676,19 +780,26 @@ Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
     }
   }
   const bool any_crossover = crossings.size() > 1;
-  if (any_crossover) datablock(plot.data, "crossovers", crossings);
+  if (any_crossover) datablock(out, "crossovers", crossings);
+  return any_crossover;
+}
 
-  std::string& c = plot.commands;
+// The key, grid, log-log axes and ranges of a cost plot up to `hi` bytes.
+void cost_axes(std::string& c, double hi, const TimeRange& r) {
   put(c, "{}", kTextBoxStyle);
   put(c, "set key top left opaque box");
   put(c, "set grid xtics ytics mxtics mytics lc rgb '#e5e5e5'");
   axis_settings(c, "x", "message size m", axis_unit(Quantity::kBytes, AxisScale::kLog2, hi),
                 AxisScale::kLog2);
-  axis_settings(c, "y", "time", axis_unit(Quantity::kSeconds, AxisScale::kLog10, t_max),
+  axis_settings(c, "y", "time", axis_unit(Quantity::kSeconds, AxisScale::kLog10, r.t_max),
                 AxisScale::kLog10);
   put(c, "set xrange [1:{}]", num(hi));
-  put(c, "set yrange [{}:{}]", num(t_min / 2.0), num(t_max * 2.0));
+  put(c, "set yrange [{}:{}]", num(r.t_min / 2.0), num(r.t_max * 2.0));
   put(c, "set xtics ({})", size_tics(1.0, hi));
+}
+
+// Each mark up to `hi` bytes as a dotted vertical line with its label along it.
+void cost_marks(std::string& c, std::span<const SizeMark> marks, double hi) {
   for (const SizeMark& m : marks) {
     if (m.bytes > hi) continue;
     put(c, "set arrow from {}, graph 0 to {}, graph 1 nohead dt 3 lw 1.5 lc rgb '{}' back",
@@ -698,6 +809,10 @@ Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
         "front tc rgb '{}'",
         gp_string(m.label), num(m.bytes), kMarkColour);
   }
+}
+
+// The plot command: one curve per line, then the crossovers as points with their labels.
+void cost_plot_command(std::string& c, std::span<const CostLine> lines, bool any_crossover) {
   std::string plot_line = "plot ";
   for (std::size_t i = 0; i < lines.size(); ++i) {
     plot_line += fmt::format("$cost using 1:{} with lines lw 2 lc rgb '{}' title {}", i + 2,
@@ -711,97 +826,140 @@ Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
         "$crossovers using 1:2:3 with labels right offset character -0.8, 0.8 notitle";
   }
   put(c, "{}", plot_line);
+}
+
+}  // namespace
+
+Plot message_cost_plot(std::span<const CostLine> lines, std::string_view what,
+                       std::string_view subject, std::span<const SizeMark> marks,
+                       double max_bytes) {
+  if (lines.empty()) throw InputError("message cost plot: no cost lines");
+  const int top = cost_size_top(lines, marks, max_bytes);
+  const double hi = std::ldexp(1.0, top);
+
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "message-cost";
+  plot.title = fmt::format("MODEL: {}", what);
+  plot.subtitle = std::string(subject);
+  const TimeRange range = cost_data(lines, top, plot.data);
+  const bool any_crossover = crossover_data(lines, plot.data);
+  cost_axes(plot.commands, hi, range);
+  cost_marks(plot.commands, marks, hi);
+  cost_plot_command(plot.commands, lines, any_crossover);
   return plot;
 }
 
 // ---- selection map ----
 
-Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
-                        std::span<const SizeMark> marks) {
-  if (map.rows.empty() || map.bytes.empty()) {
-    throw InputError("selection map plot: the map has no rows or no sizes");
-  }
-  // The algorithms that win somewhere, in the enum's order (stable across maps).
+namespace {
+
+// The colour of the cells where nothing wins (N = 1: nothing to exchange).
+constexpr std::string_view kNoneColour = "#d9d9d9";
+
+// The algorithms that win some cell of the map, in the enum's order (stable across maps),
+// and whether the map has a row with N = 1.
+struct MapWinners {
   std::vector<AlgorithmSpec> winners;
   bool single_rank = false;
+};
+
+MapWinners map_winners(const SelectionMap& map) {
+  MapWinners w;
   for (const SelectionRow& row : map.rows) {
     if (row.ranks == 1) {
-      single_rank = true;
+      w.single_rank = true;
       continue;
     }
-    for (const AlgorithmSpec& w : row.winner) {
-      if (std::find(winners.begin(), winners.end(), w) == winners.end()) winners.push_back(w);
+    for (const AlgorithmSpec& a : row.winner) {
+      if (std::find(w.winners.begin(), w.winners.end(), a) == w.winners.end()) {
+        w.winners.push_back(a);
+      }
     }
   }
-  std::sort(winners.begin(), winners.end(), [](const AlgorithmSpec& a, const AlgorithmSpec& b) {
-    const auto key = [](const AlgorithmSpec& s) {
-      return std::pair{static_cast<int>(s.algorithm),
-                       s.algorithm == Algorithm::kHierarchical ? static_cast<int>(s.inter) : -1};
-    };
-    return key(a) < key(b);
-  });
-  const auto rgb_of = [](std::string_view hex) {
-    const unsigned long v = std::strtoul(std::string(hex.substr(1)).c_str(), nullptr, 16);
-    return fmt::format("{} {} {}", (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
-  };
-  constexpr std::string_view kNoneColour = "#d9d9d9";
+  std::sort(w.winners.begin(), w.winners.end(),
+            [](const AlgorithmSpec& a, const AlgorithmSpec& b) {
+              const auto key = [](const AlgorithmSpec& s) {
+                return std::pair{static_cast<int>(s.algorithm),
+                                 s.algorithm == Algorithm::kHierarchical
+                                     ? static_cast<int>(s.inter)
+                                     : -1};
+              };
+              return key(a) < key(b);
+            });
+  return w;
+}
 
-  Plot plot;
-  plot.kind = Kind::kModel;
-  plot.name = "selection-map";
-  plot.title = fmt::format("MODEL: cheapest {} algorithm by ranks and message size", op_name(map.op));
-  plot.subtitle = std::string(subject);
-  plot.width_px = 1060;
+// "#rrggbb" as gnuplot's rgbimage columns: "r g b", each 0 to 255.
+std::string rgb_columns(std::string_view hex) {
+  const unsigned long v = std::strtoul(std::string(hex.substr(1)).c_str(), nullptr, 16);
+  return fmt::format("{} {} {}", (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
+}
 
-  const std::size_t nx = map.bytes.size();
-  const std::size_t ny = map.rows.size();
+// Writes the $cells datablock: each cell's size and ranks index and its winner's colour, a
+// blank line after each row.
+void cell_data(const SelectionMap& map, const std::vector<AlgorithmSpec>& winners,
+               std::string& out) {
   std::vector<std::string> cells = {"# size_index ranks_index red green blue"};
-  for (std::size_t i = 0; i < ny; ++i) {
+  for (std::size_t i = 0; i < map.rows.size(); ++i) {
     const SelectionRow& row = map.rows[i];
-    SCALEWALL_CHECK(row.winner.size() == nx);
-    for (std::size_t j = 0; j < nx; ++j) {
+    SCALEWALL_CHECK(row.winner.size() == map.bytes.size());
+    for (std::size_t j = 0; j < map.bytes.size(); ++j) {
       std::string_view hex = kNoneColour;
       if (row.ranks != 1) {
         const auto at = std::find(winners.begin(), winners.end(), row.winner[j]);
         hex = colour(static_cast<std::size_t>(at - winners.begin()));
       }
-      cells.push_back(fmt::format("{} {} {}", j, i, rgb_of(hex)));
+      cells.push_back(fmt::format("{} {} {}", j, i, rgb_columns(hex)));
     }
     cells.push_back("");
   }
-  datablock(plot.data, "cells", cells);
+  datablock(out, "cells", cells);
+}
 
-  // A size's position on the index axis: cell j's centre is at j, log-interpolated between.
-  const auto position = [&](double bytes) -> std::optional<double> {
-    if (bytes < map.bytes.front() || bytes > map.bytes.back()) return std::nullopt;
-    if (nx == 1) return 0.0;
-    std::size_t j = 0;
-    while (j + 2 < nx && map.bytes[j + 1] <= bytes) ++j;
-    const double lo = map.bytes[j];
-    const double hi = map.bytes[j + 1];
-    if (lo <= 0) return static_cast<double>(j) + (bytes > lo ? 1.0 : 0.0);
-    const double f = bytes <= lo ? 0.0 : std::log(bytes / lo) / std::log(hi / lo);
-    return static_cast<double>(j) + std::clamp(f, 0.0, 1.0);
-  };
+// A size's position on the index axis: cell j's centre is at j, log-interpolated between;
+// none outside the map's sizes.
+std::optional<double> size_position(const SelectionMap& map, double bytes) {
+  const std::size_t nx = map.bytes.size();
+  if (bytes < map.bytes.front() || bytes > map.bytes.back()) return std::nullopt;
+  if (nx == 1) return 0.0;
+  std::size_t j = 0;
+  while (j + 2 < nx && map.bytes[j + 1] <= bytes) ++j;
+  const double lo = map.bytes[j];
+  const double hi = map.bytes[j + 1];
+  if (lo <= 0) return static_cast<double>(j) + (bytes > lo ? 1.0 : 0.0);
+  const double f = bytes <= lo ? 0.0 : std::log(bytes / lo) / std::log(hi / lo);
+  return static_cast<double>(j) + std::clamp(f, 0.0, 1.0);
+}
+
+// Writes the $switches datablock (each exact switch size at its position on its row) when
+// the map has one; returns whether it did.
+bool switch_data(const SelectionMap& map, std::string& out) {
   std::vector<std::string> switches = {"# size_position ranks_index bytes"};
-  for (std::size_t i = 0; i < ny; ++i) {
+  for (std::size_t i = 0; i < map.rows.size(); ++i) {
     for (const SelectionRow::Switch& s : map.rows[i].switches) {
-      if (const auto x = position(s.bytes)) {
+      if (const auto x = size_position(map, s.bytes)) {
         switches.push_back(fmt::format("{} {} {}", num(*x), i, num(s.bytes)));
       }
     }
   }
   const bool any_switch = switches.size() > 1;
-  if (any_switch) datablock(plot.data, "switches", switches);
+  if (any_switch) datablock(out, "switches", switches);
+  return any_switch;
+}
 
-  std::string& c = plot.commands;
+// The key, ranges, tics (sizes and rank counts placed by index) and labels of the map.
+void map_axes(std::string& c, const SelectionMap& map) {
+  const std::size_t nx = map.bytes.size();
+  const std::size_t ny = map.rows.size();
   put(c, "{}", kTextBoxStyle);
   put(c, "set key outside right top vertical title 'cheapest algorithm' left");
   put(c, "set xrange [-0.5:{}]", num(static_cast<double>(nx) - 0.5));
   put(c, "set yrange [-0.5:{}]", num(static_cast<double>(ny) - 0.5));
   std::string xtics;
   for (const std::size_t j : thin_indices(nx, 16)) {
-    xtics += fmt::format("{}{} {}", xtics.empty() ? "" : ", ", gp_string(size_text(map.bytes[j])), j);
+    xtics += fmt::format("{}{} {}", xtics.empty() ? "" : ", ", gp_string(size_text(map.bytes[j])),
+                         j);
   }
   put(c, "set xtics ({}) rotate by 45 right nomirror", xtics);
   std::string ytics;
@@ -812,8 +970,12 @@ Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
   put(c, "set xlabel 'message size m per rank (bytes, nccl-tests convention)'");
   put(c, "set ylabel 'ranks N'");
   put(c, "set tics front");
+}
+
+// Each mark inside the map's sizes as a dashed vertical line with its label along it.
+void map_marks(std::string& c, const SelectionMap& map, std::span<const SizeMark> marks) {
   for (const SizeMark& m : marks) {
-    if (const auto x = position(m.bytes)) {
+    if (const auto x = size_position(map, m.bytes)) {
       put(c, "set arrow from {}, graph 0 to {}, graph 1 nohead dt 2 lw 2 lc rgb 'black' front",
           num(*x), num(*x));
       put(c,
@@ -822,12 +984,17 @@ Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
           gp_string(m.label), num(*x));
     }
   }
+}
+
+// The plot command: the cells as an image, a key entry per winner (and for N = 1), the
+// switches as crosses.
+void map_plot_command(std::string& c, const MapWinners& w, bool any_switch) {
   std::string plot_line = "plot $cells using 1:2:3:4:5 with rgbimage notitle";
-  for (std::size_t k = 0; k < winners.size(); ++k) {
+  for (std::size_t k = 0; k < w.winners.size(); ++k) {
     plot_line += fmt::format(", \\\n     keyentry with boxes fs solid 1.0 lc rgb '{}' title {}",
-                             colour(k), gp_string(algorithm_name(winners[k])));
+                             colour(k), gp_string(algorithm_name(w.winners[k])));
   }
-  if (single_rank) {
+  if (w.single_rank) {
     plot_line += fmt::format(
         ", \\\n     keyentry with boxes fs solid 1.0 lc rgb '{}' title 'none (N = 1)'",
         kNoneColour);
@@ -838,12 +1005,39 @@ Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
         "title 'exact switch size'";
   }
   put(c, "{}", plot_line);
+}
+
+}  // namespace
+
+Plot selection_map_plot(const SelectionMap& map, std::string_view subject,
+                        std::span<const SizeMark> marks) {
+  if (map.rows.empty() || map.bytes.empty()) {
+    throw InputError("selection map plot: the map has no rows or no sizes");
+  }
+  const MapWinners winners = map_winners(map);
+
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "selection-map";
+  plot.title =
+      fmt::format("MODEL: cheapest {} algorithm by ranks and message size", op_name(map.op));
+  plot.subtitle = std::string(subject);
+  plot.width_px = 1060;
+  cell_data(map, winners.winners, plot.data);
+  const bool any_switch = switch_data(map, plot.data);
+  map_axes(plot.commands, map);
+  map_marks(plot.commands, map, marks);
+  map_plot_command(plot.commands, winners, any_switch);
   return plot;
 }
 
 // ---- measurements ----
 
-Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
+namespace {
+
+// Throws InputError unless the series has points, a measured (and any predicted) value for
+// each, and every value finite and, on a log axis, above zero.
+void check_series(const MeasuredSeries& s) {
   if (s.x.empty()) throw InputError(fmt::format("{}: no points to plot", s.what));
   if (s.measured.size() != s.x.size()) {
     throw InputError(fmt::format("{}: {} measured values for {} points", s.what,
@@ -861,56 +1055,77 @@ Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
     require_finite(s.measured[i], s.what + ": measured", i, log_y);
     if (with_model) require_finite(s.predicted[i], s.what + ": predicted", i, log_y);
   }
+}
+
+// The indices of the series' points in increasing x, ties in their order.
+std::vector<std::size_t> order_by_x(const MeasuredSeries& s) {
   std::vector<std::size_t> order(s.x.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
+  return order;
+}
 
-  Plot plot;
-  plot.kind = Kind::kMeasurement;
-  plot.name = "measured-vs-predicted";
-  plot.title = with_model ? fmt::format("MEASUREMENT: {} against the model", s.what)
-                          : fmt::format("MEASUREMENT: {}", s.what);
-  plot.subtitle = s.subject;
+// The series' x and y axes, each unit chosen from the axis's largest magnitude.
+struct SeriesUnits {
+  AxisUnit x;
+  AxisUnit y;
+};
+
+SeriesUnits series_units(const MeasuredSeries& s) {
   double x_max = 0;
   double y_max = 0;
   for (std::size_t i = 0; i < s.x.size(); ++i) {
     x_max = std::max(x_max, std::abs(s.x[i]));
     y_max = std::max(y_max, std::abs(s.measured[i]));
-    if (with_model) y_max = std::max(y_max, std::abs(s.predicted[i]));
+    if (!s.predicted.empty()) y_max = std::max(y_max, std::abs(s.predicted[i]));
   }
-  const AxisUnit xu = axis_unit(s.x_quantity, s.x_scale, x_max);
-  const AxisUnit yu = axis_unit(s.y_quantity, s.y_scale, y_max);
+  return {axis_unit(s.x_quantity, s.x_scale, x_max), axis_unit(s.y_quantity, s.y_scale, y_max)};
+}
+
+// Writes the $points datablock: x, measured and (when given) predicted, in the axes' units,
+// in increasing x.
+void series_data(const MeasuredSeries& s, const std::vector<std::size_t>& order,
+                 const SeriesUnits& u, std::string& out) {
+  const bool with_model = !s.predicted.empty();
   std::vector<std::string> rows = {with_model ? "# x measured predicted" : "# x measured"};
   for (const std::size_t i : order) {
     std::string row =
-        fmt::format("{} {}", num(s.x[i] * xu.multiply / xu.divide),
-                    num(s.measured[i] * yu.multiply / yu.divide));
-    if (with_model) row.append(" ").append(num(s.predicted[i] * yu.multiply / yu.divide));
+        fmt::format("{} {}", num(s.x[i] * u.x.multiply / u.x.divide),
+                    num(s.measured[i] * u.y.multiply / u.y.divide));
+    if (with_model) row.append(" ").append(num(s.predicted[i] * u.y.multiply / u.y.divide));
     rows.push_back(std::move(row));
   }
-  datablock(plot.data, "points", rows);
+  datablock(out, "points", rows);
+}
 
-  std::string& c = plot.commands;
+// The key, grid, axes and ranges of the series: a log2 x axis padded past its outermost
+// points with its tics, any other x axis offset from the frame; a linear y axis from zero.
+void series_axes(std::string& c, const MeasuredSeries& s, const std::vector<std::size_t>& order,
+                 const SeriesUnits& u) {
   put(c, "set key top left opaque box");
   put(c, "set grid xtics ytics lc rgb '#e5e5e5'");
-  axis_settings(c, "x", s.x_label, xu, s.x_scale);
-  axis_settings(c, "y", s.y_label, yu, s.y_scale);
+  axis_settings(c, "x", s.x_label, u.x, s.x_scale);
+  axis_settings(c, "y", s.y_label, u.y, s.y_scale);
   if (s.x_scale == AxisScale::kLog2) {
-    const double lo = s.x[order.front()] * xu.multiply / xu.divide;
-    const double hi = s.x[order.back()] * xu.multiply / xu.divide;
-    put(c, "set xrange [{}:{}]", num(lo / 1.3), num(hi * 1.3));
-    if (xu.size_tics) {
-      put(c, "set xtics ({})", size_tics(lo / 1.3, hi * 1.3));
+    const double lo = s.x[order.front()] * u.x.multiply / u.x.divide;
+    const double hi = s.x[order.back()] * u.x.multiply / u.x.divide;
+    put(c, "set xrange [{}:{}]", num(lo / kLogAxisPadding), num(hi * kLogAxisPadding));
+    if (u.x.size_tics) {
+      put(c, "set xtics ({})", size_tics(lo / kLogAxisPadding, hi * kLogAxisPadding));
     } else if (hi > lo) {
       put(c, "set xtics {}", num(log2_tic_factor(lo, hi)));
     }
   } else {
     put(c, "set offsets graph 0.03, graph 0.03, 0, 0");
   }
-  if (!log_y) put(c, "set yrange [0:*]");
+  if (s.y_scale == AxisScale::kLinear) put(c, "set yrange [0:*]");
+}
+
+// The plot command: the model as a line (when given), the measured points over it.
+void series_plot_command(std::string& c, const MeasuredSeries& s) {
   std::string plot_line;
-  if (with_model) {
+  if (!s.predicted.empty()) {
     plot_line += fmt::format(
         "plot $points using 1:3 with linespoints pt 6 ps 0.8 lw 2 lc rgb '#1f77b4' title {}, \\\n"
         "     ",
@@ -922,8 +1137,63 @@ Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
       "$points using 1:2 with points pt 7 ps 1.2 lc rgb '#d62728' title {}",
       gp_string(s.measured_label));
   put(c, "{}", plot_line);
+}
+
+}  // namespace
+
+Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
+  check_series(s);
+  const std::vector<std::size_t> order = order_by_x(s);
+
+  Plot plot;
+  plot.kind = Kind::kMeasurement;
+  plot.name = "measured-vs-predicted";
+  plot.title = !s.predicted.empty() ? fmt::format("MEASUREMENT: {} against the model", s.what)
+                                    : fmt::format("MEASUREMENT: {}", s.what);
+  plot.subtitle = s.subject;
+  const SeriesUnits units = series_units(s);
+  series_data(s, order, units, plot.data);
+  series_axes(plot.commands, s, order, units);
+  series_plot_command(plot.commands, s);
   return plot;
 }
+
+namespace {
+
+// Each rank's samples sorted, all samples together sorted, and the largest sample.
+struct RankSamples {
+  std::vector<std::vector<double>> sorted;
+  std::vector<double> all;
+  double max_s = 0;
+};
+
+// Checks that every rank has samples, each finite and >= 0 (throws InputError naming the
+// rank), and sorts them.
+RankSamples sorted_samples(std::span<const std::int64_t> ranks,
+                           std::span<const std::vector<double>> samples_s,
+                           std::string_view quantity) {
+  RankSamples r;
+  r.sorted.assign(samples_s.begin(), samples_s.end());
+  for (std::size_t i = 0; i < r.sorted.size(); ++i) {
+    if (r.sorted[i].empty()) {
+      throw InputError(fmt::format("per-rank {}: rank {} has no samples", quantity, ranks[i]));
+    }
+    for (const double v : r.sorted[i]) {
+      if (!std::isfinite(v) || v < 0) {
+        throw InputError(fmt::format("per-rank {}: rank {} has a sample of {} s (finite and "
+                                     ">= 0 required)",
+                                     quantity, ranks[i], v));
+      }
+      r.max_s = std::max(r.max_s, v);
+    }
+    std::sort(r.sorted[i].begin(), r.sorted[i].end());
+    r.all.insert(r.all.end(), r.sorted[i].begin(), r.sorted[i].end());
+  }
+  std::sort(r.all.begin(), r.all.end());
+  return r;
+}
+
+}  // namespace
 
 Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
                                 std::span<const std::vector<double>> samples_s,
@@ -933,25 +1203,10 @@ Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
     throw InputError(fmt::format("per-rank {}: {} ranks but {} sample sets", quantity,
                                  ranks.size(), samples_s.size()));
   }
-  std::vector<std::vector<double>> sorted(samples_s.begin(), samples_s.end());
-  std::vector<double> all;
-  double max_s = 0;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (sorted[i].empty()) {
-      throw InputError(fmt::format("per-rank {}: rank {} has no samples", quantity, ranks[i]));
-    }
-    for (const double v : sorted[i]) {
-      if (!std::isfinite(v) || v < 0) {
-        throw InputError(fmt::format("per-rank {}: rank {} has a sample of {} s (finite and "
-                                     ">= 0 required)",
-                                     quantity, ranks[i], v));
-      }
-      max_s = std::max(max_s, v);
-    }
-    std::sort(sorted[i].begin(), sorted[i].end());
-    all.insert(all.end(), sorted[i].begin(), sorted[i].end());
-  }
-  std::sort(all.begin(), all.end());
+  const RankSamples r = sorted_samples(ranks, samples_s, quantity);
+  const std::vector<std::vector<double>>& sorted = r.sorted;
+  const std::vector<double>& all = r.all;
+  const double max_s = r.max_s;
   const TimeUnit unit = time_unit(max_s > 0 ? max_s : 1.0);
   const auto scaled = [&](double v) { return num(v * unit.per_second); };
 
