@@ -31,21 +31,21 @@ StagedOutput::StagedOutput(const std::string& dir) {
   target_ = normal_target(dir);
   std::error_code ec;
   if (fs::exists(target_, ec) && !fs::is_directory(target_, ec)) {
-    throw InputError(fmt::format("cannot create directory '{}': {}", dir,
-                                 "a file of that name is in the way"));
+    throw OutputError(fmt::format("cannot create directory '{}': {}", dir,
+                                  "a file of that name is in the way"));
   }
   const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec || !fs::is_directory(parent)) {
-    throw InputError(fmt::format("cannot create directory '{}': {}", dir,
-                                 ec ? ec.message() : "a file of that name is in the way"));
+    throw OutputError(fmt::format("cannot create directory '{}': {}", dir,
+                                  ec ? ec.message() : "a file of that name is in the way"));
   }
   staging_ = parent / fmt::format(".{}.scalewall-report-{}", target_.filename().string(),
                                   ::getpid());
   fs::remove_all(staging_, ec);
   if (!fs::create_directory(staging_, ec) || ec) {
-    throw InputError(fmt::format("cannot write in directory '{}': {}", parent.string(),
-                                 ec ? ec.message() : "cannot create a staging directory"));
+    throw OutputError(fmt::format("cannot write in directory '{}': {}", parent.string(),
+                                  ec ? ec.message() : "cannot create a staging directory"));
   }
 }
 

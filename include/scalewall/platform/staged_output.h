@@ -16,9 +16,9 @@ namespace scalewall {
 class StagedOutput {
  public:
   // Creates the target's parent directories and the staging directory. Throws InputError
-  // ("the output directory is empty", "cannot create directory 'DIR': ...", "cannot write in
-  // directory 'PARENT': ...") when `dir` is empty, is a file, or cannot be created or
-  // written in.
+  // ("the output directory is empty") when `dir` is empty, and OutputError ("cannot create
+  // directory 'DIR': ...", "cannot write in directory 'PARENT': ...") when it is a file or
+  // cannot be created or written in: a failed write, exit status 1.
   explicit StagedOutput(const std::string& dir);
   StagedOutput(const StagedOutput&) = delete;
   StagedOutput& operator=(const StagedOutput&) = delete;
