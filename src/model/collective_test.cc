@@ -9,6 +9,7 @@
 // oversubscription, LogGP gap, hierarchical m/g) checked against hand-computed figures.
 #include "scalewall/model/collective.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -1479,8 +1480,8 @@ TEST(Names, EveryAlgorithmRoundTripsAndImplementsItsOps) {
       if (!listed) {
         const std::string message =
             input_error_of([&] { collective_cost(op, flat(a), 8, 1, kLink); });
-        EXPECT_TRUE(contains(
-            message, "'" + algorithm_name(a) + "' does not implement " + std::string(op_name(op))))
+        EXPECT_TRUE(contains(message, fmt::format("'{}' does not implement {}",
+                                                  algorithm_name(a), op_name(op))))
             << message;
       }
     }
