@@ -6,17 +6,9 @@
 # Usage: bench/mpi_default_runs.sh [BUILD_DIR]     (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
-bin="$build/scalewall-mpi"
-if [ ! -x "$bin" ]; then
-  echo "error: $bin not found; build it first: cmake --build $build --target scalewall-mpi" >&2
-  exit 2
-fi
-launcher=(mpirun)
-if mpirun --version 2>/dev/null | grep -q "Open MPI"; then
-  launcher+=(--allow-run-as-root --oversubscribe --mca btl self,vader)
-fi
-launcher+=(-np 4)
+source bench/mpi_common.sh
+mpi_bin "${1:-build}"
+mpi_launcher 4
 printf '%-12s %10s  %s\n' mode seconds "target 10 s"
 for mode in pingpong collective arrival step; do
   start=$(date +%s.%N)

@@ -8,20 +8,10 @@
 #              MPIRUN_FLAGS (extra launcher flags; Open MPI gets the ones of DESIGN.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}
-bin="$build/scalewall-mpi"
-if [ ! -x "$bin" ]; then
-  echo "error: $bin not found; build it first: cmake --build $build --target scalewall-mpi" >&2
-  exit 2
-fi
-
-launcher=(mpirun)
-if mpirun --version 2>/dev/null | grep -q "Open MPI"; then
-  # Root is allowed, and two ranks may share fewer than two cores; shared memory only.
-  launcher+=(--allow-run-as-root --oversubscribe --mca btl self,vader)
-fi
-# shellcheck disable=SC2206  # MPIRUN_FLAGS is a list of words on purpose
-launcher+=(${MPIRUN_FLAGS:-} -np 2)
+source bench/mpi_common.sh
+mpi_bin "${1:-build}"
+# shellcheck disable=SC2086  # MPIRUN_FLAGS is a list of words on purpose
+mpi_launcher 2 ${MPIRUN_FLAGS:-}
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
