@@ -27,15 +27,15 @@ std::vector<double> pow2_bytes(int lo, int hi) {
   return v;
 }
 
-void BM_SelectionMapFlat(benchmark::State& state) {
-  const auto ranks = pow2_ranks(0, 31);
-  const auto bytes = pow2_bytes(0, 31);
-  const auto flat = [](std::int64_t n) {
-    return scalewall::flat_topology(n, scalewall::kDefaultLink);
-  };
+// Times selection_map over `ranks` x `bytes` with topologies from `topology_of`; counts the
+// switch points found and the cells as items.
+template <typename TopologyOf>
+void time_selection_map(benchmark::State& state, const std::vector<std::int64_t>& ranks,
+                        const std::vector<double>& bytes, const TopologyOf& topology_of) {
   std::size_t switches = 0;
   for (auto _ : state) {
-    const auto map = scalewall::selection_map(scalewall::Op::kAllreduce, ranks, bytes, flat);
+    const auto map =
+        scalewall::selection_map(scalewall::Op::kAllreduce, ranks, bytes, topology_of);
     switches = 0;
     for (const auto& row : map.rows) switches += row.switches.size();
     benchmark::DoNotOptimize(map.rows.data());
@@ -44,24 +44,21 @@ void BM_SelectionMapFlat(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ranks.size()) *
                           static_cast<std::int64_t>(bytes.size()));
 }
+
+void BM_SelectionMapFlat(benchmark::State& state) {
+  const auto flat = [](std::int64_t n) {
+    return scalewall::flat_topology(n, scalewall::kDefaultLink);
+  };
+  time_selection_map(state, pow2_ranks(0, 31), pow2_bytes(0, 31), flat);
+}
 BENCHMARK(BM_SelectionMapFlat)->Unit(benchmark::kMillisecond);
 
 void BM_SelectionMapDgxFabric(benchmark::State& state) {
   const scalewall::Topology fabric =
       scalewall::load_fabric_file(SCALEWALL_SOURCE_DIR "/examples/fabrics/dgx-h100-ndr.toml");
-  const auto ranks = pow2_ranks(3, 10);  // 8..1024: 1 to 128 nodes of 8
-  const auto bytes = pow2_bytes(0, 31);
   const auto scaled = [&](std::int64_t n) { return scalewall::scaled_topology(fabric, n); };
-  std::size_t switches = 0;
-  for (auto _ : state) {
-    const auto map = scalewall::selection_map(scalewall::Op::kAllreduce, ranks, bytes, scaled);
-    switches = 0;
-    for (const auto& row : map.rows) switches += row.switches.size();
-    benchmark::DoNotOptimize(map.rows.data());
-  }
-  state.counters["switches"] = static_cast<double>(switches);
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ranks.size()) *
-                          static_cast<std::int64_t>(bytes.size()));
+  // 8..1024: 1 to 128 nodes of 8
+  time_selection_map(state, pow2_ranks(3, 10), pow2_bytes(0, 31), scaled);
 }
 BENCHMARK(BM_SelectionMapDgxFabric)->Unit(benchmark::kMillisecond);
 
