@@ -99,10 +99,7 @@ Report run_collective(const CollectiveFlags& flags) {
   SCALEWALL_CHECK(!ranked.empty());
   const CollectiveCost& best = ranked.front();
 
-  Report report;
-  report.command = "collective";
-  report.kind = Kind::kModel;
-  report.banner = model_banner();
+  Report report = model_report("collective");
   report.title = fmt::format("{} of {} ({} B) per rank over {} rank{}; {}; gamma {}/B",
                              op_name(op), format_bytes(bytes), bytes, n, n == 1 ? "" : "s",
                              describe_topology(topology), format_seconds(options.gamma_s_per_byte));

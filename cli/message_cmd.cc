@@ -80,10 +80,7 @@ Report run_message(const MessageFlags& flags) {
         "--max-bytes (which set a sweep)");
   }
 
-  Report report;
-  report.command = "message";
-  report.kind = Kind::kModel;
-  report.banner = model_banner();
+  Report report = model_report("message");
   report.inputs["alpha_s"] = link.alpha_s;
   report.inputs["bandwidth_Bps"] = link.bandwidth_Bps;
 

@@ -57,10 +57,7 @@ Report observed_report(const PlanFlags& flags) {
     return explain_efficiency_drop(obs[0].ranks, obs[0].efficiency, obs[1].ranks,
                                    obs[1].efficiency);
   });
-  Report report;
-  report.command = "plan";
-  report.kind = Kind::kModel;
-  report.banner = model_banner();
+  Report report = model_report("plan");
   report.title = fmt::format(
       "Efficiency {:.3g}% at {} ranks and {:.3g}% at {}, same problem: which mechanisms could "
       "explain the drop",
@@ -107,10 +104,7 @@ Report plan_report(const PlanFlags& flags) {
   const Plan p = with_flag("--ranks", [&] { return plan(s, n); });
   const StepTime& at = p.at;
 
-  Report report;
-  report.command = "plan";
-  report.kind = Kind::kModel;
-  report.banner = model_banner();
+  Report report = model_report("plan");
   report.title = fmt::format("Capacity plan for {} ranks; scenario {} on {}", n, s.name,
                              file.network_description);
   report.inputs["scenario"] = flags.scenario.path;

@@ -72,10 +72,7 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
     });
   }
 
-  Report report;
-  report.command = "predict";
-  report.kind = Kind::kModel;
-  report.banner = model_banner();
+  Report report = model_report("predict");
   report.title = fmt::format("{}; scenario {} on {}", mode_banner(p.mode), s.name,
                              file.network_description);
   report.inputs["scenario"] = flags.scenario.path;
@@ -147,10 +144,7 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
   }
   const WhatIf w = with_flag("--at", [&] { return what_if(s, ranks, file.what_if); });
 
-  Report report;
-  report.command = "predict";
-  report.kind = Kind::kModel;
-  report.banner = model_banner();
+  Report report = model_report("predict");
   report.title = fmt::format("What each remedy buys at {} ranks; {}; scenario {} on {}", ranks,
                              mode_banner(s.workload.mode), s.name, file.network_description);
   report.inputs["scenario"] = flags.scenario.path;

@@ -26,10 +26,7 @@ Report run_scaling(const ScalingFlags& flags) {
   const auto max_ranks = with_flag("--target-efficiency",
                                    [&] { return max_ranks_at_efficiency(s, target); });
 
-  Report report;
-  report.command = "scaling";
-  report.kind = Kind::kModel;
-  report.banner = model_banner();
+  Report report = model_report("scaling");
   report.title = fmt::format(
       "Amdahl (fixed problem) and Gustafson (problem grown with N), serial fraction {:g}, "
       "communication free",

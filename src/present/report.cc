@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <utility>
 
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
@@ -133,6 +134,14 @@ std::string_view kind_name(Kind kind) {
   }
   SCALEWALL_CHECK(false && "unknown Kind");
   return {};
+}
+
+Report model_report(std::string command) {
+  Report report;
+  report.command = std::move(command);
+  report.kind = Kind::kModel;
+  report.banner = model_banner();
+  return report;
 }
 
 std::string model_banner() { return "MODEL: analytic prediction, not a measurement"; }

@@ -156,6 +156,14 @@ TEST(Report, NonFiniteNumbersAreRefusedNotPrinted) {
                "internal check failed: .* non-finite value in output key 'table cell'");
 }
 
+TEST(Report, AModelReportSaysItIsAModel) {
+  const Report r = model_report("scaling");
+  EXPECT_EQ(r.command, "scaling");
+  EXPECT_EQ(r.kind, Kind::kModel);
+  EXPECT_EQ(r.banner, "MODEL: analytic prediction, not a measurement");
+  EXPECT_TRUE(r.tables.empty());
+}
+
 TEST(Report, KindsAndBanners) {
   EXPECT_EQ(kind_name(Kind::kModel), "model");
   EXPECT_EQ(kind_name(Kind::kSimulation), "simulation");

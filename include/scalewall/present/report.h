@@ -102,6 +102,9 @@ struct Report {
 
 // "MODEL: analytic prediction, not a measurement"
 std::string model_banner();
+
+// An empty report of an analytic model for `command`: kind kModel, the model banner.
+Report model_report(std::string command);
 // "SIMULATION (seed 42): Monte Carlo estimate, not a measurement"
 std::string simulation_banner(std::uint64_t seed);
 // "MEASUREMENT: <what>"
