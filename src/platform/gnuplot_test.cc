@@ -17,38 +17,16 @@
 #include "scalewall/model/link.h"
 #include "scalewall/platform/output_file.h"
 #include "scalewall/present/plot.h"
+#include "present/plot_fixtures.h"
 
 namespace scalewall {
 namespace {
 
 namespace fs = std::filesystem;
 
-StepTime Row(std::int64_t ranks, double compute, double comm, double comm_latency,
-             double exposed, double ideal, double speedup, double efficiency) {
-  StepTime t;
-  t.ranks = ranks;
-  t.compute_s = compute;
-  t.communication_s = comm;
-  t.communication_latency_s = comm_latency;
-  t.exposed_communication_s = exposed;
-  t.step_s = compute + exposed;
-  t.ideal_step_s = ideal;
-  t.speedup = speedup;
-  t.efficiency = efficiency;
-  return t;
-}
+using testing_fixtures::Row;
+using testing_fixtures::StrongPrediction;
 
-// A strong-scaling curve with exact binary fractions, so the data lines are exact.
-Prediction StrongPrediction() {
-  Prediction p;
-  p.mode = ScalingMode::kStrong;
-  p.rows = {Row(1, 2.4, 0, 0, 0, 2.4, 1, 1), Row(2, 1.2, 0.5, 0.25, 0.5, 1.2, 1.5, 0.75),
-            Row(4, 0.6, 0.5, 0.125, 0.5, 0.6, 2, 0.5), Row(8, 0.3, 1.0, 0.5, 0.5, 0.3, 3, 0.375)};
-  p.knee_ranks = 3;
-  p.target_efficiency = 0.5;
-  p.max_ranks_at_target = 4;
-  return p;
-}
 
 // ---- gnuplot itself ----
 
