@@ -326,6 +326,29 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
   const std::string stem = canvas.unique_stem("measured");
   constexpr std::size_t kMaxSeries = 12;
 
+  // One figure per group of points, in the groups' key order, at most kMaxSeries of them;
+  // `figure` fills a series with a group's points and gives the plot's name and caption.
+  const auto draw_groups = [&](const auto& groups, std::string_view what_more, auto figure) {
+    std::size_t drawn = 0;
+    for (const auto& [key, points] : groups) {
+      if (drawn == kMaxSeries) {
+        add(HtmlParagraph{fmt::format("{} more {} are in the table only.",
+                                      groups.size() - kMaxSeries, what_more)});
+        break;
+      }
+      MeasuredSeries series;
+      series.subject = from;
+      series.x_quantity = Quantity::kBytes;
+      series.x_scale = AxisScale::kLog2;
+      const auto [name, caption] = figure(key, points, series);
+      if (series.x.empty()) continue;
+      Plot plot = measured_vs_predicted_plot(series);
+      plot.name = name;
+      add(canvas.draw(plot, stem, caption));
+      ++drawn;
+    }
+  };
+
   // Collectives: bus bandwidth against size, one figure per (op, algorithm, ranks).
   if (!set.collectives.empty()) {
     std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<CollectivePoint>>
@@ -334,20 +357,11 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
     for (const CollectivePoint& c : set.collectives) {
       groups[{std::string(op_name(c.op)), c.algorithm.name(), c.ranks}].push_back(c);
     }
-    std::size_t drawn = 0;
-    for (const auto& [key, points] : groups) {
-      if (drawn == kMaxSeries) {
-        add(HtmlParagraph{fmt::format("{} more collective series are in the table only.",
-                                      groups.size() - kMaxSeries)});
-        break;
-      }
+    draw_groups(groups, "collective series", [](const auto& key, const auto& points,
+                                                MeasuredSeries& series) {
       const auto& [op, algorithm, ranks] = key;
-      MeasuredSeries series;
       series.what = fmt::format("{} bus bandwidth ({}, {} ranks)", op, algorithm, ranks);
-      series.subject = from;
       series.x_label = "message size m per rank";
-      series.x_quantity = Quantity::kBytes;
-      series.x_scale = AxisScale::kLog2;
       series.y_label = "bus bandwidth";
       series.y_quantity = Quantity::kRate;
       series.y_scale = AxisScale::kLinear;
@@ -356,16 +370,12 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
         series.x.push_back(c.bytes);
         series.measured.push_back(c.busbw_Bps);
       }
-      if (series.x.empty()) continue;
-      Plot plot = measured_vs_predicted_plot(series);
-      plot.name = fmt::format("busbw-{}-{}-{}", op, algorithm, ranks);
-      add(canvas.draw(plot, stem,
-                      fmt::format("Measured {} bus bandwidth (from the median time) against "
-                                  "message size, {} algorithm, {} ranks (nccl-tests "
-                                  "convention).",
-                                  op, algorithm, ranks)));
-      ++drawn;
-    }
+      return std::pair{fmt::format("busbw-{}-{}-{}", op, algorithm, ranks),
+                       fmt::format("Measured {} bus bandwidth (from the median time) against "
+                                   "message size, {} algorithm, {} ranks (nccl-tests "
+                                   "convention).",
+                                   op, algorithm, ranks)};
+    });
     Table t{"collectives",
             {{"op", "op", Unit::kText},
              {"algorithm", "algorithm", Unit::kText},
@@ -388,19 +398,11 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
   if (!set.pingpong.empty()) {
     std::map<std::pair<std::int64_t, std::int64_t>, std::vector<PingPongPoint>> pairs;
     for (const PingPongPoint& p : set.pingpong) pairs[{p.from, p.to}].push_back(p);
-    std::size_t drawn = 0;
-    for (const auto& [pair, points] : pairs) {
-      if (drawn == kMaxSeries) {
-        add(HtmlParagraph{fmt::format("{} more rank pairs are in the table only.",
-                                      pairs.size() - kMaxSeries)});
-        break;
-      }
-      MeasuredSeries series;
-      series.what = fmt::format("one-way message time, ranks {} and {}", pair.first, pair.second);
-      series.subject = from;
+    draw_groups(pairs, "rank pairs", [](const auto& pair, const auto& points,
+                                        MeasuredSeries& series) {
+      series.what =
+          fmt::format("one-way message time, ranks {} and {}", pair.first, pair.second);
       series.x_label = "message size m";
-      series.x_quantity = Quantity::kBytes;
-      series.x_scale = AxisScale::kLog2;
       series.y_label = "one-way time (median)";
       series.y_quantity = Quantity::kSeconds;
       series.y_scale = AxisScale::kLog10;
@@ -409,15 +411,11 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
         series.x.push_back(p.bytes);
         series.measured.push_back(p.one_way_median_s);
       }
-      if (series.x.empty()) continue;
-      Plot plot = measured_vs_predicted_plot(series);
-      plot.name = fmt::format("pingpong-{}-{}", pair.first, pair.second);
-      add(canvas.draw(plot, stem,
-                      fmt::format("Measured one-way time (half the round trip) between ranks "
-                                  "{} and {}, against message size.",
-                                  pair.first, pair.second)));
-      ++drawn;
-    }
+      return std::pair{fmt::format("pingpong-{}-{}", pair.first, pair.second),
+                       fmt::format("Measured one-way time (half the round trip) between ranks "
+                                   "{} and {}, against message size.",
+                                   pair.first, pair.second)};
+    });
     Table t{"pingpong",
             {{"from", "from", Unit::kCount},
              {"to", "to", Unit::kCount},

@@ -56,75 +56,66 @@ std::int64_t first_true(const Scenario& s, std::int64_t lo, std::int64_t hi, Pre
   return hi;
 }
 
+// For each mechanism, the harness mode that isolates it and why a run of it confirms the
+// prediction that the mechanism binds, or explains a measured efficiency drop ("" where no
+// harness run does).
+struct MechanismProbe {
+  HarnessMode mode = HarnessMode::kStep;
+  std::string_view confirms;
+  std::string_view explains;
+};
+
+MechanismProbe probe(Mechanism m) {
+  switch (m) {
+    case Mechanism::kBandwidth:
+      return {HarnessMode::kCollective, "compare its busbw with the model's",
+              "time the collective alone and compare with 2m/busbw"};
+    case Mechanism::kLatency:
+      return {HarnessMode::kArrival, "the zero-byte collective isolates the latency term",
+              "the zero-byte collective isolates pure latency (and check whether the library "
+              "switched algorithm)"};
+    case Mechanism::kVariance:
+      return {HarnessMode::kArrival,
+              "the per-rank arrival spread at the barrier shows the variance",
+              "per-rank arrival times at the collective; look at the spread, not the mean"};
+    case Mechanism::kSerial:
+      return {HarnessMode::kStep, "its compute/communication/wait split shows time outside both",
+              "time outside compute, communication and wait is serial"};
+    case Mechanism::kCheckpoint:
+      return {HarnessMode::kStep, "", ""};
+    case Mechanism::kCompute:
+      return {HarnessMode::kStep, "confirms that communication stays hidden", ""};
+  }
+  return {};
+}
+
 // The harness run that would confirm `m` as the binding mechanism at `ranks`, with all-reduce
 // calls of `bytes` bytes.
 NextMeasurement confirming_measurement(Mechanism m, std::int64_t ranks, double bytes) {
   NextMeasurement next;
-  switch (m) {
-    case Mechanism::kBandwidth: {
-      HarnessRun run = harness_run(HarnessMode::kCollective, ranks,
-                              "compare its busbw with the model's");
-      run.bytes = bytes;
-      next.runs.push_back(std::move(run));
-      break;
-    }
-    case Mechanism::kLatency:
-      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
-                                 "the zero-byte collective isolates the latency term"));
-      break;
-    case Mechanism::kVariance:
-      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
-                                 "the per-rank arrival spread at the barrier shows the variance"));
-      break;
-    case Mechanism::kSerial:
-      next.runs.push_back(harness_run(
-          HarnessMode::kStep, ranks,
-          "its compute/communication/wait split shows time outside both"));
-      break;
-    case Mechanism::kCheckpoint:
-      next.otherwise =
-          "time one checkpoint write on the job's storage and compare with bytes / write "
-          "bandwidth";
-      break;
-    case Mechanism::kCompute:
-      next.runs.push_back(
-          harness_run(HarnessMode::kStep, ranks, "confirms that communication stays hidden"));
-      break;
+  const MechanismProbe p = probe(m);
+  if (m == Mechanism::kCheckpoint) {
+    next.otherwise =
+        "time one checkpoint write on the job's storage and compare with bytes / write "
+        "bandwidth";
+    return next;
   }
+  HarnessRun run = harness_run(p.mode, ranks, std::string(p.confirms));
+  if (m == Mechanism::kBandwidth) run.bytes = bytes;
+  next.runs.push_back(std::move(run));
   return next;
 }
 
 // The harness run that tells whether `m` explains an efficiency drop measured at `ranks`.
 NextMeasurement explaining_measurement(Mechanism m, std::int64_t ranks) {
   NextMeasurement next;
-  switch (m) {
-    case Mechanism::kBandwidth:
-      next.runs.push_back(harness_run(HarnessMode::kCollective, ranks,
-                                 "time the collective alone and compare with 2m/busbw"));
-      break;
-    case Mechanism::kLatency:
-      next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
-                                 "the zero-byte collective isolates pure latency (and check "
-                                 "whether the library switched algorithm)"));
-      break;
-    case Mechanism::kVariance: {
-      // A thousand iterations: enough barriers for the spread's tail, not only its mean.
-      constexpr std::int64_t kSpreadIterations = 1000;
-      HarnessRun run = harness_run(HarnessMode::kArrival, ranks,
-                              "per-rank arrival times at the collective; look at the spread, "
-                              "not the mean");
-      run.iterations = kSpreadIterations;
-      next.runs.push_back(std::move(run));
-      break;
-    }
-    case Mechanism::kSerial:
-      next.runs.push_back(harness_run(HarnessMode::kStep, ranks,
-                                 "time outside compute, communication and wait is serial"));
-      break;
-    case Mechanism::kCheckpoint:
-    case Mechanism::kCompute:
-      break;
-  }
+  const MechanismProbe p = probe(m);
+  if (p.explains.empty()) return next;
+  HarnessRun run = harness_run(p.mode, ranks, std::string(p.explains));
+  // A thousand iterations: enough barriers for the spread's tail, not only its mean.
+  constexpr std::int64_t kSpreadIterations = 1000;
+  if (m == Mechanism::kVariance) run.iterations = kSpreadIterations;
+  next.runs.push_back(std::move(run));
   return next;
 }
 
@@ -159,6 +150,18 @@ struct WhatIfRun {
     r.step = step_time(s, ranks);
     r.time_per_work_s = r.step.step_s / r.step.work;
     return r;
+  }
+
+  // A remedy that `change` makes to a scenario: made to the remedy's own scenario and to `all`
+  // when it applies, then evaluated.
+  template <typename Change>
+  Remedy try_remedy(std::string name, bool applicable, std::string why, Change change) {
+    Scenario s = scenario;
+    if (applicable) {
+      change(s);
+      change(all);
+    }
+    return evaluate(std::move(name), std::move(why), applicable, s);
   }
 
   // Overlap of the all-reduce with the backward pass.
@@ -224,53 +227,40 @@ struct WhatIfRun {
 
   // Packed placement: consecutive ranks on one node.
   Remedy placement() {
-    Scenario s = scenario;
     const bool ok = scenario.network.fabric.has_value() &&
                     scenario.network.fabric->placement != Placement::kPacked;
-    if (ok) {
-      s.network.fabric->placement = Placement::kPacked;
-      s.network.fabric->rank_to_node.clear();
-      all.network.fabric->placement = Placement::kPacked;
-      all.network.fabric->rank_to_node.clear();
-    }
-    return evaluate("packed placement",
-                                ok ? "place consecutive ranks on the same node"
-                                   : "not applicable (already packed, or no fabric)",
-                                ok, s);
+    return try_remedy("packed placement", ok,
+                      ok ? "place consecutive ranks on the same node"
+                         : "not applicable (already packed, or no fabric)",
+                      [](Scenario& s) {
+                        s.network.fabric->placement = Placement::kPacked;
+                        s.network.fabric->rank_to_node.clear();
+                      });
   }
 
   // Gradient compression to the what-if ratio.
   Remedy compression() {
-    Scenario s = scenario;
     const bool ok = now.compression_ratio < options.compression_ratio;
-    if (ok) {
-      s.settings.compression_ratio = options.compression_ratio;
-      s.settings.compression_s_per_byte = options.compression_s_per_byte;
-      all.settings.compression_ratio = options.compression_ratio;
-      all.settings.compression_s_per_byte = options.compression_s_per_byte;
-    }
-    return evaluate(
-        "compression",
+    return try_remedy(
+        "compression", ok,
         ok ? fmt::format("reduce {:g}x fewer bytes (at {}/B of compute)", options.compression_ratio,
                          format_seconds(options.compression_s_per_byte))
            : "not applicable (already compressed as much)",
-        ok, s);
+        [this](Scenario& s) {
+          s.settings.compression_ratio = options.compression_ratio;
+          s.settings.compression_s_per_byte = options.compression_s_per_byte;
+        });
   }
 
   // Accumulating micro-batches per all-reduce.
   Remedy accumulation() {
-    Scenario s = scenario;
     const bool ok = now.accumulation_steps < options.accumulation_steps;
-    if (ok) {
-      s.settings.accumulation_steps = options.accumulation_steps;
-      all.settings.accumulation_steps = options.accumulation_steps;
-    }
-    return evaluate(
-        "accumulation",
+    return try_remedy(
+        "accumulation", ok,
         ok ? fmt::format("accumulate {} micro-batches per all-reduce (changes the global batch)",
                          options.accumulation_steps)
            : "not applicable (already accumulating as much)",
-        ok, s);
+        [this](Scenario& s) { s.settings.accumulation_steps = options.accumulation_steps; });
   }
 
   // A larger per-rank batch.
@@ -287,31 +277,24 @@ struct WhatIfRun {
 
   // Checkpoints written in the background.
   Remedy async_checkpoint() {
-    Scenario s = scenario;
     const bool ok = scenario.checkpoint.bytes > 0 && !scenario.checkpoint.async;
-    s.checkpoint.async = true;
-    if (ok) all.checkpoint.async = true;
-    return evaluate("async checkpoint",
-                                ok ? "write checkpoints in the background"
-                                   : "not applicable (no checkpoint, or already async)",
-                                ok, s);
+    return try_remedy("async checkpoint", ok,
+                      ok ? "write checkpoints in the background"
+                         : "not applicable (no checkpoint, or already async)",
+                      [](Scenario& s) { s.checkpoint.async = true; });
   }
 
   // Replacing a slow node or its degraded link.
   Remedy drain_bad_node() {
-    Scenario s = scenario;
     const bool ok = scenario.variance.bad_node_slowdown > 1.0 ||
                     scenario.variance.bad_link_bandwidth_Bps > 0;
-    s.variance.bad_node_slowdown = 1.0;
-    s.variance.bad_link_bandwidth_Bps = 0.0;
-    if (ok) {
-      all.variance.bad_node_slowdown = 1.0;
-      all.variance.bad_link_bandwidth_Bps = 0.0;
-    }
-    return evaluate("drain bad node",
-                                ok ? "replace the slow node (or its degraded link)"
-                                   : "not applicable (no bad node)",
-                                ok, s);
+    return try_remedy("drain bad node", ok,
+                      ok ? "replace the slow node (or its degraded link)"
+                         : "not applicable (no bad node)",
+                      [](Scenario& s) {
+                        s.variance.bad_node_slowdown = 1.0;
+                        s.variance.bad_link_bandwidth_Bps = 0.0;
+                      });
   }
 };
 

@@ -372,13 +372,24 @@ class RecordReader {
     }
     return v.get<bool>();
   }
-  // min <= median <= max, each a time.
-  void require_ordered(const char* lo, double lo_value, const char* mid, double mid_value,
-                       const char* hi, double hi_value) const {
-    if (!(lo_value <= mid_value && mid_value <= hi_value)) {
-      throw InputError(fmt::format("{}: expected {} <= {} <= {}, got {} , {} , {}", place_, lo,
-                                   mid, hi, lo_value, mid_value, hi_value));
+  // The times "<stem>_min_s", "<stem>_median_s" and "<stem>_max_s", in that order.
+  void min_median_max(const std::string& stem, double& lo, double& mid, double& hi) const {
+    const std::string lo_key = stem + "_min_s";
+    const std::string mid_key = stem + "_median_s";
+    const std::string hi_key = stem + "_max_s";
+    lo = seconds(lo_key.c_str());
+    mid = seconds(mid_key.c_str());
+    hi = seconds(hi_key.c_str());
+    if (!(lo <= mid && mid <= hi)) {
+      throw InputError(fmt::format("{}: expected {} <= {} <= {}, got {} , {} , {}", place_,
+                                   lo_key, mid_key, hi_key, lo, mid, hi));
     }
+  }
+  // The rank a per-rank record is of, and its host.
+  template <typename Point>
+  void rank_and_host(Point& p) const {
+    p.rank = whole("rank");
+    p.host = text("host");
   }
 
  private:
@@ -403,11 +414,7 @@ void read_pingpong_record(const RecordReader& r, const std::string& place, Measu
   p.to = r.whole("to", 0, kMaxRanks - 1);
   p.bytes = r.size("bytes");
   p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-  p.one_way_min_s = r.seconds("one_way_min_s");
-  p.one_way_median_s = r.seconds("one_way_median_s");
-  p.one_way_max_s = r.seconds("one_way_max_s");
-  r.require_ordered("one_way_min_s", p.one_way_min_s, "one_way_median_s", p.one_way_median_s,
-                    "one_way_max_s", p.one_way_max_s);
+  r.min_median_max("one_way", p.one_way_min_s, p.one_way_median_s, p.one_way_max_s);
   if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
 }
 
@@ -424,11 +431,7 @@ void read_collective_record(const RecordReader& r, const std::string& place,
   p.ranks = r.whole("ranks", 1, kMaxRanks);
   p.bytes = r.size("bytes");
   p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-  p.time_min_s = r.seconds("time_min_s");
-  p.time_median_s = r.seconds("time_median_s");
-  p.time_max_s = r.seconds("time_max_s");
-  r.require_ordered("time_min_s", p.time_min_s, "time_median_s", p.time_median_s, "time_max_s",
-                    p.time_max_s);
+  r.min_median_max("time", p.time_min_s, p.time_median_s, p.time_max_s);
   p.algbw_Bps = r.rate("algbw_Bps");
   p.busbw_Bps = r.rate("busbw_Bps");
   p.verified = r.flag("verified");
@@ -438,8 +441,7 @@ void read_collective_record(const RecordReader& r, const std::string& place,
 void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
   ArrivalPoint p;
   p.iteration = r.whole("iteration");
-  p.rank = r.whole("rank");
-  p.host = r.text("host");
+  r.rank_and_host(p);
   p.arrival_s = r.duration("arrival_s");
   p.injected_s = r.duration("injected_s");
   p.collective_s = r.duration("collective_s");
@@ -449,8 +451,7 @@ void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
 void read_step_record(const RecordReader& r, MeasurementSet& set) {
   StepPoint p;
   p.step = r.whole("step");
-  p.rank = r.whole("rank");
-  p.host = r.text("host");
+  r.rank_and_host(p);
   p.compute_s = r.duration("compute_s");
   p.communication_s = r.duration("communication_s");
   p.wait_s = r.duration("wait_s");
