@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
 
@@ -78,7 +79,7 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
     with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(link); });
     return with_flag("--ranks", [&] { return flat_topology(*ranks, link); });
   }
-  Topology t = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+  Topology t = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
   if (!flags.alpha.empty() || !flags.bandwidth.empty()) {
     if (!flags.alpha.empty()) {
       t.inter.alpha_s = flag_seconds("--alpha", flags.alpha);

@@ -12,6 +12,7 @@
 #include "cli/next_measurement.h"
 #include "scalewall/analysis/diagnose.h"
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/file_format.h"
 #include "scalewall/io/input_file.h"
 #include "scalewall/io/measurement.h"
@@ -176,7 +177,7 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
   for (const InputText& input : inputs) parse_measurement_text(input.text, input.path, set);
   std::optional<Topology> fabric;
   if (!flags.fabric.empty()) {
-    fabric = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+    fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
   }
   const MeasurementDiagnosis d = diagnose_measurements(set, fabric);
   if (!flags.plot.empty()) {

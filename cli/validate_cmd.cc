@@ -15,6 +15,7 @@
 #include "scalewall/analysis/calibrate.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
@@ -54,7 +55,7 @@ Report run_validate(const ValidateFlags& flags) {
   std::optional<HockneyFit> fit;
   std::string fabric_origin;
   if (!flags.fabric.empty()) {
-    fabric = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+    fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
     fabric_origin = flags.fabric;
   } else {
     if (set.pingpong.empty()) {
