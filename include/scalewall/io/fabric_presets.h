@@ -13,6 +13,7 @@
 #define SCALEWALL_FABRIC_PRESETS_H_
 
 #include <span>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -21,9 +22,9 @@
 namespace scalewall {
 
 struct FabricPreset {
-  std::string_view name;         // "dgx-h100"
-  std::string_view description;  // one line: the node and its network
-  std::string_view toml;         // the fabric, as a fabric file would hold it
+  std::string name;         // "dgx-h100"
+  std::string description;  // one line: the node and its network
+  std::string toml;         // the fabric, as a fabric file holds it, its sources as comments
 };
 
 // Every preset, in a fixed order: dgx-a100, dgx-h100, hgx-h200, gb200-nvl72, mi300x-node,
