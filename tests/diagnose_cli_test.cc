@@ -32,8 +32,11 @@ TEST(DiagnoseCli, InterviewCaseNamesCandidatesAndTheNextMeasurement) {
     EXPECT_NE(std::find(candidates.begin(), candidates.end(), m), candidates.end()) << m;
   }
   EXPECT_FALSE(j["cannot_separate"].empty());
-  EXPECT_NE(j["next_measurement"].get<std::string>().find("scalewall-mpi arrival"),
-            std::string::npos);
+  // The step split comes first in the measurement order, the arrival run after the
+  // collective.
+  const std::string next = j["next_measurement"];
+  EXPECT_EQ(next.rfind("mpirun -np 1024 scalewall-mpi step", 0), 0u) << next;
+  EXPECT_LT(next.find("scalewall-mpi collective"), next.find("scalewall-mpi arrival")) << next;
 }
 
 TEST(DiagnoseCli, LatencyBoundWeakTableIsNamed) {
@@ -105,15 +108,26 @@ TEST(DiagnoseCli, NextMeasurementsAreExactCommandLines) {
             "times separate latency from variance)");
   const auto table = run_json(
       {"diagnose", write_temp_file("two.csv", "ranks,step_s\n1,1\n2,0.6\n")});
+  // The measurement order: the step split first, then the collective alone and its
+  // variance, then placement (inside one node, one rank per node).
   EXPECT_EQ(table["next_measurement"],
-            "mpirun -np 2 scalewall-mpi arrival (latency: the zero-byte collective; variance: "
-            "the per-rank arrival spread), then mpirun -np 2 scalewall-mpi collective --op "
-            "allreduce --algorithm library (bandwidth: the collective alone against 2m/busbw), "
-            "then mpirun -np 2 scalewall-mpi step (compute, communication and wait per rank)");
+            "mpirun -np 2 scalewall-mpi step (compute, communication and wait per rank and "
+            "step), then mpirun -np 2 scalewall-mpi collective --op allreduce --algorithm "
+            "library (the collective alone, against 2m/busbw), then mpirun -np 2 scalewall-mpi "
+            "arrival --iterations 1000 (the zero-byte collective (latency) and the per-rank "
+            "arrival spread (variance)), then mpirun -np 2 --map-by ppr:2:node scalewall-mpi "
+            "collective --op allreduce --algorithm library (inside one node), then mpirun -np 2 "
+            "--map-by ppr:1:node scalewall-mpi collective --op allreduce --algorithm library "
+            "(one rank per node)");
   const auto plan = run_json({"plan", "--observed", "128:94%,1024:61%"});
-  EXPECT_EQ(plan["next_measurement"],
-            "mpirun -np 1024 scalewall-mpi arrival, then mpirun -np 1024 scalewall-mpi "
-            "collective --op allreduce --algorithm library");
+  EXPECT_EQ(plan["next_measurement"].get<std::string>().rfind(
+                "mpirun -np 1024 scalewall-mpi step (compute, communication and wait per rank "
+                "and step), then mpirun -np 1024 scalewall-mpi collective --op allreduce "
+                "--algorithm library (the collective alone, against 2m/busbw), then mpirun -np "
+                "1024 scalewall-mpi arrival --iterations 1000",
+                0),
+            0u)
+      << plan["next_measurement"];
   std::vector<std::string> measurements;
   for (const auto& e : plan["explanations"]) measurements.push_back(e["measurement"]);
   EXPECT_NE(std::find(measurements.begin(), measurements.end(),

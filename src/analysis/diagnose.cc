@@ -25,17 +25,10 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-// After a scaling table: the runs that separate the mechanisms, at the largest rank count.
+// After a scaling table: the measurement order's runs at the largest rank count, the step
+// split first.
 NextMeasurement scaling_next_measurement(std::int64_t ranks) {
-  NextMeasurement next;
-  next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
-                             "latency: the zero-byte collective; variance: the per-rank "
-                             "arrival spread"));
-  next.runs.push_back(harness_run(HarnessMode::kCollective, ranks,
-                             "bandwidth: the collective alone against 2m/busbw"));
-  next.runs.push_back(
-      harness_run(HarnessMode::kStep, ranks, "compute, communication and wait per rank"));
-  return next;
+  return order_runs(measurement_order(ranks));
 }
 
 // After harness records: the first kind still missing, in the measurement order (step,

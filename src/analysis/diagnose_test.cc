@@ -141,11 +141,21 @@ TEST(DiagnoseScaling, TwoPointsCannotSeparateThree) {
   EXPECT_TRUE(said);
   EXPECT_FALSE(d.binding.has_value());
   EXPECT_NEAR(d.efficiency_at_largest, 0.61 / 0.94, 1e-4);  // against the 128-rank baseline
-  ASSERT_EQ(d.next_measurement.runs.size(), 3u);  // arrival, then collective, then step
-  EXPECT_EQ(d.next_measurement.runs[0].mode, HarnessMode::kArrival);
-  EXPECT_EQ(d.next_measurement.runs[0].ranks, d.largest_ranks);
-  EXPECT_EQ(d.next_measurement.runs[1].mode, HarnessMode::kCollective);
-  EXPECT_EQ(d.next_measurement.runs[2].mode, HarnessMode::kStep);
+  // The measurement order: the step split, the collective alone, its variance (arrival),
+  // then placement: the collective inside one node and one rank per node.
+  const auto& runs = d.next_measurement.runs;
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_EQ(runs[0].mode, HarnessMode::kStep);
+  EXPECT_EQ(runs[0].ranks, d.largest_ranks);
+  EXPECT_EQ(runs[1].mode, HarnessMode::kCollective);
+  EXPECT_EQ(runs[1].placement, RankPlacement::kAny);
+  EXPECT_EQ(runs[2].mode, HarnessMode::kArrival);
+  EXPECT_EQ(runs[2].ranks, d.largest_ranks);
+  EXPECT_EQ(runs[3].mode, HarnessMode::kCollective);
+  EXPECT_EQ(runs[3].placement, RankPlacement::kOneNode);
+  EXPECT_EQ(runs[3].ranks, kTypicalRanksPerNode);
+  EXPECT_EQ(runs[4].placement, RankPlacement::kOneRankPerNode);
+  EXPECT_EQ(runs[4].ranks, kTypicalRanksPerNode);
   EXPECT_FALSE(d.warnings.empty());  // the baseline is 128 ranks, not one
 }
 

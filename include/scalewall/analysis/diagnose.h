@@ -72,7 +72,7 @@ struct ScalingDiagnosis {
   // mechanism the data cannot tell from it. `binding` is set when that is a single one.
   std::vector<Mechanism> binding_candidates;
   std::optional<Mechanism> binding;
-  NextMeasurement next_measurement;     // arrival, collective and step runs at the largest N
+  NextMeasurement next_measurement;     // the measurement order at the largest N, step first
 };
 
 // REQUIRES: at least two points; all of one scaling mode (a table whose problem_size is
