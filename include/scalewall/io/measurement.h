@@ -128,9 +128,21 @@ struct StepPoint {
   double step_s = 0;
 };
 
+// The run a file's records came from, as far as the file says: scalewall-mpi's envelope
+// names its mode and its context (ranks, hosts, date); the benchmarks' logs say none of it.
+struct MeasurementRun {
+  std::string source;                          // as in MeasurementSet::sources
+  std::string command;                         // "step", "arrival", ...; empty for a log
+  std::optional<std::int64_t> ranks;           // context.ranks
+  std::optional<std::int64_t> ranks_per_host;  // context.ranks_per_host
+  std::vector<std::string> hosts;              // context.hosts, as written
+  std::string date;                            // context.date, as written; empty if none
+};
+
 // Everything read from one or more files.
 struct MeasurementSet {
   std::vector<std::string> sources;  // "path (format)", one per file read
+  std::vector<MeasurementRun> runs;  // one per file read, in the order of `sources`
   std::vector<std::string> warnings; // e.g. "run.jsonl: incomplete (no end record)"
   std::vector<PingPongPoint> pingpong;
   std::vector<CollectivePoint> collectives;
