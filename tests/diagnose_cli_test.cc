@@ -285,6 +285,50 @@ TEST(DiagnoseCli, PingPongAloneIsDiagnosedPerPair) {
       << j["next_measurement"];
 }
 
+// Ping-pong records that name their ranks' hosts: 4 ranks, 2 on each of a and b. Pairs inside
+// a node (alpha 1 us) and across nodes (5 us; 1->3 20 us) are summarised and judged apart.
+TEST(DiagnoseCli, PingPongPairsInsideAndAcrossNodes) {
+  std::string text = Envelope("pingpong", 4, 2, R"("a","b")", "2026-11-30T05:00:00Z");
+  int records = 0;
+  for (int x = 0; x < 4; ++x) {
+    for (int y = x + 1; y < 4; ++y) {
+      const bool same = x / 2 == y / 2;
+      const double alpha = same ? 1e-6 : (x == 1 && y == 3 ? 20e-6 : 5e-6);
+      for (const double m : {0.0, 1024.0, 65536.0, 1048576.0}) {
+        const double t = alpha + m / (same ? 50e9 : 10e9);
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "{\"record\":\"pingpong\",\"from\":%d,\"to\":%d,\"from_host\":\"%s\","
+                      "\"to_host\":\"%s\",\"bytes\":%.0f,\"iterations\":100,"
+                      "\"one_way_min_s\":%.9g,\"one_way_median_s\":%.9g,"
+                      "\"one_way_max_s\":%.9g}\n",
+                      x, y, x < 2 ? "a" : "b", y < 2 ? "a" : "b", m, t, t, t);
+        text += line;
+        ++records;
+      }
+    }
+  }
+  const auto j = run_json(
+      {"diagnose", write_temp_file("two_hosts.jsonl", text + EndRecord(records))});
+  const std::string verdict = j["verdict"];
+  EXPECT_NE(verdict.find("2 pairs inside a node: median latency 1 us, bandwidth 50 GB/s"),
+            std::string::npos)
+      << verdict;
+  EXPECT_NE(verdict.find("4 pairs across nodes: median latency 5 us, bandwidth 10 GB/s"),
+            std::string::npos)
+      << verdict;
+  ASSERT_EQ(j["links"].size(), 6u);
+  EXPECT_EQ(j["links"][0]["same_host"], "yes");  // 0->1 on a
+  EXPECT_EQ(j["links"][1]["same_host"], "no");   // 0->2, a to b
+  EXPECT_EQ(j["links"][1]["to_host"], "b");
+  std::vector<std::string> what;
+  for (const auto& o : j["outliers"]) what.push_back(o["what"]);
+  EXPECT_EQ(what, std::vector<std::string>{"link 1->3"});
+  EXPECT_NE(j["outliers"][0]["evidence"].get<std::string>().find("among 4 pairs across nodes"),
+            std::string::npos)
+      << j["outliers"][0];
+}
+
 TEST(DiagnoseCli, PlotsTheMainFigure) {
   const std::string table = write_temp_file("plot.csv", "ranks,step_s\n1,10\n2,5.2\n4,2.8\n8,1.6\n");
   const std::string svg = write_temp_file("eff.svg", "");

@@ -543,10 +543,14 @@ void model_collective(const CollectivePoint& c, const Topology& fabric,
   }
 }
 
-// The host of each rank: from step and arrival records, or, when every run's context names a
-// single host, that host for every rank (ping-pong records carry no host of their own).
+// The host of each rank: from the ping-pong, step and arrival records, or, when none says
+// and every run's context names a single host, that host for every rank.
 std::map<std::int64_t, std::string> rank_hosts(const MeasurementSet& set) {
   std::map<std::int64_t, std::string> hosts;
+  for (const PingPongPoint& p : set.pingpong) {
+    if (!p.from_host.empty()) hosts.emplace(p.from, p.from_host);
+    if (!p.to_host.empty()) hosts.emplace(p.to, p.to_host);
+  }
   for (const StepPoint& p : set.steps) hosts.emplace(p.rank, p.host);
   for (const ArrivalPoint& p : set.arrivals) hosts.emplace(p.rank, p.host);
   if (!hosts.empty() || set.runs.empty()) return hosts;

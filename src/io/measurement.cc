@@ -364,6 +364,10 @@ class RecordReader {
     }
     return v.get<std::string>();
   }
+  // A string field that may be absent (or null): empty then.
+  std::string optional_text(const char* key) const {
+    return optional_json_string(record_, key, "", place_);
+  }
   bool flag(const char* key) const {
     const Json& v = field(key);
     if (!v.is_boolean()) {
@@ -412,6 +416,8 @@ void read_pingpong_record(const RecordReader& r, const std::string& place, Measu
   PingPongPoint p;
   p.from = r.whole("from", 0, kMaxRanks - 1);
   p.to = r.whole("to", 0, kMaxRanks - 1);
+  p.from_host = r.optional_text("from_host");
+  p.to_host = r.optional_text("to_host");
   p.bytes = r.size("bytes");
   p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
   r.min_median_max("one_way", p.one_way_min_s, p.one_way_median_s, p.one_way_max_s);
