@@ -215,7 +215,8 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--ranks,-n", flags->ranks, "The rank count to plan for")->type_name("N");
   cmd->add_option("--observed", flags->observed,
                   "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario "
-                  "needed): which mechanisms could explain the drop")
+                  "needed): which mechanisms could explain the drop, what to measure in which "
+                  "order, and the remedies ranked")
       ->type_name("N1:E1,N2:E2");
   add_format_option(cmd, &flags->format);
   cmd->footer(
