@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <string>
@@ -74,6 +75,14 @@ Report run_calibrate(const CalibrateFlags& flags) {
         "collective times of 2 or more ranks (for bus bandwidth){}",
         flags.files.size() == 1 ? flags.files.front() : fmt::format("{} files", flags.files.size()),
         stream.empty() ? "" : "; osu_bw streams alone fit nothing without osu_latency"));
+  }
+  if (fit) {
+    // A poor fit still gives figures, but a fabric written from it misprices messages: say so
+    // on stderr as well as in the report (and the fabric file's comments).
+    for (const std::string& w : fit_quality_warnings(*fit)) {
+      std::cerr << "warning: " << w << "\n";
+      warnings.push_back(w);
+    }
   }
   if (!fit && !stream.empty()) {
     warnings.push_back(

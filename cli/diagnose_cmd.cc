@@ -4,6 +4,7 @@
 // the ranks, hosts and links that stand out, and the next measurement to run.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -172,55 +173,61 @@ Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
   return report;
 }
 
-Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputText>& inputs) {
-  MeasurementSet set;
-  for (const InputText& input : inputs) parse_measurement_text(input.text, input.path, set);
-  std::optional<Topology> fabric;
-  if (!flags.fabric.empty()) {
-    fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
+// The main figure: the per-rank distribution of wait (step records) or of arrival time
+// (arrival records), of the first run that has either.
+void plot_measurements(const DiagnoseFlags& flags, const std::vector<MeasurementSet>& runs) {
+  const auto drawn = std::find_if(runs.begin(), runs.end(), [](const MeasurementSet& r) {
+    return !r.steps.empty() || !r.arrivals.empty();
+  });
+  if (drawn == runs.end()) {
+    throw InputError("--plot: draws per-rank wait or arrival times; these files hold neither "
+                     "step nor arrival records");
   }
-  const MeasurementDiagnosis d = diagnose_measurements(set, fabric);
-  if (!flags.plot.empty()) {
-    // The main figure: the per-rank distribution of wait (step records) or of arrival time
-    // (arrival records).
-    std::map<std::int64_t, std::vector<double>> samples;
-    std::string quantity;
-    if (!set.steps.empty()) {
-      quantity = "wait";
-      for (const StepPoint& p : set.steps) samples[p.rank].push_back(p.wait_s);
-    } else if (!set.arrivals.empty()) {
-      quantity = "arrival";
-      for (const ArrivalPoint& p : set.arrivals) samples[p.rank].push_back(p.arrival_s);
-    } else {
-      throw InputError("--plot: draws per-rank wait or arrival times; these files hold neither "
-                       "step nor arrival records");
-    }
-    std::vector<std::int64_t> ranks;
-    std::vector<std::vector<double>> values;
-    for (auto& [rank, v] : samples) {
-      ranks.push_back(rank);
-      values.push_back(std::move(v));
-    }
-    std::string subject;
-    for (const std::string& f : flags.files) subject += (subject.empty() ? "" : ", ") + f;
-    with_flag("--plot", [&] {
-      return render_plot(per_rank_distribution_plot(ranks, values, quantity, subject), flags.plot,
-                         plot_options(flags));
-    });
+  const MeasurementSet& set = *drawn;
+  std::map<std::int64_t, std::vector<double>> samples;
+  std::string quantity;
+  if (!set.steps.empty()) {
+    quantity = "wait";
+    for (const StepPoint& p : set.steps) samples[p.rank].push_back(p.wait_s);
+  } else {
+    quantity = "arrival";
+    for (const ArrivalPoint& p : set.arrivals) samples[p.rank].push_back(p.arrival_s);
   }
+  std::vector<std::int64_t> ranks;
+  std::vector<std::vector<double>> values;
+  for (auto& [rank, v] : samples) {
+    ranks.push_back(rank);
+    values.push_back(std::move(v));
+  }
+  std::string subject;
+  for (const MeasurementRun& r : set.runs) subject += (subject.empty() ? "" : ", ") + r.source;
+  with_flag("--plot", [&] {
+    return render_plot(per_rank_distribution_plot(ranks, values, quantity, subject), flags.plot,
+                       plot_options(flags));
+  });
+}
 
-  Report report;
-  report.command = "diagnose";
-  report.kind = Kind::kMeasurement;
-  report.banner = measurement_banner(fmt::format("{} file{} of scalewall-mpi or benchmark output",
-                                                 flags.files.size(),
-                                                 flags.files.size() == 1 ? "" : "s"));
-  report.title = d.verdict;
-  report.inputs["files"] = flags.files;
-  if (fabric) report.inputs["fabric"] = topology_inputs(*fabric);
+std::string joined(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
 
+// Per run: what it is and its verdict (one row each), and its records' tables, each row
+// keyed by its run.
+void add_run_tables(const std::vector<RunDiagnosis>& runs, Report& report) {
+  Table summary{"runs",
+                {{"run", "run", Unit::kCount},
+                 {"files", "files", Unit::kText},
+                 {"identity", "job", Unit::kText},
+                 {"binding", "binding", Unit::kText},
+                 {"verdict", "verdict", Unit::kText},
+                 {"next_measurement", "run next", Unit::kText}},
+                {},
+                {}};
   Table ranks{"ranks",
-              {{"rank", "rank", Unit::kCount},
+              {{"run", "run", Unit::kCount},
+               {"rank", "rank", Unit::kCount},
                {"host", "host", Unit::kText},
                {"steps", "steps", Unit::kCount},
                {"compute_s", "compute", Unit::kSeconds},
@@ -229,18 +236,15 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
                {"step_s", "step", Unit::kSeconds}},
               {},
               {}};
-  for (const RankSplit& r : d.ranks) {
-    ranks.add_row({r.rank, r.host, r.steps, r.compute_s, r.communication_s, r.wait_s, r.step_s});
-  }
-  report.tables.push_back(std::move(ranks));
   Table outliers{"outliers",
-                 {{"what", "stands out", Unit::kText}, {"evidence", "evidence", Unit::kText}},
+                 {{"run", "run", Unit::kCount},
+                  {"what", "stands out", Unit::kText},
+                  {"evidence", "evidence", Unit::kText}},
                  {},
                  {}};
-  for (const Outlier& o : d.outliers) outliers.add_row({o.what, o.evidence});
-  report.tables.push_back(std::move(outliers));
   Table collectives{"collectives",
-                    {{"op", "op", Unit::kText},
+                    {{"run", "run", Unit::kCount},
+                     {"op", "op", Unit::kText},
                      {"algorithm", "algorithm", Unit::kText},
                      {"ranks", "ranks", Unit::kCount},
                      {"bytes", "size", Unit::kBytes},
@@ -249,13 +253,57 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
                      {"bandwidth_model_s", "bytes/bandwidth", Unit::kSeconds}},
                     {},
                     {}};
-  for (const auto& c : d.collectives) {
-    collectives.add_row({std::string(op_name(c.op)), c.algorithm.name(), c.ranks, c.bytes,
-                         c.measured_s,
-                         optional_seconds(c.model_s), optional_seconds(c.bandwidth_model_s)});
+  Table links{"links",
+              {{"run", "run", Unit::kCount},
+               {"from", "from", Unit::kCount},
+               {"to", "to", Unit::kCount},
+               {"from_host", "from host", Unit::kText},
+               {"to_host", "to host", Unit::kText},
+               {"same_host", "same host", Unit::kText},
+               {"sizes", "sizes", Unit::kCount},
+               {"smallest_one_way_s", "one-way, smallest", Unit::kSeconds},
+               {"largest_bytes", "largest size", Unit::kBytes},
+               {"largest_one_way_s", "one-way, largest", Unit::kSeconds},
+               {"alpha_s", "fitted alpha", Unit::kSeconds},
+               {"bandwidth_Bps", "fitted bandwidth", Unit::kRate},
+               {"r_squared", "R^2", Unit::kPlain}},
+              {},
+              {}};
+  const auto text_or_null = [](const std::string& t) { return t.empty() ? Value{} : Value{t}; };
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto run = static_cast<std::int64_t>(i + 1);
+    const MeasurementDiagnosis& d = runs[i].diagnosis;
+    summary.add_row({run, joined(runs[i].sources, ", "), runs[i].identity,
+                     d.binding ? Value{std::string(mechanism_name(*d.binding))} : Value{},
+                     d.verdict, render_next_measurement(d.next_measurement)});
+    for (const RankSplit& r : d.ranks) {
+      ranks.add_row({run, r.rank, r.host, r.steps, r.compute_s, r.communication_s, r.wait_s,
+                     r.step_s});
+    }
+    for (const Outlier& o : d.outliers) outliers.add_row({run, o.what, o.evidence});
+    for (const auto& c : d.collectives) {
+      collectives.add_row({run, std::string(op_name(c.op)), c.algorithm.name(), c.ranks, c.bytes,
+                           c.measured_s, optional_seconds(c.model_s),
+                           optional_seconds(c.bandwidth_model_s)});
+    }
+    for (const LinkFit& l : d.links) {
+      const std::optional<bool> same = l.same_host();
+      links.add_row({run, l.from, l.to, text_or_null(l.from_host), text_or_null(l.to_host),
+                     same ? Value{std::string(*same ? "yes" : "no")} : Value{}, l.sizes,
+                     l.smallest_s, l.largest_bytes, l.largest_s, optional_seconds(l.alpha_s),
+                     l.bandwidth_Bps ? Value{*l.bandwidth_Bps} : Value{},
+                     l.r_squared ? Value{*l.r_squared} : Value{}});
+    }
   }
+  report.tables.push_back(std::move(ranks));
+  report.tables.push_back(std::move(summary));
+  report.tables.push_back(std::move(outliers));
   report.tables.push_back(std::move(collectives));
+  report.tables.push_back(std::move(links));
+}
 
+// The one run's figures as top-level fields.
+void add_single_run_fields(const MeasurementDiagnosis& d, Report& report) {
   if (!d.ranks.empty()) {
     report.add_field("compute_s", "compute per step", Unit::kSeconds, d.compute_s);
     report.add_field("communication_s", "communication per step", Unit::kSeconds,
@@ -273,8 +321,56 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
   report.add_field("verdict", "verdict", Unit::kText, d.verdict);
   report.add_field("next_measurement", "run next", Unit::kText,
                    render_next_measurement(d.next_measurement));
-  report.add_list("sources", "source", d.sources);
-  report.add_list("warnings", "warning", d.warnings);
+}
+
+Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputText>& inputs) {
+  std::vector<MeasurementSet> files;
+  for (const InputText& input : inputs) {
+    files.emplace_back();
+    parse_measurement_text(input.text, input.path, files.back());
+  }
+  std::optional<Topology> fabric;
+  if (!flags.fabric.empty()) {
+    fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
+  }
+  const std::vector<RunDiagnosis> runs = diagnose_runs(files, fabric);
+  if (!flags.plot.empty()) plot_measurements(flags, files);
+
+  Report report;
+  report.command = "diagnose";
+  report.kind = Kind::kMeasurement;
+  report.banner = measurement_banner(fmt::format("{} file{} of scalewall-mpi or benchmark output",
+                                                 flags.files.size(),
+                                                 flags.files.size() == 1 ? "" : "s"));
+  report.inputs["files"] = flags.files;
+  if (fabric) report.inputs["fabric"] = topology_inputs(*fabric);
+  add_run_tables(runs, report);
+  std::vector<std::string> sources;
+  std::vector<std::string> warnings;
+  std::vector<std::string> verdicts;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const MeasurementDiagnosis& d = runs[i].diagnosis;
+    sources.insert(sources.end(), d.sources.begin(), d.sources.end());
+    warnings.insert(warnings.end(), d.warnings.begin(), d.warnings.end());
+    verdicts.push_back(fmt::format(
+        "run {} ({}; {}): binding {}; {}", i + 1, joined(runs[i].sources, ", "), runs[i].identity,
+        d.binding ? mechanism_name(*d.binding) : std::string_view("not decided"), d.verdict));
+  }
+  if (runs.size() == 1) {
+    report.title = runs.front().diagnosis.verdict;
+    add_single_run_fields(runs.front().diagnosis, report);
+  } else {
+    report.title = fmt::format("{} runs, diagnosed apart (not the same job): see each run's "
+                               "verdict",
+                               runs.size());
+    report.add_field("binding", "binding mechanism", Unit::kText, Value{},
+                     "one per run (see runs)");
+    report.add_field("verdict", "verdict", Unit::kText,
+                     fmt::format("{} runs, diagnosed apart", runs.size()));
+  }
+  report.add_list("verdicts", "verdict", verdicts);
+  report.add_list("sources", "source", sources);
+  report.add_list("warnings", "warning", warnings);
   return report;
 }
 

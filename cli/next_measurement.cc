@@ -23,11 +23,26 @@ std::string mode_word(HarnessMode mode) {
   return {};
 }
 
+// Open MPI's mapping: ppr:N:node places N ranks per node, so all N on one node, or 1 on each
+// of N nodes.
+std::string placement_flags(RankPlacement placement, std::int64_t ranks) {
+  switch (placement) {
+    case RankPlacement::kAny:
+      return "";
+    case RankPlacement::kOneNode:
+      return fmt::format(" --map-by ppr:{}:node", ranks);
+    case RankPlacement::kOneRankPerNode:
+      return " --map-by ppr:1:node";
+  }
+  SCALEWALL_CHECK(false && "unknown RankPlacement");
+  return {};
+}
+
 }  // namespace
 
 std::string harness_command_line(const HarnessRun& run) {
-  std::string line =
-      fmt::format("mpirun -np {} scalewall-mpi {}", run.ranks, mode_word(run.mode));
+  std::string line = fmt::format("mpirun -np {}{} scalewall-mpi {}", run.ranks,
+                                 placement_flags(run.placement, run.ranks), mode_word(run.mode));
   if (run.mode == HarnessMode::kCollective) {
     line += fmt::format(" --op {} --algorithm library", op_name(run.op));
     if (run.bytes) line += fmt::format(" --min-bytes {0:.0f} --max-bytes {0:.0f}", *run.bytes);

@@ -9,6 +9,7 @@
 #include "scalewall/present/prediction_tables.h"
 #include "cli/next_measurement.h"
 #include "cli/scenario_flags.h"
+#include "scalewall/analysis/efficiency_drop.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
@@ -52,11 +53,41 @@ std::vector<Observation> read_observed(const std::string& text) {
   return out;
 }
 
+// "1. what: run, then run (purpose)" per stage of the measurement order.
+std::vector<std::string> order_lines(const std::vector<OrderedMeasurement>& order) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const OrderedMeasurement& m = order[i];
+    NextMeasurement runs;
+    runs.runs = m.runs;
+    lines.push_back(fmt::format("{}. {}: {}{}{}", i + 1, m.what,
+                                m.runs.empty() ? "" : render_next_measurement(runs),
+                                m.runs.empty() ? "" : "; ", m.look_at));
+  }
+  return lines;
+}
+
+// "1. overlap ...: cuts bandwidth, latency (can explain this drop); costs: ..." per remedy.
+std::vector<std::string> remedy_lines(const std::vector<RankedRemedy>& remedies) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < remedies.size(); ++i) {
+    const RankedRemedy& r = remedies[i];
+    std::string cuts;
+    for (const Mechanism m : r.addresses) {
+      cuts += (cuts.empty() ? "" : ", ") + std::string(mechanism_name(m));
+    }
+    lines.push_back(fmt::format("{}. {}: cuts {}{}; costs: {}", i + 1, r.remedy, cuts,
+                                r.addresses_a_fit ? " (a mechanism that fits this drop)" : "",
+                                r.cost));
+  }
+  return lines;
+}
+
 Report observed_report(const PlanFlags& flags) {
   const std::vector<Observation> obs = read_observed(flags.observed);
-  const auto explanations = with_flag("--observed", [&] {
-    return explain_efficiency_drop(obs[0].ranks, obs[0].efficiency, obs[1].ranks,
-                                   obs[1].efficiency);
+  const EfficiencyDropAnswer answer = with_flag("--observed", [&] {
+    return answer_efficiency_drop(obs[0].ranks, obs[0].efficiency, obs[1].ranks,
+                                  obs[1].efficiency);
   });
   Report report = model_report("plan");
   report.title = fmt::format(
@@ -75,7 +106,7 @@ Report observed_report(const PlanFlags& flags) {
               {},
               {}};
   std::string fitting;
-  for (const Explanation& e : explanations) {
+  for (const Explanation& e : answer.explanations) {
     table.add_row({std::string(mechanism_name(e.mechanism)), e.shape, e.can_explain,
                    e.can_explain ? e.implied : std::string("-"),
                    render_next_measurement(e.measurement, PurposeStyle::kColon)});
@@ -87,13 +118,16 @@ Report observed_report(const PlanFlags& flags) {
   report.tables.push_back(std::move(table));
   report.add_field("mechanisms_that_fit", "mechanisms that fit", Unit::kText, fitting,
                    "none of the simple shapes fits both points");
-  report.add_field(
-      "next_measurement", "run next", Unit::kText,
-      render_next_measurement(efficiency_drop_next_measurement(obs[1].ranks)));
+  report.add_field("next_measurement", "run next", Unit::kText,
+                   render_next_measurement(answer.next_measurement));
+  // Lists reach every format (table and CSV as "# label: item" lines, JSON as arrays).
+  report.add_list("measurement_order", "measure", order_lines(answer.order));
+  report.add_list("intra_vs_inter_node", "intra- vs inter-node", {answer.asymmetry});
+  report.add_list("remedies", "remedy", remedy_lines(answer.remedies));
   report.notes.push_back(
       "Two points fit any two-parameter shape: the fit says what could explain the drop, not "
-      "what does. A zero-byte collective with per-rank arrival times separates latency from "
-      "variance, and timing the collective alone against 2m/busbw isolates bandwidth.");
+      "what does. Measure in the order above: the step split first, then the collective alone "
+      "and its variance, then the per-rank distribution, then placement.");
   return report;
 }
 
@@ -191,7 +225,8 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--ranks,-n", flags->ranks, "The rank count to plan for")->type_name("N");
   cmd->add_option("--observed", flags->observed,
                   "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario "
-                  "needed): which mechanisms could explain the drop")
+                  "needed): which mechanisms could explain the drop, what to measure in which "
+                  "order, and the remedies ranked")
       ->type_name("N1:E1,N2:E2");
   add_format_option(cmd, &flags->format);
   cmd->footer(

@@ -141,6 +141,8 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
         nlohmann::ordered_json record;
         record["from"] = a;
         record["to"] = b;
+        record["from_host"] = w.rank_hosts[static_cast<std::size_t>(a)];
+        record["to_host"] = w.rank_hosts[static_cast<std::size_t>(b)];
         record["bytes"] = bytes;
         record["iterations"] = iterations;
         record["one_way_min_s"] = s.min;

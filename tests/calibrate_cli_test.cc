@@ -197,7 +197,8 @@ TEST(CalibrateCli, UnknownRankCountNamesTheRanksFlag) {
   text = text.substr(text.find("# OSU"));
   const std::string bare = write_temp_file("osu_allreduce_bare.txt", text);
   expect_input_error({"validate", bare, "--fabric", source_path("examples/fabrics/tcp-100gbe.toml")},
-               "allreduce library at 0 rank(s), 4 B: the rank count is unknown (give --ranks)");
+               "allreduce library, 19 points at an unknown rank count, 4 B .. 1.05 MB (19 "
+               "sizes): the rank count is unknown (give --ranks)");
   const CliResult r = run_scalewall({"diagnose", bare});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("the file holds no mpirun command line (give --ranks)"),
@@ -351,6 +352,59 @@ TEST(DiagnoseCliFormats, CannotSeparateSurvivesTableAndCsv) {
     EXPECT_NE(r.out.find("# cannot separate: " + first + "\n"), std::string::npos)
         << format << r.out;
   }
+}
+
+}  // namespace
+}  // namespace scalewall::testing
+
+namespace scalewall::testing {
+namespace {
+
+// Ping-pong times with a rendezvous step: 20 us more per message above 32 KiB.
+std::string ProtocolSwitchPingPong() {
+  std::string text =
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"pingpong","kind":"measurement",)"
+      R"("format":"jsonl","inputs":{},"context":{"ranks":2,"ranks_per_host":1,)"
+      R"("hosts":["a","b"],"date":"2026-11-30T05:00:00Z"}})"
+      "\n";
+  int records = 0;
+  for (double m = 0; m <= 16777216; m = m == 0 ? 1 : 2 * m) {
+    const double t = 2.5e-6 + m / 25e9 + (m > 32768 ? 20e-6 : 0.0);
+    text += fmt::format(
+        "{{\"record\":\"pingpong\",\"from\":0,\"to\":1,\"bytes\":{:.0f},\"iterations\":100,"
+        "\"one_way_min_s\":{:.9g},\"one_way_median_s\":{:.9g},\"one_way_max_s\":{:.9g}}}\n",
+        m, t, t, t);
+    ++records;
+  }
+  return text + fmt::format("{{\"record\":\"end\",\"status\":\"complete\",\"records\":{}}}\n",
+                            records);
+}
+
+// A fit the line does not describe is flagged on stderr, in every format and in the fabric
+// file; a good one is not.
+TEST(CalibrateCli, APoorFitIsFlaggedEverywhere) {
+  const std::string path = write_temp_file("switch.jsonl", ProtocolSwitchPingPong());
+  const std::string fabric = write_temp_file("switch.toml", "");
+  const CliResult r = run_scalewall({"calibrate", path, "--out", fabric, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: the residuals keep one sign over"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::string flagged;
+  for (const auto& w : j["warnings"]) {
+    if (contains(w, "the residuals keep one sign over")) flagged = w;
+  }
+  ASSERT_FALSE(flagged.empty()) << j["warnings"];
+  for (const char* format : {"table", "csv"}) {
+    const CliResult f = run_scalewall({"calibrate", path, "--format", format});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    EXPECT_NE(f.out.find("\n# warning: " + flagged + "\n"), std::string::npos) << format << f.out;
+  }
+  std::ifstream in(fabric);
+  const std::string toml(std::istreambuf_iterator<char>(in), {});
+  EXPECT_NE(toml.find("# WARNING: " + flagged + "\n"), std::string::npos) << toml;
+  const CliResult good = run_scalewall({"calibrate", data("scalewall_pingpong.jsonl")});
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_EQ(good.err.find("warning:"), std::string::npos) << good.err;
 }
 
 }  // namespace

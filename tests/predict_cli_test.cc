@@ -128,6 +128,66 @@ TEST(PlanCli, SeedInterviewQuestion) {
   EXPECT_NE(j["next_measurement"].get<std::string>().find("arrival"), std::string::npos);
 }
 
+// The strong answer to the seed's questions (002's interview question, 000's drill): the
+// measurement order with the step split first, the intra- vs inter-node comparison, and the
+// remedies ranked with overlap first, in every format.
+TEST(PlanCli, ObservedDropGivesTheOrderTheAsymmetryAndTheRankedRemedies) {
+  for (const char* observed : {"512:90%,1024:60%", "128:94%,1024:61%"}) {
+    const auto j = run_json({"plan", "--observed", observed});
+    const auto& order = j["measurement_order"];
+    ASSERT_EQ(order.size(), 4u) << observed;
+    EXPECT_EQ(order[0].get<std::string>().rfind(
+                  "1. the step split into compute, communication and wait: mpirun -np 1024 "
+                  "scalewall-mpi step",
+                  0),
+              0u)
+        << order[0];
+    const std::string second = order[1];
+    EXPECT_EQ(second.rfind("2. the collective's time alone, then its variance: mpirun -np 1024 "
+                           "scalewall-mpi collective",
+                           0),
+              0u)
+        << second;
+    EXPECT_LT(second.find("collective --op"), second.find("scalewall-mpi arrival")) << second;
+    EXPECT_EQ(order[2].get<std::string>().rfind("3. the per-rank distribution: ", 0), 0u)
+        << order[2];
+    const std::string placement = order[3];
+    EXPECT_NE(placement.find("4. placement: mpirun -np 8 --map-by ppr:8:node scalewall-mpi "
+                             "collective"),
+              std::string::npos)
+        << placement;
+    EXPECT_NE(placement.find("mpirun -np 8 --map-by ppr:1:node scalewall-mpi collective"),
+              std::string::npos)
+        << placement;
+    ASSERT_EQ(j["intra_vs_inter_node"].size(), 1u);
+    const std::string asymmetry = j["intra_vs_inter_node"][0];
+    EXPECT_NE(asymmetry.find("at 8 ranks inside one node with the same collective at 8 ranks "
+                             "one per node"),
+              std::string::npos)
+        << asymmetry;
+    const auto& remedies = j["remedies"];
+    ASSERT_EQ(remedies.size(), 7u);
+    EXPECT_EQ(remedies[0].get<std::string>().rfind("1. overlap communication with computation", 0),
+              0u)
+        << remedies[0];
+    EXPECT_NE(remedies[0].get<std::string>().find("(a mechanism that fits this drop)"),
+              std::string::npos);
+    const std::string next = j["next_measurement"];
+    EXPECT_EQ(next.rfind("mpirun -np 1024 scalewall-mpi step", 0), 0u) << next;
+    for (const char* format : {"table", "csv"}) {
+      const CliResult r = run_scalewall({"plan", "--observed", observed, "--format", format});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      for (const std::string& line :
+           {"\n# measure: " + order[0].get<std::string>() + "\n",
+            "\n# measure: " + placement + "\n",
+            "\n# intra- vs inter-node: " + asymmetry + "\n",
+            "\n# remedy: " + remedies[0].get<std::string>() + "\n"}) {
+        EXPECT_NE(r.out.find(line), std::string::npos) << format << ": " << line << r.out;
+      }
+    }
+  }
+}
+
 TEST(PredictCli, BadInputsNameTheProblem) {
   struct Bad {
     std::vector<std::string> args;

@@ -278,6 +278,68 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
   return fit;
 }
 
+namespace {
+
+// "+77%", "-37%": a relative residual with its sign.
+std::string signed_percent(double fraction) { return fmt::format("{:+.0f}%", 100 * fraction); }
+
+// The longest run of consecutive points whose relative residuals share a sign and each exceed
+// kRunResidualFloor: [first, first + length).
+struct ResidualRun {
+  std::size_t first = 0;
+  std::size_t length = 0;
+};
+
+ResidualRun longest_same_sign_run(const std::vector<FitPoint>& points) {
+  ResidualRun best;
+  ResidualRun current;
+  int current_sign = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double r = points[i].relative_residual;
+    const int sign = r > kRunResidualFloor ? 1 : r < -kRunResidualFloor ? -1 : 0;
+    if (sign != 0 && sign == current_sign) {
+      ++current.length;
+    } else {
+      current = {i, sign != 0 ? 1u : 0u};
+      current_sign = sign;
+    }
+    if (current.length > best.length) best = current;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::string> fit_quality_warnings(const HockneyFit& fit) {
+  std::vector<std::string> warnings;
+  if (fit.points.empty()) return warnings;
+  if (fit.r_squared < kPoorFitRSquared) {
+    const auto [lo, hi] = std::minmax_element(
+        fit.points.begin(), fit.points.end(), [](const FitPoint& a, const FitPoint& b) {
+          return a.relative_residual < b.relative_residual;
+        });
+    warnings.push_back(fmt::format(
+        "poor fit: R^2 {:.2f} is below {:.2f}, residuals from {} to {}: the line alpha + m / "
+        "bandwidth does not describe these sizes, and a fabric written from it misprices "
+        "messages; fit one size regime at a time",
+        fit.r_squared, kPoorFitRSquared, signed_percent(lo->relative_residual),
+        signed_percent(hi->relative_residual)));
+  }
+  const ResidualRun run = longest_same_sign_run(fit.points);
+  if (run.length >= kLongResidualRun) {
+    const FitPoint& first = fit.points[run.first];
+    const FitPoint& last = fit.points[run.first + run.length - 1];
+    warnings.push_back(fmt::format(
+        "the residuals keep one sign over {} consecutive sizes, {} .. {} ({} .. {}; at least "
+        "{} sizes beyond {:.0f}% are flagged): the times bend away from a straight line there "
+        "(a protocol switch, or two links in one fit); fit the sizes on each side apart",
+        run.length, format_bytes(first.bytes), format_bytes(last.bytes),
+        signed_percent(first.relative_residual), signed_percent(last.relative_residual),
+        kLongResidualRun, 100 * kRunResidualFloor));
+  }
+  return warnings;
+}
+
 LogGPFit fit_loggp(const HockneyFit& hockney, std::span<const StreamPoint> stream) {
   LogGPFit fit;
   fit.overhead_note =
@@ -455,35 +517,127 @@ ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::str
   return s;
 }
 
-// Why a measured point is not scored, or nothing when it is.
+// The MPI library's call for `op`, as the harness (and the MPI benchmarks) call it.
+std::string_view library_call(Op op) {
+  switch (op) {
+    case Op::kAllreduce:
+      return "MPI_Allreduce";
+    case Op::kReduceScatter:
+      return "MPI_Reduce_scatter_block";
+    case Op::kAllgather:
+      return "MPI_Allgather";
+    case Op::kBroadcast:
+      return "MPI_Bcast";
+    case Op::kReduce:
+      return "MPI_Reduce";
+    case Op::kAlltoall:
+      return "MPI_Alltoall";
+    case Op::kBarrier:
+      return "MPI_Barrier";
+  }
+  SCALEWALL_CHECK(false && "unknown Op");
+  return {};
+}
+
+// Why a measured point is not scored, or nothing when it is; the reason does not name the
+// point (SkipTally says which points it covers).
 std::optional<std::string> unscored_reason(const CollectivePoint& p) {
-  const std::string where = fmt::format("{} {} at {} rank(s), {}", op_name(p.op),
-                                        p.algorithm.name(), p.ranks, format_bytes(p.bytes));
   if (!p.verified) {
-    return where + ": the result was not verified (a wrong result's time is no "
-                   "measurement of the algorithm)";
+    return std::string("the result was not verified (a wrong result's time is no measurement "
+                       "of the algorithm)");
   }
   if (p.ranks == 0) {
-    return fmt::format("{}: the rank count is unknown (give {})", where,
-                       setting_words(Setting::kRankCount));
+    return fmt::format("the rank count is unknown (give {})", setting_words(Setting::kRankCount));
   }
-  if (p.ranks == 1) return where + ": one rank exchanges nothing; the model predicts zero";
-  if (p.bytes == 0 && p.op != Op::kBarrier) {
-    return where + ": a zero-byte call returns without communicating (Open "
-                   "MPI's MPI_Allreduce with count 0 returns at once), while "
-                   "the model charges its latency terms; not scored";
+  if (p.ranks == 1) return std::string("one rank exchanges nothing; the model predicts zero");
+  // A hand-written algorithm sends its zero-length messages, which pay the latency terms the
+  // model charges; only the library's call returns without communicating.
+  if (p.bytes == 0 && p.op != Op::kBarrier && p.algorithm.is_library()) {
+    return fmt::format(
+        "a zero-count {} returns without communicating (Open MPI returns from it at once "
+        "when the count is 0), while the model charges its latency terms; not scored",
+        library_call(p.op));
   }
-  if (!(p.time_median_s > 0)) return where + ": the measured time is zero";
+  if (!(p.time_median_s > 0)) return std::string("the measured time is zero");
   return std::nullopt;
 }
 
+// At most this many distinct rank counts or sizes are listed in a reason; more are shown as
+// their range and count, so that a reason stays one readable line however long the sweep.
+constexpr std::size_t kListedValues = 5;
+
+// "2, 4 and 8" (`unit` follows: "2, 4 and 8 ranks"), or "2 .. 1024 ranks (9 counts)".
+template <typename T, typename Show>
+std::string value_words(std::vector<T> values, Show show, std::string_view unit_one,
+                        std::string_view unit_many, std::string_view many) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  const std::string_view unit = values.size() == 1 ? unit_one : unit_many;
+  if (values.size() > kListedValues) {
+    return fmt::format("{} .. {}{} ({} {})", show(values.front()), show(values.back()), unit,
+                       values.size(), many);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += i + 1 == values.size() ? " and " : ", ";
+    out += show(values[i]);
+  }
+  return out + std::string(unit);
+}
+
+// Points left out, one group per (op, algorithm, reason), in order of first appearance.
+class SkipTally {
+ public:
+  void add(Op op, const MeasuredAlgorithm& algorithm, std::string reason, std::int64_t ranks,
+           double bytes, std::int64_t points) {
+    auto it = std::find_if(groups_.begin(), groups_.end(), [&](const Group& g) {
+      return g.op == op && g.algorithm == algorithm && g.reason == reason;
+    });
+    if (it == groups_.end()) {
+      groups_.push_back({op, algorithm, std::move(reason), {}, {}, 0});
+      it = std::prev(groups_.end());
+    }
+    it->ranks.push_back(ranks);
+    it->sizes.push_back(bytes);
+    it->points += points;
+  }
+  // One line per group into v.skipped, and the points into v.points_skipped.
+  void write(Validation& v) const {
+    for (const Group& g : groups_) {
+      // Rank count 0 is a log that does not say it.
+      const std::string ranks =
+          g.ranks == std::vector<std::int64_t>(g.ranks.size(), 0)
+              ? std::string("an unknown rank count")
+              : value_words(
+                    g.ranks, [](std::int64_t n) { return std::to_string(n); }, " rank",
+                    " ranks", "counts");
+      const std::string sizes = value_words(
+          g.sizes, [](double m) { return format_bytes(m); }, "", "", "sizes");
+      v.skipped.push_back(fmt::format("{} {}, {} point{} at {}, {}: {}", op_name(g.op),
+                                      g.algorithm.name(), g.points, g.points == 1 ? "" : "s",
+                                      ranks, sizes, g.reason));
+      v.points_skipped += g.points;
+    }
+  }
+
+ private:
+  struct Group {
+    Op op;
+    MeasuredAlgorithm algorithm;
+    std::string reason;
+    std::vector<std::int64_t> ranks;
+    std::vector<double> sizes;
+    std::int64_t points;
+  };
+  std::vector<Group> groups_;
+};
+
 // The scored points' times grouped by key; the others go to `skipped` with why.
-MeasuredTimes group_measured(std::span<const CollectivePoint> measured,
-                             std::vector<std::string>& skipped) {
+MeasuredTimes group_measured(std::span<const CollectivePoint> measured, SkipTally& skipped) {
   MeasuredTimes m;
   for (const CollectivePoint& p : measured) {
     if (std::optional<std::string> why = unscored_reason(p)) {
-      skipped.push_back(std::move(*why));
+      skipped.add(p.op, p.algorithm, std::move(*why), p.ranks, p.bytes, 1);
       continue;
     }
     const ValidationKey key{p.op, p.algorithm, p.ranks, p.bytes};
@@ -494,19 +648,17 @@ MeasuredTimes group_measured(std::span<const CollectivePoint> measured,
 }
 
 // The model's cost of one key on the fabric scaled to its ranks, or nothing (with why in
-// `v.skipped`; an algorithm the model lacks is reported once, by `warned`).
-std::optional<CollectiveCost> modelled_cost(
-    const ValidationKey& key, const Topology& fabric, const CostOptions& options, Validation& v,
-    std::map<std::pair<Op, MeasuredAlgorithm>, bool>& warned) {
+// `skipped`, for the key's `points` measured points).
+std::optional<CollectiveCost> modelled_cost(const ValidationKey& key, std::int64_t points,
+                                            const Topology& fabric, const CostOptions& options,
+                                            SkipTally& skipped) {
   const auto& [op, algorithm, ranks, bytes] = key;
-  const std::string where = fmt::format("{} {} at {} rank(s), {}", op_name(op),
-                                        algorithm.name(), ranks, format_bytes(bytes));
   Topology topology;
   try {
     topology = scaled_topology(fabric, ranks);
   } catch (const InputError& e) {
-    v.skipped.push_back(fmt::format("{}: the fabric does not fit {} ranks: {}", where, ranks,
-                                    e.what()));
+    skipped.add(op, algorithm, fmt::format("the fabric does not fit {} ranks: {}", ranks, e.what()),
+                ranks, bytes, points);
     return std::nullopt;
   }
   std::optional<CollectiveCost> cost;
@@ -516,18 +668,18 @@ std::optional<CollectiveCost> modelled_cost(
   } else {
     const std::optional<AlgorithmSpec> spec = algorithm.spec();
     if (!spec || !implements(op, *spec)) {
-      if (!warned[{op, algorithm}]) {
-        v.skipped.push_back(fmt::format(
-            "{} {}: {} (every size and rank count of it)", op_name(op), algorithm.name(),
-            spec ? "the algorithm does not implement this op in the model"
-                 : "not an algorithm the model has"));
-      }
-      warned[{op, algorithm}] = true;
+      skipped.add(op, algorithm,
+                  spec ? "the algorithm does not implement this op in the model"
+                       : "not an algorithm the model has",
+                  ranks, bytes, points);
       return std::nullopt;
     }
     cost = collective_cost(op, *spec, bytes, topology, options);
   }
-  if (!cost) v.skipped.push_back(where + ": the model has no algorithm for it on this fabric");
+  if (!cost) {
+    skipped.add(op, algorithm, "the model has no algorithm for it on this fabric", ranks, bytes,
+                points);
+  }
   return cost;
 }
 
@@ -598,12 +750,15 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
                                 const CostOptions& options) {
   require_valid(fabric);
   Validation v;
-  const MeasuredTimes m = group_measured(measured, v.skipped);
-  std::map<std::pair<Op, MeasuredAlgorithm>, bool> warned;
+  SkipTally skipped;
+  const MeasuredTimes m = group_measured(measured, skipped);
   for (const ValidationKey& key : m.order) {
-    const std::optional<CollectiveCost> cost = modelled_cost(key, fabric, options, v, warned);
-    if (cost) v.points.push_back(validation_point(key, m.times.at(key), *cost));
+    const std::vector<double>& times = m.times.at(key);
+    const std::optional<CollectiveCost> cost = modelled_cost(
+        key, static_cast<std::int64_t>(times.size()), fabric, options, skipped);
+    if (cost) v.points.push_back(validation_point(key, times, *cost));
   }
+  skipped.write(v);
   require_points(v);
   add_summaries(v);
   return v;
@@ -641,6 +796,9 @@ std::string fabric_toml(const Topology& t, const HockneyFit& fit,
       fit.points.size(), format_bytes(fit.min_bytes), format_bytes(fit.max_bytes),
       format_seconds(fit.alpha_s), format_rate(fit.bandwidth_Bps),
       format_bytes(fit.crossover_bytes), fit.r_squared);
+  for (const std::string& w : fit_quality_warnings(fit)) {
+    out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
+  }
   out += "# A flat fabric: one rank per node, the same link between every pair of ranks.\n";
   out += fmt::format("name = {}\n", toml_string(t.name));
   out += "nominal = false\n";

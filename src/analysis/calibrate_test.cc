@@ -358,6 +358,7 @@ TEST(ValidateCollectives, LeavesOutWhatItCannotScore) {
   const Validation v = validate_collectives(measured, fabric);
   ASSERT_EQ(v.points.size(), 1u);
   EXPECT_EQ(v.skipped.size(), 6u);
+  EXPECT_EQ(v.points_skipped, 6);
 
   const std::vector<CollectivePoint> nothing{allreduce_point(1, 4096, 1e-7)};
   const std::string e = input_error_of([&] { validate_collectives(nothing, fabric); });
@@ -365,6 +366,35 @@ TEST(ValidateCollectives, LeavesOutWhatItCannotScore) {
   EXPECT_TRUE(contains(e, "one rank")) << e;
 }
 
+// Zero-byte library calls of one op at several rank counts: one reason, naming that op's
+// MPI call, with the number of points it covers; a hand-written algorithm's zero-length
+// messages still pay the latency terms, so its zero-byte point is scored.
+TEST(ValidateCollectives, ZeroByteReasonNamesTheOpsCallOnceWithItsCount) {
+  const Link link{kAlpha, kBandwidth, 0, 0};
+  const Topology fabric = flat_topology(2, link);
+  std::vector<CollectivePoint> measured;
+  for (const std::int64_t ranks : {2, 4, 8}) {
+    CollectivePoint zero = allreduce_point(ranks, 0, 3e-8);
+    zero.op = Op::kBroadcast;
+    measured.push_back(zero);
+    CollectivePoint big = allreduce_point(ranks, 1 << 20, 1e-4);
+    big.op = Op::kBroadcast;
+    measured.push_back(big);
+  }
+  measured.push_back(allreduce_point(4, 0, 4e-5, "ring"));
+  const Validation v = validate_collectives(measured, fabric);
+  ASSERT_EQ(v.skipped.size(), 1u);
+  EXPECT_EQ(v.points_skipped, 3);
+  const std::string& why = v.skipped[0];
+  EXPECT_TRUE(contains(why, "MPI_Bcast")) << why;
+  EXPECT_FALSE(contains(why, "MPI_Allreduce")) << why;
+  EXPECT_TRUE(contains(why, "broadcast library, 3 points at 2, 4 and 8 ranks, 0 B: ")) << why;
+  ASSERT_EQ(v.points.size(), 4u);
+  EXPECT_EQ(v.points.back().bytes, 0.0);
+  EXPECT_EQ(v.points.back().algorithm.name(), "ring");
+  EXPECT_DOUBLE_EQ(v.points.back().predicted_s,
+                   collective_cost(Op::kAllreduce, parse_algorithm("ring"), 4, 0, link).total_s);
+}
 TEST(ValidateCollectives, FabricThatCannotHoldTheRanks) {
   Topology fabric = flat_topology(16, Link{});
   fabric.nodes = 2;
@@ -461,6 +491,49 @@ TEST(CalibratedFabric, AnyNameOrSourceKeepsTheFileValid) {
   const Topology bad_utf8 = calibrated_topology(fit, std::nullopt, 2, "x\xc3(\xed\xa0\x80y");
   EXPECT_EQ(parse_fabric(fabric_toml(bad_utf8, fit, {}), "w.toml").name,
             "x\uFFFD(\uFFFD\uFFFD\uFFFDy");
+}
+
+// ---- the fit's quality ----
+
+TEST(FitQuality, AGoodFitIsNotFlagged) {
+  EXPECT_TRUE(fit_quality_warnings(fit_hockney(synthetic(noise))).empty());
+}
+
+// A fit like the issue's: R^2 0.87, residuals of +77% and -37% that alternate (no run).
+TEST(FitQuality, LowRSquaredIsFlaggedWithItsThreshold) {
+  HockneyFit fit = fit_hockney(synthetic(noise));
+  fit.r_squared = 0.87;
+  for (std::size_t i = 0; i < fit.points.size(); ++i) {
+    fit.points[i].relative_residual = i % 2 == 0 ? 0.77 : -0.37;
+  }
+  const std::vector<std::string> w = fit_quality_warnings(fit);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(contains(w[0], "R^2 0.87 is below 0.95")) << w[0];
+  EXPECT_TRUE(contains(w[0], "+77%")) << w[0];
+  EXPECT_TRUE(contains(w[0], "-37%")) << w[0];
+}
+
+// Rendezvous above 32 KiB: 4 us more per message, a step the straight line cannot follow.
+// R^2 stays at 0.959, above the threshold, but the residuals keep one sign over the four
+// sizes past the switch (+40%, +29%, +16%, +6%).
+TEST(FitQuality, AProtocolSwitchShowsAsALongRunOfOneSign) {
+  auto points = synthetic(noise);
+  for (PingPongPoint& p : points) {
+    if (p.bytes > 32768) p.one_way_median_s += 4e-6;
+  }
+  const HockneyFit fit = fit_hockney(points);
+  EXPECT_GE(fit.r_squared, kPoorFitRSquared);
+  const std::vector<std::string> w = fit_quality_warnings(fit);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_TRUE(
+      contains(w[0], "one sign over 4 consecutive sizes, 65.5 KB .. 524 KB (+40% .. +6%;"))
+      << w[0];
+  // The written fabric carries the warning as a comment, and still reads back.
+  const Topology t = calibrated_topology(fit, std::nullopt, 2, "switch");
+  const std::string text = fabric_toml(t, fit, {});
+  EXPECT_TRUE(contains(text, "# WARNING: " + w[0] + "\n")) << text;
+  EXPECT_EQ(parse_fabric(text, "w.toml").inter.alpha_s, fit.alpha_s);
+  EXPECT_FALSE(contains(fabric_toml(t, fit_hockney(synthetic(noise)), {}), "WARNING"));
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <utility>
 
+#include "scalewall/analysis/calibrate.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/stats.h"
@@ -25,17 +28,10 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-// After a scaling table: the runs that separate the mechanisms, at the largest rank count.
+// After a scaling table: the measurement order's runs at the largest rank count, the step
+// split first.
 NextMeasurement scaling_next_measurement(std::int64_t ranks) {
-  NextMeasurement next;
-  next.runs.push_back(harness_run(HarnessMode::kArrival, ranks,
-                             "latency: the zero-byte collective; variance: the per-rank "
-                             "arrival spread"));
-  next.runs.push_back(harness_run(HarnessMode::kCollective, ranks,
-                             "bandwidth: the collective alone against 2m/busbw"));
-  next.runs.push_back(
-      harness_run(HarnessMode::kStep, ranks, "compute, communication and wait per rank"));
-  return next;
+  return order_runs(measurement_order(ranks));
 }
 
 // After harness records: the first kind still missing, in the measurement order (step,
@@ -397,9 +393,11 @@ double late_arrival_margin_s(double spread_s) {
   return std::max(2.0 * spread_s / 3.0, kLateArrivalFloor_s);
 }
 
-// A link is slow when its rate at the largest size is under half the median pair's (well
-// outside the run-to-run spread of a healthy fabric); judged among more than two pairs only.
+// A link is slow when its rate at the largest size is under half the median pair's of its
+// kind, or its latency over twice the median pair's (well outside the run-to-run spread of a
+// healthy fabric); judged among more than two pairs of a kind only.
 constexpr double kSlowLinkFraction = 0.5;
+constexpr double kSlowLatencyFactor = 2.0;
 constexpr std::size_t kSlowLinkMinPairs = 2;
 
 // A part of at least 10% of the step is large enough to name as binding.
@@ -545,27 +543,152 @@ void model_collective(const CollectivePoint& c, const Topology& fabric,
   }
 }
 
-// Links much slower than the median pair at the largest size.
-void find_slow_links(const MeasurementSet& set, MeasurementDiagnosis& d) {
-  double largest = 0;
-  for (const PingPongPoint& p : set.pingpong) largest = std::max(largest, p.bytes);
-  std::vector<const PingPongPoint*> at_largest;
+// The host of each rank: from the ping-pong, step and arrival records, or, when none says
+// and every run's context names a single host, that host for every rank.
+std::map<std::int64_t, std::string> rank_hosts(const MeasurementSet& set) {
+  std::map<std::int64_t, std::string> hosts;
   for (const PingPongPoint& p : set.pingpong) {
-    if (p.bytes == largest && p.one_way_median_s > 0) at_largest.push_back(&p);
+    if (!p.from_host.empty()) hosts.emplace(p.from, p.from_host);
+    if (!p.to_host.empty()) hosts.emplace(p.to, p.to_host);
   }
-  if (at_largest.size() <= kSlowLinkMinPairs || !(largest > 0)) return;
-  std::vector<double> rates;
-  for (const PingPongPoint* p : at_largest) rates.push_back(largest / p->one_way_median_s);
-  const double med = median(rates);
-  for (const PingPongPoint* p : at_largest) {
-    const double rate = largest / p->one_way_median_s;
-    if (rate < kSlowLinkFraction * med) {
-      d.outliers.push_back({fmt::format("link {}->{}", p->from, p->to),
-                            fmt::format("{} at {}, {:.2g}x the median pair's {}",
-                                        format_rate(rate), format_bytes(largest), rate / med,
-                                        format_rate(med))});
+  for (const StepPoint& p : set.steps) hosts.emplace(p.rank, p.host);
+  for (const ArrivalPoint& p : set.arrivals) hosts.emplace(p.rank, p.host);
+  if (!hosts.empty() || set.runs.empty()) return hosts;
+  const std::string only = set.runs.front().hosts.size() == 1 ? set.runs.front().hosts[0] : "";
+  for (const MeasurementRun& run : set.runs) {
+    if (run.hosts.size() != 1 || run.hosts[0] != only) return hosts;
+  }
+  for (const PingPongPoint& p : set.pingpong) {
+    hosts.emplace(p.from, only);
+    hosts.emplace(p.to, only);
+  }
+  return hosts;
+}
+
+// One pair's times: the smallest and largest size, and its Hockney fit when it has one.
+LinkFit fit_link(std::int64_t from, std::int64_t to, const std::vector<PingPongPoint>& points,
+                 const std::map<std::int64_t, std::string>& hosts) {
+  LinkFit link;
+  link.from = from;
+  link.to = to;
+  if (const auto it = hosts.find(from); it != hosts.end()) link.from_host = it->second;
+  if (const auto it = hosts.find(to); it != hosts.end()) link.to_host = it->second;
+  std::vector<double> sizes;
+  const PingPongPoint* lo = &points.front();
+  const PingPongPoint* hi = &points.front();
+  for (const PingPongPoint& p : points) {
+    sizes.push_back(p.bytes);
+    if (p.bytes < lo->bytes) lo = &p;
+    if (p.bytes > hi->bytes) hi = &p;
+  }
+  std::sort(sizes.begin(), sizes.end());
+  link.sizes = std::unique(sizes.begin(), sizes.end()) - sizes.begin();
+  link.smallest_bytes = lo->bytes;
+  link.smallest_s = lo->one_way_median_s;
+  link.largest_bytes = hi->bytes;
+  link.largest_s = hi->one_way_median_s;
+  try {
+    const HockneyFit fit = fit_hockney(points);
+    link.alpha_s = fit.alpha_s;
+    link.bandwidth_Bps = fit.bandwidth_Bps;
+    link.r_squared = fit.r_squared;
+  } catch (const InputError&) {
+    // Fewer than 3 sizes, or times no line of positive alpha and bandwidth describes: the
+    // pair keeps its measured times only.
+  }
+  return link;
+}
+
+// Every measured pair, in order of first appearance.
+std::vector<LinkFit> fit_links(const MeasurementSet& set) {
+  const std::map<std::int64_t, std::string> hosts = rank_hosts(set);
+  std::vector<std::pair<std::int64_t, std::int64_t>> order;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<PingPongPoint>> by_pair;
+  for (const PingPongPoint& p : set.pingpong) {
+    const auto key = std::make_pair(p.from, p.to);
+    if (by_pair.find(key) == by_pair.end()) order.push_back(key);
+    by_pair[key].push_back(p);
+  }
+  std::vector<LinkFit> links;
+  for (const auto& [from, to] : order) links.push_back(fit_link(from, to, by_pair[{from, to}], hosts));
+  return links;
+}
+
+// A pair's latency: its fitted alpha, or its time at the smallest size.
+double link_latency_s(const LinkFit& l) { return l.alpha_s ? *l.alpha_s : l.smallest_s; }
+
+// A pair's rate at its largest size (0 when that size is 0 bytes).
+double link_rate_Bps(const LinkFit& l) {
+  return l.largest_bytes > 0 && l.largest_s > 0 ? l.largest_bytes / l.largest_s : 0.0;
+}
+
+// "inside a node", "across nodes", "of unknown placement".
+std::string_view link_kind_words(std::optional<bool> same_host) {
+  if (!same_host) return "of unknown placement";
+  return *same_host ? "inside a node" : "across nodes";
+}
+
+// Pairs much slower than the median pair of their kind (inside a node, across nodes: an
+// inter-node pair is expected to be slower than an intra-node one).
+void find_slow_links(const std::vector<LinkFit>& links, MeasurementDiagnosis& d) {
+  for (const std::optional<bool> kind :
+       {std::optional<bool>(true), std::optional<bool>(false), std::optional<bool>()}) {
+    std::vector<const LinkFit*> members;
+    for (const LinkFit& l : links) {
+      if (l.same_host() == kind) members.push_back(&l);
+    }
+    if (members.size() <= kSlowLinkMinPairs) continue;
+    std::vector<double> latencies;
+    std::vector<double> rates;
+    for (const LinkFit* l : members) {
+      latencies.push_back(link_latency_s(*l));
+      rates.push_back(link_rate_Bps(*l));
+    }
+    const double latency = median(latencies);
+    const double rate = median(rates);
+    for (const LinkFit* l : members) {
+      std::vector<std::string> evidence;
+      if (link_latency_s(*l) > kSlowLatencyFactor * latency) {
+        evidence.push_back(fmt::format("latency {}, {:.2g}x the median pair's {}",
+                                       format_seconds(link_latency_s(*l)),
+                                       link_latency_s(*l) / latency, format_seconds(latency)));
+      }
+      if (rate > 0 && link_rate_Bps(*l) < kSlowLinkFraction * rate) {
+        evidence.push_back(fmt::format("{} at {}, {:.2g}x the median pair's {}",
+                                       format_rate(link_rate_Bps(*l)),
+                                       format_bytes(l->largest_bytes), link_rate_Bps(*l) / rate,
+                                       format_rate(rate)));
+      }
+      if (evidence.empty()) continue;
+      d.outliers.push_back({fmt::format("link {}->{}", l->from, l->to),
+                            fmt::format("{} (among {} pairs {})", join(evidence, "; "),
+                                        members.size(), link_kind_words(kind))});
     }
   }
+}
+
+// The ping-pong finding: pairs, sizes, the median pair's latency and bandwidth, per kind.
+std::string links_finding(const std::vector<LinkFit>& links) {
+  std::int64_t sizes = 0;
+  for (const LinkFit& l : links) sizes = std::max(sizes, l.sizes);
+  std::vector<std::string> kinds;
+  for (const std::optional<bool> kind :
+       {std::optional<bool>(true), std::optional<bool>(false), std::optional<bool>()}) {
+    std::vector<double> latencies;
+    std::vector<double> rates;
+    for (const LinkFit& l : links) {
+      if (l.same_host() != kind) continue;
+      latencies.push_back(link_latency_s(l));
+      rates.push_back(l.bandwidth_Bps ? *l.bandwidth_Bps : link_rate_Bps(l));
+    }
+    if (latencies.empty()) continue;
+    kinds.push_back(fmt::format("{} pair{} {}: median latency {}, bandwidth {}",
+                                latencies.size(), latencies.size() == 1 ? "" : "s",
+                                link_kind_words(kind), format_seconds(median(latencies)),
+                                format_rate(median(rates))));
+  }
+  return fmt::format("ping-pong over {} pair{} of ranks, up to {} sizes each; {}", links.size(),
+                     links.size() == 1 ? "" : "s", sizes, join(kinds, "; "));
 }
 
 // The verdict, in the measurement order of the collective-cost note: the step split first,
@@ -618,6 +741,7 @@ void decide_verdict(bool have_fabric, MeasurementDiagnosis& d) {
                                    have_fabric ? " compared with the model"
                                                : " (no fabric to compare with)"));
   }
+  if (!d.links.empty()) findings.push_back(links_finding(d.links));
   if (!d.outliers.empty()) {
     std::vector<std::string> names;
     for (const Outlier& o : d.outliers) names.push_back(o.what);
@@ -627,7 +751,83 @@ void decide_verdict(bool have_fabric, MeasurementDiagnosis& d) {
                                : join(findings, "; ");
 }
 
+// ---- several runs ----
+
+// Seconds since 1970 of a "YYYY-MM-DDTHH:MM:SSZ" date (the harness's context.date); nothing
+// for any other text.
+std::optional<double> utc_seconds(const std::string& date) {
+  int y = 0;
+  unsigned mo = 0, dd = 0, h = 0, mi = 0, sec = 0;
+  char tail = 0;
+  if (std::sscanf(date.c_str(), "%4d-%2u-%2uT%2u:%2u:%2u%c", &y, &mo, &dd, &h, &mi, &sec,
+                  &tail) != 7 ||
+      tail != 'Z') {
+    return std::nullopt;
+  }
+  const std::chrono::year_month_day day{std::chrono::year{y}, std::chrono::month{mo},
+                                        std::chrono::day{dd}};
+  if (!day.ok() || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  const auto days = std::chrono::sys_days{day}.time_since_epoch().count();
+  return static_cast<double>(days) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
+}
+
+// Whether two files' runs are the same job (the rule in diagnose.h).
+bool same_job(const MeasurementRun& a, const MeasurementRun& b) {
+  if (!a.ranks || !b.ranks || a.hosts.empty() || b.hosts.empty()) return false;
+  if (*a.ranks != *b.ranks || a.ranks_per_host != b.ranks_per_host || a.hosts != b.hosts) {
+    return false;
+  }
+  const std::optional<double> ta = utc_seconds(a.date);
+  const std::optional<double> tb = utc_seconds(b.date);
+  return !ta || !tb || std::fabs(*ta - *tb) <= kSameJobWindow_s;
+}
+
+// "6 ranks on n0, n1, n2 (2 per host), 2026-11-30T05:00:00Z", or what the file does not say.
+std::string run_identity(const MeasurementRun& run) {
+  if (!run.ranks || run.hosts.empty()) {
+    return run.command.empty() ? "a benchmark log: no rank count or hosts recorded"
+                               : "no rank count or hosts recorded";
+  }
+  std::string out = fmt::format("{} rank{} on {}", *run.ranks, *run.ranks == 1 ? "" : "s",
+                                join(run.hosts, ", "));
+  if (run.ranks_per_host) out += fmt::format(" ({} per host)", *run.ranks_per_host);
+  if (!run.date.empty()) out += ", " + run.date;
+  return out;
+}
+
+void append_set(const MeasurementSet& from, MeasurementSet& into) {
+  const auto append = [](auto& to, const auto& more) { to.insert(to.end(), more.begin(), more.end()); };
+  append(into.sources, from.sources);
+  append(into.runs, from.runs);
+  append(into.warnings, from.warnings);
+  append(into.pingpong, from.pingpong);
+  append(into.collectives, from.collectives);
+  append(into.arrivals, from.arrivals);
+  append(into.steps, from.steps);
+}
+
 }  // namespace
+
+std::vector<RunDiagnosis> diagnose_runs(const std::vector<MeasurementSet>& files,
+                                        const std::optional<Topology>& fabric) {
+  std::vector<MeasurementSet> groups;
+  for (const MeasurementSet& file : files) {
+    SCALEWALL_CHECK(file.runs.size() == 1);
+    const auto joins = std::find_if(groups.begin(), groups.end(), [&](const MeasurementSet& g) {
+      return same_job(g.runs.front(), file.runs.front());
+    });
+    if (joins == groups.end()) {
+      groups.push_back(file);
+    } else {
+      append_set(file, *joins);
+    }
+  }
+  std::vector<RunDiagnosis> runs;
+  for (const MeasurementSet& g : groups) {
+    runs.push_back({g.sources, run_identity(g.runs.front()), diagnose_measurements(g, fabric)});
+  }
+  return runs;
+}
 
 ScalingDiagnosis diagnose_scaling(const ScalingTable& table) {
   if (table.points.size() < 2) {
@@ -669,7 +869,16 @@ MeasurementDiagnosis diagnose_measurements(const MeasurementSet& set,
     if (fabric) model_collective(c, *fabric, check, d.warnings);
     d.collectives.push_back(check);
   }
-  if (!set.pingpong.empty()) find_slow_links(set, d);
+  if (!set.pingpong.empty()) {
+    d.links = fit_links(set);
+    find_slow_links(d.links, d);
+    for (const PingPongPoint& p : set.pingpong) {
+      max_ranks = std::max({max_ranks, p.from + 1, p.to + 1});
+    }
+  }
+  for (const MeasurementRun& run : set.runs) {
+    if (run.ranks) max_ranks = std::max(max_ranks, *run.ranks);
+  }
   decide_verdict(fabric.has_value(), d);
   d.next_measurement = records_next_measurement(set, max_ranks);
   return d;

@@ -2,6 +2,7 @@
 // with known serial, latency, bandwidth and variance terms (each dominant in turn), refusing
 // what cannot be told apart, and naming a slow rank and a bad node in step measurements.
 #include "scalewall/analysis/diagnose.h"
+#include "scalewall/analysis/efficiency_drop.h"
 
 #include <gtest/gtest.h>
 
@@ -141,11 +142,21 @@ TEST(DiagnoseScaling, TwoPointsCannotSeparateThree) {
   EXPECT_TRUE(said);
   EXPECT_FALSE(d.binding.has_value());
   EXPECT_NEAR(d.efficiency_at_largest, 0.61 / 0.94, 1e-4);  // against the 128-rank baseline
-  ASSERT_EQ(d.next_measurement.runs.size(), 3u);  // arrival, then collective, then step
-  EXPECT_EQ(d.next_measurement.runs[0].mode, HarnessMode::kArrival);
-  EXPECT_EQ(d.next_measurement.runs[0].ranks, d.largest_ranks);
-  EXPECT_EQ(d.next_measurement.runs[1].mode, HarnessMode::kCollective);
-  EXPECT_EQ(d.next_measurement.runs[2].mode, HarnessMode::kStep);
+  // The measurement order: the step split, the collective alone, its variance (arrival),
+  // then placement: the collective inside one node and one rank per node.
+  const auto& runs = d.next_measurement.runs;
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_EQ(runs[0].mode, HarnessMode::kStep);
+  EXPECT_EQ(runs[0].ranks, d.largest_ranks);
+  EXPECT_EQ(runs[1].mode, HarnessMode::kCollective);
+  EXPECT_EQ(runs[1].placement, RankPlacement::kAny);
+  EXPECT_EQ(runs[2].mode, HarnessMode::kArrival);
+  EXPECT_EQ(runs[2].ranks, d.largest_ranks);
+  EXPECT_EQ(runs[3].mode, HarnessMode::kCollective);
+  EXPECT_EQ(runs[3].placement, RankPlacement::kOneNode);
+  EXPECT_EQ(runs[3].ranks, kTypicalRanksPerNode);
+  EXPECT_EQ(runs[4].placement, RankPlacement::kOneRankPerNode);
+  EXPECT_EQ(runs[4].ranks, kTypicalRanksPerNode);
   EXPECT_FALSE(d.warnings.empty());  // the baseline is 128 ranks, not one
 }
 
@@ -332,6 +343,91 @@ TEST(DiagnoseMeasurements, ArrivalSpreadAndASlowLink) {
   EXPECT_NE(std::find(names.begin(), names.end(), "link 1->3"), names.end());
   ASSERT_TRUE(d.binding.has_value());
   EXPECT_EQ(*d.binding, Mechanism::kVariance);  // spread 25x the zero-byte latency
+}
+
+// ---- the measurement order, the remedies, runs ----
+
+TEST(MeasurementOrder, StepSplitFirstPlacementLast) {
+  const std::vector<OrderedMeasurement> order = measurement_order(1024);
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[0].stage, MeasurementStage::kStepSplit);
+  ASSERT_EQ(order[0].runs.size(), 1u);
+  EXPECT_EQ(order[0].runs[0].mode, HarnessMode::kStep);
+  EXPECT_EQ(order[0].runs[0].ranks, 1024);
+  EXPECT_EQ(order[1].stage, MeasurementStage::kCollective);
+  ASSERT_EQ(order[1].runs.size(), 2u);
+  EXPECT_EQ(order[1].runs[0].mode, HarnessMode::kCollective);
+  EXPECT_EQ(order[1].runs[1].mode, HarnessMode::kArrival);
+  EXPECT_EQ(order[1].runs[1].iterations, 1000);
+  EXPECT_EQ(order[2].stage, MeasurementStage::kPerRank);
+  EXPECT_TRUE(order[2].runs.empty());
+  EXPECT_FALSE(order[2].look_at.empty());
+  EXPECT_EQ(order[3].stage, MeasurementStage::kPlacement);
+  ASSERT_EQ(order[3].runs.size(), 2u);
+  EXPECT_EQ(order[3].runs[0].placement, RankPlacement::kOneNode);
+  EXPECT_EQ(order[3].runs[1].placement, RankPlacement::kOneRankPerNode);
+  for (const HarnessRun& r : order[3].runs) EXPECT_EQ(r.ranks, kTypicalRanksPerNode);
+  // Fewer ranks than a node: the placement runs use them all; 5 runs in all.
+  const std::vector<OrderedMeasurement> small = measurement_order(3, 8);
+  EXPECT_EQ(small[3].runs[0].ranks, 3);
+  EXPECT_EQ(order_runs(small).runs.size(), 5u);
+  EXPECT_THROW(measurement_order(0), InputError);
+}
+
+TEST(RankedRemedies, OverlapFirstAndMarkedByTheMechanismsThatFit) {
+  Explanation variance;
+  variance.mechanism = Mechanism::kVariance;
+  variance.can_explain = true;
+  Explanation bandwidth;
+  bandwidth.mechanism = Mechanism::kBandwidth;
+  bandwidth.can_explain = false;
+  const std::vector<RankedRemedy> r = ranked_remedies({variance, bandwidth});
+  ASSERT_EQ(r.size(), 7u);
+  EXPECT_EQ(r[0].remedy.rfind("overlap communication with computation", 0), 0u) << r[0].remedy;
+  EXPECT_FALSE(r[0].addresses_a_fit);  // overlap cuts bandwidth and latency, not variance
+  EXPECT_EQ(r[4].remedy.rfind("uniform ranks", 0), 0u) << r[4].remedy;
+  EXPECT_TRUE(r[4].addresses_a_fit);
+  // The seed's drill: every mechanism but checkpoint and compute fits, so overlap does too.
+  const EfficiencyDropAnswer drill = answer_efficiency_drop(128, 0.94, 1024, 0.61);
+  EXPECT_TRUE(drill.remedies[0].addresses_a_fit);
+  EXPECT_EQ(drill.order.size(), 4u);
+  EXPECT_EQ(drill.next_measurement.runs.front().mode, HarnessMode::kStep);
+}
+
+// A file whose run context is another job's (other hosts, or the same hosts days later) is
+// diagnosed apart; the same job's files together.
+TEST(DiagnoseRuns, SameJobTogetherOtherJobsApart) {
+  const auto file = [](const std::string& name, std::vector<std::string> hosts,
+                       const std::string& date) {
+    MeasurementSet set;
+    set.sources.push_back(name);
+    set.runs.push_back({name, "step", 4, 2, std::move(hosts), date});
+    for (std::int64_t r = 0; r < 4; ++r) {
+      StepPoint p;
+      p.rank = r;
+      p.host = set.runs[0].hosts[static_cast<std::size_t>(r / 2)];
+      p.compute_s = 0.07;
+      p.communication_s = 0.03;
+      p.step_s = 0.1;
+      set.steps.push_back(p);
+    }
+    return set;
+  };
+  const auto a = file("a", {"h0", "h1"}, "2026-11-30T05:00:00Z");
+  const auto same = file("b", {"h0", "h1"}, "2026-11-30T23:00:00Z");
+  const auto undated = file("c", {"h0", "h1"}, "");
+  const auto later = file("d", {"h0", "h1"}, "2026-12-01T05:00:01Z");
+  const auto elsewhere = file("e", {"x0", "x1"}, "2026-11-30T05:00:00Z");
+  const std::vector<RunDiagnosis> runs =
+      diagnose_runs({a, same, undated, later, elsewhere}, std::nullopt);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].sources, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(runs[0].diagnosis.ranks[0].steps, 3);
+  EXPECT_EQ(runs[1].sources, std::vector<std::string>{"d"});
+  EXPECT_EQ(runs[2].sources, std::vector<std::string>{"e"});
+  EXPECT_EQ(runs[2].identity, "4 ranks on x0, x1 (2 per host), 2026-11-30T05:00:00Z");
+  ASSERT_TRUE(runs[1].diagnosis.binding.has_value());
+  EXPECT_EQ(*runs[1].diagnosis.binding, Mechanism::kBandwidth);
 }
 
 }  // namespace

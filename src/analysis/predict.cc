@@ -599,11 +599,4 @@ std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std
   return out;
 }
 
-NextMeasurement efficiency_drop_next_measurement(std::int64_t n2) {
-  NextMeasurement next;
-  next.runs.push_back(harness_run(HarnessMode::kArrival, n2, ""));
-  next.runs.push_back(harness_run(HarnessMode::kCollective, n2, ""));
-  return next;
-}
-
 }  // namespace scalewall

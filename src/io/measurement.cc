@@ -364,6 +364,10 @@ class RecordReader {
     }
     return v.get<std::string>();
   }
+  // A string field that may be absent (or null): empty then.
+  std::string optional_text(const char* key) const {
+    return optional_json_string(record_, key, "", place_);
+  }
   bool flag(const char* key) const {
     const Json& v = field(key);
     if (!v.is_boolean()) {
@@ -412,6 +416,8 @@ void read_pingpong_record(const RecordReader& r, const std::string& place, Measu
   PingPongPoint p;
   p.from = r.whole("from", 0, kMaxRanks - 1);
   p.to = r.whole("to", 0, kMaxRanks - 1);
+  p.from_host = r.optional_text("from_host");
+  p.to_host = r.optional_text("to_host");
   p.bytes = r.size("bytes");
   p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
   r.min_median_max("one_way", p.one_way_min_s, p.one_way_median_s, p.one_way_max_s);
@@ -483,6 +489,33 @@ void read_end_record(const RecordReader& r, const Json& j, const std::string& pl
   }
 }
 
+// The envelope's context as the file's run identity; a context field that is absent or of
+// another type is left unknown (the records still read: the context is descriptive).
+MeasurementRun scalewall_mpi_run(const std::string& source, const std::string& command,
+                                 const Json& envelope) {
+  MeasurementRun run;
+  run.source = source;
+  run.command = command;
+  const auto context = envelope.find("context");
+  if (context == envelope.end() || !context->is_object()) return run;
+  const auto whole = [&](const char* key) -> std::optional<std::int64_t> {
+    const auto it = context->find(key);
+    if (it == context->end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<std::int64_t>();
+  };
+  run.ranks = whole("ranks");
+  run.ranks_per_host = whole("ranks_per_host");
+  if (const auto hosts = context->find("hosts"); hosts != context->end() && hosts->is_array()) {
+    for (const Json& h : *hosts) {
+      if (h.is_string()) run.hosts.push_back(h.get<std::string>());
+    }
+  }
+  if (const auto date = context->find("date"); date != context->end() && date->is_string()) {
+    run.date = date->get<std::string>();
+  }
+  return run;
+}
+
 void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
                         std::size_t first, const Json& envelope, MeasurementSet& set) {
   const std::string envelope_place = at(path, lines[first].number);
@@ -493,6 +526,7 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
                                  envelope_place, json_shown(*kind_field)));
   }
   set.sources.push_back(fmt::format("{} (scalewall-mpi {})", path, command));
+  set.runs.push_back(scalewall_mpi_run(set.sources.back(), command, envelope));
   std::int64_t records = 0;
   bool ended = false;
   std::set<std::string> unknown_kinds;
@@ -1413,18 +1447,23 @@ void parse_measurement_text(std::string_view text, const std::string& path,
                             MeasurementSet& set) {
   const std::vector<Line> lines = split_lines(text, path);
   const std::size_t first = first_content(lines);
+  // A benchmark log's run is only its file (scalewall-mpi's reader records its context).
+  const auto log_run = [&] { set.runs.push_back({set.sources.back(), "", {}, {}, {}, ""}); };
   switch (log_format(lines, first)) {
     case FileFormat::kScalewallMpi:
       read_scalewall_mpi(path, lines, first, scalewall_mpi_envelope(path, lines[first]), set);
       return;
     case FileFormat::kNcclTests:
       read_nccl_tests(path, lines, set);
+      log_run();
       return;
     case FileFormat::kOsu:
       read_osu(path, lines, set);
+      log_run();
       return;
     case FileFormat::kImb:
       read_imb(path, lines, set);
+      log_run();
       return;
     default:
       break;

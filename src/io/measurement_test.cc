@@ -71,6 +71,26 @@ TEST(MeasurementFile, ScalewallMpiPingPong) {
   EXPECT_EQ(set.pingpong.back().bytes, 4194304.0);
 }
 
+// Each file's run identity: scalewall-mpi's envelope context, or only the file for a log.
+TEST(MeasurementFile, EachFileRecordsItsRun) {
+  MeasurementSet set;
+  parse_measurement_text(read_text(data("scalewall_pingpong.jsonl")), "pp.jsonl", set);
+  parse_measurement_text(read_text(data("osu_latency.txt")), "lat.txt", set);
+  ASSERT_EQ(set.runs.size(), 2u);
+  const MeasurementRun& mpi = set.runs[0];
+  EXPECT_EQ(mpi.source, set.sources[0]);
+  EXPECT_EQ(mpi.command, "pingpong");
+  EXPECT_EQ(mpi.ranks, 2);
+  EXPECT_EQ(mpi.ranks_per_host, 2);
+  EXPECT_EQ(mpi.hosts, std::vector<std::string>{"node1"});
+  EXPECT_EQ(mpi.date, "2026-11-30T05:00:00Z");
+  const MeasurementRun& log = set.runs[1];
+  EXPECT_EQ(log.source, set.sources[1]);
+  EXPECT_TRUE(log.command.empty());
+  EXPECT_FALSE(log.ranks.has_value());
+  EXPECT_TRUE(log.hosts.empty());
+}
+
 TEST(MeasurementFile, ScalewallMpiCollective) {
   const MeasurementSet set = read(data("scalewall_collective.jsonl"));
   ASSERT_EQ(set.collectives.size(), 15u);

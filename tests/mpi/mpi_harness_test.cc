@@ -178,7 +178,12 @@ TEST(MpiPingPong, AllPairsWithThreeRanks) {
   const Jsonl file = parse_jsonl(result.out);
   expect_well_formed(file, "pingpong", "pingpong", 3);
   std::set<std::pair<int, int>> pairs;
-  for (const auto& r : file.records) pairs.insert({r["from"].get<int>(), r["to"].get<int>()});
+  for (const auto& r : file.records) {
+    pairs.insert({r["from"].get<int>(), r["to"].get<int>()});
+    // Each record names both ranks' hosts: one host here, the envelope's only one.
+    EXPECT_EQ(r["from_host"], file.envelope["context"]["hosts"][0]) << r;
+    EXPECT_EQ(r["to_host"], file.envelope["context"]["hosts"][0]) << r;
+  }
   EXPECT_EQ(pairs, (std::set<std::pair<int, int>>{{0, 1}, {0, 2}, {1, 2}}));
   EXPECT_EQ(file.records.size(), 9u);
 }

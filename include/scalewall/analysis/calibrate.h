@@ -96,6 +96,27 @@ struct HockneyFit {
   Link link() const;           // {alpha_s, bandwidth_Bps}
 };
 
+// ---- The fit's quality ----
+//
+// A fit a fabric should not be written from without a warning: R^2 below kPoorFitRSquared,
+// or a run of at least kLongResidualRun consecutive sizes whose relative residuals all have
+// one sign and each exceed kRunResidualFloor (the times bend away from the straight line
+// there: an eager-to-rendezvous protocol switch, or two links mixed in one fit).
+
+// Below 0.95 the line leaves more than 5% of the (weighted) variation of the times
+// unexplained: several times what timing noise of a few percent per size leaves.
+inline constexpr double kPoorFitRSquared = 0.95;
+// Four sizes in a row on one side of the line: with residuals of independent sign that
+// happens by chance once in eight runs of four; beyond the floor below, it is a bend, not
+// noise.
+inline constexpr std::size_t kLongResidualRun = 4;
+// 5%: above the few-percent spread of repeated ping-pong medians on a quiet link.
+inline constexpr double kRunResidualFloor = 0.05;
+
+// One line per way the fit falls short (empty for a good fit), with the figures that show
+// it and the threshold it crosses.
+std::vector<std::string> fit_quality_warnings(const HockneyFit& fit);
+
 // Fits alpha and bandwidth to the median one-way time per size. Throws InputError when the
 // range is invalid, when fewer than 3 distinct sizes fall in it, when a median time is 0
 // under relative weighting, or when the fitted alpha or bandwidth is not positive (the
@@ -195,14 +216,20 @@ struct ValidationSummary {
 struct Validation {
   std::vector<ValidationPoint> points;       // in order of first appearance
   std::vector<ValidationSummary> summaries;  // "all", then per algorithm, then per regime
-  std::vector<std::string> skipped;          // one line per point or group left out, and why
+  // Why points were left out: one line per reason and (op, algorithm), saying it once with
+  // how many measured points and the rank counts and sizes it covers ("broadcast library, 3
+  // points at 2, 4 and 8 ranks, 0 B: ...").
+  std::vector<std::string> skipped;
+  std::int64_t points_skipped = 0;           // measured points left out, over every reason
 };
 
 // Validates the model on `fabric` against `measured`. Points are left out (and listed in
 // `skipped`) when: the result was not verified; ranks is 0 (unknown) or 1 (the model predicts
-// zero: nothing to exchange); the size is 0 bytes for an op that moves data (a zero-count
-// call returns at once in Open MPI, the model charges latency); the measured time is 0; the algorithm is not a model algorithm
-// or does not implement the op; the fabric cannot be scaled to the rank count.
+// zero: nothing to exchange); the size is 0 bytes for the library's call of an op that moves
+// data (a zero-count MPI_Bcast, MPI_Allreduce, ... returns at once in Open MPI, while the
+// model charges latency; a hand-written algorithm's zero-length messages do pay it, so its
+// zero-byte points are scored); the measured time is 0; the algorithm is not a model
+// algorithm or does not implement the op; the fabric cannot be scaled to the rank count.
 // Throws InputError when no point is left to validate (the message gives the reasons).
 Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
                                 const CostOptions& options = {});
@@ -217,7 +244,8 @@ Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
                              std::int64_t nodes, const std::string& name);
 
 // The fabric file text (fabric_file.h's TOML) for `topology`, every value in SI units at
-// full precision, with comments: which files it was calibrated from and the fit's quality.
+// full precision, with comments: which files it was calibrated from and the fit's quality,
+// and a "# WARNING: " line for each of fit_quality_warnings(fit).
 // load_fabric_file reads it back to the same Topology.
 std::string fabric_toml(const Topology& topology, const HockneyFit& fit,
                         const std::vector<std::string>& sources);

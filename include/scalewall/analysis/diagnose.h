@@ -72,7 +72,7 @@ struct ScalingDiagnosis {
   // mechanism the data cannot tell from it. `binding` is set when that is a single one.
   std::vector<Mechanism> binding_candidates;
   std::optional<Mechanism> binding;
-  NextMeasurement next_measurement;     // arrival, collective and step runs at the largest N
+  NextMeasurement next_measurement;     // the measurement order at the largest N, step first
 };
 
 // REQUIRES: at least two points; all of one scaling mode (a table whose problem_size is
@@ -94,6 +94,27 @@ struct RankSplit {
 struct Outlier {
   std::string what;            // "rank 3", "host node7", "link 2->5"
   std::string evidence;        // "compute 1.31x the median rank's"
+};
+
+// One pair of ranks measured by ping-pong.
+struct LinkFit {
+  std::int64_t from = 0;
+  std::int64_t to = 1;
+  std::string from_host;              // empty when the records do not say
+  std::string to_host;
+  std::int64_t sizes = 0;             // distinct sizes measured
+  double smallest_bytes = 0;          // the smallest size and its median one-way time
+  double smallest_s = 0;
+  double largest_bytes = 0;           // the largest size and its median one-way time
+  double largest_s = 0;
+  std::optional<double> alpha_s;      // the pair's Hockney fit (calibrate.h), when it has
+  std::optional<double> bandwidth_Bps;  // 3 or more sizes and a line that describes a link
+  std::optional<double> r_squared;
+  // Inside one host, across hosts, or unknown (no host for one of the two ranks).
+  std::optional<bool> same_host() const {
+    if (from_host.empty() || to_host.empty()) return std::nullopt;
+    return from_host == to_host;
+  }
 };
 
 struct MeasurementDiagnosis {
@@ -119,16 +140,42 @@ struct MeasurementDiagnosis {
     std::optional<double> bandwidth_model_s;  // 2(N-1)/N m / link bandwidth
   };
   std::vector<CollectiveCheck> collectives;
-  // From pingpong records (--pairs all): the slowest links.
+  // From pingpong records: each pair's one-way times and its own Hockney fit, and the
+  // pairs much slower than the others of their kind (inside a node, across nodes).
+  std::vector<LinkFit> links;
   std::vector<Outlier> outliers;             // ranks, hosts and links that stand out
   std::optional<Mechanism> binding;          // bandwidth, latency, variance, or compute
   std::string verdict;                       // one paragraph
   NextMeasurement next_measurement;          // the first kind of record still missing
 };
 
-// `fabric` (optional) is used to compare measured collectives with the model.
+// `fabric` (optional) is used to compare measured collectives with the model. The records
+// are taken as one job's: diagnose_runs first splits files into runs.
 MeasurementDiagnosis diagnose_measurements(const MeasurementSet& set,
                                            const std::optional<Topology>& fabric);
+
+// ---- Several files: one diagnosis per run ----
+//
+// Files are one run, diagnosed together, when they are the same job: scalewall-mpi files
+// whose contexts give the same rank count, ranks per host and hosts, dated within
+// kSameJobWindow_s of each other. Any other file (a benchmark log, a file without that
+// context, another job's file) is diagnosed apart, so that an unrelated run never changes a
+// job's verdict.
+
+// A batch allocation rarely outlives a day: files further apart are other jobs, even on the
+// same hosts.
+inline constexpr double kSameJobWindow_s = 24 * 3600.0;
+
+struct RunDiagnosis {
+  std::vector<std::string> sources;  // the run's files, as MeasurementSet::sources
+  std::string identity;              // "6 ranks on n0, n1, n2 (2 per host), 2026-11-30T05:00Z"
+  MeasurementDiagnosis diagnosis;
+};
+
+// One diagnosis per run, runs in the order of their first file.
+// REQUIRES: one set per file, as parse_measurement_text reads it (each with its one run).
+std::vector<RunDiagnosis> diagnose_runs(const std::vector<MeasurementSet>& files,
+                                        const std::optional<Topology>& fabric);
 
 }  // namespace scalewall
 

@@ -161,10 +161,6 @@ struct Explanation {
 std::vector<Explanation> explain_efficiency_drop(std::int64_t n1, double e1, std::int64_t n2,
                                                  double e2);
 
-// What to run after an efficiency drop between two rank counts, at the larger one `n2`: the
-// arrival run (latency and variance), then the all-reduce alone (bandwidth).
-NextMeasurement efficiency_drop_next_measurement(std::int64_t n2);
-
 }  // namespace scalewall
 
 #endif  // SCALEWALL_PREDICT_H_

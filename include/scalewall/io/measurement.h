@@ -14,8 +14,9 @@
 //            "error":"..."); a file without it is read, and flagged as incomplete.
 //
 // Record kinds and their fields (times in seconds, sizes in bytes, rates in bytes per second):
-//   "pingpong"    from, to (ranks), bytes, iterations, one_way_min_s, one_way_median_s,
-//                 one_way_max_s (half the round trip)
+//   "pingpong"    from, to (ranks), from_host, to_host (optional: their hosts), bytes,
+//                 iterations, one_way_min_s, one_way_median_s, one_way_max_s (half the
+//                 round trip)
 //   "collective"  op ("allreduce", "reduce-scatter", "all-gather", "broadcast", "all-to-all"),
 //                 algorithm ("library" or a model name such as "ring"), ranks, bytes
 //                 (nccl-tests' size convention, as collective.h), iterations, time_min_s,
@@ -87,6 +88,8 @@ MeasuredAlgorithm parse_measured_algorithm(std::string_view text);
 struct PingPongPoint {
   std::int64_t from = 0;
   std::int64_t to = 1;
+  std::string from_host;  // the ranks' hosts; empty when the record does not say
+  std::string to_host;
   double bytes = 0;
   std::int64_t iterations = 0;
   double one_way_min_s = 0;
@@ -128,9 +131,21 @@ struct StepPoint {
   double step_s = 0;
 };
 
+// The run a file's records came from, as far as the file says: scalewall-mpi's envelope
+// names its mode and its context (ranks, hosts, date); the benchmarks' logs say none of it.
+struct MeasurementRun {
+  std::string source;                          // as in MeasurementSet::sources
+  std::string command;                         // "step", "arrival", ...; empty for a log
+  std::optional<std::int64_t> ranks;           // context.ranks
+  std::optional<std::int64_t> ranks_per_host;  // context.ranks_per_host
+  std::vector<std::string> hosts;              // context.hosts, as written
+  std::string date;                            // context.date, as written; empty if none
+};
+
 // Everything read from one or more files.
 struct MeasurementSet {
   std::vector<std::string> sources;  // "path (format)", one per file read
+  std::vector<MeasurementRun> runs;  // one per file read, in the order of `sources`
   std::vector<std::string> warnings; // e.g. "run.jsonl: incomplete (no end record)"
   std::vector<PingPongPoint> pingpong;
   std::vector<CollectivePoint> collectives;
