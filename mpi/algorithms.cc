@@ -570,24 +570,4 @@ void run_library(Op op, std::size_t count, std::span<const Element> in, std::spa
   SCALEWALL_CHECK_DETAIL(false, "the harness does not measure " + std::string(op_name(op)));
 }
 
-const char* library_call_name(Op op) {
-  switch (op) {
-    case Op::kAllreduce:
-      return "MPI_Allreduce";
-    case Op::kReduceScatter:
-      return "MPI_Reduce_scatter_block";
-    case Op::kAllgather:
-      return "MPI_Allgather";
-    case Op::kBroadcast:
-      return "MPI_Bcast";
-    case Op::kAlltoall:
-      return "MPI_Alltoall";
-    case Op::kReduce:
-      return "MPI_Reduce";
-    case Op::kBarrier:
-      return "MPI_Barrier";
-  }
-  return "?";
-}
-
 }  // namespace scalewall::mpi

@@ -76,9 +76,6 @@ void run_hand_written(Op op, Algorithm algorithm, std::size_t count,
 void run_library(Op op, std::size_t count, std::span<const Element> in, std::span<Element> out,
                  MPI_Comm comm);
 
-// The library's function name for `op`, for messages: "MPI_Allreduce", ...
-const char* library_call_name(Op op);
-
 }  // namespace scalewall::mpi
 
 #endif  // SCALEWALL_MPI_ALGORITHMS_H_

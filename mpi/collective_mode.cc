@@ -296,7 +296,7 @@ std::string verify(const Outcome& outcome, Op op, const Contender& contender, st
       "verification failed: {} {} at {} bytes ({}) on {} ranks: rank {} element {} is {} but "
       "{} gives {}",
       op_name(op), contender.name(), bytes, elements_text(count), w.size, first.rank,
-      first.index, values[0], library_call_name(op), values[1]);
+      first.index, values[0], mpi_call_name(op), values[1]);
 }
 
 // One "collective" record (measurement.h), from the times over every rank and iteration.

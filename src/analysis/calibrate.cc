@@ -517,28 +517,6 @@ ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::str
   return s;
 }
 
-// The MPI library's call for `op`, as the harness (and the MPI benchmarks) call it.
-std::string_view library_call(Op op) {
-  switch (op) {
-    case Op::kAllreduce:
-      return "MPI_Allreduce";
-    case Op::kReduceScatter:
-      return "MPI_Reduce_scatter_block";
-    case Op::kAllgather:
-      return "MPI_Allgather";
-    case Op::kBroadcast:
-      return "MPI_Bcast";
-    case Op::kReduce:
-      return "MPI_Reduce";
-    case Op::kAlltoall:
-      return "MPI_Alltoall";
-    case Op::kBarrier:
-      return "MPI_Barrier";
-  }
-  SCALEWALL_CHECK(false && "unknown Op");
-  return {};
-}
-
 // Why a measured point is not scored, or nothing when it is; the reason does not name the
 // point (SkipTally says which points it covers).
 std::optional<std::string> unscored_reason(const CollectivePoint& p) {
@@ -556,7 +534,7 @@ std::optional<std::string> unscored_reason(const CollectivePoint& p) {
     return fmt::format(
         "a zero-count {} returns without communicating (Open MPI returns from it at once "
         "when the count is 0), while the model charges its latency terms; not scored",
-        library_call(p.op));
+        mpi_call_name(p.op));
   }
   if (!(p.time_median_s > 0)) return std::string("the measured time is zero");
   return std::nullopt;

@@ -806,6 +806,27 @@ CollectiveCost finish(Op op, AlgorithmSpec spec, std::int64_t ranks, double byte
 // ---------------------------------------------------------------------------------------
 // Names.
 
+std::string_view mpi_call_name(Op op) {
+  switch (op) {
+    case Op::kAllreduce:
+      return "MPI_Allreduce";
+    case Op::kReduceScatter:
+      return "MPI_Reduce_scatter_block";
+    case Op::kAllgather:
+      return "MPI_Allgather";
+    case Op::kBroadcast:
+      return "MPI_Bcast";
+    case Op::kReduce:
+      return "MPI_Reduce";
+    case Op::kAlltoall:
+      return "MPI_Alltoall";
+    case Op::kBarrier:
+      return "MPI_Barrier";
+  }
+  SCALEWALL_CHECK(false && "unknown Op");
+  return {};
+}
+
 std::string_view op_name(Op op) {
   switch (op) {
     case Op::kAllreduce:

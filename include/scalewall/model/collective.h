@@ -74,6 +74,10 @@ inline constexpr Op kAllOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kAllgat
 
 // "allreduce", "reduce-scatter", "all-gather", "broadcast", "reduce", "all-to-all", "barrier".
 std::string_view op_name(Op op);
+// The MPI library's function for `op`, as the harness and the MPI benchmarks call it:
+// "MPI_Allreduce", "MPI_Reduce_scatter_block", "MPI_Allgather", "MPI_Bcast", "MPI_Reduce",
+// "MPI_Alltoall", "MPI_Barrier".
+std::string_view mpi_call_name(Op op);
 // Every op's name, in kAllOps' order, joined by ", ".
 std::string op_names();
 // The inverse; also accepts "allgather", "alltoall", "reducescatter", "bcast". Throws
