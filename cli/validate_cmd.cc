@@ -1,6 +1,6 @@
 // scalewall validate: the model's prediction for every measured collective point beside the
-// measurement, the relative error, and its median and worst per algorithm and per regime:
-// the figure published for the model's accuracy.
+// measurement, the relative error, and its median and worst per algorithm, per rank count and
+// per regime: the figure published for the model's accuracy.
 //
 // The fabric is --fabric, or else a flat link calibrated from the same files' ping-pong
 // times (as `scalewall calibrate` fits it). The report's kind is "measurement": every row is
@@ -181,7 +181,7 @@ void register_validate(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "Compare the model's collective costs with measured ones: each point's relative error, "
-      "and the median and worst per algorithm and per regime.");
+      "and the median and worst per algorithm, per rank count and per regime.");
   cmd->add_option("files", flags->files,
                   "Measurement files with collective times (and, without --fabric, ping-pong "
                   "times to calibrate the link from); formats as for calibrate")

@@ -691,24 +691,34 @@ void require_points(const Validation& v) {
                                why.empty() ? std::string(" (no collective measurements)") : why));
 }
 
-// The summaries: all points, then per algorithm (in order of appearance), then per regime.
+// One summary per value of key(point) in `group`, in order of first appearance.
+template <typename Key, typename Name>
+void add_group_summaries(Validation& v, const std::string& group, Key key, Name name) {
+  std::vector<decltype(key(v.points.front()))> values;
+  for (const auto& p : v.points) {
+    if (std::find(values.begin(), values.end(), key(p)) == values.end()) values.push_back(key(p));
+  }
+  for (const auto& value : values) {
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < v.points.size(); ++i) {
+      if (key(v.points[i]) == value) members.push_back(i);
+    }
+    v.summaries.push_back(summarise(v.points, group, name(value), members));
+  }
+}
+
+// The summaries: all points, then per algorithm and per rank count (in order of appearance),
+// then per regime (latency-bound first).
 void add_summaries(Validation& v) {
   std::vector<std::size_t> all(v.points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   v.summaries.push_back(summarise(v.points, "all", "all", all));
-  std::vector<MeasuredAlgorithm> algorithms;
-  for (const auto& p : v.points) {
-    if (std::find(algorithms.begin(), algorithms.end(), p.algorithm) == algorithms.end()) {
-      algorithms.push_back(p.algorithm);
-    }
-  }
-  for (const MeasuredAlgorithm& algorithm : algorithms) {
-    std::vector<std::size_t> members;
-    for (std::size_t i = 0; i < v.points.size(); ++i) {
-      if (v.points[i].algorithm == algorithm) members.push_back(i);
-    }
-    v.summaries.push_back(summarise(v.points, "algorithm", algorithm.name(), members));
-  }
+  add_group_summaries(
+      v, "algorithm", [](const ValidationPoint& p) { return p.algorithm; },
+      [](const MeasuredAlgorithm& a) { return a.name(); });
+  add_group_summaries(
+      v, "ranks", [](const ValidationPoint& p) { return p.ranks; },
+      [](std::int64_t n) { return std::to_string(n); });
   for (const ValidationRegime regime :
        {ValidationRegime::kLatencyBound, ValidationRegime::kBandwidthBound}) {
     std::vector<std::size_t> members;

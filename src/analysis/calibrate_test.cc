@@ -318,15 +318,46 @@ TEST(ValidateCollectives, ErrorsRegimesAndSummaries) {
   }
   EXPECT_EQ(v.points[0].regime, ValidationRegime::kLatencyBound);    // 8 B
   EXPECT_EQ(v.points[7].regime, ValidationRegime::kBandwidthBound);  // 64 MiB
-  ASSERT_GE(v.summaries.size(), 5u);
+  ASSERT_EQ(v.summaries.size(), 6u);
   EXPECT_EQ(v.summaries[0].group, "all");
   EXPECT_EQ(v.summaries[0].points, 8);
   EXPECT_NEAR(v.summaries[0].median_abs_error, 1.0 - 1.0 / 1.1, 1e-12);
   EXPECT_NEAR(v.summaries[0].worst_error, 1.0 / 1.1 - 1.0, 1e-12);
   EXPECT_EQ(v.summaries[1].name, "ring");
   EXPECT_EQ(v.summaries[2].name, "recursive-doubling");
-  EXPECT_EQ(v.summaries[3].name, "latency-bound");
-  EXPECT_EQ(v.summaries[4].name, "bandwidth-bound");
+  EXPECT_EQ(v.summaries[3].group, "ranks");
+  EXPECT_EQ(v.summaries[3].name, "8");
+  EXPECT_EQ(v.summaries[3].points, 8);
+  EXPECT_EQ(v.summaries[4].name, "latency-bound");
+  EXPECT_EQ(v.summaries[5].name, "bandwidth-bound");
+}
+
+// Per rank count: the model 10% pessimistic at 4 ranks and 50% at 16 gives those errors
+// there, and the overall median between them.
+TEST(ValidateCollectives, ErrorsPerRankCount) {
+  const Link link{kAlpha, kBandwidth, 0, 0};
+  const Topology fabric = flat_topology(2, link);
+  std::vector<CollectivePoint> measured;
+  for (const std::int64_t n : {4, 16}) {
+    const double slower = n == 4 ? 1.1 : 1.5;
+    for (const double m : {8.0, 1048576.0}) {
+      const double t =
+          collective_cost(Op::kAllreduce, parse_algorithm("ring"), n, m, link).total_s / slower;
+      measured.push_back(allreduce_point(n, m, t, "ring"));
+    }
+  }
+  const Validation v = validate_collectives(measured, fabric);
+  std::vector<const ValidationSummary*> per_ranks;
+  for (const ValidationSummary& s : v.summaries) {
+    if (s.group == "ranks") per_ranks.push_back(&s);
+  }
+  ASSERT_EQ(per_ranks.size(), 2u);
+  EXPECT_EQ(per_ranks[0]->name, "4");
+  EXPECT_EQ(per_ranks[0]->points, 2);
+  EXPECT_NEAR(per_ranks[0]->median_abs_error, 0.1, 1e-12);
+  EXPECT_EQ(per_ranks[1]->name, "16");
+  EXPECT_NEAR(per_ranks[1]->worst_abs_error, 0.5, 1e-12);
+  EXPECT_NEAR(v.summaries[0].median_abs_error, 0.3, 1e-12);  // between 0.1 and 0.5
 }
 
 TEST(ValidateCollectives, LibraryIsComparedWithTheModelsBest) {

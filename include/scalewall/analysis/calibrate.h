@@ -204,8 +204,9 @@ struct ValidationPoint {
 
 // Median and worst |error| over a group of points.
 struct ValidationSummary {
-  std::string group;             // "all", "algorithm" or "regime"
-  std::string name;              // "all", an algorithm as measured, or a regime name
+  std::string group;             // "all", "algorithm", "ranks" or "regime"
+  std::string name;              // "all", an algorithm as measured, a rank count, or a
+                                 // regime name
   std::int64_t points = 0;
   double median_abs_error = 0;
   double worst_abs_error = 0;
@@ -215,7 +216,8 @@ struct ValidationSummary {
 
 struct Validation {
   std::vector<ValidationPoint> points;       // in order of first appearance
-  std::vector<ValidationSummary> summaries;  // "all", then per algorithm, then per regime
+  std::vector<ValidationSummary> summaries;  // "all", then per algorithm, per rank count,
+                                             // then per regime
   // Why points were left out: one line per reason and (op, algorithm), saying it once with
   // how many measured points and the rank counts and sizes it covers ("broadcast library, 3
   // points at 2, 4 and 8 ranks, 0 B: ...").
