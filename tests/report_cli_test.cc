@@ -239,13 +239,63 @@ TEST_F(ReportCli, ScenarioAndMeasurementsTogether) {
   EXPECT_TRUE(Contains(html, "<section id=\"measurements\" class=\"measurement\">"));
 }
 
+// An OSU collective log without an mpirun -np line gives no rank count, so no bus bandwidth:
+// the figure shows the algorithm bandwidth, called so, for "ranks unknown", and the page and
+// stderr say that --ranks N gives the bus bandwidth. With --ranks the figure is busbw.
+TEST_F(ReportCli, CollectiveLogWithoutRankCountPlotsAlgbwUntilRanksAreGiven) {
+  std::string log = ReadFile(source_path("tests/data/osu_allreduce.txt"));
+  ASSERT_TRUE(log.starts_with("$ mpirun -np 4"));
+  log = log.substr(log.find('\n') + 1);
+  const std::string file = write_temp_file("osu_allreduce_no_np.txt", log);
+
+  const fs::path out = FreshDir("unknown");
+  const CliResult r = run_scalewall({"report", file, "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadFile(out / "index.html");
+  for (const std::string& text : {r.out, html}) {
+    EXPECT_FALSE(Contains(text, "0 ranks")) << text;
+    EXPECT_FALSE(Contains(text, "bus bandwidth (library")) << text;
+    EXPECT_TRUE(Contains(text, "ranks unknown")) << text;
+  }
+  EXPECT_TRUE(Contains(html, "algorithm bandwidth")) << html;
+  EXPECT_TRUE(Contains(html, "--ranks N")) << html;
+  EXPECT_TRUE(Contains(r.err, "--ranks N")) << r.err;
+  EXPECT_TRUE(Contains(r.err, file)) << r.err;
+  bool algbw_figure = false;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_FALSE(Contains(name, "busbw")) << name;
+    if (Contains(name, "algbw") && name.ends_with(".svg")) {
+      algbw_figure = true;
+      EXPECT_TRUE(Contains(ReadFile(entry.path()), "algorithm bandwidth")) << name;
+    }
+  }
+  EXPECT_TRUE(algbw_figure);
+
+  const fs::path known = FreshDir("known");
+  const CliResult k = run_scalewall({"report", file, "--ranks", "4", "-o", known.string()});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  EXPECT_EQ(k.err, "");
+  const std::string known_html = ReadFile(known / "index.html");
+  EXPECT_TRUE(Contains(k.out, "allreduce bus bandwidth (library, 4 ranks)")) << k.out;
+  EXPECT_TRUE(Contains(known_html, "library algorithm, 4 ranks")) << known_html;
+  EXPECT_FALSE(Contains(known_html, "ranks unknown"));
+  // The rank count fills in only what the log leaves out: a log that names its ranks keeps
+  // them, so --ranks does not relabel the file that says "mpirun -np 4".
+  const fs::path named = FreshDir("named");
+  const CliResult n = run_scalewall({"report", source_path("tests/data/osu_allreduce.txt"),
+                                     "--ranks", "16", "-o", named.string()});
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_TRUE(Contains(n.out, "allreduce bus bandwidth (library, 4 ranks)")) << n.out;
+}
+
 TEST_F(ReportCli, ErrorsExitTwoNamingTheValue) {
   const fs::path dir = FreshDir("errors");
   const std::string scenario = source_path("examples/seed-7b-bf16.toml");
 
   CliResult r = run_scalewall({"report", scenario});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(Contains(r.err, "--output")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "--out")) << r.err;
 
   const fs::path blocker = dir / "a-file";
   std::ofstream(blocker) << "x";
