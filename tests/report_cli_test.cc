@@ -289,6 +289,43 @@ TEST_F(ReportCli, CollectiveLogWithoutRankCountPlotsAlgbwUntilRanksAreGiven) {
   EXPECT_TRUE(Contains(n.out, "allreduce bus bandwidth (library, 4 ranks)")) << n.out;
 }
 
+// Every line of a figure's title fits the picture: gnuplot centres the title on the plot
+// area, so with the key beside the plot a long title or subtitle ran off the left edge. The
+// breakdown of a strong-scaling curve with a long scenario name: each centred 13-point line
+// of the SVG, at about 0.55 em a character, lies inside the 960-pixel picture.
+TEST_F(ReportCli, BreakdownTitleLinesFitThePicture) {
+  std::string scenario = ReadFile(source_path("examples/seed-7b-bf16.toml"));
+  const std::string long_name =
+      "a-strong-scaling-job-whose-name-is-long-enough-to-fill-most-of-a-title-line";
+  const auto at = scenario.find("name = \"seed-7b-bf16\"");
+  ASSERT_NE(at, std::string::npos);
+  scenario.replace(at, std::string("name = \"seed-7b-bf16\"").size(),
+                   "name = \"" + long_name + "\"");
+  const std::string file = write_temp_file("long.toml", scenario);
+  const fs::path out = FreshDir("long");
+  const CliResult r = run_scalewall({"report", file, "--max-ranks", "4096", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string svg;  // the stem is the name cut short: find the file by its ending
+  for (const auto& entry : fs::directory_iterator(out)) {
+    if (entry.path().string().ends_with("-breakdown.svg")) svg = ReadFile(entry.path());
+  }
+  ASSERT_FALSE(svg.empty());
+  static const std::regex kTitleLine(
+      R"re(translate\(([0-9.]+),[0-9.]+\)[^>]*font-size="13\.00"[^>]*text-anchor="middle">\s*<text>([^<]*)</text>)re");
+  constexpr double kWidthPx = 960;
+  constexpr double kCharEm = 0.55;
+  int lines = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kTitleLine);
+       it != std::sregex_iterator(); ++it) {
+    const double centre = std::stod((*it)[1].str());
+    const double half = 0.5 * static_cast<double>((*it)[2].length()) * 13.0 * kCharEm;
+    EXPECT_GE(centre - half, 0.0) << (*it)[2].str();
+    EXPECT_LE(centre + half, kWidthPx) << (*it)[2].str();
+    ++lines;
+  }
+  EXPECT_GE(lines, 2) << "no centred title lines found in the SVG";
+}
+
 TEST_F(ReportCli, ErrorsExitTwoNamingTheValue) {
   const fs::path dir = FreshDir("errors");
   const std::string scenario = source_path("examples/seed-7b-bf16.toml");
