@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
 
@@ -116,7 +117,7 @@ std::optional<Topology> resolve_fabric_file(const FabricFlags& flags) {
     }
     return std::nullopt;
   }
-  Topology t = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+  Topology t = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
   apply_fabric_overrides(flags, t);
   return t;
 }
@@ -154,7 +155,7 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
     with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(link); });
     return with_flag("--ranks", [&] { return flat_topology(*ranks, link); });
   }
-  Topology t = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+  Topology t = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
   apply_fabric_overrides(flags, t);
   if (ranks) t = with_flag("--ranks", [&] { return scaled_topology(t, *ranks); });
   return t;

@@ -115,6 +115,7 @@ void register_report(CLI::App& app);
 void register_diagnose(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
+void register_fabrics(CLI::App& app);
 
 }  // namespace scalewall::cli
 

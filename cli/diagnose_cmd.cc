@@ -12,6 +12,7 @@
 #include "cli/next_measurement.h"
 #include "scalewall/analysis/diagnose.h"
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/file_format.h"
 #include "scalewall/io/input_file.h"
 #include "scalewall/io/measurement.h"

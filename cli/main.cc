@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   scalewall::cli::register_select(app);
   scalewall::cli::register_calibrate(app);
   scalewall::cli::register_validate(app);
+  scalewall::cli::register_fabrics(app);
 
   // CLI11 reports a mistyped command as "a subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

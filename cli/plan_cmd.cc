@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/common.h"
+#include "scalewall/present/prediction_tables.h"
 #include "cli/next_measurement.h"
 #include "cli/scenario_flags.h"
 #include "scalewall/analysis/predict.h"
@@ -129,6 +130,13 @@ Report plan_report(const PlanFlags& flags) {
                    fmt::format("not reached up to {} ranks", n));
   report.add_field("binding", "binding mechanism", Unit::kText,
                    std::string(mechanism_name(at.binding)));
+  report.add_field("scales_well", "scales well (90% or more)", Unit::kText,
+                   at.scales_well ? "yes" : "no");
+  if (!p.curve.algorithm_spread.empty()) {
+    report.add_field("efficiency_by_algorithm", fmt::format("efficiency by algorithm at {}", n),
+                     Unit::kText, algorithm_spread_text(p.curve));
+    report.extra["algorithm_spread"] = algorithm_spread_json(p.curve);
+  }
   const std::string confirm =
       render_next_measurement(p.confirm_measurement, PurposeStyle::kSpacedParenthesised);
   report.add_field("confirm_measurement", "measurement to confirm it", Unit::kText, confirm);
@@ -168,8 +176,10 @@ Report plan_report(const PlanFlags& flags) {
                         : fmt::format("Communication stays below compute up to {} ranks: no "
                                       "knee yet.",
                                       n));
-  summary.push_back(fmt::format("What binds at {} ranks: {}. To confirm it: {}", n,
-                                mechanism_name(at.binding), confirm));
+  summary.push_back(fmt::format("What binds at {} ranks: {}{}. To confirm it: {}", n,
+                                mechanism_name(at.binding),
+                                at.scales_well ? " (the largest loss; the job scales well)" : "",
+                                confirm));
   summary.push_back(
       same_count
           ? fmt::format("{} ranks is the smallest count in the sweep that reaches 90% of the "

@@ -94,6 +94,16 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
                    p.best_bucket_bytes);
   report.add_field("binding_at_max", fmt::format("binding at {} ranks", last.ranks), Unit::kText,
                    std::string(mechanism_name(last.binding)));
+  report.add_field("scales_well_at_max", fmt::format("scales well at {} ranks", last.ranks),
+                   Unit::kText, last.scales_well ? "yes" : "no");
+  if (!p.algorithm_spread.empty()) {
+    report.add_field("efficiency_by_algorithm_at_max",
+                     fmt::format("efficiency by algorithm at {} ranks", last.ranks), Unit::kText,
+                     algorithm_spread_text(p));
+    report.extra["algorithm_spread"] = algorithm_spread_json(p);
+  }
+  report.add_list("cliffs", "cliff", cliff_lines(p));
+  report.extra["cliff_rows"] = cliffs_json(p);
   const LostTime& lost = last.lost;
   const double total_lost = lost.total();
   nlohmann::ordered_json breakdown;
@@ -121,11 +131,14 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
                                share(lost.bandwidth_s), share(lost.variance_s),
                                share(lost.checkpoint_s)));
   report.notes.push_back(
-      "efficiency = ideal / predicted step time (strong: T1/(N T(N)); weak: T1/T(N)); binding = "
-      "the mechanism losing the most time (compute when efficiency >= 90%).");
+      "efficiency = ideal / predicted step time (strong: T1/(N T(N)); weak: T1/T(N)), T1 the "
+      "job's own work on one rank (no communication, variance or checkpoint); binding = the "
+      "mechanism losing the most time (compute when nothing is lost); a count at 90% "
+      "efficiency or more scales well whatever binds it.");
   report.notes.push_back(
-      "knee: where exposed communication first reaches the per-rank compute (seed section "
-      "5.1).");
+      "knee: where exposed communication first reaches the per-rank compute, at a count that "
+      "is no cliff (seed section 5.1); a cliff is a count less efficient than the next power "
+      "of two.");
   if (s.network.fabric && s.network.fabric->nominal) {
     report.notes.push_back("The fabric's link figures are nominal, not measured.");
   }

@@ -5,6 +5,7 @@
 
 #include "cli/common.h"
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/base/units.h"
 
@@ -24,7 +25,7 @@ void apply_network_flags(const FabricFlags& flags, ScenarioFile& file) {
   Scenario& s = file.scenario;
   if (!flags.fabric.empty()) {
     s.network = Network{};
-    s.network.fabric = with_flag("--fabric", [&] { return load_fabric_file(flags.fabric); });
+    s.network.fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
     file.network_is_fabric_file = true;
   }
   if (!has_fabric_overrides(flags)) {

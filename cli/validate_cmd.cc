@@ -15,6 +15,7 @@
 #include "scalewall/analysis/calibrate.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"

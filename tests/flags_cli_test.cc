@@ -17,9 +17,9 @@
 namespace scalewall::testing {
 namespace {
 
-const std::vector<std::string> kCommands = {"scaling",  "message", "collective", "straggler",
-                                            "select",   "predict", "plan",       "report",
-                                            "diagnose", "calibrate", "validate"};
+const std::vector<std::string> kCommands = {
+    "scaling", "message", "collective", "straggler", "select",  "predict",
+    "plan",    "report",  "diagnose",   "calibrate", "validate", "fabrics"};
 
 // One concept: its long flag, short form ("" for none) and type name ("" when the type
 // differs with what the command takes, as one rank count against a list).

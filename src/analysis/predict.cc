@@ -339,16 +339,42 @@ void require_predictable(std::span<const std::int64_t> ranks, double target_effi
   }
 }
 
-// The knee, the smallest count whose exposed communication reaches the per-rank compute,
-// searched below the first row past it; nothing when no row is.
+// The regular count for `n`: the smallest power of two >= n that fits the network, or with
+// ranks per node g not a power of two, the smallest g 2^k >= n; nothing past the rank limit.
+std::optional<std::int64_t> regular_count(const Scenario& s, std::int64_t n) {
+  std::int64_t p = 1;
+  while (p < n) p *= 2;
+  if (!fits(s, p) && s.network.fabric && s.network.fabric->placement != Placement::kExplicit) {
+    p = s.network.fabric->ranks_per_node;
+    while (p < n) p *= 2;
+  }
+  if (!fits(s, p)) return std::nullopt;
+  return p;
+}
+
+// The cliff at `t`, if its count does worse than its regular count.
+std::optional<Cliff> cliff_at(const Scenario& s, const StepTime& t) {
+  const std::optional<std::int64_t> p = regular_count(s, t.ranks);
+  if (!p || *p == t.ranks) return std::nullopt;
+  const StepTime regular = step_time(s, *p);
+  if (t.efficiency >= regular.efficiency - kCliffEfficiencyMargin) return std::nullopt;
+  return Cliff{t.ranks, t.efficiency, *p, regular.efficiency};
+}
+
+bool past_knee(const StepTime& t) {
+  return t.ranks > 1 && t.exposed_communication_s >= t.compute_s;
+}
+
+// The knee, the smallest count whose exposed communication reaches the per-rank compute and
+// which is no cliff, searched below the first such row; nothing when no row is.
 std::optional<std::int64_t> knee_of(const Scenario& scenario, const std::vector<StepTime>& rows) {
   const auto knee = [&](std::int64_t r) {
     const StepTime t = step_time(scenario, r);
-    return t.ranks > 1 && t.exposed_communication_s >= t.compute_s;
+    return past_knee(t) && !cliff_at(scenario, t);
   };
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const StepTime& t = rows[i];
-    if (t.ranks > 1 && t.exposed_communication_s >= t.compute_s) {
+    if (past_knee(t) && !cliff_at(scenario, t)) {
       // One rank has no communication, so the knee lies above 1 even when the first row
       // is already past it.
       const std::int64_t below = i == 0 ? 1 : rows[i - 1].ranks;
@@ -358,36 +384,57 @@ std::optional<std::int64_t> knee_of(const Scenario& scenario, const std::vector<
   return std::nullopt;
 }
 
-// The largest fitting count at or above `target_efficiency`, searched between the last row
-// that reaches it and the first that does not.
-std::int64_t max_ranks_at(const Scenario& scenario, const std::vector<StepTime>& rows,
-                          double target_efficiency) {
+// The largest fitting count at or above `target_efficiency`: the largest row (or one rank)
+// that reaches it, refined by bisection towards the next row when that one does not; nothing
+// when not even one rank does (a checkpoint can take a one-rank job below the target).
+std::optional<std::int64_t> max_ranks_at(const Scenario& scenario,
+                                         const std::vector<StepTime>& rows,
+                                         double target_efficiency) {
   const auto below_target = [&](std::int64_t r) {
     return step_time(scenario, r).efficiency < target_efficiency;
   };
-  // One rank is 100% efficient by definition, so the search starts there even when the
-  // first requested count is already under the target.
-  std::vector<std::int64_t> counts = {1};
+  // One rank first, even when it was not requested.
+  std::vector<std::int64_t> counts;
+  std::vector<double> efficiency;
+  if (rows.front().ranks > 1) {
+    counts.push_back(1);
+    efficiency.push_back(step_time(scenario, 1).efficiency);
+  }
   for (const StepTime& t : rows) {
-    if (t.ranks > 1) counts.push_back(t.ranks);
+    counts.push_back(t.ranks);
+    efficiency.push_back(t.efficiency);
   }
-  const auto efficiency_at = [&](std::size_t i) {
-    for (const StepTime& t : rows) {
-      if (t.ranks == counts[i]) return t.efficiency;
-    }
-    return 1.0;  // counts[0] == 1 when 1 was not requested
-  };
-  std::size_t last_ok = 0;
-  while (last_ok + 1 < counts.size() && efficiency_at(last_ok + 1) >= target_efficiency) {
-    ++last_ok;
+  std::optional<std::size_t> last_ok;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (efficiency[i] >= target_efficiency) last_ok = i;
   }
-  if (last_ok + 1 == counts.size()) return counts.back();
-  const std::int64_t first_bad =
-      first_true(scenario, counts[last_ok], counts[last_ok + 1], below_target);
+  if (!last_ok) return std::nullopt;
+  const std::size_t i = *last_ok;
+  if (i + 1 == counts.size()) return counts.back();
+  const std::int64_t first_bad = first_true(scenario, counts[i], counts[i + 1], below_target);
   // The fitting count just below the first one under the target.
   std::int64_t ok = snap_down(scenario, first_bad - 1);
-  if (ok < counts[last_ok]) ok = counts[last_ok];
+  if (ok < counts[i]) ok = counts[i];
   return ok;
+}
+
+// The step at `at`'s rank count under each algorithm the automatic choice would consider.
+std::vector<AlgorithmOutcome> algorithm_spread(const Scenario& scenario, const StepTime& at) {
+  std::vector<AlgorithmOutcome> out;
+  if (!scenario.network.fabric || at.ranks == 1) return out;
+  const Topology topo = scaled_topology(*scenario.network.fabric, at.ranks);
+  for (const AlgorithmSpec& a : applicable_algorithms(Op::kAllreduce, topo)) {
+    if (a.algorithm == Algorithm::kHierarchical && !scenario.settings.hierarchical) continue;
+    Scenario fixed = scenario;
+    fixed.settings.algorithm = a;
+    const StepTime t = step_time(fixed, at.ranks);
+    out.push_back({a, t.step_s, t.efficiency, at.algorithm == StepCollective{a}});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const AlgorithmOutcome& x,
+                                              const AlgorithmOutcome& y) {
+    return x.efficiency > y.efficiency;
+  });
+  return out;
 }
 
 }  // namespace
@@ -425,8 +472,12 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
   }
   p.rows.push_back(std::move(largest));
   p.knee_ranks = knee_of(scenario, p.rows);
+  for (const StepTime& t : p.rows) {
+    if (const std::optional<Cliff> c = cliff_at(scenario, t)) p.cliffs.push_back(*c);
+  }
   p.max_ranks_at_target = max_ranks_at(scenario, p.rows, target_efficiency);
   p.best_bucket_bytes = best_bucket_bytes(scenario, p.rows.back().ranks);
+  p.algorithm_spread = algorithm_spread(scenario, p.rows.back());
   return p;
 }
 

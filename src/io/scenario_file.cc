@@ -18,6 +18,7 @@
 #include "scalewall/base/error.h"
 #include "scalewall/io/input_file.h"
 #include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/base/units.h"
 #include "toml_input.h"
 
@@ -341,7 +342,8 @@ void check_network_form(const Section& n) {
   }
 }
 
-// Loads network.fabric, a path relative to the scenario's folder.
+// Loads network.fabric: a preset (fabric_presets.h) or a path relative to the scenario's
+// folder.
 void read_fabric_form(const Section& n, const std::string& base_dir, NetworkRead& out) {
   out.form = NetworkForm::kFabricFile;
   if (n.has("alpha")) {
@@ -349,11 +351,12 @@ void read_fabric_form(const Section& n, const std::string& base_dir, NetworkRead
   }
   const std::string path = n.text("fabric");
   if (path.empty()) n.fail("fabric", "empty path");
+  // A preset's name, or a path relative to the scenario's folder.
   std::filesystem::path resolved(path);
-  if (resolved.is_relative() && !base_dir.empty())
+  if (!names_fabric_preset(path) && resolved.is_relative() && !base_dir.empty())
     resolved = std::filesystem::path(base_dir) / resolved;
   try {
-    out.network.fabric = load_fabric_file(resolved.string());
+    out.network.fabric = load_fabric(resolved.string());
   } catch (const InputError& e) {
     n.fail("fabric", e.what());
   }

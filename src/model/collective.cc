@@ -274,6 +274,7 @@ struct Totals {
   double bytes = 0;
   double reduced = 0;
   double latency_s = 0;
+  double overhead_s = 0;  // of latency_s, the LogGP o: 2o per step (one send, one receive)
   double bandwidth_s = 0;
   double compute_s = 0;
 
@@ -282,6 +283,7 @@ struct Totals {
     bytes += o.bytes;
     reduced += o.reduced;
     latency_s += o.latency_s;
+    overhead_s += o.overhead_s;
     bandwidth_s += o.bandwidth_s;
     compute_s += o.compute_s;
   }
@@ -299,6 +301,7 @@ Totals evaluate_uniform(const Schedule& schedule, const Link& link, double gamma
   // Every step pays the same alpha and every byte the same beta: multiply once, so that the
   // terms are exactly steps * alpha, bytes / bandwidth and reduced * gamma.
   t.latency_s = static_cast<double>(t.steps) * link.alpha_s;
+  t.overhead_s = static_cast<double>(t.steps) * 2.0 * link.overhead_s;
   t.bandwidth_s = t.bytes / link.bandwidth_Bps;
   t.compute_s = t.reduced * gamma;
   return t;
@@ -359,20 +362,30 @@ struct StepShape {
   std::int64_t streams = 0;
 };
 
-// The (latency, bandwidth) terms of one step of `bytes` per message. On a tie the inter-node
-// link paces the step.
-std::pair<double, double> step_terms(const Topology& topo, const StepShape& shape, double bytes) {
+// The terms of one step: alpha, the LogGP overhead inside it (2o), and bytes x beta.
+struct StepTerms {
+  double latency_s = 0;
+  double overhead_s = 0;
+  double bandwidth_s = 0;
+  friend bool operator==(const StepTerms&, const StepTerms&) = default;
+};
+
+StepTerms terms_on(const Link& link, double bytes) {
+  return {link.alpha_s, 2.0 * link.overhead_s, bytes / link.bandwidth_Bps};
+}
+
+// The terms of one step of `bytes` per message. On a tie the inter-node link paces the step.
+StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes) {
   SCALEWALL_CHECK(shape.intra || shape.streams > 0);
-  if (shape.streams == 0) return {topo.intra.alpha_s, bytes / topo.intra.bandwidth_Bps};
-  const Link across = crossing_link(topo, shape.streams);
-  const double across_bandwidth = bytes / across.bandwidth_Bps;
+  if (shape.streams == 0) return terms_on(topo.intra, bytes);
+  const StepTerms across = terms_on(crossing_link(topo, shape.streams), bytes);
   if (shape.intra) {
-    const double intra_bandwidth = bytes / topo.intra.bandwidth_Bps;
-    if (topo.intra.alpha_s + intra_bandwidth > across.alpha_s + across_bandwidth) {
-      return {topo.intra.alpha_s, intra_bandwidth};
+    const StepTerms intra = terms_on(topo.intra, bytes);
+    if (intra.latency_s + intra.bandwidth_s > across.latency_s + across.bandwidth_s) {
+      return intra;
     }
   }
-  return {across.alpha_s, across_bandwidth};
+  return across;
 }
 
 // Adds a phase's steps to the totals. Consecutive steps with the same terms are added as one
@@ -386,7 +399,7 @@ class PhaseSum {
   PhaseSum& operator=(const PhaseSum&) = delete;
   ~PhaseSum() { flush(); }
 
-  void add(std::pair<double, double> terms, std::int64_t count) {
+  void add(const StepTerms& terms, std::int64_t count) {
     if (count <= 0) return;
     if (count_ > 0 && terms == terms_) {
       count_ += count;
@@ -404,8 +417,9 @@ class PhaseSum {
     t_.steps += count_;
     t_.bytes += k * ph_.bytes;
     t_.reduced += k * ph_.reduced;
-    t_.latency_s += k * terms_.first;
-    t_.bandwidth_s += k * terms_.second;
+    t_.latency_s += k * terms_.latency_s;
+    t_.overhead_s += k * terms_.overhead_s;
+    t_.bandwidth_s += k * terms_.bandwidth_s;
     t_.compute_s += k * ph_.reduced * gamma_;
     count_ = 0;
   }
@@ -413,7 +427,7 @@ class PhaseSum {
   Totals& t_;
   const Phase& ph_;
   double gamma_;
-  std::pair<double, double> terms_{0.0, 0.0};
+  StepTerms terms_;
   std::int64_t count_ = 0;
 };
 
@@ -682,6 +696,7 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   t.compute_s = m * options.gamma_s_per_byte;
   if (const auto uniform = uniform_link(topo)) {
     t.latency_s = static_cast<double>(t.steps) * uniform->alpha_s;
+    t.overhead_s = static_cast<double>(t.steps) * 2.0 * uniform->overhead_s;
     t.bandwidth_s = t.bytes / uniform->bandwidth_Bps;
     return t;
   }
@@ -693,6 +708,7 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   const Link full_link = pace(4.0 * chunk);
   const Link last_link = pace(4.0 * last);
   t.latency_s = full_steps * full_link.alpha_s + last_link.alpha_s;
+  t.overhead_s = 2.0 * (full_steps * full_link.overhead_s + last_link.overhead_s);
   t.bandwidth_s =
       full_steps * 4.0 * chunk / full_link.bandwidth_Bps + 4.0 * last / last_link.bandwidth_Bps;
   return t;
@@ -769,6 +785,7 @@ CollectiveCost finish(Op op, AlgorithmSpec spec, std::int64_t ranks, double byte
   c.bytes_per_rank = t.bytes;
   c.reduced_bytes_per_rank = t.reduced;
   c.latency_s = t.latency_s;
+  c.overhead_s = t.overhead_s;
   c.bandwidth_s = t.bandwidth_s;
   c.compute_s = t.compute_s;
   c.total_s = t.latency_s + t.bandwidth_s + t.compute_s;

@@ -53,6 +53,7 @@ NetworkAt network_at(const Scenario& s, std::int64_t ranks, bool degraded) {
 struct CallCost {
   double total_s = 0;
   double latency_s = 0;
+  double overhead_s = 0;  // LogGP o, inside latency_s
   StepCollective algorithm;
 };
 
@@ -84,6 +85,7 @@ CallCost allreduce_call(const Scenario& s, const NetworkAt& net, std::int64_t ra
     if (first || cost.total_s < c.total_s) {
       c.total_s = cost.total_s;
       c.latency_s = cost.latency_s;
+      c.overhead_s = cost.overhead_s;
       c.algorithm = a;
       first = false;
     }
@@ -94,6 +96,7 @@ CallCost allreduce_call(const Scenario& s, const NetworkAt& net, std::int64_t ra
 struct Communication {
   double total_s = 0;
   double latency_s = 0;
+  double overhead_s = 0;
   double exposed_s = 0;
   StepCollective algorithm;
   double bucket_bytes = 0;
@@ -119,6 +122,7 @@ Communication communicate(const Scenario& s, const NetworkAt& net, std::int64_t 
   const CallCost c_last = k > 1.0 ? allreduce_call(s, net, ranks, last) : c_full;
   out.total_s = (k - 1.0) * c_full.total_s + c_last.total_s;
   out.latency_s = (k - 1.0) * c_full.latency_s + c_last.latency_s;
+  out.overhead_s = (k - 1.0) * c_full.overhead_s + c_last.overhead_s;
   out.algorithm = c_full.algorithm;
   out.bucket_bytes = full;
   out.buckets = static_cast<std::int64_t>(k);
@@ -132,7 +136,13 @@ Communication communicate(const Scenario& s, const NetworkAt& net, std::int64_t 
                                 backward_s + c_last.total_s);
     // end - Tb is at most the total (max(Tb/K - Tb + total, c')); the clamp only keeps
     // rounding from pushing it a few ulps over.
-    out.exposed_s = std::min(out.total_s, std::max(0.0, end - backward_s));
+    const double tail = std::min(out.total_s, std::max(0.0, end - backward_s));
+    // The LogGP o of the hidden part is CPU time taken from the backward pass: the hidden
+    // share of the calls' overhead is exposed too (at most what was hidden).
+    const double hidden = out.total_s - tail;
+    const double hidden_overhead =
+        out.total_s > 0 ? out.overhead_s * (hidden / out.total_s) : 0.0;
+    out.exposed_s = std::min(out.total_s, tail + hidden_overhead);
   }
   return out;
 }
@@ -169,6 +179,7 @@ StepTime raw_step(const Scenario& s, std::int64_t ranks) {
   const Communication comm = communicate(s, net, ranks, backward_s);
   t.communication_s = comm.total_s;
   t.communication_latency_s = comm.latency_s;
+  t.communication_overhead_s = comm.overhead_s;
   t.exposed_communication_s = comm.exposed_s;
   t.algorithm = comm.algorithm;
   t.bucket_bytes = comm.bucket_bytes;
@@ -388,7 +399,10 @@ void require_valid(const Scenario& s) {
 StepTime step_time(const Scenario& s, std::int64_t ranks) {
   require_ranks(static_cast<double>(ranks));
   StepTime t = raw_step(s, ranks);
-  const StepTime one = raw_step(s, 1);
+  // The baseline: the job's own work on one rank, without the checkpoint it would write.
+  Scenario work_only = s;
+  work_only.checkpoint.bytes = 0.0;
+  const StepTime one = raw_step(work_only, 1);
   const auto n = static_cast<double>(ranks);
   LostTime& lost = t.lost;
   switch (s.workload.mode) {
@@ -396,7 +410,6 @@ StepTime step_time(const Scenario& s, std::int64_t ranks) {
       t.ideal_step_s = one.step_s / n;
       t.speedup = one.step_s / t.step_s;
       lost.serial_s = t.serial_s * (1.0 - 1.0 / n);
-      lost.checkpoint_s = t.checkpoint_s - one.checkpoint_s / n;
       break;
     case ScalingMode::kWeak:
       t.ideal_step_s = one.step_s;
@@ -404,9 +417,9 @@ StepTime step_time(const Scenario& s, std::int64_t ranks) {
       // N times) on one rank, over the time it takes on N.
       t.speedup = (one.serial_s + n * (one.step_s - one.serial_s)) / t.step_s;
       lost.serial_s = 0.0;
-      lost.checkpoint_s = t.checkpoint_s - one.checkpoint_s;
       break;
   }
+  lost.checkpoint_s = t.checkpoint_s;
   t.efficiency = t.ideal_step_s / t.step_s;
   const ExposedSplit split = split_exposed_communication(t);
   lost.latency_s = split.latency_s;
@@ -416,7 +429,8 @@ StepTime step_time(const Scenario& s, std::int64_t ranks) {
   const double loss = t.step_s - t.ideal_step_s;
   SCALEWALL_CHECK(std::fabs(lost.total() - loss) <= 1e-9 * std::max(t.step_s, 1e-300) + 1e-300);
   t.binding = Mechanism::kCompute;
-  if (t.efficiency < 0.9) {
+  t.scales_well = t.efficiency >= kScalesWellEfficiency;
+  {
     const std::pair<Mechanism, double> parts[] = {
         {Mechanism::kSerial, lost.serial_s},         {Mechanism::kLatency, lost.latency_s},
         {Mechanism::kBandwidth, lost.bandwidth_s},   {Mechanism::kVariance, lost.variance_s},

@@ -143,9 +143,10 @@ TEST(StepModel, EachMechanismBindsInItsOwnScenario) {
   checkpoint.checkpoint = {1e12, 2e9, true, 10, false};
   const StepTime c = step_time(checkpoint, 64);
   EXPECT_DOUBLE_EQ(c.checkpoint_s, 1e12 / 2e9 / 10);  // 50 s amortised per step
-  // Weak scaling: one rank writes the same checkpoint, so nothing is lost to it...
-  EXPECT_EQ(c.binding, Mechanism::kCompute);
-  // ...but under strong scaling the shared write does not shrink with N.
+  // Weak scaling: the stall is lost from every step, at every N...
+  EXPECT_EQ(c.binding, Mechanism::kCheckpoint);
+  EXPECT_DOUBLE_EQ(c.lost.checkpoint_s, c.checkpoint_s);
+  // ...and under strong scaling too: the shared write does not shrink with N.
   checkpoint.workload.mode = ScalingMode::kStrong;
   EXPECT_EQ(step_time(checkpoint, 64).binding, Mechanism::kCheckpoint);
 }
@@ -467,6 +468,134 @@ TEST(StepModel, ExposedCommunicationSplitsInTheCallsProportion) {
   const StepTime at64 = step_time(WorkedExample(), 64);
   EXPECT_EQ(at64.lost.latency_s, split_exposed_communication(at64).latency_s);
   EXPECT_EQ(at64.lost.bandwidth_s, split_exposed_communication(at64).bandwidth_s);
+}
+
+
+// The DGX H100 example fabric (examples/fabrics/dgx-h100-ndr.toml): 16 nodes of 8, NVLink
+// 2 us at 450 GB/s inside a node, eight NICs of 3 us at 50 GB/s per node.
+Topology DgxFabric() {
+  Topology t;
+  t.name = "dgx-h100-ndr";
+  t.nodes = 16;
+  t.ranks_per_node = 8;
+  t.intra = Link{2e-6, 450e9};
+  t.inter = Link{3e-6, 50e9};
+  t.nics_per_node = 8;
+  return t;
+}
+
+// A 13e9-parameter bf16 model, 1.2 s of compute per rank, weak scaling, overlap on, on the
+// DGX fabric, with a 182 GB checkpoint every 50 steps at 2 GB/s.
+Scenario CheckpointedLlm(bool shared, bool async) {
+  Scenario s;
+  s.workload.gradient_bytes = 26e9;
+  s.workload.compute_s = 1.2;
+  s.workload.mode = ScalingMode::kWeak;
+  s.network.fabric = DgxFabric();
+  s.settings.overlap = true;
+  s.checkpoint = {182e9, 2e9, shared, 50, async};
+  return s;
+}
+
+// Every term of the model is a cost, so no rank count beats the one-rank baseline, which
+// writes no checkpoint: with one writer per node (shared = false) the checkpoint shrinks with
+// the node count but never turns into a gain.
+TEST(StepModel, PerNodeCheckpointsNeverLiftEfficiencyAboveOne) {
+  for (const ScalingMode mode : {ScalingMode::kWeak, ScalingMode::kStrong}) {
+    Scenario s = CheckpointedLlm(false, false);
+    s.workload.mode = mode;
+    for (const std::int64_t n : {1, 8, 16, 128, 1024}) {
+      const StepTime t = step_time(s, n);
+      EXPECT_LE(t.efficiency, 1.0) << n;
+      EXPECT_GE(t.lost.checkpoint_s, 0.0) << n;
+      EXPECT_DOUBLE_EQ(t.lost.checkpoint_s, t.checkpoint_s) << n;
+      EXPECT_NEAR(t.lost.total(), t.step_s - t.ideal_step_s, 1e-12 * t.step_s) << n;
+    }
+  }
+  // One writer per node: 182 GB / (nodes x 2 GB/s) / 50 steps.
+  const Scenario s = CheckpointedLlm(false, false);
+  EXPECT_DOUBLE_EQ(step_time(s, 8).checkpoint_s, 182e9 / 2e9 / 50);
+  EXPECT_DOUBLE_EQ(step_time(s, 128).checkpoint_s, 182e9 / (16 * 2e9) / 50);
+  // The baseline is the job's own work on one rank: 1.2 s of compute, no checkpoint.
+  EXPECT_DOUBLE_EQ(step_time(s, 128).ideal_step_s, 1.2);
+}
+
+// Seed: "checkpointing as a hidden collective ... stalling every rank". A synchronous write to
+// a shared target takes the same time from every step at every N, weak scaling included, and
+// is named when it is the largest loss.
+TEST(StepModel, SynchronousCheckpointStallShowsAtEveryRankCount) {
+  const Scenario s = CheckpointedLlm(true, false);
+  for (const std::int64_t n : {1, 8, 128, 1024}) {
+    const StepTime t = step_time(s, n);
+    EXPECT_DOUBLE_EQ(t.checkpoint_s, 182e9 / 2e9 / 50) << n;  // 1.82 s
+    EXPECT_DOUBLE_EQ(t.lost.checkpoint_s, t.checkpoint_s) << n;
+    EXPECT_EQ(t.binding, Mechanism::kCheckpoint) << n;
+    EXPECT_NEAR(t.efficiency, 1.2 / t.step_s, 1e-12) << n;
+    EXPECT_LT(t.efficiency, 0.41) << n;  // 1.2 s of 3.02 s
+  }
+}
+
+// Asynchronous: only the write's overrun past the interval is lost, and it is never negative.
+TEST(StepModel, AsyncCheckpointLossIsTheOverrunAndNeverNegative) {
+  const Scenario s = CheckpointedLlm(true, true);
+  for (const std::int64_t n : {1, 8, 128, 1024}) {
+    const StepTime t = step_time(s, n);
+    const double before = t.step_s - t.checkpoint_s;
+    EXPECT_NEAR(t.checkpoint_s, std::max(0.0, 91.0 - 50 * before) / 50, 1e-12) << n;
+    EXPECT_GE(t.lost.checkpoint_s, 0.0) << n;
+    EXPECT_DOUBLE_EQ(t.lost.checkpoint_s, t.checkpoint_s) << n;
+  }
+}
+
+// The binding mechanism is the largest loss even when the job scales well; scales_well says
+// the second thing.
+TEST(StepModel, BindingIsTheLargestLossEvenAtHighEfficiency) {
+  Scenario s = WorkedExample();
+  s.workload.mode = ScalingMode::kWeak;
+  s.workload.gradient_bytes = 1e3;
+  s.variance.sigma = 0.02;
+  const StepTime t = step_time(s, 65536);
+  EXPECT_GE(t.efficiency, 0.9);
+  EXPECT_GT(t.lost.variance_s, 0.99 * t.lost.total());
+  EXPECT_EQ(t.binding, Mechanism::kVariance);
+  EXPECT_TRUE(t.scales_well);
+  const StepTime bound = step_time(WorkedExample(), 64);
+  EXPECT_EQ(bound.binding, Mechanism::kBandwidth);
+  EXPECT_FALSE(bound.scales_well);
+  // Nothing lost: compute.
+  EXPECT_EQ(step_time(WorkedExample(), 1).binding, Mechanism::kCompute);
+  EXPECT_TRUE(step_time(WorkedExample(), 1).scales_well);
+}
+
+// Seed D01 section 3.2: LogP's o is processor time that "cannot be overlapped with anything".
+// Three links with L + 2o = 25 us cost the same without overlap, but with overlap each hides
+// less the more of its alpha is o: every call's 2o per step stays exposed.
+TEST(StepModel, LogGpOverheadIsChargedUnderOverlap) {
+  std::vector<double> exposed;
+  for (const double o : {0.0, 5e-6, 12e-6}) {
+    Scenario s;
+    s.workload.gradient_bytes = 1e9;
+    s.workload.compute_s = 1.0;
+    s.workload.mode = ScalingMode::kWeak;
+    s.network.fabric = flat_topology(64, link_from_loggp(25e-6 - 2 * o, o, 0.0, 12.5e9));
+    s.settings.bucket_bytes = 1e6;
+    const StepTime off = step_time(s, 64);
+    s.settings.overlap = true;
+    const StepTime on = step_time(s, 64);
+    EXPECT_NEAR(off.communication_s, on.communication_s, 1e-15);
+    // Without overlap every call is exposed, its o with it.
+    EXPECT_DOUBLE_EQ(off.exposed_communication_s, off.communication_s);
+    EXPECT_GE(on.exposed_communication_s, on.communication_overhead_s);
+    EXPECT_LE(on.exposed_communication_s, on.communication_s);
+    exposed.push_back(on.exposed_communication_s);
+    if (o == 0.0) {
+      EXPECT_EQ(on.communication_overhead_s, 0.0);
+    } else {
+      EXPECT_GT(on.communication_overhead_s, 0.0);
+    }
+  }
+  EXPECT_LT(exposed[0], exposed[1]);
+  EXPECT_LT(exposed[1], exposed[2]);
 }
 
 }  // namespace

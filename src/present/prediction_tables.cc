@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,11 @@ Table scaling_curve_table(const Prediction& p, TableWords words) {
   bool knee_marked = false;
   for (const StepTime& r : p.rows) {
     std::string mark;
-    if (p.knee_ranks && !knee_marked && r.ranks >= *p.knee_ranks) {
+    const bool cliff = std::any_of(p.cliffs.begin(), p.cliffs.end(),
+                                   [&](const Cliff& c) { return c.ranks == r.ranks; });
+    if (cliff) {
+      mark = fmt::format("{}cliff, not the knee", page ? "" : "<-- ");
+    } else if (p.knee_ranks && !knee_marked && r.ranks >= *p.knee_ranks) {
       mark = fmt::format("{}knee at {} ranks", page ? "" : "<-- ", *p.knee_ranks);
       knee_marked = true;
     }
@@ -40,6 +45,51 @@ Table scaling_curve_table(const Prediction& p, TableWords words) {
               mark);
   }
   return t;
+}
+
+std::vector<std::string> cliff_lines(const Prediction& p) {
+  std::vector<std::string> lines;
+  for (const Cliff& c : p.cliffs) {
+    lines.push_back(fmt::format(
+        "{} ranks: {} efficient against {} at {} ranks; the algorithm pays for a count that is "
+        "not a power of two (a fold), so this count, not the curve, falls off: a cliff, not "
+        "the knee",
+        c.ranks, format_cell(c.efficiency, Unit::kFraction),
+        format_cell(c.regular_efficiency, Unit::kFraction), c.regular_ranks));
+  }
+  return lines;
+}
+
+std::string algorithm_spread_text(const Prediction& p) {
+  std::string text;
+  for (const AlgorithmOutcome& a : p.algorithm_spread) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} {}{}", algorithm_name(a.algorithm),
+                        format_cell(a.efficiency, Unit::kFraction), a.chosen ? " (chosen)" : "");
+  }
+  return text;
+}
+
+nlohmann::ordered_json algorithm_spread_json(const Prediction& p) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const AlgorithmOutcome& a : p.algorithm_spread) {
+    out.push_back({{"algorithm", algorithm_name(a.algorithm)},
+                   {"step_s", a.step_s},
+                   {"efficiency", a.efficiency},
+                   {"chosen", a.chosen}});
+  }
+  return out;
+}
+
+nlohmann::ordered_json cliffs_json(const Prediction& p) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Cliff& c : p.cliffs) {
+    out.push_back({{"ranks", c.ranks},
+                   {"efficiency", c.efficiency},
+                   {"regular_ranks", c.regular_ranks},
+                   {"regular_efficiency", c.regular_efficiency}});
+  }
+  return out;
 }
 
 Table what_if_table(const WhatIf& w, TableWords words) {

@@ -19,17 +19,49 @@
 
 namespace scalewall {
 
+// A rank count that does worse than a larger, regular one: the chosen algorithm folds (or
+// otherwise pays for) a count that is not a power of two, so that the step at `ranks` is less
+// efficient than at `regular_ranks`, the next power of two at or above it that the network
+// takes (with a fabric whose ranks per node g is not a power of two, g times one). A cliff is
+// a property of that one count, not of the curve: it is flagged, never called the knee.
+struct Cliff {
+  std::int64_t ranks = 0;
+  double efficiency = 0;
+  std::int64_t regular_ranks = 0;
+  double regular_efficiency = 0;
+};
+
+// A cliff is flagged when the count's efficiency is below the regular count's by more than
+// this: 1 percentage point, above the rounding of any efficiency and below any drop a user
+// would act on.
+inline constexpr double kCliffEfficiencyMargin = 0.01;
+
+// The step at one rank count under each all-reduce algorithm the automatic choice considers
+// (the ones a library could pick), most efficient first.
+struct AlgorithmOutcome {
+  AlgorithmSpec algorithm;
+  double step_s = 0;
+  double efficiency = 0;
+  bool chosen = false;  // the scenario's own choice (automatic or fixed)
+};
+
 struct Prediction {
   ScalingMode mode = ScalingMode::kStrong;
   std::vector<StepTime> rows;                // one per requested rank count, ascending
   // The smallest rank count at which exposed communication reaches the per-rank compute:
   // the knee of section 5.1, found on the grid and refined to the exact count by bisection.
-  // Empty when it is not reached up to the largest rank count.
+  // A cliff (above) is not a knee: the knee is the smallest count past the threshold that is
+  // no cliff. Empty when it is not reached up to the largest rank count.
   std::optional<std::int64_t> knee_ranks;
+  std::vector<Cliff> cliffs;                 // requested rows that are cliffs, ascending
+  // At the largest rank count, every algorithm's outcome (empty with a given bus bandwidth,
+  // which already includes the library's choice, or at one rank).
+  std::vector<AlgorithmOutcome> algorithm_spread;
   double target_efficiency = 0.5;
-  // The largest rank count (up to the largest requested) whose efficiency is at or above
-  // the target, refined between grid points (and between 1 and the first) by bisection.
-  // Always at least 1, which is 100% efficient.
+  // The largest rank count (up to the largest requested, one rank included) whose
+  // efficiency is at or above the target, refined by bisection towards the next requested
+  // count. Empty when no count reaches it (without checkpoints one rank always does: it is
+  // 100% efficient).
   std::optional<std::int64_t> max_ranks_at_target;
   double best_bucket_bytes = 0;              // at the largest rank count, with overlap on
 };

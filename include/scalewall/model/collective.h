@@ -266,6 +266,8 @@ struct CollectiveCost {
   double bytes_per_rank = 0;          // bytes on the critical path (each pays beta)
   double reduced_bytes_per_rank = 0;  // bytes reduced on the critical path (each pays gamma)
   double latency_s = 0;               // alpha terms (plus LogGP injection gaps)
+  double overhead_s = 0;              // of latency_s, the LogGP o: 2o per step, CPU time of
+                                      // sending and receiving that overlap cannot hide
   double bandwidth_s = 0;             // beta terms, on the link each step actually uses
   double compute_s = 0;               // gamma terms
   double total_s = 0;                 // latency_s + bandwidth_s + compute_s

@@ -25,9 +25,15 @@
 //                  communication is charged here too.
 //   checkpoint     write time / interval, amortised; async: only what the write overruns
 //                  the interval by.
-// Efficiency is ideal over predicted: strong T1 / (N T(N)), weak T1 / T(N), with T1 the same
-// job on one rank (no communication, no variance). The time lost against ideal splits into
-// serial, latency, bandwidth, variance and checkpoint parts that sum to it exactly.
+// LogGP's o (the CPU overhead of sending and receiving, 2o per step of a collective, part of
+// its alpha) is processor time that overlap cannot hide: with overlap, the o of the calls that
+// run under the backward pass is exposed too.
+// Efficiency is ideal over predicted: strong T1 / (N T(N)), weak T1 / T(N), with T1 the job's
+// own work on one rank: serial + compute, with no communication, no variance and no
+// checkpoint. Every other term is a cost, so efficiency is at most 1 at every N (below 1 even
+// at N = 1 when the job writes checkpoints). The time lost against ideal splits into serial,
+// latency, bandwidth, variance and checkpoint parts that sum to it exactly; the checkpoint
+// part is the whole amortised checkpoint time, at every N and in both scaling modes.
 //
 // Every figure is a model, not a measurement.
 #ifndef SCALEWALL_STEP_MODEL_H_
@@ -183,6 +189,8 @@ struct StepTime {
   double compression_s = 0;             // compressing the gradient (0 without compression)
   double communication_s = 0;           // full cost of the step's all-reduce calls
   double communication_latency_s = 0;   // its alpha terms
+  double communication_overhead_s = 0;  // of those, the LogGP o (2o per step): CPU time that
+                                        // overlap cannot hide
   double exposed_communication_s = 0;   // what overlap leaves on the critical path
   double variance_s = 0;
   double checkpoint_s = 0;              // amortised per step
@@ -197,9 +205,14 @@ struct StepTime {
   double bucket_bytes = 0;              // bytes per call
   std::int64_t buckets = 0;             // calls per step
   LostTime lost;                        // sums to step_s - ideal_step_s
-  Mechanism binding = Mechanism::kCompute;  // the largest lost part; compute when
-                                            // efficiency >= 0.9
+  Mechanism binding = Mechanism::kCompute;  // the largest lost part; compute when nothing
+                                            // is lost
+  bool scales_well = true;              // efficiency >= kScalesWellEfficiency
 };
+
+// The efficiency from which a step counts as scaling well (its binding mechanism is still the
+// largest loss): 90%, the seed's line between a job that scales and one that has hit a wall.
+inline constexpr double kScalesWellEfficiency = 0.9;
 
 // The exposed communication of a step split into its latency and bandwidth parts, in the
 // proportion of the full calls' alpha terms to the rest (all bandwidth when there is no

@@ -1,0 +1,97 @@
+// scalewall fabrics: the built-in fabric presets (io/fabric_presets.h), or one preset's
+// fabric TOML to copy into a file of one's own.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/common.h"
+#include "scalewall/base/error.h"
+#include "scalewall/io/fabric_presets.h"
+
+namespace scalewall::cli {
+namespace {
+
+struct FabricsFlags {
+  std::string name;
+  std::string format = "table";
+};
+
+std::string preset_names() {
+  std::string names;
+  for (const FabricPreset& p : fabric_presets()) {
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
+  }
+  return names;
+}
+
+Report run_fabrics(const FabricsFlags& flags) {
+  Report report;
+  report.command = "fabrics";
+  report.kind = Kind::kModel;
+  report.banner = "FABRIC PRESETS: datasheet figures (nominal), not measurements";
+  report.title = "Built-in fabrics: one node type and its network each; --ranks N lays N ranks "
+                 "out on as many nodes as it takes";
+  Table t{"fabrics",
+          {{"name", "name", Unit::kText},
+           {"ranks_per_node", "ranks/node", Unit::kCount},
+           {"nics_per_node", "NICs/node", Unit::kCount},
+           {"intra_alpha_s", "intra alpha", Unit::kSeconds},
+           {"intra_bandwidth_Bps", "intra bandwidth", Unit::kRate},
+           {"inter_alpha_s", "inter alpha", Unit::kSeconds},
+           {"inter_bandwidth_Bps", "per NIC", Unit::kRate},
+           {"description", "description", Unit::kText}},
+          {},
+          {}};
+  for (const FabricPreset& p : fabric_presets()) {
+    if (!flags.name.empty() && p.name != flags.name) continue;
+    const Topology topo = preset_topology(p);
+    t.add_row({std::string(p.name), topo.ranks_per_node, topo.nics_per_node, topo.intra.alpha_s,
+               topo.intra.bandwidth_Bps, topo.inter.alpha_s, topo.inter.bandwidth_Bps,
+               std::string(p.description)});
+  }
+  report.tables.push_back(std::move(t));
+  report.notes.push_back(
+      "Bandwidths are per direction, from the vendors' datasheets; the alphas are typical "
+      "figures, not datasheet values (calibrate measures them). 'scalewall fabrics NAME --toml' "
+      "prints a preset as a fabric file to edit.");
+  return report;
+}
+
+void run(const FabricsFlags& flags, bool toml) {
+  if (!flags.name.empty() && find_fabric_preset(flags.name) == nullptr) {
+    throw InputError(fmt::format("no fabric preset '{}' (presets: {})", flags.name,
+                                 preset_names()));
+  }
+  if (toml) {
+    if (flags.name.empty()) throw InputError("--toml needs a preset NAME");
+    std::cout << find_fabric_preset(flags.name)->toml;
+    return;
+  }
+  emit(run_fabrics(flags), flags.format);
+}
+
+}  // namespace
+
+void register_fabrics(CLI::App& app) {
+  auto flags = std::make_shared<FabricsFlags>();
+  auto toml = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "fabrics",
+      "The built-in fabric presets from datasheets (DGX, HGX, GB200 NVL72, MI300X, AWS p4d/p5, "
+      "generic InfiniBand and RoCE clusters): any --fabric or scenario fabric takes their "
+      "names.");
+  cmd->add_option("name", flags->name, "Show this preset only (" + preset_names() + ")")
+      ->type_name("NAME");
+  cmd->add_flag("--toml", *toml, "Print the preset NAME as a fabric file (TOML), to edit");
+  add_format_option(cmd, &flags->format);
+  cmd->footer(
+      "Examples:\n"
+      "  scalewall fabrics\n"
+      "  scalewall fabrics dgx-h100 --toml > my-cluster.toml\n"
+      "  scalewall collective --fabric dgx-h100 --ranks 64 --bytes 1GB");
+  cmd->callback([flags, toml] { run(*flags, *toml); });
+}
+
+}  // namespace scalewall::cli

@@ -1,0 +1,153 @@
+// Implementation of scalewall/io/fabric_presets.h: the preset table. Every bandwidth is per
+// direction, from the vendor's datasheet (bidirectional figures halved); every alpha is a
+// typical figure, marked as chosen. Each preset's fabric TOML is written from its row, and the
+// fabric is read back from that text by the fabric-file reader, so a preset and the file
+// `scalewall fabrics NAME --toml` prints are the same fabric.
+#include "scalewall/io/fabric_presets.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "scalewall/io/fabric_file.h"
+
+namespace scalewall {
+namespace {
+
+// One node type: its GPUs (or CPU ranks), their link inside the node, its NICs.
+struct PresetRow {
+  std::string_view name;
+  std::string_view description;
+  std::string_view source;  // the datasheet figures, as comment lines
+  int ranks_per_node;
+  int nics_per_node;
+  std::string_view intra_alpha, intra_bandwidth, intra_note;
+  std::string_view inter_alpha, inter_bandwidth, inter_note;
+};
+
+// A generic cluster: one rank per node on shared memory inside, one NIC of `rate` outside.
+constexpr PresetRow generic(std::string_view name, std::string_view description,
+                            std::string_view source, std::string_view alpha,
+                            std::string_view rate, std::string_view note) {
+  return {name, description, source, 1, 1, "0.5us", "10GB/s",
+          "chosen: shared memory, one core's copy", alpha, rate, note};
+}
+
+constexpr std::string_view kNvlinkNote = "chosen: NVLink through NCCL, a few microseconds";
+constexpr std::string_view kRdmaNote = "chosen: GPUDirect RDMA, a few microseconds";
+constexpr std::string_view kEfaNote =
+    "chosen: EFA's SRD transport costs more per message than InfiniBand";
+constexpr std::string_view kGenericSource =
+    "\n# non-blocking, one MPI rank per node (--ranks-per-node for more: they then share the\n"
+    "# NIC and meet over shared memory).";
+
+constexpr std::array kRows = {
+    PresetRow{"dgx-a100",
+              "NVIDIA DGX A100: 8 A100 SXM4 on NVLink 3 (NVSwitch), 8 HDR 200 Gb/s NICs",
+              "NVIDIA DGX A100 datasheet: 8x A100 SXM4, six NVSwitches, NVLink 3 at 600 GB/s per\n"
+              "# GPU bidirectional; 8x ConnectX-6 HDR 200 Gb/s for compute traffic.",
+              8, 8, "2us", "300GB/s", kNvlinkNote, "3us", "200Gb/s", kRdmaNote},
+    PresetRow{"dgx-h100",
+              "NVIDIA DGX H100: 8 H100 SXM5 on NVLink 4 (NVSwitch), 8 NDR 400 Gb/s NICs",
+              "NVIDIA DGX H100 datasheet: 8x H100 SXM5, four NVSwitches, NVLink 4 at 900 GB/s per\n"
+              "# GPU bidirectional; 8x ConnectX-7 NDR 400 Gb/s for compute traffic.",
+              8, 8, "2us", "450GB/s", kNvlinkNote, "3us", "400Gb/s", kRdmaNote},
+    PresetRow{"hgx-h200",
+              "NVIDIA HGX H200 8-GPU: 8 H200 on NVLink 4 (NVSwitch), 8 x 400 Gb/s NICs",
+              "NVIDIA H200 datasheet (HGX H200): 8x H200 SXM, NVLink 4 at 900 GB/s per GPU\n"
+              "# bidirectional through NVSwitch; one 400 Gb/s NIC per GPU (ConnectX-7 or\n"
+              "# BlueField-3), as the reference HGX servers ship.",
+              8, 8, "2us", "450GB/s", kNvlinkNote, "3us", "400Gb/s", kRdmaNote},
+    PresetRow{"gb200-nvl72",
+              "NVIDIA GB200 NVL72: 72 GPUs in one NVLink 5 domain, a 400 Gb/s NIC per GPU",
+              "NVIDIA GB200 NVL72 datasheet: 72 Blackwell GPUs in one NVLink domain, NVLink 5 at\n"
+              "# 1.8 TB/s per GPU bidirectional (130 TB/s in all); 18 compute trays of 4 GPUs,\n"
+              "# each with four ConnectX-7 400 Gb/s NICs (one per GPU). One node here is the\n"
+              "# whole NVLink domain.",
+              72, 72, "2us", "900GB/s", kNvlinkNote, "3us", "400Gb/s", kRdmaNote},
+    PresetRow{"mi300x-node",
+              "AMD Instinct MI300X platform: 8 MI300X on Infinity Fabric, 8 x 400 Gb/s NICs",
+              "AMD Instinct MI300X platform datasheet: 8x MI300X fully connected by Infinity\n"
+              "# Fabric, seven links per GPU of 128 GB/s bidirectional each (896 GB/s aggregate).\n"
+              "# One pair of GPUs shares a single link (64 GB/s each way); the intra bandwidth is\n"
+              "# what a collective spread over all seven links (RCCL's several rings) can use.\n"
+              "# Scale-out: one 400 Gb/s NIC per GPU.",
+              8, 8, "3us", "448GB/s", "chosen: RCCL over xGMI", "3.5us", "400Gb/s",
+              "chosen: RDMA over a 400G NIC"},
+    PresetRow{"aws-p4d",
+              "AWS p4d.24xlarge: 8 A100 40 GB on NVLink 3 (NVSwitch), 400 Gb/s EFA (4 x 100 Gb/s)",
+              "AWS EC2 p4d.24xlarge: 8x A100 40 GB, NVSwitch, NVLink 3 at 600 GB/s per GPU\n"
+              "# bidirectional; 400 Gbps of Elastic Fabric Adapter networking, four 100 Gbps\n"
+              "# interfaces.",
+              8, 4, "2us", "300GB/s", kNvlinkNote, "15us", "100Gb/s", kEfaNote},
+    PresetRow{"aws-p5",
+              "AWS p5.48xlarge: 8 H100 on NVLink 4 (NVSwitch), 3200 Gb/s EFA (32 x 100 Gb/s)",
+              "AWS EC2 p5.48xlarge: 8x H100 80 GB, NVSwitch, NVLink 4 at 900 GB/s per GPU\n"
+              "# bidirectional; 3,200 Gbps of EFA (v2) networking over 32 interfaces of 100 Gbps.",
+              8, 32, "2us", "450GB/s", kNvlinkNote, "15us", "100Gb/s", kEfaNote},
+    generic("ib-hdr", "A generic HDR InfiniBand cluster: one rank and one 200 Gb/s NIC per node",
+            "A generic cluster on HDR InfiniBand (200 Gb/s per port),", "1.5us", "200Gb/s",
+            "chosen: MPI ping-pong over InfiniBand, a microsecond or two"),
+    generic("ib-ndr", "A generic NDR InfiniBand cluster: one rank and one 400 Gb/s NIC per node",
+            "A generic cluster on NDR InfiniBand (400 Gb/s per port),", "1.5us", "400Gb/s",
+            "chosen: MPI ping-pong over InfiniBand, a microsecond or two"),
+    generic("roce-100g", "A generic 100 GbE RoCE cluster: one rank and one 100 Gb/s NIC per node",
+            "A generic cluster on 100 Gb Ethernet with RoCE v2,", "3us", "100Gb/s",
+            "chosen: RoCE through Ethernet switches"),
+    generic("roce-400g", "A generic 400 GbE RoCE cluster: one rank and one 400 Gb/s NIC per node",
+            "A generic cluster on 400 Gb Ethernet with RoCE v2,", "3us", "400Gb/s",
+            "chosen: RoCE through Ethernet switches"),
+};
+
+std::string toml_of(const PresetRow& r) {
+  const bool generic_row = r.ranks_per_node == 1;
+  return fmt::format(
+      "# {}{}\n# Bandwidths per direction.\nname = \"{}\"\nnominal = true\nnodes = 1\n"
+      "ranks_per_node = {}\nnics_per_node = {}\n"
+      "[intra]\nalpha = \"{}\"  # {}\nbandwidth = \"{}\"\n"
+      "[inter]\nalpha = \"{}\"  # {}\nbandwidth = \"{}\"\n",
+      r.source, generic_row ? kGenericSource : "", r.name, r.ranks_per_node, r.nics_per_node,
+      r.intra_alpha, r.intra_note, r.intra_bandwidth, r.inter_alpha, r.inter_note,
+      r.inter_bandwidth);
+}
+
+// The presets, built once from the rows.
+const std::vector<FabricPreset>& presets() {
+  static const std::vector<FabricPreset> all = [] {
+    std::vector<FabricPreset> out;
+    for (const PresetRow& r : kRows) {
+      out.push_back({std::string(r.name), std::string(r.description), toml_of(r)});
+    }
+    return out;
+  }();
+  return all;
+}
+
+}  // namespace
+
+std::span<const FabricPreset> fabric_presets() { return presets(); }
+
+const FabricPreset* find_fabric_preset(std::string_view name) {
+  for (const FabricPreset& p : presets()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+Topology preset_topology(const FabricPreset& preset) {
+  return parse_fabric(preset.toml, "preset " + preset.name);
+}
+
+bool names_fabric_preset(std::string_view name_or_path) {
+  return name_or_path.find('/') == std::string_view::npos &&
+         find_fabric_preset(name_or_path) != nullptr;
+}
+
+Topology load_fabric(const std::string& name_or_path) {
+  if (names_fabric_preset(name_or_path)) {
+    return preset_topology(*find_fabric_preset(name_or_path));
+  }
+  return load_fabric_file(name_or_path);
+}
+
+}  // namespace scalewall
