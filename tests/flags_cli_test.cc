@@ -180,6 +180,11 @@ TEST(FlagsCli, PredictTakesTheSharedFabricOverrides) {
   const auto on_fabric = run_json({"predict", seed, "--ranks", "64", "--fabric",
                                    source_path("examples/fabrics/dgx-h100-ndr.toml")});
   EXPECT_EQ(on_fabric["inputs"]["model"]["network"]["fabric"], "dgx-h100-ndr");
+  // A preset name works as --fabric does everywhere, and the title names the fabric used.
+  const CliResult preset = run_scalewall({"predict", seed, "-n", "8", "--fabric", "dgx-a100"});
+  ASSERT_EQ(preset.exit_code, 0) << preset.err;
+  EXPECT_NE(preset.out.find("on fabric dgx-a100 (1 node x 8 ranks"), std::string::npos)
+      << preset.out;
   expect_input_error({"predict", seed, "--ranks", "64", "--nics-per-node", "2"},
                      "--nics-per-node");
 }

@@ -604,8 +604,9 @@ std::string describe(const Scenario& scenario, NetworkForm form) {
 
 std::string describe_scenario_fabric(const Topology& t) {
   std::string text = fmt::format(
-      "fabric {} ({} nodes x {} ranks, {} NIC{} per node; intra {} at {}, inter {} at {}",
-      t.name, t.nodes, t.ranks_per_node, t.nics_per_node, t.nics_per_node == 1 ? "" : "s",
+      "fabric {} ({} node{} x {} ranks, {} NIC{} per node; intra {} at {}, inter {} at {}",
+      t.name, t.nodes, t.nodes == 1 ? "" : "s", t.ranks_per_node, t.nics_per_node,
+      t.nics_per_node == 1 ? "" : "s",
       format_seconds(t.intra.alpha_s), format_rate(t.intra.bandwidth_Bps),
       format_seconds(t.inter.alpha_s), format_rate(t.inter.bandwidth_Bps));
   if (t.inter.gap_s > 0) text += fmt::format(", gap {}", format_seconds(t.inter.gap_s));
