@@ -285,9 +285,9 @@ void register_calibrate(CLI::App& app) {
       ->type_name("FILE")
       ->check(non_empty_path());
   cmd->add_option("--min-bytes", flags->min_bytes, "Fit only sizes at or above this")
-      ->type_name("M");
+      ->type_name("SIZE");
   cmd->add_option("--max-bytes", flags->max_bytes, "Fit only sizes at or below this")
-      ->type_name("M");
+      ->type_name("SIZE");
   cmd->add_option("--ranks,-n", flags->ranks,
                   "Rank count of collective logs that do not record one (OSU's)")
       ->type_name("N");

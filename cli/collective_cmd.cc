@@ -225,7 +225,7 @@ void register_collective(CLI::App& app) {
   cmd->add_option("--bytes,-m", flags->bytes,
                   "Buffer per rank m as nccl-tests sizes it: the all-reduce vector, the "
                   "reduce-scatter input, the all-gather output, the all-to-all send buffer")
-      ->type_name("M");
+      ->type_name("SIZE");
   add_fabric_options(cmd, &flags->fabric);
   cmd->add_option("--gamma", flags->gamma,
                   "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of "
@@ -233,7 +233,7 @@ void register_collective(CLI::App& app) {
       ->type_name("G")
       ->default_val("0");
   cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
-      ->type_name("M")
+      ->type_name("SIZE")
       ->default_val("512KiB");
   cmd->add_option("--algorithms", flags->algorithms,
                   "Comma-separated algorithms to compare, or all (every one that implements "

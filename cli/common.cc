@@ -26,24 +26,32 @@ CLI::Validator non_empty_path() {
       [](const std::string& text) {
         return text.empty() ? std::string("the file name is empty") : std::string();
       },
-      "FILE");
+      "");  // no description: the option's type name already says FILE
 }
 
-void add_fabric_options(CLI::App* command, FabricFlags* flags) {
-  command->add_option("--fabric", flags->fabric,
-                      "Fabric file (TOML): nodes, ranks per node, intra- and inter-node links, "
-                      "NICs, oversubscription, placement; see examples/fabrics/")
-      ->type_name("FILE");
+void add_fabric_options(CLI::App* command, FabricFlags* flags, FabricUse use,
+                        std::string_view fabric_help) {
+  std::string help =
+      "Fabric file (TOML): nodes, ranks per node, intra- and inter-node links, NICs, "
+      "oversubscription, placement; see examples/fabrics/";
+  if (use == FabricUse::kScenario) help += "; replaces the scenario's [network]";
+  if (!fabric_help.empty()) help += fmt::format("; {}", fabric_help);
+  command->add_option("--fabric", flags->fabric, help)->type_name("FILE");
+  const bool flat = use == FabricUse::kFlatOrFabric;
   command->add_option("--alpha,-a", flags->alpha,
-                      "Latency alpha of the flat link (default 2.5us), or of the fabric's "
-                      "inter-node link")
+                      flat ? "Latency alpha of the flat link (default 2.5us), or of the "
+                             "fabric's inter-node link"
+                           : "Override the fabric's inter-node latency alpha")
       ->type_name("T");
   command->add_option("--bandwidth,-b", flags->bandwidth,
-                      "Bandwidth of the flat link (default 25GB/s), or of the fabric's "
-                      "inter-node link")
+                      flat ? "Bandwidth of the flat link (default 25GB/s), or of the fabric's "
+                             "inter-node link"
+                           : "Override the fabric's inter-node bandwidth")
       ->type_name("R");
-  command->add_option("--nodes", flags->nodes, "Override the fabric's node count")
-      ->type_name("N");
+  if (flat) {
+    command->add_option("--nodes", flags->nodes, "Override the fabric's node count")
+        ->type_name("N");
+  }
   command->add_option("--ranks-per-node", flags->ranks_per_node,
                       "Override the fabric's ranks per node")
       ->type_name("G");
@@ -58,28 +66,13 @@ void add_fabric_options(CLI::App* command, FabricFlags* flags) {
       ->type_name("P");
 }
 
-Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks) {
-  if (flags.fabric.empty()) {
-    for (const auto& [flag, value] :
-         {std::pair{"--nodes", &flags.nodes}, std::pair{"--ranks-per-node", &flags.ranks_per_node},
-          std::pair{"--nics-per-node", &flags.nics_per_node},
-          std::pair{"--oversubscription", &flags.oversubscription},
-          std::pair{"--placement", &flags.placement}}) {
-      if (!value->empty()) {
-        throw InputError(fmt::format(
-            "{} describes a fabric; give a fabric file with --fabric (a flat link needs only "
-            "--alpha and --bandwidth)",
-            flag));
-      }
-    }
-    if (!ranks) throw InputError("--ranks is required without --fabric");
-    Link link = kDefaultLink;
-    if (!flags.alpha.empty()) link.alpha_s = flag_seconds("--alpha", flags.alpha);
-    if (!flags.bandwidth.empty()) link.bandwidth_Bps = flag_rate("--bandwidth", flags.bandwidth);
-    with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(link); });
-    return with_flag("--ranks", [&] { return flat_topology(*ranks, link); });
-  }
-  Topology t = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
+bool has_fabric_overrides(const FabricFlags& flags) {
+  return !flags.alpha.empty() || !flags.bandwidth.empty() || !flags.nodes.empty() ||
+         !flags.ranks_per_node.empty() || !flags.nics_per_node.empty() ||
+         !flags.oversubscription.empty() || !flags.placement.empty();
+}
+
+void apply_fabric_overrides(const FabricFlags& flags, Topology& t) {
   if (!flags.alpha.empty() || !flags.bandwidth.empty()) {
     if (!flags.alpha.empty()) {
       t.inter.alpha_s = flag_seconds("--alpha", flags.alpha);
@@ -113,6 +106,57 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
         "add --placement packed or scattered to resize it");
   }
   with_flag("--fabric", [&] { require_valid(t); });
+}
+
+std::optional<Topology> resolve_fabric_file(const FabricFlags& flags) {
+  if (flags.fabric.empty()) {
+    if (has_fabric_overrides(flags)) {
+      throw InputError(fmt::format(
+          "{} changes a fabric file's figures; give the fabric with --fabric",
+          first_override(flags)));
+    }
+    return std::nullopt;
+  }
+  Topology t = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
+  apply_fabric_overrides(flags, t);
+  return t;
+}
+
+std::string first_override(const FabricFlags& flags) {
+  for (const auto& [flag, value] :
+       {std::pair{"--alpha", &flags.alpha}, std::pair{"--bandwidth", &flags.bandwidth},
+        std::pair{"--nodes", &flags.nodes}, std::pair{"--ranks-per-node", &flags.ranks_per_node},
+        std::pair{"--nics-per-node", &flags.nics_per_node},
+        std::pair{"--oversubscription", &flags.oversubscription},
+        std::pair{"--placement", &flags.placement}}) {
+    if (!value->empty()) return flag;
+  }
+  return {};
+}
+
+Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks) {
+  if (flags.fabric.empty()) {
+    for (const auto& [flag, value] :
+         {std::pair{"--nodes", &flags.nodes}, std::pair{"--ranks-per-node", &flags.ranks_per_node},
+          std::pair{"--nics-per-node", &flags.nics_per_node},
+          std::pair{"--oversubscription", &flags.oversubscription},
+          std::pair{"--placement", &flags.placement}}) {
+      if (!value->empty()) {
+        throw InputError(fmt::format(
+            "{} describes a fabric; give a fabric file with --fabric (a flat link needs only "
+            "--alpha and --bandwidth)",
+            flag));
+      }
+    }
+    if (!ranks) throw InputError("--ranks is required without --fabric");
+    Link link = kDefaultLink;
+    if (!flags.alpha.empty()) link.alpha_s = flag_seconds("--alpha", flags.alpha);
+    if (!flags.bandwidth.empty()) link.bandwidth_Bps = flag_rate("--bandwidth", flags.bandwidth);
+    with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(link); });
+    return with_flag("--ranks", [&] { return flat_topology(*ranks, link); });
+  }
+  Topology t = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
+  apply_fabric_overrides(flags, t);
   if (ranks) t = with_flag("--ranks", [&] { return scaled_topology(t, *ranks); });
   return t;
 }

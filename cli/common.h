@@ -40,9 +40,35 @@ struct FabricFlags {
   std::string placement;
 };
 
-// Adds --fabric, --alpha, --bandwidth, --nodes, --ranks-per-node, --nics-per-node,
-// --oversubscription and --placement to `command`.
-void add_fabric_options(CLI::App* command, FabricFlags* flags);
+// How a command uses its network, which decides what --alpha and --bandwidth mean without a
+// fabric file and whether --nodes applies.
+enum class FabricUse {
+  kFlatOrFabric,  // a flat link (--alpha, --bandwidth) or a fabric file: collective, select
+  kScenario,      // a scenario's network, which --fabric replaces; the fabric is scaled to
+                  // each rank count, so no --nodes: predict, plan
+  kFabricOnly,    // a fabric file or none (the command's own default): validate
+};
+
+// Adds the one set of network flags every command that uses a fabric spells the same way:
+// --fabric FILE, --alpha/-a T, --bandwidth/-b R, --nodes N (kFlatOrFabric only),
+// --ranks-per-node G, --nics-per-node K, --oversubscription R, --placement P. `fabric_help`,
+// when given, is added to --fabric's help (what the command does without one).
+void add_fabric_options(CLI::App* command, FabricFlags* flags,
+                        FabricUse use = FabricUse::kFlatOrFabric,
+                        std::string_view fabric_help = {});
+
+// Whether any flag that changes a fabric's figures is given (all but --fabric itself), and
+// the first of them ("--nics-per-node"), for messages.
+bool has_fabric_overrides(const FabricFlags& flags);
+std::string first_override(const FabricFlags& flags);
+
+// Applies the override flags to `t` (--alpha and --bandwidth to its inter-node link), then
+// checks it. Throws InputError naming the flag.
+void apply_fabric_overrides(const FabricFlags& flags, Topology& t);
+
+// The fabric file with the override flags applied, or none without --fabric (an override
+// flag without --fabric is then an InputError).
+std::optional<Topology> resolve_fabric_file(const FabricFlags& flags);
 
 // The topology for `ranks` ranks. Without --fabric: flat_topology(ranks, link) (fabric
 // override flags are then an error). With --fabric: the file, overridden by the flags, then

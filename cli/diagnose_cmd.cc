@@ -28,7 +28,7 @@ namespace {
 
 struct DiagnoseFlags {
   std::vector<std::string> files;
-  std::string fabric;
+  FabricFlags network;  // --fabric and its overrides
   std::string scenario;
   std::string plot;
   std::string format = "table";
@@ -38,7 +38,7 @@ struct DiagnoseFlags {
 RenderOptions plot_options(const DiagnoseFlags& flags) {
   RenderOptions options;
   options.inputs = flags.files;
-  if (!flags.fabric.empty()) options.inputs.push_back(flags.fabric);
+  if (!flags.network.fabric.empty()) options.inputs.push_back(flags.network.fabric);
   if (!flags.scenario.empty()) options.inputs.push_back(flags.scenario);
   return options;
 }
@@ -329,10 +329,7 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
     files.emplace_back();
     parse_measurement_text(input.text, input.path, files.back());
   }
-  std::optional<Topology> fabric;
-  if (!flags.fabric.empty()) {
-    fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
-  }
+  const std::optional<Topology> fabric = resolve_fabric_file(flags.network);
   const std::vector<RunDiagnosis> runs = diagnose_runs(files, fabric);
   if (!flags.plot.empty()) plot_measurements(flags, files);
 
@@ -389,9 +386,8 @@ void register_diagnose(CLI::App& app) {
   cmd->add_option("files", flags->files, "A scaling table, or scalewall-mpi / benchmark output")
       ->required()
       ->type_name("FILE...");
-  cmd->add_option("--fabric", flags->fabric,
-                  "Fabric file: compare measured collectives with the model")
-      ->type_name("FILE");
+  add_fabric_options(cmd, &flags->network, FabricUse::kFabricOnly,
+                     "compare measured collectives with the model (scalewall-mpi input)");
   cmd->add_option("--scenario", flags->scenario,
                   "Scenario file: show its predicted efficiency beside a measured scaling table")
       ->type_name("FILE");
@@ -420,8 +416,10 @@ void register_diagnose(CLI::App& app) {
           measurements.size() == 1 ? "" : "s"));
     }
     if (!tables.empty()) {
-      if (!flags->fabric.empty()) {
-        throw InputError("--fabric: applies to scalewall-mpi measurements, not a scaling table");
+      if (!flags->network.fabric.empty() || has_fabric_overrides(flags->network)) {
+        throw InputError(fmt::format(
+            "{}: applies to scalewall-mpi measurements, not a scaling table",
+            flags->network.fabric.empty() ? first_override(flags->network) : "--fabric"));
       }
       emit(scaling_report(*flags, tables.front()), flags->format);
     } else {

@@ -54,13 +54,12 @@ std::vector<std::int64_t> flag_rank_range(std::string_view flag, const std::stri
   if (a > b) {
     throw InputError(fmt::format("{}: range '{}' runs backwards ({} > {})", flag, text, a, b));
   }
-  std::vector<std::int64_t> ranks;
+  // Both ends are rows, and every power of two between them.
+  std::vector<std::int64_t> ranks = {a};
   std::int64_t r = 1;
-  while (r < a) r *= 2;
-  for (; r <= b; r *= 2) ranks.push_back(r);
-  if (ranks.empty()) {
-    throw InputError(fmt::format("{}: range '{}' holds no power of two", flag, text));
-  }
+  while (r <= a) r *= 2;
+  for (; r < b; r *= 2) ranks.push_back(r);
+  if (b > a) ranks.push_back(b);
   return ranks;
 }
 

@@ -41,8 +41,9 @@ std::int64_t flag_count(std::string_view flag, const std::string& text, std::int
 inline constexpr std::size_t kMaxRankListItems = 4096;
 std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::string& text);
 
-// A comma-separated list of rank counts or an inclusive range "A..B" of powers of two
-// (A and B rounded to the powers of two they bracket: "8..100" is 8,16,32,64).
+// A comma-separated list of rank counts or an inclusive range "A..B": A, every power of two
+// between A and B, and B ("8..100" is 8,16,32,64,100; "3..20" is 3,4,8,16,20; "8..64" is
+// 8,16,32,64). Both ends are always rows.
 std::vector<std::int64_t> flag_rank_range(std::string_view flag, const std::string& text);
 
 // Splits "a,b,c" at commas, trimming blanks; an empty item is kept (and rejected by the

@@ -169,16 +169,16 @@ void register_message(CLI::App& app) {
       cmd->add_option("--min-bytes", flags->min_bytes,
                       "Smallest size of the sweep; rows at every power of ten from it (0 adds a "
                       "0-byte row)")
-          ->type_name("B")
+          ->type_name("SIZE")
           ->default_val("1");
   flags->max_option = cmd->add_option("--max-bytes", flags->max_bytes,
                                       "Largest size of the sweep (1GB, 4GiB); always a row")
-                          ->type_name("B")
+                          ->type_name("SIZE")
                           ->default_val("1GB");
   flags->bytes_option =
       cmd->add_option("--bytes,-m", flags->bytes,
                       "Classify this one message size instead of sweeping (4KB, 64KiB)")
-          ->type_name("B");
+          ->type_name("SIZE");
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "The cost curve is flat below m* (a 1 KB and a 64 KB message cost nearly the same on a\n"

@@ -91,9 +91,10 @@ Report observed_report(const PlanFlags& flags) {
   });
   Report report = model_report("plan");
   report.title = fmt::format(
-      "Efficiency {:.3g}% at {} ranks and {:.3g}% at {}, same problem: which mechanisms could "
+      "Efficiency {} at {} ranks and {} at {}, same problem: which mechanisms could "
       "explain the drop",
-      100 * obs[0].efficiency, obs[0].ranks, 100 * obs[1].efficiency, obs[1].ranks);
+      format_percent(obs[0].efficiency), obs[0].ranks, format_percent(obs[1].efficiency),
+      obs[1].ranks);
   nlohmann::ordered_json o = nlohmann::ordered_json::array();
   for (const Observation& x : obs) o.push_back({{"ranks", x.ranks}, {"efficiency", x.efficiency}});
   report.inputs["observed"] = o;
@@ -135,6 +136,12 @@ Report plan_report(const PlanFlags& flags) {
   const ScenarioFile file = load_scenario(flags.scenario);
   const Scenario& s = file.scenario;
   if (flags.ranks.empty()) throw InputError("--ranks is required with a scenario");
+  if (flags.ranks.find_first_of(",.") != std::string::npos) {
+    throw InputError(fmt::format(
+        "--ranks: plan answers for one rank count, and '{}' is a list or a range; give one "
+        "count (predict --ranks {} gives the curve over several)",
+        flags.ranks, flags.ranks));
+  }
   const std::int64_t n = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
   const Plan p = with_flag("--ranks", [&] { return plan(s, n); });
   const StepTime& at = p.at;
@@ -172,11 +179,21 @@ Report plan_report(const PlanFlags& flags) {
   report.add_field("best_throughput_work_per_s", "best throughput (work/s)", Unit::kPlain,
                    p.best_throughput);
   report.add_field("idle_accelerator_hours_per_1000_steps",
-                   fmt::format("idle accelerator-hours per 1000 steps at {}", n), Unit::kPlain,
-                   p.idle_hours_per_1000_steps);
-  report.add_field("idle_accelerator_hours_per_1000_steps_at_90pct",
-                   fmt::format("... at {} ranks", p.ranks_at_90pct_best), Unit::kPlain,
-                   p.idle_hours_per_1000_steps_at_90pct);
+                   fmt::format("idle accelerator-hours per 1000 steps at {} ranks", n),
+                   Unit::kPlain, p.idle_hours_per_1000_steps);
+  // At the 90%-of-best count: a line of its own only when that count is not the one planned
+  // (the same count would print the same line twice); JSON always carries the key.
+  const bool same_count = p.ranks_at_90pct_best == n;
+  if (same_count) {
+    report.extra["idle_accelerator_hours_per_1000_steps_at_90pct"] =
+        p.idle_hours_per_1000_steps_at_90pct;
+  } else {
+    report.add_field("idle_accelerator_hours_per_1000_steps_at_90pct",
+                     fmt::format("idle accelerator-hours per 1000 steps at {} ranks (90% of "
+                                 "best)",
+                                 p.ranks_at_90pct_best),
+                     Unit::kPlain, p.idle_hours_per_1000_steps_at_90pct);
+  }
 
   std::vector<std::string> summary;
   summary.push_back(fmt::format(
@@ -184,8 +201,8 @@ Report plan_report(const PlanFlags& flags) {
       p.mode == ScalingMode::kStrong ? "the global batch is fixed and each rank's share shrinks"
                                      : "each rank keeps its batch and the problem grows"));
   summary.push_back(fmt::format(
-      "At {} ranks the model predicts {:.3g}% efficiency (a step of {}, speedup {:.4g}x).", n,
-      100 * at.efficiency, format_seconds(at.step_s), at.speedup));
+      "At {} ranks the model predicts {} efficiency (a step of {}, speedup {:.4g}x).", n,
+      format_percent(at.efficiency), format_seconds(at.step_s), at.speedup));
   summary.push_back(p.knee_ranks
                         ? fmt::format("The knee, where exposed communication reaches the "
                                       "per-rank compute, is at {} ranks.",
@@ -197,11 +214,17 @@ Report plan_report(const PlanFlags& flags) {
                                 mechanism_name(at.binding),
                                 at.scales_well ? " (the largest loss; the job scales well)" : "",
                                 confirm));
-  summary.push_back(fmt::format(
-      "{} ranks already reach 90% of the best throughput in the sweep; at {} ranks the job "
-      "leaves {:.4g} accelerator-hours idle per 1000 steps, against {:.4g} at {}.",
-      p.ranks_at_90pct_best, n, p.idle_hours_per_1000_steps,
-      p.idle_hours_per_1000_steps_at_90pct, p.ranks_at_90pct_best));
+  summary.push_back(
+      same_count
+          ? fmt::format("{} ranks is the smallest count in the sweep that reaches 90% of the "
+                        "best throughput; there the job leaves {:.4g} accelerator-hours idle "
+                        "per 1000 steps.",
+                        n, p.idle_hours_per_1000_steps)
+          : fmt::format("{} ranks already reach 90% of the best throughput in the sweep; at {} "
+                        "ranks the job leaves {:.4g} accelerator-hours idle per 1000 steps, "
+                        "against {:.4g} at {}.",
+                        p.ranks_at_90pct_best, n, p.idle_hours_per_1000_steps,
+                        p.idle_hours_per_1000_steps_at_90pct, p.ranks_at_90pct_best));
   nlohmann::ordered_json lines = nlohmann::ordered_json::array();
   for (const std::string& line : summary) {
     lines.push_back(line);
@@ -222,7 +245,9 @@ void register_plan(CLI::App& app) {
       "the best throughput, and the accelerator-hours left idle. With --observed, which "
       "mechanisms could explain an efficiency drop between two rank counts.");
   add_scenario_options(cmd, &flags->scenario, true);
-  cmd->add_option("--ranks,-n", flags->ranks, "The rank count to plan for")->type_name("N");
+  cmd->add_option("--ranks,-n", flags->ranks,
+                  "The one rank count to plan for (predict takes a list or a range)")
+      ->type_name("N");
   cmd->add_option("--observed", flags->observed,
                   "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario "
                   "needed): which mechanisms could explain the drop, what to measure in which "

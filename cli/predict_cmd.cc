@@ -118,8 +118,8 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
   breakdown["checkpoint_s"] = lost.checkpoint_s;
   report.extra["lost_time_at_max"] = breakdown;
   const auto share = [&](double part) {
-    return total_lost > 0 ? fmt::format("{} ({:.3g}%)", format_seconds(part),
-                                        100.0 * part / total_lost)
+    return total_lost > 0 ? fmt::format("{} ({})", format_seconds(part),
+                                        format_percent(part / total_lost))
                           : format_seconds(part);
   };
   report.add_field("lost_breakdown",
@@ -192,8 +192,9 @@ void register_predict(CLI::App& app) {
       "compute, serial, communication, variance and checkpoint per rank count, efficiency, the "
       "knee, and the mechanism that binds. --what-if ranks the remedies at one rank count.");
   add_scenario_options(cmd, &flags->scenario);
-  cmd->add_option("--ranks", flags->ranks,
-                  "Rank counts: a list (8,64,512) or a range of powers of two (8..4096)")
+  cmd->add_option("--ranks,-n", flags->ranks,
+                  "Rank counts: a list (8,64,512) or a range A..B: A, the powers of two "
+                  "between, and B (8..4096)")
       ->type_name("LIST");
   cmd->add_option("--max-ranks", flags->max_ranks,
                   "Sweep powers of two up to N, plus N (default 1024)")

@@ -35,6 +35,7 @@
 #include "scalewall/model/scaling.h"
 #include "scalewall/io/scenario_file.h"
 #include "scalewall/analysis/select.h"
+#include "scalewall/analysis/calibrate.h"
 #include "scalewall/base/units.h"
 
 namespace scalewall::cli {
@@ -47,6 +48,7 @@ struct ReportFlags {
   std::string output;
   std::string max_ranks = "1024";
   std::string target_efficiency = "0.5";
+  std::string ranks;  // for collective logs that give no rank count
   std::string format = "table";
 };
 
@@ -190,8 +192,10 @@ HtmlSection scenario_section(const std::string& path, const ScenarioFile& file,
                   "largest rank count that holds the target efficiency."));
   add(HtmlTable{"The scaling curve", scaling_curve_table(p, TableWords::kPage)});
   add(canvas.draw(breakdown_plot(p, s.name, short_network(file)), stem,
-                  "Where each step's time goes, by mechanism; the stack is the predicted step, "
-                  "the line the ideal one."));
+                  "Where each step's time goes, by mechanism: each bar is one rank count's "
+                  "step, split into its mechanisms' shares (left axis, so that a short step "
+                  "at many ranks reads as well as a long one); the predicted and the ideal step "
+                  "time are the lines, on the log axis at the right."));
 
   progress.say(fmt::format("{}: what-if at {} ranks", s.name, last.ranks));
   const WhatIf w = what_if(s, last.ranks, file.what_if);
@@ -307,6 +311,45 @@ HtmlSection scenario_section(const std::string& path, const ScenarioFile& file,
 
 // ---- measurements ----
 
+// What the page and stderr say about collective logs that give no rank count.
+constexpr std::string_view kUnknownRanksWords =
+    "A collective log here gives no rank count (ranks unknown: an OSU log without an mpirun "
+    "-np line), so its bus bandwidth cannot be computed: its figure shows the algorithm "
+    "bandwidth, size / median time. Run the report again with --ranks N (the rank count the "
+    "benchmark ran on) to plot bus bandwidth, as nccl-tests defines it.";
+
+// One collective series' figure: bus bandwidth against size when the rank count is known;
+// algorithm bandwidth, named so, when it is not (ranks 0).
+std::pair<std::string, std::string> collective_figure(
+    const std::tuple<std::string, std::string, std::int64_t>& key,
+    const std::vector<CollectivePoint>& points, MeasuredSeries& series) {
+  const auto& [op, algorithm, ranks] = key;
+  const bool known = ranks > 0;
+  series.x_label = "message size m per rank";
+  series.y_quantity = Quantity::kRate;
+  series.y_scale = AxisScale::kLinear;
+  for (const CollectivePoint& c : points) {
+    if (c.bytes <= 0) continue;
+    series.x.push_back(c.bytes);
+    series.measured.push_back(known ? c.busbw_Bps : c.algbw_Bps);
+  }
+  if (!known) {
+    series.what = fmt::format("{} algorithm bandwidth ({}, ranks unknown)", op, algorithm);
+    series.y_label = "algorithm bandwidth (size / time)";
+    return {fmt::format("algbw-{}-{}-ranks-unknown", op, algorithm),
+            fmt::format("Measured {} algorithm bandwidth (size / median time) against message "
+                        "size, {} algorithm, ranks unknown: the log gives no rank count, so no "
+                        "bus bandwidth; --ranks N gives it.",
+                        op, algorithm)};
+  }
+  series.what = fmt::format("{} bus bandwidth ({}, {} ranks)", op, algorithm, ranks);
+  series.y_label = "bus bandwidth";
+  return {fmt::format("busbw-{}-{}-{}", op, algorithm, ranks),
+          fmt::format("Measured {} bus bandwidth (from the median time) against message size, "
+                      "{} algorithm, {} ranks (nccl-tests convention).",
+                      op, algorithm, ranks)};
+}
+
 HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
   HtmlSection section;
   section.heading = "Measurements";
@@ -349,7 +392,9 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
     }
   };
 
-  // Collectives: bus bandwidth against size, one figure per (op, algorithm, ranks).
+  // Collectives: bus bandwidth against size, one figure per (op, algorithm, ranks). A log
+  // that gives no rank count (OSU's without an mpirun -np line) has no bus bandwidth: its
+  // points are drawn as algorithm bandwidth, called so, for "ranks unknown".
   if (!set.collectives.empty()) {
     std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<CollectivePoint>>
         groups;
@@ -357,38 +402,27 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
     for (const CollectivePoint& c : set.collectives) {
       groups[{std::string(op_name(c.op)), c.algorithm.name(), c.ranks}].push_back(c);
     }
-    draw_groups(groups, "collective series", [](const auto& key, const auto& points,
-                                                MeasuredSeries& series) {
-      const auto& [op, algorithm, ranks] = key;
-      series.what = fmt::format("{} bus bandwidth ({}, {} ranks)", op, algorithm, ranks);
-      series.x_label = "message size m per rank";
-      series.y_label = "bus bandwidth";
-      series.y_quantity = Quantity::kRate;
-      series.y_scale = AxisScale::kLinear;
-      for (const CollectivePoint& c : points) {
-        if (c.bytes <= 0) continue;
-        series.x.push_back(c.bytes);
-        series.measured.push_back(c.busbw_Bps);
-      }
-      return std::pair{fmt::format("busbw-{}-{}-{}", op, algorithm, ranks),
-                       fmt::format("Measured {} bus bandwidth (from the median time) against "
-                                   "message size, {} algorithm, {} ranks (nccl-tests "
-                                   "convention).",
-                                   op, algorithm, ranks)};
-    });
+    draw_groups(groups, "collective series", collective_figure);
+    if (std::any_of(set.collectives.begin(), set.collectives.end(),
+                    [](const CollectivePoint& c) { return c.ranks == 0; })) {
+      add(HtmlParagraph{std::string(kUnknownRanksWords)});
+    }
     Table t{"collectives",
             {{"op", "op", Unit::kText},
              {"algorithm", "algorithm", Unit::kText},
              {"ranks", "ranks", Unit::kCount},
              {"bytes", "size", Unit::kBytes},
              {"time_median_s", "median time", Unit::kSeconds},
+             {"algbw_Bps", "algbw", Unit::kRate},
              {"busbw_Bps", "busbw", Unit::kRate},
              {"verified", "verified", Unit::kText}},
             {},
             {}};
     for (const CollectivePoint& c : set.collectives) {
-      t.add_row({std::string(op_name(c.op)), c.algorithm.name(), c.ranks, c.bytes,
-                 c.time_median_s, c.busbw_Bps,
+      const bool known = c.ranks > 0;
+      t.add_row({std::string(op_name(c.op)), c.algorithm.name(),
+                 known ? Value{c.ranks} : Value{std::string("unknown")}, c.bytes,
+                 c.time_median_s, c.algbw_Bps, known ? Value{c.busbw_Bps} : Value{},
                  c.verified ? "yes" : "NO"});
     }
     add(HtmlTable{"Measured collectives", t});
@@ -486,7 +520,8 @@ Report run_report(const ReportFlags& flags) {
     std::string text = read_input_file(path, "input file");
     switch (detect_file_format(text)) {
       case FileFormat::kScenario: {
-        ScenarioFile file = parse_scenario(text, path, fs::path(path).parent_path().string());
+        ScenarioFile file = parse_scenario(
+            text, path, is_standard_input(path) ? "" : fs::path(path).parent_path().string());
         with_flag("--max-ranks", [&] { return default_rank_grid(file.scenario, max_ranks); });
         scenarios.emplace_back(path, std::move(file));
         break;
@@ -501,11 +536,26 @@ Report run_report(const ReportFlags& flags) {
         break;
     }
   }
+  std::optional<std::int64_t> ranks;
+  if (!flags.ranks.empty()) ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
   const Progress progress("report");
   MeasurementSet measured_set;
+  const auto unknown_ranks = [&] {
+    return std::count_if(measured_set.collectives.begin(), measured_set.collectives.end(),
+                         [](const CollectivePoint& c) { return c.ranks == 0; });
+  };
   for (const auto& [path, text] : measurements) {
     progress.say(fmt::format("reading {}", path));
+    const auto before = unknown_ranks();
     parse_measurement_text(text, path, measured_set);
+    if (ranks) {
+      assign_unknown_ranks(measured_set, *ranks);
+    } else if (unknown_ranks() > before) {
+      std::cerr << fmt::format(
+          "report: {}: the log gives no rank count, so its collectives are plotted as "
+          "algorithm bandwidth (ranks unknown); --ranks N gives their bus bandwidth\n",
+          path);
+    }
   }
   // The report is drawn into a staging directory beside DIR and moved into place only when
   // every figure and the page are written (platform/staged_output.h).
@@ -560,6 +610,7 @@ Report run_report(const ReportFlags& flags) {
   report.inputs["output"] = flags.output;
   report.inputs["max_ranks"] = max_ranks;
   report.inputs["target_efficiency"] = target;
+  report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
   Table files{"figures",
               {{"kind", "kind", Unit::kText},
                {"svg", "svg", Unit::kText},
@@ -592,8 +643,10 @@ void register_report(CLI::App& app) {
                   "nccl-tests, OSU, IMB), told apart by content")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--output,-o", flags->output, "Directory for the plots and index.html "
-                                                "(created when missing)")
+  // --out/-o is the output path in every command: here a directory (calibrate's is a file).
+  // --output is the same flag's older name.
+  cmd->add_option("--out,--output,-o", flags->output,
+                  "Output directory DIR: the figures and DIR/index.html (created when missing)")
       ->type_name("DIR")
       ->required();
   cmd->add_option("--max-ranks", flags->max_ranks,
@@ -604,6 +657,10 @@ void register_report(CLI::App& app) {
                   "Efficiency marked on the scaling curve (default 0.5)")
       ->type_name("E")
       ->default_val("0.5");
+  cmd->add_option("--ranks,-n", flags->ranks,
+                  "Rank count of collective logs that do not record one (OSU's without an "
+                  "mpirun -np line): gives their bus bandwidth")
+      ->type_name("N");
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "cli/common.h"
+#include "scalewall/io/fabric_file.h"
+#include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/base/units.h"
 
@@ -14,6 +16,30 @@ bool flag_on_off(std::string_view flag, const std::string& text) {
   if (text == "on" || text == "true" || text == "yes") return true;
   if (text == "off" || text == "false" || text == "no") return false;
   throw InputError(fmt::format("{}: '{}' is not on or off", flag, text));
+}
+
+// --fabric replaces the scenario's network with a fabric file; the override flags then change
+// that fabric, or the one the scenario names. A flat link or a bus bandwidth has no fabric
+// figures to change.
+void apply_network_flags(const FabricFlags& flags, ScenarioFile& file) {
+  Scenario& s = file.scenario;
+  if (!flags.fabric.empty()) {
+    s.network = Network{};
+    s.network.fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
+    file.network_is_fabric_file = true;
+  }
+  if (!has_fabric_overrides(flags)) {
+    if (!flags.fabric.empty()) file.network_description = describe_scenario_fabric(*s.network.fabric);
+    return;
+  }
+  if (!file.network_is_fabric_file) {
+    throw InputError(fmt::format(
+        "{}: changes a fabric file's figures; the scenario's network is a flat link or a bus "
+        "bandwidth (give a fabric with --fabric)",
+        first_override(flags)));
+  }
+  apply_fabric_overrides(flags, *s.network.fabric);
+  file.network_description = describe_scenario_fabric(*s.network.fabric);
 }
 
 }  // namespace
@@ -34,9 +60,7 @@ void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional
   command->add_option("--hierarchical", flags->hierarchical,
                       "Override: allow hierarchical all-reduce (on/off)")
       ->type_name("on|off");
-  command->add_option("--placement", flags->placement,
-                      "Override: rank placement on the fabric (packed or scattered)")
-      ->type_name("P");
+  add_fabric_options(command, &flags->network, FabricUse::kScenario);
   command->add_option("--algorithm", flags->algorithm,
                       "Override: all-reduce algorithm (auto: the cheapest per call)")
       ->type_name("NAME");
@@ -50,7 +74,7 @@ void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional
                       "Override: per-rank batch relative to the scenario's")
       ->type_name("X");
   command->add_option("--sigma", flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)")
-      ->type_name("S");
+      ->type_name("F");
 }
 
 ScenarioFile load_scenario(const ScenarioFlags& flags) {
@@ -79,16 +103,7 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
           "the scenario's network is a flat link or a bus bandwidth");
     }
   }
-  if (!flags.placement.empty()) {
-    if (!file.network_is_fabric_file) {
-      throw InputError(
-          "--placement: placement needs a fabric file; the scenario's network is a flat link or "
-          "a bus bandwidth");
-    }
-    s.network.fabric->placement =
-        with_flag("--placement", [&] { return parse_placement(flags.placement); });
-    s.network.fabric->rank_to_node.clear();
-  }
+  apply_network_flags(flags.network, file);
   if (!flags.algorithm.empty()) {
     if (flags.algorithm == "auto") {
       s.settings.algorithm.reset();

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/common.h"
 #include "scalewall/io/scenario_file.h"
 
 namespace scalewall::cli {
@@ -19,7 +20,7 @@ struct ScenarioFlags {
   std::string overlap;            // on | off
   std::string bucket;             // size, or 0 for one fused call
   std::string hierarchical;       // on | off
-  std::string placement;          // packed | scattered
+  FabricFlags network;            // --fabric and its overrides (cli/common.h)
   std::string algorithm;          // auto | an all-reduce algorithm
   std::string compression_ratio;
   std::string accumulation_steps;
@@ -27,7 +28,9 @@ struct ScenarioFlags {
   std::string sigma;
 };
 
-// Adds the positional SCENARIO (required unless `optional`) and the override flags.
+// Adds the positional SCENARIO (required unless `optional`) and the override flags, the
+// network ones through add_fabric_options (FabricUse::kScenario): --fabric replaces the
+// scenario's network, the others change its fabric's figures.
 void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional = false);
 
 // Loads the scenario (InputError naming the file on any problem) and applies the overrides.

@@ -38,7 +38,8 @@ struct SelectFlags {
   std::string format = "table";
 };
 
-// "A..B": A, A*step, A*step^2, ... up to B; or a single size "A". A >= 1 (the grid is
+// "A..B": A, A*step, A*step^2, ... up to B, and B itself (the upper end of a range is always
+// a row, "1..1GB" ends at 1 GB, not at 256 MiB); or a single size "A". A >= 1 (the grid is
 // logarithmic).
 std::vector<double> read_size_grid(const std::string& text, double step) {
   const auto dots = text.find("..");
@@ -61,6 +62,17 @@ std::vector<double> read_size_grid(const std::string& text, double step) {
           text, step, kMaxAxis));
     }
     sizes.push_back(m);
+  }
+  // B off the grid: one more column. A relative tolerance, since B is read from text
+  // and A*step^k is exact only for powers of two.
+  constexpr double kSameSize = 1e-12;
+  if (b > sizes.back() * (1 + kSameSize)) {
+    if (sizes.size() == kMaxAxis) {
+      throw InputError(fmt::format(
+          "--bytes: range '{}' with step {} holds more than {} sizes; narrow it or use --step 4",
+          text, step, kMaxAxis));
+    }
+    sizes.push_back(b);
   }
   return sizes;
 }
@@ -143,7 +155,7 @@ void register_select(CLI::App& app) {
       ->type_name("OP")
       ->default_val("allreduce");
   cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank counts: A..B (the powers of two in it) or a list 8,24,64; with --fabric "
+                  "Rank counts: A..B (A, the powers of two between, and B) or a list 8,24,64; with --fabric "
                   "each must fill whole nodes or fit in one")
       ->type_name("A..B")
       ->default_val("2..1024");
@@ -161,7 +173,7 @@ void register_select(CLI::App& app) {
       ->type_name("G")
       ->default_val("0");
   cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
-      ->type_name("M")
+      ->type_name("SIZE")
       ->default_val("512KiB");
   cmd->add_option("--selector", flags->selector,
                   "Also map what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed "

@@ -12,6 +12,7 @@
 #include "scalewall/model/scaling.h"
 #include "scalewall/model/straggler.h"
 #include "scalewall/io/times_file.h"
+#include "scalewall/base/units.h"
 
 namespace scalewall::cli {
 namespace {
@@ -65,7 +66,7 @@ std::string_view method_name(Method method) {
   return {};
 }
 
-std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100.0); }
+std::string percent(double fraction) { return format_percent(fraction); }
 
 // ---- the model: --ranks and --sigma ----
 

@@ -25,7 +25,7 @@ namespace {
 
 struct ValidateFlags {
   std::vector<std::string> files;
-  std::string fabric;
+  FabricFlags network;  // --fabric and its overrides
   std::string ranks;
   std::string gamma = "0";
   std::string format = "table";
@@ -54,9 +54,9 @@ Report run_validate(const ValidateFlags& flags) {
   Topology fabric;
   std::optional<HockneyFit> fit;
   std::string fabric_origin;
-  if (!flags.fabric.empty()) {
-    fabric = with_flag("--fabric", [&] { return load_fabric(flags.fabric); });
-    fabric_origin = flags.fabric;
+  if (std::optional<Topology> file = resolve_fabric_file(flags.network)) {
+    fabric = std::move(*file);
+    fabric_origin = flags.network.fabric;
   } else {
     if (set.pingpong.empty()) {
       throw InputError(fmt::format(
@@ -91,8 +91,9 @@ Report run_validate(const ValidateFlags& flags) {
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   for (const auto& f : flags.files) files.push_back(f);
   report.inputs["files"] = std::move(files);
-  report.inputs["fabric"] = flags.fabric.empty() ? nlohmann::ordered_json(nullptr)
-                                                 : nlohmann::ordered_json(flags.fabric);
+  report.inputs["fabric"] = flags.network.fabric.empty()
+                               ? nlohmann::ordered_json(nullptr)
+                               : nlohmann::ordered_json(flags.network.fabric);
   if (fit) {
     nlohmann::ordered_json link;
     link["calibrated"] = true;
@@ -187,10 +188,8 @@ void register_validate(CLI::App& app) {
                   "times to calibrate the link from); formats as for calibrate")
       ->required()
       ->type_name("FILE");
-  cmd->add_option("--fabric", flags->fabric,
-                  "Fabric file to predict on (default: a flat link calibrated from the files' "
-                  "ping-pong times)")
-      ->type_name("FILE");
+  add_fabric_options(cmd, &flags->network, FabricUse::kFabricOnly,
+                     "without one, a flat link calibrated from the files' ping-pong times");
   cmd->add_option("--ranks,-n", flags->ranks,
                   "Rank count of collective logs that do not record one (OSU's)")
       ->type_name("N");

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -30,9 +31,15 @@ std::string read_all(int fd) {
 }  // namespace
 
 CliResult run_scalewall(const std::vector<std::string>& args) {
+  return run_scalewall_with_input(args, std::nullopt);
+}
+
+CliResult run_scalewall_with_input(const std::vector<std::string>& args,
+                                   const std::optional<std::string>& input) {
   int out_pipe[2];
   int err_pipe[2];
-  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) {
+  int in_pipe[2] = {-1, -1};
+  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0 || (input && ::pipe(in_pipe) != 0)) {
     ADD_FAILURE() << "pipe() failed";
     return {};
   }
@@ -43,26 +50,51 @@ CliResult run_scalewall(const std::vector<std::string>& args) {
   for (auto& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  // A child that exits before reading all of its input must not kill the test with SIGPIPE.
+  if (input) ::signal(SIGPIPE, SIG_IGN);
   const pid_t pid = ::fork();
   if (pid == 0) {
+    ::signal(SIGPIPE, SIG_DFL);
     ::dup2(out_pipe[1], STDOUT_FILENO);
     ::dup2(err_pipe[1], STDERR_FILENO);
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
     ::close(err_pipe[0]);
     ::close(err_pipe[1]);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    if (input) {
+      ::dup2(in_pipe[0], STDIN_FILENO);
+      ::close(in_pipe[0]);
+      ::close(in_pipe[1]);
+    } else {
+      const int devnull = ::open("/dev/null", O_RDONLY);
+      if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    }
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
+  // The input goes in on its own thread, closed at its end, so that a child that reads it
+  // late (or never) cannot block the test.
+  std::thread in_writer;
+  if (input) {
+    ::close(in_pipe[0]);
+    in_writer = std::thread([&] {
+      std::size_t done = 0;
+      while (done < input->size()) {
+        const ssize_t n = ::write(in_pipe[1], input->data() + done, input->size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(in_pipe[1]);
+    });
+  }
   CliResult result;
   // Drain stderr on a second thread so neither pipe can fill up and block the child.
   std::thread err_reader([&] { result.err = read_all(err_pipe[0]); });
   result.out = read_all(out_pipe[0]);
   err_reader.join();
+  if (in_writer.joinable()) in_writer.join();
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);
   int status = 0;

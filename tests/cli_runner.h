@@ -7,6 +7,7 @@
 #define SCALEWALL_TESTS_CLI_RUNNER_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct CliResult {
 };
 
 CliResult run_scalewall(const std::vector<std::string>& args);
+
+// The same with `input` written to the child's standard input through a pipe (closed after
+// it); without input, standard input is /dev/null.
+CliResult run_scalewall_with_input(const std::vector<std::string>& args,
+                                   const std::optional<std::string>& input);
 
 // Runs with "--format json" appended, requires exit 0 and exactly one JSON object on stdout
 // (the test fails with the command's stderr otherwise), and returns it.

@@ -239,13 +239,100 @@ TEST_F(ReportCli, ScenarioAndMeasurementsTogether) {
   EXPECT_TRUE(Contains(html, "<section id=\"measurements\" class=\"measurement\">"));
 }
 
+// An OSU collective log without an mpirun -np line gives no rank count, so no bus bandwidth:
+// the figure shows the algorithm bandwidth, called so, for "ranks unknown", and the page and
+// stderr say that --ranks N gives the bus bandwidth. With --ranks the figure is busbw.
+TEST_F(ReportCli, CollectiveLogWithoutRankCountPlotsAlgbwUntilRanksAreGiven) {
+  std::string log = ReadFile(source_path("tests/data/osu_allreduce.txt"));
+  ASSERT_TRUE(log.starts_with("$ mpirun -np 4"));
+  log = log.substr(log.find('\n') + 1);
+  const std::string file = write_temp_file("osu_allreduce_no_np.txt", log);
+
+  const fs::path out = FreshDir("unknown");
+  const CliResult r = run_scalewall({"report", file, "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadFile(out / "index.html");
+  for (const std::string& text : {r.out, html}) {
+    EXPECT_FALSE(Contains(text, "0 ranks")) << text;
+    EXPECT_FALSE(Contains(text, "bus bandwidth (library")) << text;
+    EXPECT_TRUE(Contains(text, "ranks unknown")) << text;
+  }
+  EXPECT_TRUE(Contains(html, "algorithm bandwidth")) << html;
+  EXPECT_TRUE(Contains(html, "--ranks N")) << html;
+  EXPECT_TRUE(Contains(r.err, "--ranks N")) << r.err;
+  EXPECT_TRUE(Contains(r.err, file)) << r.err;
+  bool algbw_figure = false;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_FALSE(Contains(name, "busbw")) << name;
+    if (Contains(name, "algbw") && name.ends_with(".svg")) {
+      algbw_figure = true;
+      EXPECT_TRUE(Contains(ReadFile(entry.path()), "algorithm bandwidth")) << name;
+    }
+  }
+  EXPECT_TRUE(algbw_figure);
+
+  const fs::path known = FreshDir("known");
+  const CliResult k = run_scalewall({"report", file, "--ranks", "4", "-o", known.string()});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  EXPECT_EQ(k.err, "");
+  const std::string known_html = ReadFile(known / "index.html");
+  EXPECT_TRUE(Contains(k.out, "allreduce bus bandwidth (library, 4 ranks)")) << k.out;
+  EXPECT_TRUE(Contains(known_html, "library algorithm, 4 ranks")) << known_html;
+  EXPECT_FALSE(Contains(known_html, "ranks unknown"));
+  // The rank count fills in only what the log leaves out: a log that names its ranks keeps
+  // them, so --ranks does not relabel the file that says "mpirun -np 4".
+  const fs::path named = FreshDir("named");
+  const CliResult n = run_scalewall({"report", source_path("tests/data/osu_allreduce.txt"),
+                                     "--ranks", "16", "-o", named.string()});
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_TRUE(Contains(n.out, "allreduce bus bandwidth (library, 4 ranks)")) << n.out;
+}
+
+// Every line of a figure's title fits the picture: gnuplot centres the title on the plot
+// area, so with the key beside the plot a long title or subtitle ran off the left edge. The
+// breakdown of a strong-scaling curve with a long scenario name: each centred 13-point line
+// of the SVG, at about 0.55 em a character, lies inside the 960-pixel picture.
+TEST_F(ReportCli, BreakdownTitleLinesFitThePicture) {
+  std::string scenario = ReadFile(source_path("examples/seed-7b-bf16.toml"));
+  const std::string long_name =
+      "a-strong-scaling-job-whose-name-is-long-enough-to-fill-most-of-a-title-line";
+  const auto at = scenario.find("name = \"seed-7b-bf16\"");
+  ASSERT_NE(at, std::string::npos);
+  scenario.replace(at, std::string("name = \"seed-7b-bf16\"").size(),
+                   "name = \"" + long_name + "\"");
+  const std::string file = write_temp_file("long.toml", scenario);
+  const fs::path out = FreshDir("long");
+  const CliResult r = run_scalewall({"report", file, "--max-ranks", "4096", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string svg;  // the stem is the name cut short: find the file by its ending
+  for (const auto& entry : fs::directory_iterator(out)) {
+    if (entry.path().string().ends_with("-breakdown.svg")) svg = ReadFile(entry.path());
+  }
+  ASSERT_FALSE(svg.empty());
+  static const std::regex kTitleLine(
+      R"re(translate\(([0-9.]+),[0-9.]+\)[^>]*font-size="13\.00"[^>]*text-anchor="middle">\s*<text>([^<]*)</text>)re");
+  constexpr double kWidthPx = 960;
+  constexpr double kCharEm = 0.55;
+  int lines = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kTitleLine);
+       it != std::sregex_iterator(); ++it) {
+    const double centre = std::stod((*it)[1].str());
+    const double half = 0.5 * static_cast<double>((*it)[2].length()) * 13.0 * kCharEm;
+    EXPECT_GE(centre - half, 0.0) << (*it)[2].str();
+    EXPECT_LE(centre + half, kWidthPx) << (*it)[2].str();
+    ++lines;
+  }
+  EXPECT_GE(lines, 2) << "no centred title lines found in the SVG";
+}
+
 TEST_F(ReportCli, ErrorsExitTwoNamingTheValue) {
   const fs::path dir = FreshDir("errors");
   const std::string scenario = source_path("examples/seed-7b-bf16.toml");
 
   CliResult r = run_scalewall({"report", scenario});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(Contains(r.err, "--output")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "--out")) << r.err;
 
   const fs::path blocker = dir / "a-file";
   std::ofstream(blocker) << "x";

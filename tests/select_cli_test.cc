@@ -236,7 +236,7 @@ TEST(SelectCli, BadInputExitsTwoNamingTheValue) {
       {{"select", "--ranks", "abc"}, "abc"},
       {{"select", "--ranks", "0..8"}, "--ranks"},
       {{"select", "--ranks", "8,8"}, "8 is listed twice"},
-      {{"select", "--ranks", "9..15"}, "9..15"},
+      {{"select", "--ranks", "15..9"}, "15..9"},
       {{"select", "--bytes", "1MiB..1KiB"}, "1MiB..1KiB"},
       {{"select", "--bytes", "0..1KiB"}, "0..1KiB"},
       {{"select", "--bytes", "x..1KiB"}, "--bytes"},

@@ -243,9 +243,9 @@ void record_fit(const std::vector<ScalingPoint>& pts, std::size_t best, const Me
   d.rms_relative_residual = std::sqrt(fit.rss / static_cast<double>(pts.size()));
   if (d.rms_relative_residual > kPoorFitResidual) {
     d.warnings.push_back(fmt::format(
-        "the mechanisms' shapes fit these points poorly (rms residual {:.3g}%): the table may "
+        "the mechanisms' shapes fit these points poorly (rms residual {}): the table may "
         "mix strong and weak scaling, or something outside the model dominates",
-        100 * d.rms_relative_residual));
+        format_percent(d.rms_relative_residual)));
   }
   const auto fitted = [&](std::int64_t n) {
     double t = fit.coef[0] * compute_shape(d.mode, n);
@@ -699,8 +699,9 @@ void decide_verdict(bool have_fabric, MeasurementDiagnosis& d) {
     const double comm_share = d.communication_s / d.step_s;
     const double wait_share = d.wait_s / d.step_s;
     findings.push_back(fmt::format(
-        "per step: compute {:.3g}%, communication {:.3g}%, wait {:.3g}% (over {} ranks)",
-        100 * d.compute_s / d.step_s, 100 * comm_share, 100 * wait_share, d.ranks.size()));
+        "per step: compute {}, communication {}, wait {} (over {} ranks)",
+        format_percent(d.compute_s / d.step_s), format_percent(comm_share),
+        format_percent(wait_share), d.ranks.size()));
     if (wait_share >= kBindingShare && wait_share >= comm_share) {
       d.binding = Mechanism::kVariance;
     } else if (comm_share >= kBindingShare) {

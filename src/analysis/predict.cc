@@ -303,21 +303,21 @@ struct WhatIfRun {
 std::string implied_words(const Explanation& e, double share2, std::int64_t n2) {
   switch (e.mechanism) {
     case Mechanism::kSerial:
-      return fmt::format("serial fraction s = {:.3g}%, {:.3g}% of the step at {} ranks",
-                         100.0 * e.b / (e.a + e.b), 100.0 * share2, n2);
+      return fmt::format("serial fraction s = {}, {} of the step at {} ranks",
+                         format_percent(e.b / (e.a + e.b)), format_percent(share2), n2);
     case Mechanism::kLatency:
       return fmt::format(
-          "{:.3g}% of the one-rank step per latency step; {:.3g}% of the step at {} ranks",
-          100.0 * e.b / e.a, 100.0 * share2, n2);
+          "{} of the one-rank step per latency step; {} of the step at {} ranks",
+          format_percent(e.b / e.a), format_percent(share2), n2);
     case Mechanism::kBandwidth:
       return fmt::format(
-          "communication of {:.3g}% of the one-rank step, flat in N; {:.3g}% of the step at "
+          "communication of {} of the one-rank step, flat in N; {} of the step at "
           "{} ranks",
-          100.0 * e.b * 2.0 / e.a, 100.0 * share2, n2);
+          format_percent(e.b * 2.0 / e.a), format_percent(share2), n2);
     case Mechanism::kVariance:
       return fmt::format(
-          "per-rank jitter of sd {:.3g}% of the one-rank step; {:.3g}% of the step at {} ranks",
-          100.0 * e.b / e.a, 100.0 * share2, n2);
+          "per-rank jitter of sd {} of the one-rank step; {} of the step at {} ranks",
+          format_percent(e.b / e.a), format_percent(share2), n2);
     case Mechanism::kCheckpoint:
     case Mechanism::kCompute:
       break;

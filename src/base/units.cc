@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cctype>
@@ -274,6 +275,35 @@ std::string format_seconds(double seconds, int digits) {
 std::string format_rate(double bytes_per_second, int digits) {
   return format_scaled(bytes_per_second, digits, kRatePrint, "B/s");
 }
+std::string format_percent(double fraction) {
+  // Three significant digits are what a share of time or an error needs; below a millionth
+  // of a percent the digits are noise of the model's arithmetic, and above a billion percent
+  // (a model off by seven orders of magnitude) the exponent is the readable form.
+  constexpr int kDigits = 3;
+  constexpr double kSmallestPercent = 1e-6;
+  constexpr double kLargestPlainPercent = 1e9;
+  const double p = 100.0 * fraction;
+  if (!std::isfinite(p)) return fmt::format("{}%", p);
+  if (p == 0) return "0%";
+  const double a = std::fabs(p);
+  if (a < kSmallestPercent) return p > 0 ? "< 0.000001%" : "> -0.000001%";
+  if (a >= kLargestPlainPercent) return fmt::format("{:.{}g}%", p, kDigits);
+  const int magnitude = static_cast<int>(std::floor(std::log10(a)));
+  const int decimals = std::max(0, kDigits - 1 - magnitude);
+  // From 1000% on the digits past the third are rounded away too: 2110%, not 2110.4%.
+  const double rounded =
+      magnitude >= kDigits ? std::round(p / std::pow(10.0, magnitude - (kDigits - 1))) *
+                                 std::pow(10.0, magnitude - (kDigits - 1))
+                           : p;
+  std::string text = fmt::format("{:.{}f}", rounded, decimals);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text + "%";
+}
+
 std::string format_bytes(double bytes) { return format_bytes(bytes, 3); }
 std::string format_seconds(double seconds) { return format_seconds(seconds, 3); }
 std::string format_rate(double bytes_per_second) { return format_rate(bytes_per_second, 3); }

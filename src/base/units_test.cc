@@ -199,6 +199,39 @@ TEST(FormatUnits, ThreeSignificantDigitsAndSIPrefixes) {
   EXPECT_EQ(format_bytes(123456, 6), "123.456 KB");
 }
 
+TEST(FormatPercent, PlainNotationWithThreeSignificantDigits) {
+  EXPECT_EQ(format_percent(0.494), "49.4%");
+  EXPECT_EQ(format_percent(0.35), "35%");
+  EXPECT_EQ(format_percent(1.0), "100%");
+  EXPECT_EQ(format_percent(0.0), "0%");
+  EXPECT_EQ(format_percent(0.9999), "100%");  // rounding carries, no "100.0%"
+  EXPECT_EQ(format_percent(21.104), "2110%");  // validate printed "2.11e+03%"
+  EXPECT_EQ(format_percent(123.456), "12300%");
+  EXPECT_EQ(format_percent(0.0005), "0.05%");
+  EXPECT_EQ(format_percent(2.65e-5), "0.00265%");
+  EXPECT_EQ(format_percent(1e-5), "0.001%");
+  EXPECT_EQ(format_percent(-0.0171), "-1.71%");
+  EXPECT_EQ(format_percent(-2.1104), "-211%");
+}
+
+TEST(FormatPercent, TinySharesInPlainNotationDownToAMillionthOfAPercent) {
+  // plan --observed printed "2.65e-05% of the one-rank step".
+  EXPECT_EQ(format_percent(2.65e-7), "0.0000265%");
+  EXPECT_EQ(format_percent(-2.65e-7), "-0.0000265%");
+  EXPECT_EQ(format_percent(1e-8), "0.000001%");
+  EXPECT_EQ(format_percent(4e-9), "< 0.000001%");
+  EXPECT_EQ(format_percent(-4e-9), "> -0.000001%");
+  EXPECT_EQ(format_percent(4.9e-324), "< 0.000001%");
+}
+
+TEST(FormatPercent, NeverAnExponentUpToABillionPercent) {
+  EXPECT_EQ(format_percent(1e6), "100000000%");
+  for (const double f : {1e-3, 0.123456, 3.3, 47.0, 999.0, 1e6}) {
+    EXPECT_EQ(format_percent(f).find('e'), std::string::npos) << f;
+  }
+  EXPECT_LE(format_percent(1e300).size(), 12u);
+}
+
 TEST(FormatUnits, HugeAndTinyValuesPrintInFewCharacters) {
   // Integer digits in full up to 9 of them; past that an exponent, never hundreds of digits.
   EXPECT_EQ(format_seconds(999999999), "999999999 s");

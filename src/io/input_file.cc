@@ -91,25 +91,32 @@ std::string read_to_end(int fd, const std::string& path, std::string_view what,
   return text;
 }
 
-// Standard input ("-"): a pipe or a terminal is read as it comes, to its end; a directory is
-// refused.
-std::string read_standard_input(std::string_view what, std::uint64_t max_bytes) {
-  const std::string name = "-";
+// Standard input ("-", /dev/stdin, ...; `name` is the one given): a pipe or a terminal is read
+// as it comes, to its end, from the descriptor itself (opening /dev/stdin anew would refuse a
+// pipe as a FIFO); a directory is refused.
+std::string read_standard_input(const std::string& name, std::string_view what,
+                                std::uint64_t max_bytes) {
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) != 0) {
-    throw InputError(fmt::format("cannot read {} '-' (standard input): {}", what, reason(errno)));
+    throw InputError(
+        fmt::format("cannot read {} '{}' (standard input): {}", what, name, reason(errno)));
   }
   if (S_ISDIR(st.st_mode)) {
-    throw InputError(fmt::format("{} '-' (standard input) is a directory, not a file", what));
+    throw InputError(
+        fmt::format("{} '{}' (standard input) is a directory, not a file", what, name));
   }
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    throw InputError(fmt::format("{} '-' (standard input) is {} bytes, too large: {}", what,
-                                 st.st_size, limit_words(max_bytes)));
+    throw InputError(fmt::format("{} '{}' (standard input) is {} bytes, too large: {}", what,
+                                 name, st.st_size, limit_words(max_bytes)));
   }
   return read_to_end(STDIN_FILENO, name, what, max_bytes, 0);
 }
 
 }  // namespace
+
+bool is_standard_input(std::string_view path) {
+  return path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
+}
 
 bool next_line(std::string_view& text, std::string_view& line) {
   if (text.empty()) return false;
@@ -134,7 +141,7 @@ std::string_view file_type_words(unsigned mode) {
 std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes) {
   if (path.empty()) throw InputError(fmt::format("{}: the path is empty", what));
-  if (path == "-") return read_standard_input(what, max_bytes);
+  if (is_standard_input(path)) return read_standard_input(path, what, max_bytes);
   if (path.find('\0') != std::string::npos) {
     throw InputError(fmt::format("{} path '{}' holds a NUL character", what, path));
   }

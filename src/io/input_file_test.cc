@@ -205,6 +205,47 @@ TEST(InputFile, DashIsStandardInput) {
             "file is 10 bytes");
 }
 
+// /dev/stdin names standard input too: a pipe there is read, not refused as a FIFO, under
+// the same limit, and the message names the path given.
+TEST(InputFile, DevStdinIsStandardInput) {
+  EXPECT_TRUE(is_standard_input("-"));
+  EXPECT_TRUE(is_standard_input("/dev/stdin"));
+  EXPECT_TRUE(is_standard_input("/dev/fd/0"));
+  EXPECT_TRUE(is_standard_input("/proc/self/fd/0"));
+  EXPECT_FALSE(is_standard_input("/dev/stdout"));
+  EXPECT_FALSE(is_standard_input("./-"));
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const int saved = ::dup(STDIN_FILENO);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::dup2(pipe_fds[0], STDIN_FILENO), STDIN_FILENO);
+  ::close(pipe_fds[0]);
+  const std::string text = "0,1.02\n1,0.98\n";
+  ASSERT_EQ(::write(pipe_fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(pipe_fds[1]);
+  std::string read_back;
+  std::string message;
+  try {
+    read_back = read_input_file("/dev/stdin", "times file");
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  TempDir dir;
+  const std::string big = write(dir.file("big"), std::string(100, 'x'));
+  const int big_fd = ::open(big.c_str(), O_RDONLY);
+  ::dup2(big_fd, STDIN_FILENO);
+  ::close(big_fd);
+  const std::string too_big =
+      input_error_of([&] { read_input_file("/dev/stdin", "times file", 10); });
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  EXPECT_EQ(message, "");
+  EXPECT_EQ(read_back, text);
+  EXPECT_EQ(too_big,
+            "times file '/dev/stdin' (standard input) is 100 bytes, too large: the limit for an "
+            "input file is 10 bytes");
+}
+
 TEST(InputFile, FileTypeWords) {
   EXPECT_EQ(file_type_words(S_IFREG), "a regular file");
   EXPECT_EQ(file_type_words(S_IFDIR), "a directory");

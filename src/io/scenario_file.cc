@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scalewall/base/error.h"
+#include "scalewall/io/input_file.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/base/units.h"
@@ -592,26 +593,27 @@ std::string describe(const Scenario& scenario, NetworkForm form) {
     case NetworkForm::kFlatLink:
       return fmt::format("flat link: alpha {}, {}", format_seconds(n.fabric->inter.alpha_s),
                          format_rate(n.fabric->inter.bandwidth_Bps));
-    case NetworkForm::kFabricFile: {
-      const Topology& t = *n.fabric;
-      std::string text = fmt::format(
-          "fabric {} ({} nodes x {} ranks, {} NIC{} per node; intra {} at {}, inter {} at {}",
-          t.name, t.nodes, t.ranks_per_node, t.nics_per_node, t.nics_per_node == 1 ? "" : "s",
-          format_seconds(t.intra.alpha_s), format_rate(t.intra.bandwidth_Bps),
-          format_seconds(t.inter.alpha_s), format_rate(t.inter.bandwidth_Bps));
-      if (t.inter.gap_s > 0) text += fmt::format(", gap {}", format_seconds(t.inter.gap_s));
-      if (t.oversubscription > 1)
-        text += fmt::format("; oversubscribed {:g}:1", t.oversubscription);
-      text +=
-          fmt::format("; {}; {})", placement_name(t.placement), t.nominal ? "nominal" : "measured");
-      return text;
-    }
+    case NetworkForm::kFabricFile:
+      return describe_scenario_fabric(*n.fabric);
   }
   SCALEWALL_CHECK(false && "unknown NetworkForm");
   return {};
 }
 
 }  // namespace
+
+std::string describe_scenario_fabric(const Topology& t) {
+  std::string text = fmt::format(
+      "fabric {} ({} node{} x {} ranks, {} NIC{} per node; intra {} at {}, inter {} at {}",
+      t.name, t.nodes, t.nodes == 1 ? "" : "s", t.ranks_per_node, t.nics_per_node,
+      t.nics_per_node == 1 ? "" : "s",
+      format_seconds(t.intra.alpha_s), format_rate(t.intra.bandwidth_Bps),
+      format_seconds(t.inter.alpha_s), format_rate(t.inter.bandwidth_Bps));
+  if (t.inter.gap_s > 0) text += fmt::format(", gap {}", format_seconds(t.inter.gap_s));
+  if (t.oversubscription > 1) text += fmt::format("; oversubscribed {:g}:1", t.oversubscription);
+  text += fmt::format("; {}; {})", placement_name(t.placement), t.nominal ? "nominal" : "measured");
+  return text;
+}
 
 ScenarioFile parse_scenario(std::string_view toml_text, const std::string& source_name,
                             const std::string& base_dir) {
@@ -653,7 +655,9 @@ ScenarioFile parse_scenario(std::string_view toml_text, const std::string& sourc
 
 ScenarioFile load_scenario_file(const std::string& path) {
   const std::string text = read_toml_file(path, "scenario file");
-  return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
+  const std::string base_dir =
+      is_standard_input(path) ? std::string() : std::filesystem::path(path).parent_path().string();
+  return parse_scenario(text, path, base_dir);
 }
 
 }  // namespace scalewall

@@ -205,26 +205,42 @@ std::string size_tics(double lo, double hi) {
   return tics;
 }
 
-// The subtitle broken at "; " into lines of at most about 100 characters (a part longer
-// than that stays whole).
+// The subtitle broken at "; " into lines of at most kSubtitleWidth characters; a part longer
+// than that is broken at ", " too (a piece longer still stays whole). The title is centred
+// on the picture, so a line wider than the picture would be cut off at both sides.
+// 90 characters of the 13-point title font fill about 800 of the default 960 pixels.
+constexpr std::size_t kSubtitleWidth = 90;
+
 std::string wrapped(std::string_view text) {
-  constexpr std::size_t kWidth = 100;
-  std::string out;
-  std::size_t line = 0;
+  // The pieces and the separator that follows each ("" after the last).
+  std::vector<std::pair<std::string_view, std::string_view>> pieces;
   for (;;) {
     const std::size_t cut = text.find("; ");
-    const std::string_view part = text.substr(0, cut);
-    if (line > 0 && line + 2 + part.size() > kWidth) {
-      out += "\n";
-      line = 0;
-    } else if (!out.empty()) {
-      out += "; ";
-      line += 2;
+    std::string_view part = text.substr(0, cut);
+    while (part.size() > kSubtitleWidth && part.find(", ") != std::string_view::npos) {
+      const std::size_t comma = part.rfind(", ", kSubtitleWidth);
+      const std::size_t at = comma == std::string_view::npos ? part.find(", ") : comma;
+      pieces.emplace_back(part.substr(0, at), ", ");
+      part.remove_prefix(at + 2);
     }
-    out += part;
-    line += part.size();
+    pieces.emplace_back(part, cut == std::string_view::npos ? "" : "; ");
     if (cut == std::string_view::npos) break;
     text.remove_prefix(cut + 2);
+  }
+  std::string out;
+  std::size_t line = 0;
+  std::string_view separator;
+  for (const auto& [piece, next] : pieces) {
+    if (line > 0 && line + separator.size() + piece.size() > kSubtitleWidth) {
+      out.append("\n");  // a line break stands for the separator
+      line = 0;
+    } else {
+      out.append(separator);
+      line += separator.size();
+    }
+    out.append(piece);
+    line += piece.size();
+    separator = next;
   }
   return out;
 }
@@ -248,7 +264,7 @@ std::string scaling_word(ScalingMode mode) {
   return {};
 }
 
-std::string percent(double fraction) { return fmt::format("{:.3g}%", 100.0 * fraction); }
+std::string percent(double fraction) { return format_percent(fraction); }
 
 // How an axis shows a quantity: values are multiplied by `factor` before they are written,
 // the label carries `unit`, the tic labels use `format`. Log10 axes of times and rates keep
@@ -402,9 +418,9 @@ namespace {
 // sits on the frame.
 constexpr double kLogAxisPadding = 1.3;
 
-// The time axis of the breakdown reaches this factor above the tallest step or ideal, so the
-// top of the stack stays clear of the frame.
-constexpr double kStackHeadroom = 1.08;
+// The breakdown's stacks are shares of the step, so every bar is 100% tall; the share axis
+// reaches this far above it so the top of the stack stays clear of the frame.
+constexpr double kShareAxisTopPercent = 104;
 
 // A label goes left of its vertical line past this fraction of the (log) rank axis: there is
 // not room for the text to its right.
@@ -526,7 +542,8 @@ struct BreakdownPart {
 // The stacked mechanisms of a breakdown, in stacking order, and the tallest step or ideal.
 struct BreakdownParts {
   std::vector<BreakdownPart> parts;
-  double max_s = 0;
+  double max_s = 0;  // the longest step or ideal step
+  double min_s = 0;  // the shortest (above zero), for the log time axis
 };
 
 // Every mechanism's time at each rank count, exposed communication split into its latency
@@ -550,6 +567,9 @@ BreakdownParts breakdown_parts(const Prediction& p) {
     b.parts[4].values.push_back(t.variance_s);
     b.parts[5].values.push_back(t.checkpoint_s);
     b.max_s = std::max({b.max_s, t.step_s, t.ideal_step_s});
+    for (const double v : {t.step_s, t.ideal_step_s}) {
+      if (v > 0 && (b.min_s == 0 || v < b.min_s)) b.min_s = v;
+    }
   }
   return b;
 }
@@ -572,45 +592,56 @@ std::vector<std::string> drop_zero_parts(std::vector<BreakdownPart>& parts) {
   return zero;
 }
 
-// Writes the $breakdown datablock: the rank count as a text column, each shown part, the
-// ideal and the step, in `unit`.
+// Writes the $breakdown datablock: the rank count as a text column, each shown part as a
+// share of that rank count's step in percent, then the ideal and the predicted step in
+// `unit`.
 void breakdown_data(const Prediction& p, const std::vector<BreakdownPart>& shown,
                     const TimeUnit& unit, std::string& out) {
   std::string header = "# ranks";
   for (const BreakdownPart& part : shown) {
-    header += fmt::format(" {}_{}", mechanism_name(part.mechanism), unit.name);
+    header += fmt::format(" {}_percent", mechanism_name(part.mechanism));
   }
   header += fmt::format(" ideal_{} step_{}", unit.name, unit.name);
   std::vector<std::string> lines = {header};
   for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    const double step = p.rows[i].step_s;
     std::string line = data_text(fmt::format("{}", p.rows[i].ranks));
     for (const BreakdownPart& part : shown) {
-      line.append(" ").append(num(part.values[i] * unit.per_second));
+      line.append(" ").append(num(step > 0 ? 100.0 * part.values[i] / step : 0.0));
     }
     line.append(" ").append(num(p.rows[i].ideal_step_s * unit.per_second));
-    line.append(" ").append(num(p.rows[i].step_s * unit.per_second));
+    line.append(" ").append(num(step * unit.per_second));
     lines.push_back(std::move(line));
   }
   datablock(out, "breakdown", lines);
 }
 
-// The histogram style, key, grid and axes of the breakdown.
-void breakdown_axes(std::string& c, const TimeUnit& unit, double max_s) {
+// The histogram style, the key below the plot (the title then has the picture's whole width),
+// the share axis on the left and the log time axis on the right.
+void breakdown_axes(std::string& c, const TimeUnit& unit, double min_s, double max_s) {
   put(c, "set style data histograms");
   put(c, "set style histogram rowstacked");
   put(c, "set style fill solid 0.9 border rgb '#404040'");
   put(c, "set boxwidth 0.7 relative");
-  put(c, "set key outside right top vertical Left reverse");
+  put(c, "set key outside below center horizontal");
   put(c, "set grid ytics lc rgb '#dddddd'");
   put(c, "set xlabel 'ranks N'");
-  put(c, "set ylabel {}", gp_string(fmt::format("time per step ({})", unit.name)));
-  put(c, "set yrange [0:{}]", num(max_s * unit.per_second * kStackHeadroom));
+  put(c, "set ylabel 'share of the step (%)'");
+  put(c, "set yrange [0:{}]", num(kShareAxisTopPercent));
+  put(c, "set ytics 0,20,100 nomirror");
+  put(c, "set format y '%g%%'");
   put(c, "set xtics nomirror");
-  put(c, "set ytics nomirror");
-  put(c, "set format y '%g'");
+  put(c, "set y2label {}",
+      gp_string(fmt::format("time per step ({}), log scale", unit.name)));
+  put(c, "set logscale y2 10");
+  const double lo = (min_s > 0 ? min_s : max_s) * unit.per_second / kLogAxisPadding;
+  put(c, "set y2range [{}:{}]", num(lo), num(max_s * unit.per_second * kLogAxisPadding));
+  put(c, "set y2tics nomirror");
+  put(c, "set format y2 '%g'");
 }
 
-// The plot command: one stacked column per shown part, the ideal step as a line over them.
+// The plot command: one stacked column per shown part (its share of the step), then the
+// predicted and the ideal step as lines on the right axis.
 void breakdown_plot_command(std::string& c, const std::vector<BreakdownPart>& shown,
                             ScalingMode mode) {
   std::string plot_line = "plot ";
@@ -622,9 +653,14 @@ void breakdown_plot_command(std::string& c, const std::vector<BreakdownPart>& sh
   }
   const int ideal_column = static_cast<int>(shown.size()) + 2;
   plot_line += fmt::format(
-      "$breakdown using 0:{} with linespoints pt 7 ps 0.9 lw 2 lc rgb 'black' title {}",
+      "$breakdown using 0:{} axes x1y2 with linespoints pt 7 ps 0.9 lw 2 lc rgb 'black' "
+      "title 'step time (right axis)', \\\n     ",
+      ideal_column + 1);
+  plot_line += fmt::format(
+      "$breakdown using 0:{} axes x1y2 with lines dt 2 lw 1.5 lc rgb '#7f7f7f' title {}",
       ideal_column,
-      gp_string(mode == ScalingMode::kStrong ? "ideal step (T1 / N)" : "ideal step (T1)"));
+      gp_string(mode == ScalingMode::kStrong ? "ideal step T1 / N (right axis)"
+                                             : "ideal step T1 (right axis)"));
   put(c, "{}", plot_line);
 }
 
@@ -662,7 +698,7 @@ Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_v
     plot.subtitle += fmt::format("; zero at every rank count: {}", list);
   }
   breakdown_data(p, b.parts, unit, plot.data);
-  breakdown_axes(plot.commands, unit, b.max_s);
+  breakdown_axes(plot.commands, unit, b.min_s, b.max_s);
   breakdown_plot_command(plot.commands, b.parts, p.mode);
   return plot;
 }

@@ -205,20 +205,48 @@ TEST(Plot, BreakdownStacksEveryNonZeroMechanism) {
             "busbw 50 GB/s; zero at every rank count: serial, variance, checkpoint");
   const auto data = Lines(plot.data);
   ASSERT_EQ(data.size(), 7u) << plot.data;
-  EXPECT_EQ(data[1], "# ranks compute_s latency_s bandwidth_s ideal_s step_s");
-  EXPECT_EQ(data[2], "\"1\" 2.4 0 0 2.4 2.4");
-  EXPECT_EQ(data[3], "\"2\" 1.2 0.25 0.25 1.2 1.7");
-  EXPECT_EQ(data[4], "\"4\" 0.6 0.125 0.375 0.6 1.1");
-  // Exposed 0.5 of a 1.0 s all-reduce whose alpha terms are 0.5 s: half of it latency.
-  EXPECT_EQ(data[5], "\"8\" 0.3 0.25 0.25 0.3 0.8");
+  EXPECT_EQ(data[1], "# ranks compute_percent latency_percent bandwidth_percent ideal_s step_s");
+  // Each part as a share of its step: 1.2 / 1.7, 0.25 / 1.7, ...
+  EXPECT_EQ(data[2], "\"1\" 100 0 0 2.4 2.4");
+  EXPECT_EQ(data[5], "\"8\" 37.5 31.25 31.25 0.3 0.8");
   const auto c = Lines(plot.commands);
   EXPECT_LINE(c, "set style histogram rowstacked");
-  EXPECT_LINE(c, "set ylabel 'time per step (s)'");
+  EXPECT_LINE(c, "set ylabel 'share of the step (%)'");
+  EXPECT_LINE(c, "set y2label 'time per step (s), log scale'");
+  EXPECT_LINE(c, "set logscale y2 10");
   EXPECT_LINE(c, "set xlabel 'ranks N'");
   EXPECT_LINE(c, "plot $breakdown using 2:xtic(1) title 'compute' lc rgb '#4c72b0', \\");
   EXPECT_LINE(c, "     $breakdown using 3 title 'latency (alpha)' lc rgb '#dd8452', \\");
   EXPECT_LINE(c, "     $breakdown using 4 title 'bandwidth (bytes)' lc rgb '#c44e52', \\");
-  EXPECT_MATCH(c, R"re( +\$breakdown using 0:5 with linespoints .*title 'ideal step \(T1 / N\)')re");
+  EXPECT_MATCH(c, R"re( +\$breakdown using 0:6 axes x1y2 with linespoints .*title 'step time \(right axis\)', \\)re");
+  EXPECT_MATCH(c, R"re( +\$breakdown using 0:5 axes x1y2 with lines .*title 'ideal step T1 / N \(right axis\)')re");
+}
+
+// A strong-scaling curve to 4096 ranks: the step falls from seconds to milliseconds, and on a
+// linear time axis every bar past 64 ranks was a sliver. As shares of the step every bar is
+// full height, and the step itself is on a log axis that spans its whole range.
+TEST(Plot, BreakdownOfALongStrongCurveKeepsEveryBarVisible) {
+  Prediction p;
+  p.mode = ScalingMode::kStrong;
+  for (std::int64_t n = 1; n <= 4096; n *= 2) {
+    const double compute = 10.0 / static_cast<double>(n);
+    const double comm = 0.002 * std::log2(static_cast<double>(2 * n));
+    p.rows.push_back(Row(n, compute, comm, comm / 2, comm, 10.0 / static_cast<double>(n), 1, 1));
+  }
+  const Plot plot = breakdown_plot(p, "long", "n");
+  const auto data = Lines(plot.data);
+  ASSERT_EQ(data.size(), 16u) << plot.data;
+  for (std::size_t row = 2; row + 1 < data.size(); ++row) {
+    std::istringstream in(data[row]);
+    std::string label;
+    double compute = 0, latency = 0, bandwidth = 0, ideal = 0, step = 0;
+    in >> label >> compute >> latency >> bandwidth >> ideal >> step;
+    EXPECT_NEAR(compute + latency + bandwidth, 100.0, 1e-9) << data[row];  // a full bar
+  }
+  const auto c = Lines(plot.commands);
+  EXPECT_LINE(c, "set yrange [0:104]");
+  // 4096 ranks: step 10/4096 + 0.026 = 28.4 ms; 1 rank: 10.002 s; unit s, log axis padded.
+  EXPECT_MATCH(c, R"re(set y2range \[0\.00187[0-9]*:13\.0[0-9]*\])re");
 }
 
 TEST(Plot, BreakdownStackIsTheStepForEveryMechanism) {
@@ -235,8 +263,8 @@ TEST(Plot, BreakdownStackIsTheStepForEveryMechanism) {
   EXPECT_EQ(plot.subtitle, "n");
   const auto data = Lines(plot.data);
   EXPECT_EQ(data[1],
-            "# ranks compute_s serial_s latency_s bandwidth_s variance_s checkpoint_s ideal_s "
-            "step_s");
+            "# ranks compute_percent serial_percent latency_percent bandwidth_percent "
+            "variance_percent checkpoint_percent ideal_s step_s");
   for (std::size_t row = 2; row + 1 < data.size(); ++row) {
     std::istringstream in(data[row]);
     std::string label;
@@ -244,7 +272,7 @@ TEST(Plot, BreakdownStackIsTheStepForEveryMechanism) {
     in >> label;
     for (double& v : parts) in >> v;
     const double stack = parts[0] + parts[1] + parts[2] + parts[3] + parts[4] + parts[5];
-    EXPECT_NEAR(stack, parts[7], 1e-12) << data[row];
+    EXPECT_NEAR(stack, 100.0, 1e-9) << data[row];
   }
 }
 
@@ -259,8 +287,26 @@ TEST(Plot, BreakdownPicksATimeUnit) {
     t.ideal_step_s /= 1000;
   }
   const Plot plot = breakdown_plot(p, "d", "n");
-  EXPECT_LINE(Lines(plot.commands), "set ylabel 'time per step (ms)'");
-  EXPECT_EQ(Lines(plot.data)[1], "# ranks compute_ms latency_ms bandwidth_ms ideal_ms step_ms");
+  EXPECT_LINE(Lines(plot.commands), "set y2label 'time per step (ms), log scale'");
+  EXPECT_EQ(Lines(plot.data)[1],
+            "# ranks compute_percent latency_percent bandwidth_percent ideal_ms step_ms");
+}
+
+// The breakdown's key sits below the plot, so the centred title and subtitle have the
+// picture's whole width; a subtitle part longer than a line is broken at its commas.
+TEST(Plot, BreakdownLayoutLeavesTheSubtitleWholeWidth) {
+  const Plot plot = breakdown_plot(StrongPrediction(), "demo", "n");
+  EXPECT_LINE(Lines(plot.commands), "set key outside below center horizontal");
+  Plot p;
+  p.title = "MODEL: t";
+  p.subtitle = "fabric x (16 nodes x 8 ranks, 8 NICs per node, intra 2 us at 450 GB/s, inter 3 us "
+               "at 50 GB/s, packed, nominal); zero at every rank count: serial, checkpoint";
+  const std::string script = gnuplot_script(p, PlotFormat::kSvg, "o.svg");
+  const auto lines = Lines(script);
+  EXPECT_LINE(lines,
+              "set title 'MODEL: t'.\"\\n\".'fabric x (16 nodes x 8 ranks, 8 NICs per node, intra "
+              "2 us at 450 GB/s'.\"\\n\".'inter 3 us at 50 GB/s, packed, nominal); zero at every "
+              "rank count: serial, checkpoint' font ',13'");
 }
 
 TEST(Plot, LinkCostLinesOfAFabric) {

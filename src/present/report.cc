@@ -179,7 +179,7 @@ std::string format_cell(const Value& value, Unit unit) {
     case Unit::kRatio:
       return fmt::format("{:.4g}x", v);
     case Unit::kFraction:
-      return fmt::format("{:.3g}%", v * 100.0);
+      return format_percent(v);
     case Unit::kBytes:
       return format_bytes(v);
     case Unit::kSeconds:

@@ -65,6 +65,15 @@ std::string format_bytes(double bytes, int digits);
 std::string format_seconds(double seconds, int digits);
 std::string format_rate(double bytes_per_second, int digits);
 
+// A fraction as a percentage in plain notation, never with an exponent, to three
+// significant digits with trailing zeros dropped: format_percent(0.494) == "49.4%",
+// format_percent(21.104) == "2110%", format_percent(2.65e-7) == "0.0000265%",
+// format_percent(0.9999) == "100%". A share below a millionth of a percent prints as
+// "< 0.000001%" ("> -0.000001%" below zero); above a billion percent an exponent is kept
+// (as format_seconds does), so the text stays short. Every writer of a percentage (tables,
+// notes, plot labels, verdicts) prints it through this function.
+std::string format_percent(double fraction);
+
 }  // namespace scalewall
 
 #endif  // SCALEWALL_UNITS_H_

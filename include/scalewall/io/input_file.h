@@ -9,7 +9,8 @@
 //   * at most kMaxInputFileBytes (256 MB); a larger file is refused, and a file that grows
 //     while it is read is cut off at the limit with an error, never read past it.
 // "-" is standard input, which may be a pipe or a terminal: it is read to its end, under the
-// same size limit.
+// same size limit. /dev/stdin (and /dev/fd/0, /proc/self/fd/0) name standard input too and are
+// read the same way, though they are no regular file.
 // Errors are InputError naming the path (bad input, exit status 2).
 #ifndef SCALEWALL_INPUT_FILE_H_
 #define SCALEWALL_INPUT_FILE_H_
@@ -30,6 +31,10 @@ inline constexpr std::uint64_t kMaxInputFileBytes = 256'000'000;
 // `max_bytes`.
 std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes = kMaxInputFileBytes);
+
+// True for the names of standard input: "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0".
+// Such a file has no folder of its own: paths inside it are relative to the current directory.
+bool is_standard_input(std::string_view path);
 
 // Takes the next line of `text` (up to, not including, its '\n') into `line` and removes it
 // from `text`; false once `text` is used up. A last line without '\n' is a line; a '\r' before

@@ -96,7 +96,13 @@ struct ScenarioFile {
 // Reads and validates the scenario at `path` (a fabric path inside it is resolved relative to
 // the scenario's directory). A missing, unreadable or empty file, or a directory, is an
 // InputError naming the path.
+// Standard input ("-", /dev/stdin) has no directory: its fabric path is relative to the
+// current directory.
 ScenarioFile load_scenario_file(const std::string& path);
+
+// The network_description of a scenario on the fabric `t` (see ScenarioFile), for a fabric
+// the command line put in place or changed.
+std::string describe_scenario_fabric(const Topology& t);
 
 // Parses scenario TOML held in memory; `source_name` names it in errors (and, without a name
 // key, names the scenario by its stem) and `base_dir` resolves a relative fabric path (empty:

@@ -78,10 +78,13 @@ std::string gnuplot_script(const Plot& plot, PlotFormat format, std::string_view
 Plot scaling_plot(const Prediction& prediction, std::string_view subject,
                   std::string_view network);
 
-// The step time per rank count, stacked by mechanism: compute, serial, latency, bandwidth,
+// The step time per rank count, split by mechanism: compute, serial, latency, bandwidth,
 // variance, checkpoint, where latency and bandwidth split the exposed communication in the
-// proportion of its alpha terms to the rest (and bandwidth also carries compression), so that
-// the stack is the predicted step exactly; the ideal step (strong T1/N, weak T1) as a line.
+// proportion of its alpha terms to the rest (and bandwidth also carries compression). Each bar
+// stacks the mechanisms' shares of its step, in percent of the predicted step (left axis, 0
+// to 100%), so that a strong-scaling curve whose step falls a thousandfold keeps every bar
+// readable; the predicted step and the ideal step (strong T1/N, weak T1) are lines on a log
+// time axis at the right. The key sits below the plot, leaving the title the picture's width.
 // Mechanisms that are zero at every rank count are left out of the stack and named in the
 // subtitle. REQUIRES: prediction.rows not empty.
 Plot breakdown_plot(const Prediction& prediction, std::string_view subject,
