@@ -69,10 +69,19 @@ Report run_calibrate(const CalibrateFlags& flags) {
   std::vector<std::string> warnings = set.warnings;
   const std::vector<BusBandwidthFit> busbw =
       fit_bus_bandwidth(set.collectives, options, &warnings);
-  if (!fit && busbw.empty()) {
+  std::optional<GammaFit> gamma;
+  if (!set.reductions.empty()) {
+    gamma = fit_gamma(set.reductions);
+    for (const std::string& w : gamma_fit_warnings(*gamma)) {
+      std::cerr << "warning: " << w << "\n";
+      warnings.push_back(w);
+    }
+  }
+  if (!fit && busbw.empty() && !gamma) {
     throw InputError(fmt::format(
         "nothing to calibrate in {}: no ping-pong times (for alpha and bandwidth) and no "
-        "collective times of 2 or more ranks (for bus bandwidth){}",
+        "collective times of 2 or more ranks (for bus bandwidth), no reduction times (for "
+        "gamma){}",
         flags.files.size() == 1 ? flags.files.front() : fmt::format("{} files", flags.files.size()),
         stream.empty() ? "" : "; osu_bw streams alone fit nothing without osu_latency"));
   }
@@ -102,7 +111,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
     for (const PingPongPoint& p : set.pingpong) nodes = std::max({nodes, p.from + 1, p.to + 1});
     for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
     fabric = calibrated_topology(*fit, loggp ? loggp->gap_s : std::nullopt, nodes, flags.name);
-    const std::string toml = fabric_toml(*fabric, *fit, set.sources);
+    if (gamma) fabric->gamma_s_per_byte = gamma->gamma_s_per_byte;
+    const std::string toml = fabric_toml(*fabric, *fit, set.sources, gamma ? &*gamma : nullptr);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {
@@ -115,7 +125,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
   report.kind = Kind::kMeasurement;
   const std::string what = fit && !busbw.empty() ? "alpha, bandwidth and bus bandwidth"
                            : fit                 ? "alpha and bandwidth"
-                                                 : "bus bandwidth";
+                           : !busbw.empty()      ? "bus bandwidth"
+                                                 : "the reduction cost";
   report.banner = measurement_banner(fmt::format("fit of {} from {} file{}", what,
                                                  flags.files.size(),
                                                  flags.files.size() == 1 ? "" : "s"));
@@ -173,6 +184,15 @@ Report run_calibrate(const CalibrateFlags& flags) {
                    loggp && loggp->streaming_bandwidth_Bps ? Value{*loggp->streaming_bandwidth_Bps}
                                                            : Value{},
                    "no streaming data");
+  const std::string no_reduction = "no reduction data (scalewall-mpi reduce)";
+  report.add_field("gamma_s_per_byte", "gamma (reduction cost per byte)", Unit::kSeconds,
+                   gamma ? Value{gamma->gamma_s_per_byte} : Value{}, no_reduction);
+  if (gamma) {
+    report.add_field("reduction_rate_Bps", "reduction rate 1/gamma", Unit::kRate,
+                     gamma->rate_Bps);
+    report.add_field("reduction_r_squared", "reduction fit R^2", Unit::kPlain,
+                     gamma->r_squared);
+  }
   report.add_field("fabric_file", "fabric written to", Unit::kText,
                    flags.out.empty() ? Value{} : Value{flags.out}, "none (give --out)");
 
@@ -194,6 +214,20 @@ Report run_calibrate(const CalibrateFlags& flags) {
                         at_crossover ? "<-- crossover m* above this size" : "");
     }
     report.tables.push_back(std::move(residuals));
+  }
+  if (gamma) {
+    Table reduction{"reduction",
+                    {{"bytes", "reduced", Unit::kBytes},
+                     {"samples", "samples", Unit::kCount},
+                     {"measured_s", "measured", Unit::kSeconds},
+                     {"fitted_s", "gamma x size", Unit::kSeconds},
+                     {"relative_residual", "relative", Unit::kFraction}},
+                    {},
+                    {}};
+    for (const FitPoint& p : gamma->points) {
+      reduction.add_row({p.bytes, p.samples, p.measured_s, p.fitted_s, p.relative_residual});
+    }
+    report.tables.push_back(std::move(reduction));
   }
   if (!busbw.empty()) {
     Table points{"busbw",

@@ -22,7 +22,7 @@ struct CollectiveFlags {
   std::string ranks;
   std::string bytes;
   FabricFlags fabric;
-  std::string gamma = "0";
+  std::string gamma;  // empty: the fabric's gamma (0 without one)
   std::string chunk = "512KiB";
   std::string algorithms = "all";
   std::string selector;
@@ -85,7 +85,8 @@ Report run_collective(const CollectiveFlags& flags) {
   }
   const Topology topology = resolve_topology(flags.fabric, ranks);
   CostOptions options;
-  options.gamma_s_per_byte = flag_seconds("--gamma", flags.gamma);
+  options.gamma_s_per_byte =
+      flags.gamma.empty() ? topology.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
   options.tree_chunk_bytes = flag_bytes("--chunk", flags.chunk);
   if (!(options.tree_chunk_bytes > 0)) {
     throw InputError(fmt::format("--chunk: chunk size '{}' must be above zero", flags.chunk));
@@ -229,9 +230,8 @@ void register_collective(CLI::App& app) {
   add_fabric_options(cmd, &flags->fabric);
   cmd->add_option("--gamma", flags->gamma,
                   "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of "
-                  "reduction; 0 makes it free)")
-      ->type_name("G")
-      ->default_val("0");
+                  "reduction; 0 makes it free). Default: the fabric's gamma, else 0")
+      ->type_name("G");
   cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
       ->type_name("SIZE")
       ->default_val("512KiB");

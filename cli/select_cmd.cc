@@ -31,7 +31,7 @@ struct SelectFlags {
   std::string bytes = "1..1GiB";
   std::string step = "4";
   FabricFlags fabric;
-  std::string gamma = "0";
+  std::string gamma;  // empty: the fabric's gamma (0 without one)
   std::string chunk = "512KiB";
   std::string selector;
   std::string plot;
@@ -103,7 +103,6 @@ Report run_select(const SelectFlags& flags) {
   std::vector<std::int64_t> ranks = read_rank_grid(flags.ranks);
   std::vector<double> bytes = read_size_grid(flags.bytes, static_cast<double>(step));
   CostOptions options;
-  options.gamma_s_per_byte = flag_seconds("--gamma", flags.gamma);
   options.tree_chunk_bytes = flag_bytes("--chunk", flags.chunk);
   if (!(options.tree_chunk_bytes > 0)) {
     throw InputError(fmt::format("--chunk: chunk size '{}' must be above zero", flags.chunk));
@@ -118,6 +117,8 @@ Report run_select(const SelectFlags& flags) {
   const Topology base =
       on_fabric ? resolve_topology(flags.fabric, std::nullopt)
                 : resolve_topology(flags.fabric, std::optional<std::int64_t>{1});
+  options.gamma_s_per_byte =
+      flags.gamma.empty() ? base.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
   const std::size_t rows = ranks.size();
   const std::size_t columns = bytes.size();
   SelectionGrid grid = with_flag("--ranks", [&] {
@@ -169,9 +170,9 @@ void register_select(CLI::App& app) {
       ->default_val("4");
   add_fabric_options(cmd, &flags->fabric);
   cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s)")
-      ->type_name("G")
-      ->default_val("0");
+                  "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s). Default: "
+                  "the fabric's gamma, else 0")
+      ->type_name("G");
   cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
       ->type_name("SIZE")
       ->default_val("512KiB");

@@ -27,7 +27,7 @@ struct ValidateFlags {
   std::vector<std::string> files;
   FabricFlags network;  // --fabric and its overrides
   std::string ranks;
-  std::string gamma = "0";
+  std::string gamma;  // empty: the fabric's gamma, or one fitted to the files' reductions
   std::string format = "table";
 };
 
@@ -39,7 +39,6 @@ Report run_validate(const ValidateFlags& flags) {
   std::optional<std::int64_t> ranks;
   if (!flags.ranks.empty()) ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
   CostOptions options;
-  options.gamma_s_per_byte = flag_seconds("--gamma", flags.gamma);
 
   MeasurementSet set;
   for (const std::string& path : flags.files) read_measurement_file(path, set);
@@ -74,7 +73,13 @@ Report run_validate(const ValidateFlags& flags) {
     }
     fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
     fabric_origin = "calibrated from the files' ping-pong times";
+    if (!set.reductions.empty()) {
+      fabric.gamma_s_per_byte = fit_gamma(set.reductions).gamma_s_per_byte;
+      fabric_origin += " and reduction times";
+    }
   }
+  options.gamma_s_per_byte =
+      flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
 
   const Validation v = validate_collectives(set.collectives, fabric, options);
 
@@ -194,9 +199,10 @@ void register_validate(CLI::App& app) {
                   "Rank count of collective logs that do not record one (OSU's)")
       ->type_name("N");
   cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced, for the predictions")
-      ->type_name("G")
-      ->default_val("0");
+                  "Reduction arithmetic cost per byte reduced, for the predictions. Default: the "
+                  "fabric's gamma; calibrating from the files, one fitted to their reduction "
+                  "times (scalewall-mpi reduce); else 0")
+      ->type_name("G");
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -38,9 +38,6 @@ void recv(Element* data, std::size_t count, int source, MPI_Comm comm) {
   MPI_Recv(data, mpi_count(count), MPI_INT64_T, source, kTag, comm, MPI_STATUS_IGNORE);
 }
 
-void add_into(Element* acc, const Element* x, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) acc[i] += x[i];
-}
 
 // Bounds of `count` elements split into `parts` blocks whose sizes differ by at most one,
 // the larger ones first.
@@ -568,6 +565,10 @@ void run_library(Op op, std::size_t count, std::span<const Element> in, std::spa
       break;
   }
   SCALEWALL_CHECK_DETAIL(false, "the harness does not measure " + std::string(op_name(op)));
+}
+
+void add_into(Element* acc, const Element* x, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) acc[i] += x[i];
 }
 
 }  // namespace scalewall::mpi

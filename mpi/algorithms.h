@@ -34,6 +34,9 @@ namespace scalewall::mpi {
 
 using Element = std::int64_t;
 
+// The reduction every hand-written algorithm runs on what it receives: acc[i] += x[i].
+void add_into(Element* acc, const Element* x, std::size_t count);
+
 // The five ops the harness measures, in this order.
 inline constexpr Op kMeasuredOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kAllgather,
                                       Op::kBroadcast, Op::kAlltoall};

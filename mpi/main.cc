@@ -34,7 +34,8 @@ int parse_and_run(int argc, char** argv, int rank) {
       "method. Sizes: 4096, 64KiB, 1MB. Times: 2.5us, 10ms.");
   std::vector<scalewall::mpi::Mode> modes = {
       scalewall::mpi::register_pingpong(app), scalewall::mpi::register_collective(app),
-      scalewall::mpi::register_arrival(app), scalewall::mpi::register_step(app)};
+      scalewall::mpi::register_arrival(app), scalewall::mpi::register_step(app),
+      scalewall::mpi::register_reduce(app)};
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];

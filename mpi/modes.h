@@ -97,6 +97,7 @@ Mode register_pingpong(CLI::App& app);
 Mode register_collective(CLI::App& app);
 Mode register_arrival(CLI::App& app);
 Mode register_step(CLI::App& app);
+Mode register_reduce(CLI::App& app);
 
 }  // namespace scalewall::mpi
 

@@ -340,6 +340,69 @@ std::vector<std::string> fit_quality_warnings(const HockneyFit& fit) {
   return warnings;
 }
 
+GammaFit fit_gamma(std::span<const ReductionPoint> points) {
+  std::map<double, std::vector<double>> by_size;
+  GammaFit fit;
+  for (const ReductionPoint& p : points) {
+    if (p.bytes > 0 && p.time_median_s > 0) by_size[p.bytes].push_back(p.time_median_s);
+    fit.ranks = std::max(fit.ranks, p.ranks);
+  }
+  if (by_size.size() < 2) {
+    throw InputError(fmt::format(
+        "a reduction rate needs at least 2 sizes above 0 bytes, got {} (scalewall-mpi reduce "
+        "sweeps 1 KiB to 64 MiB)",
+        by_size.size()));
+  }
+  double sbt = 0;
+  double sbb = 0;
+  for (auto& [bytes, times] : by_size) {
+    FitPoint f;
+    f.bytes = bytes;
+    f.samples = static_cast<std::int64_t>(times.size());
+    f.measured_s = median(times);
+    sbt += bytes * f.measured_s;
+    sbb += bytes * bytes;
+    fit.points.push_back(f);
+  }
+  fit.gamma_s_per_byte = sbt / sbb;
+  fit.rate_Bps = 1.0 / fit.gamma_s_per_byte;
+  double mean = 0;
+  for (const FitPoint& f : fit.points) mean += f.measured_s;
+  mean /= static_cast<double>(fit.points.size());
+  double ss_res = 0;
+  double ss_tot = 0;
+  for (FitPoint& f : fit.points) {
+    f.fitted_s = fit.gamma_s_per_byte * f.bytes;
+    f.residual_s = f.measured_s - f.fitted_s;
+    f.relative_residual = f.residual_s / f.measured_s;
+    ss_res += f.residual_s * f.residual_s;
+    ss_tot += (f.measured_s - mean) * (f.measured_s - mean);
+  }
+  fit.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+  return fit;
+}
+
+std::vector<std::string> gamma_fit_warnings(const GammaFit& fit) {
+  std::vector<std::string> warnings;
+  if (fit.r_squared < kPoorFitRSquared) {
+    warnings.push_back(fmt::format(
+        "poor reduction fit: R^2 {:.2f} is below {:.2f}: one rate gamma does not describe these "
+        "sizes (the caches give small buffers a faster rate than memory gives large ones)",
+        fit.r_squared, kPoorFitRSquared));
+  }
+  const ResidualRun run = longest_same_sign_run(fit.points);
+  if (run.length >= kLongResidualRun) {
+    const FitPoint& first = fit.points[run.first];
+    const FitPoint& last = fit.points[run.first + run.length - 1];
+    warnings.push_back(fmt::format(
+        "the reduction residuals keep one sign over {} consecutive sizes, {} .. {} ({} .. {}): "
+        "the rate changes there (a cache level); gamma holds for the largest sizes",
+        run.length, format_bytes(first.bytes), format_bytes(last.bytes),
+        signed_percent(first.relative_residual), signed_percent(last.relative_residual)));
+  }
+  return warnings;
+}
+
 LogGPFit fit_loggp(const HockneyFit& hockney, std::span<const StreamPoint> stream) {
   LogGPFit fit;
   fit.overhead_note =
@@ -772,7 +835,7 @@ Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
 }
 
 std::string fabric_toml(const Topology& t, const HockneyFit& fit,
-                        const std::vector<std::string>& sources) {
+                        const std::vector<std::string>& sources, const GammaFit* gamma) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
@@ -795,6 +858,17 @@ std::string fabric_toml(const Topology& t, const HockneyFit& fit,
   out += fmt::format("nics_per_node = {}\n", t.nics_per_node);
   out += fmt::format("oversubscription = {}\n", toml_number(t.oversubscription));
   out += fmt::format("placement = {}\n", toml_string(std::string(placement_name(t.placement))));
+  if (gamma != nullptr) {
+    out += fmt::format(
+        "# Reduction cost: least squares through the origin over {} sizes of a local reduction "
+        "({} rank{} at once), R^2 = {:.6f}.\n",
+        gamma->points.size(), gamma->ranks, gamma->ranks == 1 ? "" : "s", gamma->r_squared);
+    for (const std::string& w : gamma_fit_warnings(*gamma)) {
+      out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
+    }
+    out += fmt::format("gamma = {}    # {} per byte reduced, {}\n", toml_number(t.gamma_s_per_byte),
+                       format_seconds(t.gamma_s_per_byte), format_rate(gamma->rate_Bps));
+  }
   const auto link_section = [&](const char* section, const Link& l) {
     out += fmt::format("\n[{}]\n", section);
     if (l.gap_s > 0 || l.overhead_s > 0) {

@@ -567,5 +567,75 @@ TEST(FitQuality, AProtocolSwitchShowsAsALongRunOfOneSign) {
   EXPECT_FALSE(contains(fabric_toml(t, fit_hockney(synthetic(noise)), {}), "WARNING"));
 }
 
+
+// ---- the reduction cost ----
+
+ReductionPoint reduction(double bytes, double seconds) {
+  ReductionPoint p;
+  p.bytes = bytes;
+  p.ranks = 2;
+  p.iterations = 10;
+  p.time_min_s = p.time_median_s = p.time_max_s = p.slowest_rank_median_s = seconds;
+  return p;
+}
+
+// Times exactly 0.5 ns per byte: gamma 0.5 ns, 2 GB/s, R^2 1, no warning.
+TEST(FitGamma, ExactRateIsRecovered) {
+  std::vector<ReductionPoint> points;
+  for (double b = 1024; b <= 64.0 * 1024 * 1024; b *= 4) {
+    points.push_back(reduction(b, 0.5e-9 * b));
+  }
+  points.push_back(reduction(0, 1e-7));  // a zero-byte size is left out
+  const GammaFit fit = fit_gamma(points);
+  EXPECT_NEAR(fit.gamma_s_per_byte, 0.5e-9, 1e-21);
+  EXPECT_NEAR(fit.rate_Bps, 2e9, 1e-3);
+  EXPECT_NEAR(fit.r_squared, 1.0, 1e-12);
+  EXPECT_EQ(fit.ranks, 2);
+  EXPECT_EQ(fit.points.size(), 9u);
+  EXPECT_TRUE(gamma_fit_warnings(fit).empty());
+}
+
+// Least squares through the origin: gamma = sum(b t) / sum(b^2); with a cache regime (fast
+// up to 1 MiB, 5x slower above) the large sizes decide it, and the residual run is flagged.
+TEST(FitGamma, LargestSizesDecideAndACacheRegimeIsFlagged) {
+  std::vector<ReductionPoint> points;
+  double sbt = 0;
+  double sbb = 0;
+  for (double b = 1024; b <= 64.0 * 1024 * 1024; b *= 2) {
+    const double t = b * (b <= 1048576 ? 0.1e-9 : 0.5e-9);
+    points.push_back(reduction(b, t));
+    sbt += b * t;
+    sbb += b * b;
+  }
+  const GammaFit fit = fit_gamma(points);
+  EXPECT_DOUBLE_EQ(fit.gamma_s_per_byte, sbt / sbb);
+  EXPECT_GT(fit.gamma_s_per_byte, 0.45e-9);  // the memory regime, not the cache one
+  const std::vector<std::string> warnings = gamma_fit_warnings(fit);
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_NE(warnings.back().find("consecutive sizes"), std::string::npos) << warnings.back();
+}
+
+TEST(FitGamma, NeedsTwoSizes) {
+  const std::vector<ReductionPoint> one = {reduction(4096, 1e-6), reduction(4096, 1.1e-6)};
+  EXPECT_THROW(fit_gamma(one), InputError);
+}
+
+// The calibrated fabric carries gamma and reads back to the same value.
+TEST(FitGamma, TheFabricFileCarriesGamma) {
+  const HockneyFit link = fit_hockney(synthetic([](std::size_t) { return 1.0; }));
+  std::vector<ReductionPoint> points;
+  for (double b = 1024; b <= 1048576; b *= 4) points.push_back(reduction(b, 0.25e-9 * b));
+  const GammaFit gamma = fit_gamma(points);
+  Topology t = calibrated_topology(link, std::nullopt, 4, "calibrated");
+  t.gamma_s_per_byte = gamma.gamma_s_per_byte;
+  const std::string toml = fabric_toml(t, link, {"a.jsonl"}, &gamma);
+  EXPECT_NE(toml.find("gamma = "), std::string::npos) << toml;
+  const Topology back = parse_fabric(toml, "calibrated.toml");
+  EXPECT_DOUBLE_EQ(back.gamma_s_per_byte, t.gamma_s_per_byte);
+  // Without a gamma fit the file has no gamma, and reads back as 0.
+  const Topology plain = parse_fabric(fabric_toml(t, link, {"a.jsonl"}), "plain.toml");
+  EXPECT_EQ(plain.gamma_s_per_byte, 0.0);
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -155,7 +155,8 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   const toml::table root = parse_toml(toml_text, source);
   reject_unknown_keys(root,
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
-                       "oversubscription", "placement", "rank_to_node", "intra", "inter"},
+                       "oversubscription", "placement", "rank_to_node", "gamma", "intra",
+                       "inter"},
                       source, "");
   Topology t;
   t.name = "fabric";
@@ -184,6 +185,9 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   }
   if (root.contains("oversubscription")) {
     t.oversubscription = read_ratio(root, "oversubscription", source);
+  }
+  if (root.contains("gamma")) {
+    t.gamma_s_per_byte = read_quantity(root, "gamma", source, "", parse_seconds);
   }
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();

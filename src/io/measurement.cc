@@ -454,6 +454,17 @@ void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
   set.arrivals.push_back(p);
 }
 
+void read_reduction_record(const RecordReader& r, const std::string& place,
+                           MeasurementSet& set) {
+  ReductionPoint p;
+  p.bytes = r.size("bytes");
+  p.ranks = r.whole("ranks", 1, kMaxRanks);
+  p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
+  r.min_median_max("time", p.time_min_s, p.time_median_s, p.time_max_s);
+  p.slowest_rank_median_s = r.seconds("slowest_rank_median_s");
+  if (timed(p.time_median_s, place, "time_median_s", set)) set.reductions.push_back(p);
+}
+
 void read_step_record(const RecordReader& r, MeasurementSet& set) {
   StepPoint p;
   p.step = r.whole("step");
@@ -558,6 +569,8 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       read_arrival_record(r, set);
     } else if (kind == "step") {
       read_step_record(r, set);
+    } else if (kind == "reduction") {
+      read_reduction_record(r, place, set);
     } else if (kind == "end") {
       ended = true;
       read_end_record(r, j, place, records, set);

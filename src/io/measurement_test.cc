@@ -405,6 +405,33 @@ TEST(MeasurementFile, ArrivalAndStepRecords) {
   EXPECT_TRUE(set.warnings.empty());
 }
 
+TEST(MeasurementFile, ReductionRecords) {
+  MeasurementSet set;
+  parse_measurement_text(
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"reduce","kind":"measurement"})"
+      "\n"
+      R"({"record":"reduction","bytes":1048576,"ranks":2,"iterations":20,"time_min_s":4e-4,"time_median_s":5e-4,"time_max_s":7e-4,"slowest_rank_median_s":6e-4})"
+      "\n"
+      R"({"record":"end","status":"complete","records":1})"
+      "\n",
+      "reduce.jsonl", set);
+  ASSERT_EQ(set.reductions.size(), 1u);
+  EXPECT_EQ(set.reductions[0].bytes, 1048576.0);
+  EXPECT_EQ(set.reductions[0].ranks, 2);
+  EXPECT_DOUBLE_EQ(set.reductions[0].time_median_s, 5e-4);
+  EXPECT_DOUBLE_EQ(set.reductions[0].slowest_rank_median_s, 6e-4);
+  EXPECT_TRUE(set.warnings.empty());
+  // min <= median <= max, as for every timed record.
+  MeasurementSet bad;
+  EXPECT_THROW(parse_measurement_text(
+                   R"({"tool":"scalewall-mpi","command":"reduce","kind":"measurement"})"
+                   "\n"
+                   R"({"record":"reduction","bytes":8,"ranks":1,"iterations":1,"time_min_s":2e-4,"time_median_s":1e-4,"time_max_s":3e-4,"slowest_rank_median_s":1e-4})"
+                   "\n",
+                   "bad.jsonl", bad),
+               InputError);
+}
+
 // ---- errors name the file and the line ----
 
 TEST(MeasurementFileErrors, MissingEmptyAndDirectory) {

@@ -429,7 +429,8 @@ std::optional<AlgorithmSpec> read_network_algorithm(const Section& n, NetworkFor
   return spec;
 }
 
-// Reads the cost options network.gamma and network.tree_chunk into cost.
+// Reads the cost options network.gamma and network.tree_chunk into cost (each replaces what
+// cost holds).
 void read_network_cost(const Section& n, CostOptions& cost) {
   if (n.has("gamma")) {
     cost.gamma_s_per_byte = n.within("gamma", n.seconds("gamma"), kScenarioSecondsPerByte);
@@ -452,6 +453,8 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
     read_busbw_form(n, out);
   }
   out.algorithm = read_network_algorithm(n, out.form);
+  // A fabric's gamma is the default; network.gamma replaces it.
+  if (out.network.fabric) out.cost.gamma_s_per_byte = out.network.fabric->gamma_s_per_byte;
   read_network_cost(n, out.cost);
   return out;
 }

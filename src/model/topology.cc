@@ -107,6 +107,11 @@ void require_valid(const Topology& t) {
   if (t.nics_per_node < 1) {
     throw InputError(fmt::format("NICs per node {} is below 1", t.nics_per_node));
   }
+  if (!(t.gamma_s_per_byte >= 0) || !std::isfinite(t.gamma_s_per_byte) ||
+      t.gamma_s_per_byte > 1.0) {
+    throw InputError(fmt::format("gamma {} s/B is not a reduction cost per byte in [0, 1 s]",
+                                 t.gamma_s_per_byte));
+  }
   if (!std::isfinite(t.oversubscription)) {
     throw InputError(fmt::format(
         "oversubscription {} is not a finite number (1 is a non-blocking fabric, 2 is 2:1)",

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -398,6 +399,49 @@ TEST(MpiFailure, UnwritableOutputIsStatusOne) {
 // The measurement loop of the issue: measure this machine with pingpong and collective,
 // fit alpha and beta with calibrate, and hold the model's prediction against the measured
 // collectives with validate.
+// The local reduction sweep: whole 8-byte elements, every rank at once, rank 0's times and
+// the slowest rank's median; calibrate fits gamma from it and writes it into the fabric.
+TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
+  const std::filesystem::path dir = ::testing::TempDir();
+  const std::string reduce = (dir / "scalewall_reduce.jsonl").string();
+  const std::string pingpong = (dir / "scalewall_reduce_pingpong.jsonl").string();
+  const std::string fabric = (dir / "scalewall_reduce_fabric.toml").string();
+  const MpiResult result = run_mpi(2, {"reduce", "--sizes", "4,8,1KiB,64KiB,1MiB",
+                                       "--iterations", "5", "--out", reduce});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  std::ifstream in(reduce);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Jsonl file = parse_jsonl(text);
+  expect_well_formed(file, "reduce", "reduction", 2);
+  ASSERT_EQ(file.records.size(), 4u);  // 4 B is below one element and left out
+  EXPECT_EQ(file.records.front()["bytes"], 8);
+  EXPECT_EQ(file.records.back()["bytes"], 1048576);
+  for (const auto& r : file.records) {
+    EXPECT_EQ(r["ranks"], 2);
+    EXPECT_LE(r["time_min_s"].get<double>(), r["time_median_s"].get<double>());
+    EXPECT_LE(r["time_median_s"].get<double>(), r["time_max_s"].get<double>());
+    EXPECT_GE(r["slowest_rank_median_s"].get<double>(), r["time_median_s"].get<double>());
+  }
+  const MpiResult pp = run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "--iterations", "5",
+                                   "--out", pingpong});
+  ASSERT_EQ(pp.exit_code, 0) << describe(pp);
+  const MpiResult cal = run_scalewall_cli(
+      {"calibrate", pingpong, reduce, "--out", fabric, "--format", "json"});
+  ASSERT_EQ(cal.exit_code, 0) << describe(cal);
+  const nlohmann::json fit = nlohmann::json::parse(cal.out);
+  const double gamma = fit["gamma_s_per_byte"].get<double>();
+  EXPECT_GT(gamma, 0.0) << cal.out;
+  EXPECT_NEAR(fit["reduction_rate_Bps"].get<double>() * gamma, 1.0, 1e-12);
+  EXPECT_EQ(fit["reduction"].size(), 4u);
+  // The fabric carries it, and the collective cost charges it.
+  const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "1MB",
+                                            "--algorithms", "ring", "--format", "json"});
+  ASSERT_EQ(coll.exit_code, 0) << describe(coll);
+  const nlohmann::json cost = nlohmann::json::parse(coll.out);
+  EXPECT_DOUBLE_EQ(cost["inputs"]["gamma_s_per_byte"].get<double>(), gamma);
+  EXPECT_GT(cost["algorithms"][0]["compute_s"].get<double>(), 0.0) << coll.out;
+}
+
 TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {
   const std::filesystem::path dir = ::testing::TempDir();
   const std::string pingpong = (dir / "scalewall_e2e_pingpong.jsonl").string();

@@ -256,6 +256,15 @@ void expect_record(const nlohmann::json& r, const std::string& kind, int ranks) 
     expect_number(r, "communication_s");
     expect_number(r, "wait_s");
     expect_number(r, "step_s");
+  } else if (kind == "reduction") {
+    expect_number(r, "bytes");
+    expect_integer(r, "ranks", ranks, ranks);
+    expect_integer(r, "iterations", 1, 1'000'000'000);
+    expect_number(r, "time_min_s");
+    expect_number(r, "time_median_s");
+    expect_number(r, "time_max_s");
+    expect_ordered(r, "time_min_s", "time_median_s", "time_max_s");
+    expect_number(r, "slowest_rank_median_s");
   } else {
     ADD_FAILURE() << "unknown record kind " << kind;
   }

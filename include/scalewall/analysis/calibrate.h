@@ -123,6 +123,35 @@ std::vector<std::string> fit_quality_warnings(const HockneyFit& fit);
 // message says which, with its value, and what to try).
 HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options = {});
 
+// ---- The reduction cost (gamma) ----
+//
+// A reducing collective adds what it receives into its buffer: gamma seconds per byte
+// reduced (collective.h's compute term). scalewall-mpi reduce times that addition over a
+// size sweep, every rank at once (on a CPU it is a memory-bandwidth question: the rate falls
+// when the buffers leave the caches). The fit is least squares through the origin on the
+// median time per size,
+//
+//   gamma = sum(b t) / sum(b^2)
+//
+// which the largest sizes dominate: a collective's reduced chunks are large exactly where
+// gamma matters against the bandwidth term, and small ones pay latency instead. R^2 and the
+// same-sign residual runs flag a sweep that one rate does not describe (a cache regime).
+
+struct GammaFit {
+  double gamma_s_per_byte = 0;  // > 0
+  double rate_Bps = 0;          // 1 / gamma
+  double r_squared = 0;         // 1 - SS_res / SS_tot
+  std::int64_t ranks = 1;       // ranks that reduced at once (the largest in the points)
+  std::vector<FitPoint> points; // one per distinct size, ascending; fitted_s = gamma b
+};
+
+// Throws InputError when fewer than 2 distinct sizes above 0 bytes are given.
+GammaFit fit_gamma(std::span<const ReductionPoint> points);
+
+// One line per way the gamma fit falls short (R^2 below kPoorFitRSquared, a same-sign run of
+// kLongResidualRun sizes beyond kRunResidualFloor); empty for a good fit.
+std::vector<std::string> gamma_fit_warnings(const GammaFit& fit);
+
 // ---- Streaming bandwidth and the LogGP gap ----
 
 struct LogGPFit {
@@ -247,10 +276,12 @@ Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
 
 // The fabric file text (fabric_file.h's TOML) for `topology`, every value in SI units at
 // full precision, with comments: which files it was calibrated from and the fit's quality,
-// and a "# WARNING: " line for each of fit_quality_warnings(fit).
+// and a "# WARNING: " line for each of fit_quality_warnings(fit); with a gamma fit, the
+// topology's gamma with that fit's quality and warnings.
 // load_fabric_file reads it back to the same Topology.
 std::string fabric_toml(const Topology& topology, const HockneyFit& fit,
-                        const std::vector<std::string>& sources);
+                        const std::vector<std::string>& sources,
+                        const GammaFit* gamma = nullptr);
 
 }  // namespace scalewall
 

@@ -11,6 +11,8 @@
 //   nics_per_node = 8
 //   oversubscription = 1          # or "2:1"
 //   placement = "packed"          # or "scattered"; or give rank_to_node = [0, 0, 1, 1, ...]
+//   gamma = "0.5ns"               # reduction cost per byte reduced (scalewall-mpi reduce;
+//                                 # calibrate fits it); default 0, the --gamma default
 //
 //   [intra]                       # between ranks of one node
 //   alpha = "2us"                 # start-up latency ("latency" is accepted too)

@@ -30,6 +30,8 @@
 //   "step"        step, rank, host, compute_s, communication_s, wait_s, step_s
 //                 (wait_s: time blocked in the all-reduce beyond its own transfer: the rank
 //                 arrived before the slowest)
+//   "reduction"   bytes, ranks (reducing at once), iterations, time_min_s, time_median_s,
+//                 time_max_s (rank 0's local acc += x of `bytes`), slowest_rank_median_s
 #ifndef SCALEWALL_MEASUREMENT_H_
 #define SCALEWALL_MEASUREMENT_H_
 
@@ -143,6 +145,18 @@ struct MeasurementRun {
 };
 
 // Everything read from one or more files.
+// One size of a local reduction sweep (scalewall-mpi reduce): the time to add `bytes` of
+// received data into a buffer, every rank at once. Its time per byte is the model's gamma.
+struct ReductionPoint {
+  double bytes = 0;
+  std::int64_t ranks = 1;
+  std::int64_t iterations = 0;
+  double time_min_s = 0;
+  double time_median_s = 0;
+  double time_max_s = 0;
+  double slowest_rank_median_s = 0;
+};
+
 struct MeasurementSet {
   std::vector<std::string> sources;  // "path (format)", one per file read
   std::vector<MeasurementRun> runs;  // one per file read, in the order of `sources`
@@ -151,6 +165,7 @@ struct MeasurementSet {
   std::vector<CollectivePoint> collectives;
   std::vector<ArrivalPoint> arrivals;
   std::vector<StepPoint> steps;
+  std::vector<ReductionPoint> reductions;
 };
 
 // The formats read_measurement_file recognises by content (not by file name).

@@ -55,6 +55,8 @@ struct Topology {
   double oversubscription = 1.0;     // >= 1. Default: 1 (non-blocking fabric).
   Placement placement = Placement::kPacked;
   std::vector<std::int64_t> rank_to_node;  // kExplicit only: one node index per rank
+  double gamma_s_per_byte = 0;       // the ranks' reduction cost per byte reduced (0: not
+                                     // given); the default of every command's --gamma
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
 

@@ -1,0 +1,131 @@
+// scalewall-mpi reduce: the local reduction rate over a size sweep; see docs/mpi.md.
+//
+// Every rank adds a buffer of b bytes into another (acc[i] += x[i] on 64-bit integers, the
+// reduction every hand-written algorithm runs on what it receives), all ranks at once, so that
+// the ranks of a node share its memory bandwidth as they do inside a reducing collective. Each
+// size is run `warmup` times untimed and `iterations` times timed one by one; rank 0 writes
+// one record per size with its own times and the slowest rank's median. The time per byte is
+// the model's gamma: calibrate fits time = c + gamma b.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mpi/algorithms.h"
+#include "mpi/measure.h"
+#include "mpi/modes.h"
+#include "scalewall/base/error.h"
+#include "scalewall/base/units.h"
+
+namespace scalewall::mpi {
+namespace {
+
+struct ReduceFlags {
+  CommonFlags common;
+  SizeFlags sizes;
+  std::string iterations;
+  std::string warmup;
+};
+
+// This rank's timed reductions of `count` elements. add_into lives in algorithms.cc, another
+// translation unit, so the compiler cannot drop a reduction whose sum is never read.
+Summary time_reductions(std::vector<Element>& acc, const std::vector<Element>& x,
+                        std::size_t count, int warmup, int iterations) {
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(iterations));
+  for (int i = 0; i < warmup + iterations; ++i) {
+    const double t0 = now_s();
+    add_into(acc.data(), x.data(), count);
+    const double t1 = now_s();
+    if (i >= warmup) times.push_back(t1 - t0);
+  }
+  return summarize(std::move(times));
+}
+
+int run_reduce(const World& w, const ReduceFlags& flags) {
+  std::vector<double> sizes = resolve_sizes(flags.sizes);
+  const auto iterations =
+      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
+  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
+  // Whole elements only: a size is rounded down to a multiple of the element (8 B), and
+  // sizes below one element are left out.
+  constexpr double kElement = sizeof(Element);
+  std::vector<double> whole;
+  for (const double s : sizes) {
+    const double b = std::floor(s / kElement) * kElement;
+    if (b >= kElement && (whole.empty() || whole.back() != b)) whole.push_back(b);
+  }
+  if (whole.empty()) {
+    throw InputError(fmt::format("--max-bytes: the sweep holds no size of at least one "
+                                 "{}-byte element",
+                                 sizeof(Element)));
+  }
+  const double largest = whole.back();
+  check_memory(w, 2 * largest, fmt::format("--max-bytes {}", format_bytes(largest)));
+
+  RecordWriter writer(w, flags.common.out);
+  nlohmann::ordered_json inputs;
+  inputs["sizes"] = nlohmann::ordered_json::array();
+  for (const double s : whole) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
+  inputs["iterations"] = iterations;
+  inputs["warmup"] = warmup;
+  inputs["element"] = "int64 add";
+  writer.envelope("reduce", inputs, context_json(w));
+
+  const auto elements = static_cast<std::size_t>(largest / kElement);
+  std::vector<Element> acc(elements, 1);
+  std::vector<Element> x(elements, 2);
+  const Faults faults = flags.common.faults();
+  std::int64_t unit = 0;
+  for (const double bytes : whole) {
+    maybe_fail(w, faults, unit++);
+    quiet_barrier(w);
+    const Summary s =
+        time_reductions(acc, x, static_cast<std::size_t>(bytes / kElement), warmup, iterations);
+    double slowest = 0;
+    MPI_Reduce(&s.median, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, w.comm);
+    if (w.is_root()) {
+      nlohmann::ordered_json record;
+      record["bytes"] = static_cast<std::int64_t>(bytes);
+      record["ranks"] = w.size;
+      record["iterations"] = iterations;
+      record["time_min_s"] = s.min;
+      record["time_median_s"] = s.median;
+      record["time_max_s"] = s.max;
+      record["slowest_rank_median_s"] = slowest;
+      writer.record("reduction", record);
+    }
+  }
+  if (w.is_root()) {
+    std::cerr << fmt::format("reduce: {} sizes on {} ranks at once\n", whole.size(), w.size);
+  }
+  writer.end(true);
+  return 0;
+}
+
+}  // namespace
+
+Mode register_reduce(CLI::App& app) {
+  auto flags = std::make_shared<ReduceFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "reduce",
+      "Local reduction time (acc += x, 64-bit integers) over a size sweep, every rank at "
+      "once: the cost per byte reduced that the model calls gamma.");
+  add_size_options(cmd, &flags->sizes, "1KiB", "64MiB");
+  cmd->add_option("--iterations", flags->iterations, "Timed reductions per size")
+      ->type_name("N")
+      ->default_val("20");
+  cmd->add_option("--warmup", flags->warmup, "Untimed reductions before them")
+      ->type_name("N")
+      ->default_val("3");
+  add_common_options(cmd, &flags->common);
+  cmd->footer(
+      "Example: mpirun -np 2 scalewall-mpi reduce --out reduce.jsonl\n"
+      "         then scalewall calibrate pingpong.jsonl reduce.jsonl fits gamma too.");
+  return {cmd, [flags](const World& w) { return run_reduce(w, *flags); }};
+}
+
+}  // namespace scalewall::mpi
