@@ -46,7 +46,7 @@ Summary time_reductions(std::vector<Element>& acc, const std::vector<Element>& x
 }
 
 int run_reduce(const World& w, const ReduceFlags& flags) {
-  std::vector<double> sizes = resolve_sizes(flags.sizes);
+  const std::vector<double> sizes = resolve_sizes(flags.sizes);
   const auto iterations =
       static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
   const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));

@@ -235,6 +235,30 @@ void require_physical(const Line& line, const std::string& span) {
 // at most 10%, and the size is latency-bound; above that the interval measures bandwidth.
 constexpr double kMaxGapByteShare = 0.1;
 
+// One point per size, ascending, with its sample count and median time; the fitted time and
+// the residuals are set_residuals' to fill.
+std::vector<FitPoint> median_per_size(const std::map<double, std::vector<double>>& by_size) {
+  std::vector<FitPoint> points;
+  for (const auto& [bytes, times] : by_size) {
+    FitPoint p;
+    p.bytes = bytes;
+    p.samples = static_cast<std::int64_t>(times.size());
+    p.measured_s = median(times);
+    points.push_back(p);
+  }
+  return points;
+}
+
+// Each point's fitted time fitted(bytes), and its residual and relative residual.
+template <typename Fitted>
+void set_residuals(std::vector<FitPoint>& points, Fitted fitted) {
+  for (FitPoint& p : points) {
+    p.fitted_s = fitted(p.bytes);
+    p.residual_s = p.measured_s - p.fitted_s;
+    p.relative_residual = p.measured_s > 0 ? p.residual_s / p.measured_s : 0.0;
+  }
+}
+
 }  // namespace
 
 HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options) {
@@ -242,15 +266,11 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
   std::map<double, bool> outside;
   const std::map<double, std::vector<double>> by_size = times_by_size(points, options, outside);
   HockneyFit fit;
+  fit.points = median_per_size(by_size);
   std::vector<double> x;
   std::vector<double> y;
-  for (const auto& [bytes, times] : by_size) {
-    FitPoint p;
-    p.bytes = bytes;
-    p.samples = static_cast<std::int64_t>(times.size());
-    p.measured_s = median(times);
-    fit.points.push_back(p);
-    x.push_back(bytes);
+  for (const FitPoint& p : fit.points) {
+    x.push_back(p.bytes);
     y.push_back(p.measured_s);
   }
   const Line line = fit_line(x, y, fit_weights(fit.points, options.weighting));
@@ -264,11 +284,7 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
   fit.min_bytes = x.front();
   fit.max_bytes = x.back();
   fit.excluded_sizes = static_cast<std::int64_t>(outside.size());
-  for (FitPoint& p : fit.points) {
-    p.fitted_s = fit.alpha_s + p.bytes / fit.bandwidth_Bps;
-    p.residual_s = p.measured_s - p.fitted_s;
-    p.relative_residual = p.measured_s > 0 ? p.residual_s / p.measured_s : 0.0;
-  }
+  set_residuals(fit.points, [&](double bytes) { return fit.alpha_s + bytes / fit.bandwidth_Bps; });
   if (!std::isfinite(fit.alpha_s) || !std::isfinite(fit.bandwidth_Bps) ||
       !std::isfinite(fit.crossover_bytes) || !std::isfinite(fit.r_squared)) {
     throw InputError(fmt::format("the fit over {} gives alpha {:g} s and bandwidth {:g} B/s, "
@@ -308,6 +324,19 @@ ResidualRun longest_same_sign_run(const std::vector<FitPoint>& points) {
   return best;
 }
 
+// The first and last point of the longest same-sign run when it is at least
+// kLongResidualRun long: the run a warning names.
+struct RunEnds {
+  std::size_t length = 0;
+  const FitPoint* first = nullptr;
+  const FitPoint* last = nullptr;
+};
+std::optional<RunEnds> long_same_sign_run(const std::vector<FitPoint>& points) {
+  const ResidualRun run = longest_same_sign_run(points);
+  if (run.length < kLongResidualRun) return std::nullopt;
+  return RunEnds{run.length, &points[run.first], &points[run.first + run.length - 1]};
+}
+
 }  // namespace
 
 std::vector<std::string> fit_quality_warnings(const HockneyFit& fit) {
@@ -325,17 +354,15 @@ std::vector<std::string> fit_quality_warnings(const HockneyFit& fit) {
         fit.r_squared, kPoorFitRSquared, signed_percent(lo->relative_residual),
         signed_percent(hi->relative_residual)));
   }
-  const ResidualRun run = longest_same_sign_run(fit.points);
-  if (run.length >= kLongResidualRun) {
-    const FitPoint& first = fit.points[run.first];
-    const FitPoint& last = fit.points[run.first + run.length - 1];
+  if (const std::optional<RunEnds> run = long_same_sign_run(fit.points)) {
     warnings.push_back(fmt::format(
         "the residuals keep one sign over {} consecutive sizes, {} .. {} ({} .. {}; at least "
         "{} sizes beyond {:.0f}% are flagged): the times bend away from a straight line there "
         "(a protocol switch, or two links in one fit); fit the sizes on each side apart",
-        run.length, format_bytes(first.bytes), format_bytes(last.bytes),
-        signed_percent(first.relative_residual), signed_percent(last.relative_residual),
-        kLongResidualRun, 100 * kRunResidualFloor));
+        run->length, format_bytes(run->first->bytes), format_bytes(run->last->bytes),
+        signed_percent(run->first->relative_residual),
+        signed_percent(run->last->relative_residual), kLongResidualRun,
+        100 * kRunResidualFloor));
   }
   return warnings;
 }
@@ -353,28 +380,26 @@ GammaFit fit_gamma(std::span<const ReductionPoint> points) {
         "sweeps 1 KiB to 64 MiB)",
         by_size.size()));
   }
-  double sbt = 0;
-  double sbb = 0;
-  for (auto& [bytes, times] : by_size) {
-    FitPoint f;
-    f.bytes = bytes;
-    f.samples = static_cast<std::int64_t>(times.size());
-    f.measured_s = median(times);
-    sbt += bytes * f.measured_s;
-    sbb += bytes * bytes;
-    fit.points.push_back(f);
+  fit.points = median_per_size(by_size);
+  // Through the origin: one column, the size; gamma = sum(b t) / sum(b^2).
+  DesignRows rows;
+  std::vector<double> y;
+  for (const FitPoint& p : fit.points) {
+    rows.push_back({p.bytes});
+    y.push_back(p.measured_s);
   }
-  fit.gamma_s_per_byte = sbt / sbb;
+  constexpr std::size_t kSizeColumn[] = {0};
+  const std::optional<std::vector<double>> slope = least_squares(rows, y, kSizeColumn);
+  SCALEWALL_CHECK(slope.has_value());  // two sizes above 0: never singular
+  fit.gamma_s_per_byte = slope->front();
   fit.rate_Bps = 1.0 / fit.gamma_s_per_byte;
+  set_residuals(fit.points, [&](double bytes) { return fit.gamma_s_per_byte * bytes; });
   double mean = 0;
   for (const FitPoint& f : fit.points) mean += f.measured_s;
   mean /= static_cast<double>(fit.points.size());
   double ss_res = 0;
   double ss_tot = 0;
-  for (FitPoint& f : fit.points) {
-    f.fitted_s = fit.gamma_s_per_byte * f.bytes;
-    f.residual_s = f.measured_s - f.fitted_s;
-    f.relative_residual = f.residual_s / f.measured_s;
+  for (const FitPoint& f : fit.points) {
     ss_res += f.residual_s * f.residual_s;
     ss_tot += (f.measured_s - mean) * (f.measured_s - mean);
   }
@@ -390,15 +415,13 @@ std::vector<std::string> gamma_fit_warnings(const GammaFit& fit) {
         "sizes (the caches give small buffers a faster rate than memory gives large ones)",
         fit.r_squared, kPoorFitRSquared));
   }
-  const ResidualRun run = longest_same_sign_run(fit.points);
-  if (run.length >= kLongResidualRun) {
-    const FitPoint& first = fit.points[run.first];
-    const FitPoint& last = fit.points[run.first + run.length - 1];
+  if (const std::optional<RunEnds> run = long_same_sign_run(fit.points)) {
     warnings.push_back(fmt::format(
         "the reduction residuals keep one sign over {} consecutive sizes, {} .. {} ({} .. {}): "
         "the rate changes there (a cache level); gamma holds for the largest sizes",
-        run.length, format_bytes(first.bytes), format_bytes(last.bytes),
-        signed_percent(first.relative_residual), signed_percent(last.relative_residual)));
+        run->length, format_bytes(run->first->bytes), format_bytes(run->last->bytes),
+        signed_percent(run->first->relative_residual),
+        signed_percent(run->last->relative_residual)));
   }
   return warnings;
 }

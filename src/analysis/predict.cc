@@ -367,14 +367,20 @@ bool past_knee(const StepTime& t) {
 
 // The knee, the smallest count whose exposed communication reaches the per-rank compute and
 // which is no cliff, searched below the first such row; nothing when no row is.
-std::optional<std::int64_t> knee_of(const Scenario& scenario, const std::vector<StepTime>& rows) {
+// `cliffs` are the rows' own (predict finds them once).
+std::optional<std::int64_t> knee_of(const Scenario& scenario, const std::vector<StepTime>& rows,
+                                    const std::vector<Cliff>& cliffs) {
   const auto knee = [&](std::int64_t r) {
     const StepTime t = step_time(scenario, r);
     return past_knee(t) && !cliff_at(scenario, t);
   };
+  const auto is_cliff = [&](const StepTime& t) {
+    return std::any_of(cliffs.begin(), cliffs.end(),
+                       [&](const Cliff& c) { return c.ranks == t.ranks; });
+  };
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const StepTime& t = rows[i];
-    if (past_knee(t) && !cliff_at(scenario, t)) {
+    if (past_knee(t) && !is_cliff(t)) {
       // One rank has no communication, so the knee lies above 1 even when the first row
       // is already past it.
       const std::int64_t below = i == 0 ? 1 : rows[i - 1].ranks;
@@ -471,10 +477,10 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
     p.rows.push_back(step_time(scenario, ranks[i]));
   }
   p.rows.push_back(std::move(largest));
-  p.knee_ranks = knee_of(scenario, p.rows);
   for (const StepTime& t : p.rows) {
     if (const std::optional<Cliff> c = cliff_at(scenario, t)) p.cliffs.push_back(*c);
   }
+  p.knee_ranks = knee_of(scenario, p.rows, p.cliffs);
   p.max_ranks_at_target = max_ranks_at(scenario, p.rows, target_efficiency);
   p.best_bucket_bytes = best_bucket_bytes(scenario, p.rows.back().ranks);
   p.algorithm_spread = algorithm_spread(scenario, p.rows.back());

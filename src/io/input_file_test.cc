@@ -169,17 +169,49 @@ TEST(InputFile, AnUnreadableFileIsNamed) {
             "cannot open times file '" + path + "': permission denied");
 }
 
+// Standard input taken from a pipe holding `text` (or from a file: from_file), given back to
+// the process's own standard input when it goes out of scope.
+class RedirectedStdin {
+ public:
+  RedirectedStdin() : saved_(::dup(STDIN_FILENO)) {}
+  ~RedirectedStdin() {
+    ::dup2(saved_, STDIN_FILENO);
+    ::close(saved_);
+  }
+  RedirectedStdin(const RedirectedStdin&) = delete;
+  RedirectedStdin& operator=(const RedirectedStdin&) = delete;
+
+  bool ok() const { return saved_ >= 0; }
+  // Standard input is now a pipe that holds `text` and is closed at the writing end.
+  bool from_pipe(const std::string& text) {
+    int fds[2];
+    if (::pipe(fds) != 0) return false;
+    const bool moved = ::dup2(fds[0], STDIN_FILENO) == STDIN_FILENO;
+    ::close(fds[0]);
+    const bool written = ::write(fds[1], text.data(), text.size()) ==
+                         static_cast<ssize_t>(text.size());
+    ::close(fds[1]);
+    return moved && written;
+  }
+  // Standard input is now the file at `path`.
+  bool from_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return false;
+    const bool moved = ::dup2(fd, STDIN_FILENO) == STDIN_FILENO;
+    ::close(fd);
+    return moved;
+  }
+
+ private:
+  int saved_;
+};
+
 // "-" reads standard input, a pipe included, under the same limit.
 TEST(InputFile, DashIsStandardInput) {
-  int pipe_fds[2];
-  ASSERT_EQ(::pipe(pipe_fds), 0);
-  const int saved = ::dup(STDIN_FILENO);
-  ASSERT_GE(saved, 0);
-  ASSERT_EQ(::dup2(pipe_fds[0], STDIN_FILENO), STDIN_FILENO);
-  ::close(pipe_fds[0]);
+  RedirectedStdin stdin_redirect;
+  ASSERT_TRUE(stdin_redirect.ok());
   const std::string text = "1.0\n2.0\n";
-  ASSERT_EQ(::write(pipe_fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::close(pipe_fds[1]);
+  ASSERT_TRUE(stdin_redirect.from_pipe(text));
   std::string read_back;
   std::string message;
   try {
@@ -190,13 +222,8 @@ TEST(InputFile, DashIsStandardInput) {
   // A second read finds the pipe at its end: empty, for the caller to refuse.
   const std::string again = read_input_file("-", "times file");
   TempDir dir;
-  const std::string big = write(dir.file("big"), std::string(100, 'x'));
-  const int big_fd = ::open(big.c_str(), O_RDONLY);
-  ::dup2(big_fd, STDIN_FILENO);
-  ::close(big_fd);
+  ASSERT_TRUE(stdin_redirect.from_file(write(dir.file("big"), std::string(100, 'x'))));
   const std::string too_big = input_error_of([&] { read_input_file("-", "times file", 10); });
-  ::dup2(saved, STDIN_FILENO);
-  ::close(saved);
   EXPECT_EQ(message, "");
   EXPECT_EQ(read_back, text);
   EXPECT_EQ(again, "");
@@ -214,15 +241,10 @@ TEST(InputFile, DevStdinIsStandardInput) {
   EXPECT_TRUE(is_standard_input("/proc/self/fd/0"));
   EXPECT_FALSE(is_standard_input("/dev/stdout"));
   EXPECT_FALSE(is_standard_input("./-"));
-  int pipe_fds[2];
-  ASSERT_EQ(::pipe(pipe_fds), 0);
-  const int saved = ::dup(STDIN_FILENO);
-  ASSERT_GE(saved, 0);
-  ASSERT_EQ(::dup2(pipe_fds[0], STDIN_FILENO), STDIN_FILENO);
-  ::close(pipe_fds[0]);
+  RedirectedStdin stdin_redirect;
+  ASSERT_TRUE(stdin_redirect.ok());
   const std::string text = "0,1.02\n1,0.98\n";
-  ASSERT_EQ(::write(pipe_fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::close(pipe_fds[1]);
+  ASSERT_TRUE(stdin_redirect.from_pipe(text));
   std::string read_back;
   std::string message;
   try {
@@ -231,14 +253,9 @@ TEST(InputFile, DevStdinIsStandardInput) {
     message = e.what();
   }
   TempDir dir;
-  const std::string big = write(dir.file("big"), std::string(100, 'x'));
-  const int big_fd = ::open(big.c_str(), O_RDONLY);
-  ::dup2(big_fd, STDIN_FILENO);
-  ::close(big_fd);
+  ASSERT_TRUE(stdin_redirect.from_file(write(dir.file("big"), std::string(100, 'x'))));
   const std::string too_big =
       input_error_of([&] { read_input_file("/dev/stdin", "times file", 10); });
-  ::dup2(saved, STDIN_FILENO);
-  ::close(saved);
   EXPECT_EQ(message, "");
   EXPECT_EQ(read_back, text);
   EXPECT_EQ(too_big,

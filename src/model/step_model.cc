@@ -164,8 +164,12 @@ double compute_at(const Scenario& s, std::int64_t ranks) {
   return 0.0;
 }
 
-// The step without its ideal and loss bookkeeping.
-StepTime raw_step(const Scenario& s, std::int64_t ranks) {
+enum class Checkpoints { kWritten, kLeftOut };
+
+// The step without its ideal and loss bookkeeping; kLeftOut gives the step without its
+// checkpoint (the one-rank baseline).
+StepTime raw_step(const Scenario& s, std::int64_t ranks,
+                  Checkpoints checkpoints = Checkpoints::kWritten) {
   StepTime t;
   t.ranks = ranks;
   t.work = work_of(s.settings);
@@ -205,7 +209,7 @@ StepTime raw_step(const Scenario& s, std::int64_t ranks) {
   const double before_checkpoint = t.serial_s + t.compute_s + t.compression_s +
                                    t.exposed_communication_s + t.variance_s;
   const Checkpoint& ck = s.checkpoint;
-  if (ck.bytes > 0 && ck.write_bandwidth_Bps > 0) {
+  if (checkpoints == Checkpoints::kWritten && ck.bytes > 0 && ck.write_bandwidth_Bps > 0) {
     const double writers = ck.shared ? 1.0 : static_cast<double>(net.nodes);
     const double write_s = ck.bytes / (writers * ck.write_bandwidth_Bps);
     const auto interval = static_cast<double>(ck.interval_steps);
@@ -400,9 +404,7 @@ StepTime step_time(const Scenario& s, std::int64_t ranks) {
   require_ranks(static_cast<double>(ranks));
   StepTime t = raw_step(s, ranks);
   // The baseline: the job's own work on one rank, without the checkpoint it would write.
-  Scenario work_only = s;
-  work_only.checkpoint.bytes = 0.0;
-  const StepTime one = raw_step(work_only, 1);
+  const StepTime one = raw_step(s, 1, Checkpoints::kLeftOut);
   const auto n = static_cast<double>(ranks);
   LostTime& lost = t.lost;
   switch (s.workload.mode) {
