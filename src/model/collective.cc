@@ -289,8 +289,27 @@ struct Totals {
   }
 };
 
+// A schedule on a piecewise link that every edge uses alike: each phase's messages priced in
+// the regime of their own size.
+Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link, double gamma) {
+  Totals t;
+  for (const Phase& ph : schedule) {
+    const Link l = link.at(ph.bytes);
+    const auto k = static_cast<double>(ph.repeat);
+    t.steps += ph.repeat;
+    t.bytes += k * ph.bytes;
+    t.reduced += k * ph.reduced;
+    t.latency_s += k * l.alpha_s;
+    t.overhead_s += k * 2.0 * l.overhead_s;
+    t.bandwidth_s += k * ph.bytes / l.bandwidth_Bps;
+  }
+  t.compute_s = t.reduced * gamma;
+  return t;
+}
+
 // A schedule on one link that every edge uses alike: the closed form.
 Totals evaluate_uniform(const Schedule& schedule, const Link& link, double gamma) {
+  if (link.piecewise()) return evaluate_uniform_piecewise(schedule, link, gamma);
   Totals t;
   for (const Phase& ph : schedule) {
     const auto k = static_cast<double>(ph.repeat);
@@ -346,10 +365,10 @@ void for_each_edge(const Phase& ph, std::int64_t step, const Ranks& r, Fn&& fn) 
 // in the same step: bandwidth shared among its NICs and cut by oversubscription; with LogGP,
 // the last of them also waits for ceil(streams / NICs) - 1 injection gaps.
 Link crossing_link(const Topology& t, std::int64_t streams) {
-  Link link = t.shared_inter(streams);
   const std::int64_t waves = (streams + t.nics_per_node - 1) / t.nics_per_node;
-  link.alpha_s += static_cast<double>(waves - 1) * t.inter.gap_s;
-  return link;
+  if (waves == 1) return t.shared_inter(streams);
+  const auto waits = static_cast<double>(waves - 1);
+  return t.shared_inter(streams).each_regime([&](LinkRegime& r) { r.alpha_s += waits * r.gap_s; });
 }
 
 // What one step of a schedule does on a two-level topology, as far as its cost goes: whether
@@ -370,7 +389,8 @@ struct StepTerms {
   friend bool operator==(const StepTerms&, const StepTerms&) = default;
 };
 
-StepTerms terms_on(const Link& link, double bytes) {
+StepTerms terms_on(const Link& piecewise, double bytes) {
+  const Link link = piecewise.at(bytes);
   return {link.alpha_s, 2.0 * link.overhead_s, bytes / link.bandwidth_Bps};
 }
 
@@ -694,19 +714,25 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   t.bytes = full_steps * 4.0 * chunk + 4.0 * last;
   t.reduced = m;  // an interior node reduces both children's halves: 2 c per chunk, k chunks
   t.compute_s = m * options.gamma_s_per_byte;
-  if (const auto uniform = uniform_link(topo)) {
+  const std::optional<Link> uniform = uniform_link(topo);
+  if (uniform && !uniform->piecewise()) {
     t.latency_s = static_cast<double>(t.steps) * uniform->alpha_s;
     t.overhead_s = static_cast<double>(t.steps) * 2.0 * uniform->overhead_s;
     t.bandwidth_s = t.bytes / uniform->bandwidth_Bps;
     return t;
   }
-  const Link across = crossing_link(topo, std::min<std::int64_t>(2, topo.ranks_per_node));
-  const auto pace = [&](double step_bytes) {
-    const auto time = [&](const Link& l) { return l.alpha_s + step_bytes / l.bandwidth_Bps; };
-    return time(across) >= time(topo.intra) ? across : topo.intra;
+  // Each step's messages are chunks, priced in the regime of the chunk's size.
+  const Link across = uniform ? *uniform
+                              : crossing_link(topo, std::min<std::int64_t>(2, topo.ranks_per_node));
+  const auto pace = [&](double message_bytes) {
+    const Link a = across.at(message_bytes);
+    if (uniform) return a;
+    const Link i = topo.intra.at(message_bytes);
+    const auto time = [&](const Link& l) { return l.alpha_s + 4.0 * message_bytes / l.bandwidth_Bps; };
+    return time(a) >= time(i) ? a : i;
   };
-  const Link full_link = pace(4.0 * chunk);
-  const Link last_link = pace(4.0 * last);
+  const Link full_link = pace(chunk);
+  const Link last_link = pace(last);
   t.latency_s = full_steps * full_link.alpha_s + last_link.alpha_s;
   t.overhead_s = 2.0 * (full_steps * full_link.overhead_s + last_link.overhead_s);
   t.bandwidth_s =
@@ -1140,6 +1166,10 @@ std::optional<double> allreduce_tie_bytes(Algorithm a, Algorithm b, std::int64_t
                                           const Link& link, double gamma_s_per_byte) {
   SCALEWALL_CHECK(a != Algorithm::kDoubleBinaryTree && b != Algorithm::kDoubleBinaryTree);
   SCALEWALL_CHECK(a != Algorithm::kHierarchical && b != Algorithm::kHierarchical);
+  if (link.piecewise()) {
+    throw InputError("the affine tie of two all-reduce algorithms needs a one-regime link; "
+                     "a piecewise link's costs are not affine in the size (use tie_bytes)");
+  }
   // Each cost is c0 + c1 m: c0 is the cost at m = 0, c1 the slope read off at m = 1 B (the
   // schedules' bytes are linear in m).
   const CollectiveCost a0 = allreduce_cost(a, ranks, 0.0, link, gamma_s_per_byte);

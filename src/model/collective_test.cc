@@ -1784,5 +1784,93 @@ TEST(LowerBound, EveryOpMovesItsBusFactorOfTheBytes) {
   EXPECT_DOUBLE_EQ(allreduce_bandwidth_lower_bound_s(4, 1e9, Link{1e-6, 10e9}), 0.15);
 }
 
+
+// ---------------------------------------------------------------------------------------
+// Piecewise links: every message priced in the regime of its own size.
+
+// Eager below 8 KiB (1 us, 4 GB/s), rendezvous from 8 KiB (5 us, 20 GB/s).
+Link eager_rendezvous() {
+  const LinkRegime regimes[] = {{0, 1e-6, 4e9, 0, 0}, {8192, 5e-6, 20e9, 0, 0}};
+  return piecewise_link(regimes);
+}
+
+TEST(PiecewiseCollective, RingChunksFallInTheRegimeOfTheChunk) {
+  const Link link = eager_rendezvous();
+  // 128 KiB over 32 ranks: 4 KiB chunks, eager, although the buffer is far above 8 KiB.
+  const double m = 131072;
+  const CollectiveCost c = allreduce_cost(Algorithm::kRing, 32, m, link);
+  EXPECT_EQ(c.steps, 62);
+  EXPECT_DOUBLE_EQ(c.latency_s, 62 * 1e-6);
+  EXPECT_DOUBLE_EQ(c.bandwidth_s, 62 * 4096 / 4e9);
+  // 1 MiB over 32 ranks: 32 KiB chunks, rendezvous.
+  const CollectiveCost big = allreduce_cost(Algorithm::kRing, 32, 1048576, link);
+  EXPECT_DOUBLE_EQ(big.latency_s, 62 * 5e-6);
+  EXPECT_DOUBLE_EQ(big.bandwidth_s, 62 * 32768 / 20e9);
+  // The same buffer on each one-regime link alone gives the costs of those regimes.
+  EXPECT_DOUBLE_EQ(c.total_s, allreduce_cost(Algorithm::kRing, 32, m, link.at(4096)).total_s);
+  EXPECT_DOUBLE_EQ(big.total_s,
+                   allreduce_cost(Algorithm::kRing, 32, 1048576, link.at(32768)).total_s);
+}
+
+TEST(PiecewiseCollective, RabenseifnerStepsChangeRegimeAsChunksHalve) {
+  const Link link = eager_rendezvous();
+  // 64 KiB over 16 ranks: halving sends 32, 16, 8, 4 KiB; doubling 4, 8, 16, 32 KiB. The
+  // 32, 16 and 8 KiB steps (6 of 8) are rendezvous, the two 4 KiB steps eager.
+  const CollectiveCost c = allreduce_cost(Algorithm::kRabenseifner, 16, 65536, link);
+  EXPECT_EQ(c.steps, 8);
+  EXPECT_DOUBLE_EQ(c.latency_s, 6 * 5e-6 + 2 * 1e-6);
+  EXPECT_DOUBLE_EQ(c.bandwidth_s, 2 * (32768 + 16384 + 8192) / 20e9 + 2 * 4096 / 4e9);
+  EXPECT_DOUBLE_EQ(c.total_s, c.latency_s + c.bandwidth_s);
+  // Recursive doubling sends the whole buffer every step: all rendezvous.
+  const CollectiveCost rd = allreduce_cost(Algorithm::kRecursiveDoubling, 16, 65536, link);
+  EXPECT_DOUBLE_EQ(rd.latency_s, 4 * 5e-6);
+  EXPECT_DOUBLE_EQ(rd.bandwidth_s, 4 * 65536 / 20e9);
+}
+
+TEST(PiecewiseCollective, DoubleBinaryTreeChunksUseTheChunkRegime) {
+  const Link link = eager_rendezvous();
+  CostOptions options;
+  options.tree_chunk_bytes = 4096;  // eager chunks
+  const double m = 65536;           // two halves of 8 chunks each: k = 8
+  const CollectiveCost c =
+      collective_cost(Op::kAllreduce, {Algorithm::kDoubleBinaryTree}, 8, m, link, options);
+  const CollectiveCost eager = collective_cost(Op::kAllreduce, {Algorithm::kDoubleBinaryTree}, 8,
+                                               m, link.at(0), options);
+  EXPECT_DOUBLE_EQ(c.total_s, eager.total_s);
+  EXPECT_EQ(c.steps, 2 * 3 + 8 - 1);
+  EXPECT_DOUBLE_EQ(c.latency_s, 13 * 1e-6);
+}
+
+TEST(PiecewiseCollective, TopologyEvaluationsAgreeAndShareEveryRegime) {
+  const LinkRegime nic[] = {{0, 2e-6, 10e9, 0, 0}, {65536, 6e-6, 50e9, 0, 0}};
+  const Topology t = two_level(4, 8, kNvlink, piecewise_link(nic), 2);
+  for (const auto& [op, spec] : every_op_algorithm()) {
+    for (const double m : {1024.0, 65536.0, 1e6 + 3, 3e8}) {
+      expect_same_cost(collective_cost(op, spec, m, t),
+                       detail::collective_cost_by_edges(op, spec, m, t), 1e-12,
+                       describe(op, spec, t.ranks(), m));
+    }
+  }
+  // Eight ranks behind two NICs: each stream gets a quarter of either regime's rate.
+  const Link shared = t.shared_inter(8);
+  EXPECT_DOUBLE_EQ(shared.regime(0).bandwidth_Bps, 2.5e9);
+  EXPECT_DOUBLE_EQ(shared.regime(1).bandwidth_Bps, 12.5e9);
+  EXPECT_EQ(shared.regime(1).from_bytes, 65536);
+}
+
+TEST(PiecewiseCollective, AOneRegimeLinkCostsExactlyAsBefore) {
+  const LinkRegime one[] = {{0, kLink.alpha_s, kLink.bandwidth_Bps, 0, 0}};
+  const Link same = piecewise_link(one);
+  for (const std::int64_t n : kRanks) {
+    for (const double m : kBytes) {
+      EXPECT_EQ(allreduce_cost(Algorithm::kRabenseifner, n, m, same).total_s,
+                allreduce_cost(Algorithm::kRabenseifner, n, m, kLink).total_s);
+    }
+  }
+  EXPECT_TRUE(contains(input_error_of([] {
+    allreduce_tie_bytes(Algorithm::kRing, Algorithm::kRecursiveDoubling, 8, eager_rendezvous());
+  }), "one-regime link"));
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "scalewall/base/error.h"
 #include "test_support.h"
@@ -145,6 +146,88 @@ TEST(LinkErrors, NameTheBadValue) {
   // A cost too large for a double is bad input, not a printed infinity.
   EXPECT_NE(input_error_of([] { message_cost(Link{1e-6, 1e-300}, 1e300); }).find("1e+300"),
             std::string::npos);
+}
+
+
+// ---- Piecewise links ----
+
+// An eager regime (1 us, 5 GB/s) below 4 KiB, a rendezvous regime (4 us, 20 GB/s) from 4 KiB,
+// and a third from 1 MiB at 15 GB/s (a cache the buffers no longer fit).
+Link three_regimes() {
+  const LinkRegime regimes[] = {{0, 1e-6, 5e9, 0, 0},
+                                {4096, 4e-6, 20e9, 0, 0},
+                                {1048576, 4e-6, 15e9, 0, 0}};
+  return piecewise_link(regimes);
+}
+
+TEST(PiecewiseLink, EachMessageIsPricedInTheRegimeOfItsSize) {
+  const Link link = three_regimes();
+  EXPECT_EQ(link.regime_count(), 3u);
+  EXPECT_TRUE(link.piecewise());
+  EXPECT_FALSE(kLab2Link.piecewise());
+  EXPECT_EQ(kLab2Link.regime_count(), 1u);
+  // 4095 B: eager. 4096 B, where the second regime starts: rendezvous.
+  EXPECT_DOUBLE_EQ(message_cost(link, 4095).total_s, 1e-6 + 4095 / 5e9);
+  EXPECT_DOUBLE_EQ(message_cost(link, 4096).total_s, 4e-6 + 4096 / 20e9);
+  EXPECT_DOUBLE_EQ(message_cost(link, 1048575).total_s, 4e-6 + 1048575 / 20e9);
+  EXPECT_DOUBLE_EQ(message_cost(link, 1048576).total_s, 4e-6 + 1048576 / 15e9);
+  EXPECT_DOUBLE_EQ(message_cost(link, 0).total_s, 1e-6);
+  EXPECT_EQ(link.regime_index(0), 0u);
+  EXPECT_EQ(link.regime_index(4096), 1u);
+  EXPECT_EQ(link.regime_index(1e12), 2u);
+  const Link one = link.at(5000);
+  EXPECT_FALSE(one.piecewise());
+  EXPECT_EQ(one.alpha_s, 4e-6);
+  EXPECT_EQ(one.bandwidth_Bps, 20e9);
+}
+
+TEST(PiecewiseLink, RegimesRoundTripAndTransformTogether) {
+  const Link link = three_regimes();
+  EXPECT_EQ(link.regime(0), (LinkRegime{0, 1e-6, 5e9, 0, 0}));
+  EXPECT_EQ(link.regime(2), (LinkRegime{1048576, 4e-6, 15e9, 0, 0}));
+  const Link halved = link.each_regime([](LinkRegime& r) {
+    r.bandwidth_Bps /= 2;
+    r.from_bytes = 7;  // ignored: a transform never moves a regime
+  });
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(halved.regime(i).bandwidth_Bps, link.regime(i).bandwidth_Bps / 2);
+    EXPECT_EQ(halved.regime(i).from_bytes, link.regime(i).from_bytes);
+    EXPECT_EQ(halved.regime(i).alpha_s, link.regime(i).alpha_s);
+  }
+}
+
+TEST(PiecewiseLink, CrossoverAndClassificationUseTheMessagesRegime) {
+  const Link link = three_regimes();
+  // Eager m* = 1 us x 5 GB/s = 5,000 B lies above the eager regime's end (4 KiB); the
+  // rendezvous regime's m* = 4 us x 20 GB/s = 80,000 B lies inside it: that is the crossover.
+  EXPECT_DOUBLE_EQ(crossover_bytes(link), 80000);
+  // 2,000 B: eager regime, m*/2 = 2,500 B, latency-bound. 3,000 B: balanced in that regime.
+  EXPECT_EQ(classify_message(link, 2000), Regime::kLatencyBound);
+  EXPECT_EQ(classify_message(link, 3000), Regime::kBalanced);
+  EXPECT_EQ(classify_message(link, 4096), Regime::kLatencyBound);  // 4 KiB < 40,000 B
+  EXPECT_EQ(classify_message(link, 2e6), Regime::kBandwidthBound);  // m* = 60,000 B there
+  // The first regime is latency-bound throughout (m* = 1,000 B past its end at 100 B), the
+  // second bandwidth-bound from its start (m* = 10 B): the crossover is where it starts.
+  const LinkRegime fast[] = {{0, 1e-6, 1e9, 0, 0}, {100, 1e-8, 1e9, 0, 0}};
+  EXPECT_DOUBLE_EQ(crossover_bytes(piecewise_link(fast)), 100);
+}
+
+TEST(PiecewiseLink, BadRegimesAreRefusedByValue) {
+  const LinkRegime not_from_zero[] = {{10, 1e-6, 1e9, 0, 0}};
+  EXPECT_TRUE(contains(input_error_of([&] { piecewise_link(not_from_zero); }), "not at 10 B"));
+  const LinkRegime descending[] = {{0, 1e-6, 1e9, 0, 0}, {4096, 1e-6, 1e9, 0, 0},
+                                   {1024, 1e-6, 1e9, 0, 0}};
+  const std::string order = input_error_of([&] { piecewise_link(descending); });
+  EXPECT_TRUE(contains(order, "regime 3 starts at 1024 B")) << order;
+  const LinkRegime bad_rate[] = {{0, 1e-6, 1e9, 0, 0}, {4096, 1e-6, -2, 0, 0}};
+  const std::string rate = input_error_of([&] { piecewise_link(bad_rate); });
+  EXPECT_TRUE(contains(rate, "regime 2 (from 4096 B): link bandwidth = -2")) << rate;
+  EXPECT_TRUE(contains(input_error_of([] { piecewise_link({}); }), "not 0"));
+  std::vector<LinkRegime> many;
+  for (std::size_t i = 0; i <= kMaxLinkRegimes; ++i) {
+    many.push_back({static_cast<double>(i), 1e-6, 1e9, 0, 0});
+  }
+  EXPECT_TRUE(contains(input_error_of([&] { piecewise_link(many); }), "not 11"));
 }
 
 }  // namespace

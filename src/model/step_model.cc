@@ -30,10 +30,12 @@ NetworkAt network_at(const Scenario& s, std::int64_t ranks, bool degraded) {
     if (degraded && s.variance.bad_link_bandwidth_Bps > 0) {
       // One node's link paces every step that crosses it; model the fabric's inter-node link
       // at the degraded rate (or the intra-node link on a single node).
+      const double bad = s.variance.bad_link_bandwidth_Bps;
+      const auto slow = [bad](LinkRegime& r) { r.bandwidth_Bps = std::min(r.bandwidth_Bps, bad); };
       if (t.nodes > 1) {
-        t.inter.bandwidth_Bps = std::min(t.inter.bandwidth_Bps, s.variance.bad_link_bandwidth_Bps);
+        t.inter = t.inter.each_regime(slow);
       } else {
-        t.intra.bandwidth_Bps = std::min(t.intra.bandwidth_Bps, s.variance.bad_link_bandwidth_Bps);
+        t.intra = t.intra.each_regime(slow);
       }
     }
     n.ranks_per_node = t.ranks_per_node;

@@ -49,11 +49,10 @@ std::int64_t Topology::node_of(std::int64_t rank) const {
 
 Link Topology::shared_inter(std::int64_t streams) const {
   SCALEWALL_CHECK(streams >= 1);
-  Link link = inter;
   const double share =
       std::min(1.0, static_cast<double>(nics_per_node) / static_cast<double>(streams));
-  link.bandwidth_Bps = inter.bandwidth_Bps * share / oversubscription;
-  return link;
+  const double over = oversubscription;
+  return inter.each_regime([&](LinkRegime& r) { r.bandwidth_Bps = r.bandwidth_Bps * share / over; });
 }
 
 Topology flat_topology(std::int64_t ranks, const Link& link) {

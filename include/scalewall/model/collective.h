@@ -377,7 +377,8 @@ std::vector<CollectiveCost> rank_allreduce(std::span<const Algorithm> algorithms
 
 // The exact tie of two flat all-reduce algorithms whose costs are affine in m (c0 + c1 m):
 // m = (a.c0 - b.c0) / (b.c1 - a.c1). Empty when there is no positive tie. REQUIRES: neither
-// is the double binary tree (whose cost is piecewise in m; use tie_bytes) nor hierarchical.
+// is the double binary tree (whose cost is piecewise in m; use tie_bytes) nor hierarchical;
+// a one-regime link (throws InputError for a piecewise one).
 std::optional<double> allreduce_tie_bytes(Algorithm a, Algorithm b, std::int64_t ranks,
                                           const Link& link, double gamma_s_per_byte = 0.0);
 
