@@ -35,8 +35,68 @@ struct CalibrateFlags {
   std::string ranks;
   std::string name = "calibrated";
   std::string weighting = "relative";
+  std::string regimes = "auto";
   std::string format = "table";
 };
+
+
+// One row per size regime of the fitted link, with its own line and quality.
+Table regimes_table(const PiecewiseFit& fit) {
+  Table t{"regimes",
+          {{"regime", "regime", Unit::kCount},
+           {"from_bytes", "from", Unit::kBytes},
+           {"sizes", "sizes", Unit::kCount},
+           {"min_bytes", "smallest", Unit::kBytes},
+           {"max_bytes", "largest", Unit::kBytes},
+           {"alpha_s", "alpha", Unit::kSeconds},
+           {"bandwidth_Bps", "bandwidth", Unit::kRate},
+           {"r_squared", "R^2", Unit::kPlain},
+           {"worst_relative_residual", "worst residual", Unit::kFraction}},
+          {},
+          {}};
+  for (std::size_t i = 0; i < fit.regimes.size(); ++i) {
+    const HockneyFit& r = fit.regimes[i].fit;
+    double worst = 0;
+    for (const FitPoint& p : r.points) {
+      if (std::fabs(p.relative_residual) > std::fabs(worst)) worst = p.relative_residual;
+    }
+    t.add_row({static_cast<std::int64_t>(i + 1), fit.regimes[i].from_bytes,
+               static_cast<std::int64_t>(r.points.size()), r.min_bytes, r.max_bytes, r.alpha_s,
+               r.bandwidth_Bps, r.r_squared, worst},
+              r.points.size() <= kMinRegimeSizes ? "two sizes: the line passes through both" : "");
+  }
+  return t;
+}
+
+// Each size's residual against the line of its own regime.
+Table residuals_table(const PiecewiseFit& fit) {
+  Table residuals{"residuals",
+                  {{"bytes", "size", Unit::kBytes},
+                   {"samples", "samples", Unit::kCount},
+                   {"measured_s", "measured", Unit::kSeconds},
+                   {"fitted_s", "fitted", Unit::kSeconds},
+                   {"residual_s", "residual", Unit::kSeconds},
+                   {"relative_residual", "relative", Unit::kFraction},
+                   {"regime", "regime", Unit::kCount}},
+                  {},
+                  {}};
+  const double m_star = crossover_bytes(fit.link());
+  std::vector<std::pair<const FitPoint*, std::int64_t>> rows;
+  for (std::size_t i = 0; i < fit.regimes.size(); ++i) {
+    for (const FitPoint& p : fit.regimes[i].fit.points) {
+      rows.emplace_back(&p, static_cast<std::int64_t>(i + 1));
+    }
+  }
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const FitPoint& p = *rows[k].first;
+    const bool at_crossover =
+        p.bytes <= m_star && (k + 1 == rows.size() || rows[k + 1].first->bytes > m_star);
+    residuals.add_row({p.bytes, p.samples, p.measured_s, p.fitted_s, p.residual_s,
+                       p.relative_residual, rows[k].second},
+                      at_crossover ? "<-- crossover m* above this size" : "");
+  }
+  return residuals;
+}
 
 Report run_calibrate(const CalibrateFlags& flags) {
   FitOptions options;
@@ -50,6 +110,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   std::optional<std::int64_t> ranks;
   if (!flags.ranks.empty()) ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
   if (flags.name.empty()) throw InputError("--name: the fabric's name must not be empty");
+  const std::optional<std::size_t> regime_count = flag_regimes(flags.regimes);
 
   MeasurementSet set;
   std::vector<StreamPoint> stream;
@@ -60,10 +121,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   if (ranks) assign_unknown_ranks(set, *ranks);
 
-  std::optional<HockneyFit> fit;
+  std::optional<PiecewiseFit> piecewise;
+  const HockneyFit* fit = nullptr;  // the one line over every size
   std::optional<LogGPFit> loggp;
   if (!set.pingpong.empty()) {
-    fit = fit_hockney(set.pingpong, options);
+    piecewise = with_flag("--regimes", [&] { return fit_piecewise(set.pingpong, options, regime_count); });
+    fit = &piecewise->single;
     loggp = fit_loggp(*fit, stream);
   }
   std::vector<std::string> warnings = set.warnings;
@@ -88,7 +151,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   if (fit) {
     // A poor fit still gives figures, but a fabric written from it misprices messages: say so
     // on stderr as well as in the report (and the fabric file's comments).
-    for (const std::string& w : fit_quality_warnings(*fit)) {
+    for (const std::string& w : piecewise_fit_warnings(*piecewise)) {
       std::cerr << "warning: " << w << "\n";
       warnings.push_back(w);
     }
@@ -110,9 +173,11 @@ Report run_calibrate(const CalibrateFlags& flags) {
     std::int64_t nodes = 2;
     for (const PingPongPoint& p : set.pingpong) nodes = std::max({nodes, p.from + 1, p.to + 1});
     for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
-    fabric = calibrated_topology(*fit, loggp ? loggp->gap_s : std::nullopt, nodes, flags.name);
+    fabric = calibrated_topology(*piecewise, loggp ? loggp->gap_s : std::nullopt, nodes,
+                                 flags.name);
     if (gamma) fabric->gamma_s_per_byte = gamma->gamma_s_per_byte;
-    const std::string toml = fabric_toml(*fabric, *fit, set.sources, gamma ? &*gamma : nullptr);
+    const std::string toml =
+        fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {
@@ -151,6 +216,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
   report.inputs["out"] = flags.out.empty() ? nlohmann::ordered_json(nullptr)
                                            : nlohmann::ordered_json(flags.out);
   report.inputs["name"] = flags.name;
+  report.inputs["regimes"] = regime_count ? nlohmann::ordered_json(*regime_count)
+                                          : nlohmann::ordered_json("auto");
 
   const std::string no_fit = "no ping-pong data";
   const auto value_or_null = [&](auto get) -> Value {
@@ -175,6 +242,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
                    fit ? Value{static_cast<std::int64_t>(fit->points.size())} : Value{}, no_fit);
   report.add_field("excluded_sizes", "sizes outside the range", Unit::kCount,
                    fit ? Value{fit->excluded_sizes} : Value{}, no_fit);
+  report.add_field("regime_count", "size regimes of the link", Unit::kCount,
+                   piecewise ? Value{static_cast<std::int64_t>(piecewise->regimes.size())}
+                             : Value{},
+                   no_fit);
+  report.add_field("regime_rule", "regimes chosen", Unit::kText,
+                   piecewise ? Value{piecewise->rule} : Value{}, no_fit);
   report.add_field("gap_s", "LogGP g", Unit::kSeconds,
                    loggp && loggp->gap_s ? Value{*loggp->gap_s} : Value{},
                    loggp ? loggp->gap_note : no_fit);
@@ -196,24 +269,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
   report.add_field("fabric_file", "fabric written to", Unit::kText,
                    flags.out.empty() ? Value{} : Value{flags.out}, "none (give --out)");
 
-  if (fit) {
-    Table residuals{"residuals",
-                    {{"bytes", "size", Unit::kBytes},
-                     {"samples", "samples", Unit::kCount},
-                     {"measured_s", "measured", Unit::kSeconds},
-                     {"fitted_s", "fitted", Unit::kSeconds},
-                     {"residual_s", "residual", Unit::kSeconds},
-                     {"relative_residual", "relative", Unit::kFraction}},
-                    {},
-                    {}};
-    for (const FitPoint& p : fit->points) {
-      const bool at_crossover = p.bytes <= fit->crossover_bytes &&
-                                (&p == &fit->points.back() || (&p + 1)->bytes > fit->crossover_bytes);
-      residuals.add_row({p.bytes, p.samples, p.measured_s, p.fitted_s, p.residual_s,
-                         p.relative_residual},
-                        at_crossover ? "<-- crossover m* above this size" : "");
-    }
-    report.tables.push_back(std::move(residuals));
+  if (piecewise) {
+    report.tables.push_back(residuals_table(*piecewise));
+    report.tables.push_back(regimes_table(*piecewise));
   }
   if (gamma) {
     Table reduction{"reduction",
@@ -276,7 +334,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
             "Each size counts once, at the median of its samples, weighted by 1/T^2: the fit "
             "minimises relative residuals, so small sizes fit alpha and large ones the "
             "bandwidth. A protocol switch (eager to rendezvous) shows as a run of residuals "
-            "of one sign; fit one regime with --min-bytes/--max-bytes.");
+            "of one sign; --regimes auto (the default) splits the sizes into regimes, "
+            "--min-bytes/--max-bytes fit one range.");
         break;
       case Weighting::kOrdinary:
         report.notes.push_back(
@@ -284,6 +343,13 @@ Report run_calibrate(const CalibrateFlags& flags) {
             "sizes pin the line and alpha is its intercept, sensitive to noise there.");
         break;
     }
+  }
+  if (piecewise && piecewise->regimes.size() > 1) {
+    report.notes.push_back(fmt::format(
+        "alpha, bandwidth, crossover and R^2 are those of one line over every size; the link "
+        "is the {} regimes of the regimes table, each its own line over its sizes ({}), and "
+        "--out writes those.",
+        piecewise->regimes.size(), piecewise->rule));
   }
   if (fabric) {
     report.notes.push_back(fmt::format(
@@ -333,6 +399,7 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--name", flags->name, "Name of the fabric written by --out")
       ->type_name("NAME")
       ->default_val("calibrated");
+  add_regimes_option(cmd, &flags->regimes);
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -15,6 +15,22 @@
 
 namespace scalewall::cli {
 
+void add_regimes_option(CLI::App* command, std::string* regimes) {
+  command
+      ->add_option("--regimes", *regimes,
+                   "Size regimes of the link fitted to ping-pong times: auto (segmented least "
+                   "squares, the count chosen by the Bayesian information criterion: eager and "
+                   "rendezvous protocols, cache levels) or a count 1 .. 10 (1: one Hockney line)")
+      ->type_name("auto|N")
+      ->default_val("auto");
+}
+
+std::optional<std::size_t> flag_regimes(const std::string& text) {
+  if (text == "auto") return std::nullopt;
+  return static_cast<std::size_t>(
+      flag_count("--regimes", text, 1, static_cast<std::int64_t>(kMaxLinkRegimes)));
+}
+
 void add_format_option(CLI::App* command, std::string* format) {
   command->add_option("--format", *format, "Output format: table (for people), csv, json")
       ->default_val("table")
@@ -74,6 +90,8 @@ bool has_fabric_overrides(const FabricFlags& flags) {
 
 void apply_fabric_overrides(const FabricFlags& flags, Topology& t) {
   if (!flags.alpha.empty() || !flags.bandwidth.empty()) {
+    // A figure given by hand is one line for every size: the link's further regimes go.
+    t.inter.above_count = 0;
     if (!flags.alpha.empty()) {
       t.inter.alpha_s = flag_seconds("--alpha", flags.alpha);
       t.inter.overhead_s = 0.0;  // an alpha given by hand is a plain alpha-beta link

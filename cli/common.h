@@ -23,6 +23,12 @@ namespace scalewall::cli {
 // Adds --format table|csv|json (default table) to `command`, stored in *format.
 void add_format_option(CLI::App* command, std::string* format);
 
+// --regimes auto|N: the size regimes of a link fitted to ping-pong times (calibrate.h's
+// fit_piecewise). Default "auto".
+void add_regimes_option(CLI::App* command, std::string* regimes);
+// Its value: empty for "auto" (the criterion chooses), else a count 1 .. kMaxLinkRegimes.
+std::optional<std::size_t> flag_regimes(const std::string& text);
+
 // For a flag that names an output file (--plot, --out): an empty name is refused, never read
 // as "no file".
 CLI::Validator non_empty_path();

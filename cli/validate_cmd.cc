@@ -28,6 +28,7 @@ struct ValidateFlags {
   FabricFlags network;  // --fabric and its overrides
   std::string ranks;
   std::string gamma;  // empty: the fabric's gamma, or one fitted to the files' reductions
+  std::string regimes = "auto";  // of the link calibrated from the files
   std::string format = "table";
 };
 
@@ -51,7 +52,8 @@ Report run_validate(const ValidateFlags& flags) {
   }
 
   Topology fabric;
-  std::optional<HockneyFit> fit;
+  std::optional<PiecewiseFit> fit;
+  const std::optional<std::size_t> regime_count = flag_regimes(flags.regimes);
   std::string fabric_origin;
   if (std::optional<Topology> file = resolve_fabric_file(flags.network)) {
     fabric = std::move(*file);
@@ -64,7 +66,7 @@ Report run_validate(const ValidateFlags& flags) {
           "to calibrate one from"));
     }
     try {
-      fit = fit_hockney(set.pingpong);
+      fit = fit_piecewise(set.pingpong, {}, regime_count);
     } catch (const InputError& e) {
       throw InputError(fmt::format(
           "no fabric to validate against: the ping-pong data in {} does not calibrate one "
@@ -89,10 +91,14 @@ Report run_validate(const ValidateFlags& flags) {
   report.banner = measurement_banner(fmt::format(
       "{} measured collective point{} against the model's predictions",
       v.points.size(), v.points.size() == 1 ? "" : "s"));
-  report.title = fit ? fmt::format("fabric: flat link alpha {}, bandwidth {} ({}, R^2 {:.4f})",
-                                   format_seconds(fit->alpha_s), format_rate(fit->bandwidth_Bps),
-                                   fabric_origin, fit->r_squared)
-                     : fmt::format("fabric: {} ({})", describe_topology(fabric), fabric_origin);
+  report.title = !fit ? fmt::format("fabric: {} ({})", describe_topology(fabric), fabric_origin)
+                 : fit->regimes.size() == 1
+                     ? fmt::format("fabric: flat link alpha {}, bandwidth {} ({}, R^2 {:.4f})",
+                                   format_seconds(fit->single.alpha_s),
+                                   format_rate(fit->single.bandwidth_Bps), fabric_origin,
+                                   fit->single.r_squared)
+                     : fmt::format("fabric: flat link of {} size regimes ({}; {})",
+                                   fit->regimes.size(), fabric_origin, fit->rule);
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   for (const auto& f : flags.files) files.push_back(f);
   report.inputs["files"] = std::move(files);
@@ -102,9 +108,19 @@ Report run_validate(const ValidateFlags& flags) {
   if (fit) {
     nlohmann::ordered_json link;
     link["calibrated"] = true;
-    link["alpha_s"] = fit->alpha_s;
-    link["bandwidth_Bps"] = fit->bandwidth_Bps;
-    link["r_squared"] = fit->r_squared;
+    link["alpha_s"] = fit->regimes.front().fit.alpha_s;
+    link["bandwidth_Bps"] = fit->regimes.front().fit.bandwidth_Bps;
+    link["r_squared"] = fit->regimes.front().fit.r_squared;
+    link["regime_rule"] = fit->rule;
+    nlohmann::ordered_json regimes = nlohmann::ordered_json::array();
+    for (const RegimeFit& r : fit->regimes) {
+      regimes.push_back({{"from_bytes", r.from_bytes},
+                         {"alpha_s", r.fit.alpha_s},
+                         {"bandwidth_Bps", r.fit.bandwidth_Bps},
+                         {"r_squared", r.fit.r_squared},
+                         {"sizes", r.fit.points.size()}});
+    }
+    link["regimes"] = std::move(regimes);
     report.inputs["fabric_used"] = std::move(link);
   } else {
     report.inputs["fabric_used"] = topology_inputs(fabric);
@@ -203,6 +219,7 @@ void register_validate(CLI::App& app) {
                   "fabric's gamma; calibrating from the files, one fitted to their reduction "
                   "times (scalewall-mpi reduce); else 0")
       ->type_name("G");
+  add_regimes_option(cmd, &flags->regimes);
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -122,7 +122,8 @@ TEST(CalibrateCli, TableAndCsv) {
   const CliResult csv =
       run_scalewall({"calibrate", data("imb_pingpong.txt"), "--format", "csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_TRUE(csv.out.starts_with("bytes,samples,measured_s,fitted_s,residual_s,relative_residual\n"))
+  EXPECT_TRUE(
+      csv.out.starts_with("bytes,samples,measured_s,fitted_s,residual_s,relative_residual,regime\n"))
       << csv.out;
 }
 
@@ -385,7 +386,8 @@ std::string ProtocolSwitchPingPong() {
 TEST(CalibrateCli, APoorFitIsFlaggedEverywhere) {
   const std::string path = write_temp_file("switch.jsonl", ProtocolSwitchPingPong());
   const std::string fabric = write_temp_file("switch.toml", "");
-  const CliResult r = run_scalewall({"calibrate", path, "--out", fabric, "--format", "json"});
+  const CliResult r = run_scalewall(
+      {"calibrate", path, "--regimes", "1", "--out", fabric, "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("warning: the residuals keep one sign over"), std::string::npos) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -395,7 +397,7 @@ TEST(CalibrateCli, APoorFitIsFlaggedEverywhere) {
   }
   ASSERT_FALSE(flagged.empty()) << j["warnings"];
   for (const char* format : {"table", "csv"}) {
-    const CliResult f = run_scalewall({"calibrate", path, "--format", format});
+    const CliResult f = run_scalewall({"calibrate", path, "--regimes", "1", "--format", format});
     ASSERT_EQ(f.exit_code, 0) << f.err;
     EXPECT_NE(f.out.find("\n# warning: " + flagged + "\n"), std::string::npos) << format << f.out;
   }
@@ -405,6 +407,39 @@ TEST(CalibrateCli, APoorFitIsFlaggedEverywhere) {
   const CliResult good = run_scalewall({"calibrate", data("scalewall_pingpong.jsonl")});
   ASSERT_EQ(good.exit_code, 0) << good.err;
   EXPECT_EQ(good.err.find("warning:"), std::string::npos) << good.err;
+}
+
+
+// The same protocol switch, with the regimes chosen by the criterion: two regimes, split
+// between 32 KiB and 64 KiB, each fitting its sizes exactly, no warning, and the fabric file
+// carries both; collective prices a message on either side in its own regime.
+TEST(CalibrateCli, AProtocolSwitchIsFittedAsTwoRegimes) {
+  const std::string path = write_temp_file("switch2.jsonl", ProtocolSwitchPingPong());
+  const std::string fabric = write_temp_file("switch2.toml", "");
+  const CliResult r = run_scalewall({"calibrate", path, "--out", fabric, "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning:"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["regime_count"], 2);
+  ASSERT_EQ(j["regimes"].size(), 2u);
+  EXPECT_EQ(j["regimes"][0]["max_bytes"], 32768);
+  EXPECT_EQ(j["regimes"][1]["min_bytes"], 65536);
+  EXPECT_NEAR(j["regimes"][0]["alpha_s"].get<double>(), 2.5e-6, 1e-12);
+  EXPECT_NEAR(j["regimes"][1]["alpha_s"].get<double>(), 22.5e-6, 1e-11);
+  EXPECT_NEAR(j["regimes"][1]["bandwidth_Bps"].get<double>(), 25e9, 25e9 * 1e-6);
+  std::ifstream in(fabric);
+  const std::string toml(std::istreambuf_iterator<char>(in), {});
+  EXPECT_NE(toml.find("[[inter.regimes]]"), std::string::npos) << toml;
+  EXPECT_EQ(toml.find("WARNING"), std::string::npos) << toml;
+  // A 2-rank broadcast is one message; through the written fabric, one each side of the
+  // switch: 2.5 us + 32 KiB / 25 GB/s below it and 22.5 us + 64 KiB / 25 GB/s above.
+  for (const auto& [bytes, expected] : {std::pair{32768.0, 2.5e-6 + 32768 / 25e9},
+                                        std::pair{65536.0, 22.5e-6 + 65536 / 25e9}}) {
+    const auto c = run_json({"collective", "--fabric", fabric, "--ranks", "2", "--op",
+                             "broadcast", "--algorithms", "binomial-tree", "--bytes",
+                             fmt::format("{:.0f}", bytes)});
+    EXPECT_NEAR(c["algorithms"][0]["total_s"].get<double>(), expected, 1e-6 * expected) << bytes;
+  }
 }
 
 }  // namespace

@@ -838,10 +838,15 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
   return v;
 }
 
-Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
+Topology calibrated_topology(const PiecewiseFit& fit, std::optional<double> gap_s,
                              std::int64_t nodes, const std::string& name) {
   if (nodes < 1) throw InputError(fmt::format("a fabric needs at least 1 node, not {}", nodes));
-  Link link = gap_s ? link_from_loggp(fit.alpha_s, 0.0, *gap_s, fit.bandwidth_Bps) : fit.link();
+  Link link = fit.link();
+  if (gap_s) {
+    // LogGP in every regime: L = alpha, o = 0, the one measured gap.
+    const Link one = link_from_loggp(link.alpha_s, 0.0, *gap_s, link.bandwidth_Bps);
+    link = link.each_regime([&](LinkRegime& r) { r.gap_s = one.gap_s; });
+  }
   require_valid(link);
   Topology t;
   t.name = name;
@@ -857,22 +862,73 @@ Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
   return t;
 }
 
-std::string fabric_toml(const Topology& t, const HockneyFit& fit,
+namespace {
+
+// The comment lines on the fit: the one line over every size, then each regime.
+std::string fit_comment(const PiecewiseFit& fit) {
+  const HockneyFit& one = fit.single;
+  std::string out = fmt::format(
+      "# Hockney fit T(m) = alpha + m / bandwidth by {} least squares over {} sizes, {} .. {}:\n"
+      "#   alpha {}, bandwidth {}, crossover {}, R^2 = {:.6f}.\n",
+      one.weighting == Weighting::kRelative ? "relative (1/T^2-weighted)" : "ordinary",
+      one.points.size(), format_bytes(one.min_bytes), format_bytes(one.max_bytes),
+      format_seconds(one.alpha_s), format_rate(one.bandwidth_Bps),
+      format_bytes(one.crossover_bytes), one.r_squared);
+  if (fit.regimes.size() > 1) {
+    out += fmt::format("# Size regimes (segmented least squares; {}):\n",
+                       toml_comment_text(fit.rule));
+    for (std::size_t i = 0; i < fit.regimes.size(); ++i) {
+      const HockneyFit& r = fit.regimes[i].fit;
+      out += fmt::format("#   {}. from {}: {} sizes {} .. {}, alpha {}, bandwidth {}, R^2 = {:.6f}\n",
+                         i + 1, format_bytes(fit.regimes[i].from_bytes), r.points.size(),
+                         format_bytes(r.min_bytes), format_bytes(r.max_bytes),
+                         format_seconds(r.alpha_s), format_rate(r.bandwidth_Bps), r.r_squared);
+    }
+  }
+  for (const std::string& w : piecewise_fit_warnings(fit)) {
+    out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
+  }
+  return out;
+}
+
+// One regime's figures: alpha-beta, or LogGP when it has a gap or an overhead.
+std::string regime_keys(const LinkRegime& r) {
+  std::string out;
+  if (r.gap_s > 0 || r.overhead_s > 0) {
+    out += "# LogGP: o is not identifiable from these measurements and is 0 here, so L = alpha.\n";
+    out += fmt::format("L = {}    # {}\n", toml_number(r.alpha_s - 2 * r.overhead_s),
+                       format_seconds(r.alpha_s - 2 * r.overhead_s));
+    out += fmt::format("o = {}\n", toml_number(r.overhead_s));
+    out += fmt::format("g = {}    # {}\n", toml_number(r.gap_s), format_seconds(r.gap_s));
+  } else {
+    out += fmt::format("alpha = {}    # {}\n", toml_number(r.alpha_s), format_seconds(r.alpha_s));
+  }
+  out += fmt::format("bandwidth = {}    # {}\n", toml_number(r.bandwidth_Bps),
+                     format_rate(r.bandwidth_Bps));
+  return out;
+}
+
+std::string link_section(const char* section, const Link& l) {
+  std::string out = fmt::format("\n[{}]\n", section);
+  out += regime_keys(l.regime(0));
+  for (std::size_t i = 1; i < l.regime_count(); ++i) {
+    const LinkRegime r = l.regime(i);
+    out += fmt::format("\n[[{}.regimes]]\nfrom = {}    # {}\n", section, toml_number(r.from_bytes),
+                       format_bytes(r.from_bytes));
+    out += regime_keys(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources, const GammaFit* gamma) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
   for (const auto& s : sources) out += fmt::format("#   {}\n", toml_comment_text(s));
-  out += fmt::format(
-      "# Hockney fit T(m) = alpha + m / bandwidth by {} least squares over {} sizes, {} .. {}:\n"
-      "#   alpha {}, bandwidth {}, crossover {}, R^2 = {:.6f}.\n",
-      fit.weighting == Weighting::kRelative ? "relative (1/T^2-weighted)" : "ordinary",
-      fit.points.size(), format_bytes(fit.min_bytes), format_bytes(fit.max_bytes),
-      format_seconds(fit.alpha_s), format_rate(fit.bandwidth_Bps),
-      format_bytes(fit.crossover_bytes), fit.r_squared);
-  for (const std::string& w : fit_quality_warnings(fit)) {
-    out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
-  }
+  out += fit_comment(fit);
   out += "# A flat fabric: one rank per node, the same link between every pair of ranks.\n";
   out += fmt::format("name = {}\n", toml_string(t.name));
   out += "nominal = false\n";
@@ -892,22 +948,8 @@ std::string fabric_toml(const Topology& t, const HockneyFit& fit,
     out += fmt::format("gamma = {}    # {} per byte reduced, {}\n", toml_number(t.gamma_s_per_byte),
                        format_seconds(t.gamma_s_per_byte), format_rate(gamma->rate_Bps));
   }
-  const auto link_section = [&](const char* section, const Link& l) {
-    out += fmt::format("\n[{}]\n", section);
-    if (l.gap_s > 0 || l.overhead_s > 0) {
-      out += "# LogGP: o is not identifiable from these measurements and is 0 here, so L = alpha.\n";
-      out += fmt::format("L = {}    # {}\n", toml_number(l.alpha_s - 2 * l.overhead_s),
-                         format_seconds(l.alpha_s - 2 * l.overhead_s));
-      out += fmt::format("o = {}\n", toml_number(l.overhead_s));
-      out += fmt::format("g = {}    # {}\n", toml_number(l.gap_s), format_seconds(l.gap_s));
-    } else {
-      out += fmt::format("alpha = {}    # {}\n", toml_number(l.alpha_s), format_seconds(l.alpha_s));
-    }
-    out += fmt::format("bandwidth = {}    # {}\n", toml_number(l.bandwidth_Bps),
-                       format_rate(l.bandwidth_Bps));
-  };
-  link_section("intra", t.intra);
-  link_section("inter", t.inter);
+  out += link_section("intra", t.intra);
+  out += link_section("inter", t.inter);
   return out;
 }
 

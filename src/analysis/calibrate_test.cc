@@ -449,11 +449,12 @@ std::string temp_path(const std::string& name) {
 
 TEST(CalibratedFabric, WrittenFileLoadsAndRoundTrips) {
   const HockneyFit fit = fit_hockney(synthetic(noise));
-  const Topology t = calibrated_topology(fit, std::nullopt, 4, "lab \"shm\"");
+  const PiecewiseFit one = fit_piecewise(synthetic(noise), {}, 1);
+  const Topology t = calibrated_topology(one, std::nullopt, 4, "lab \"shm\"");
   EXPECT_FALSE(t.nominal);
   EXPECT_EQ(t.ranks(), 4);
   const std::string path = temp_path("fabric.toml");
-  const std::string text = fabric_toml(t, fit, {"a.jsonl (scalewall-mpi pingpong)"});
+  const std::string text = fabric_toml(t, one, {"a.jsonl (scalewall-mpi pingpong)"});
   EXPECT_TRUE(contains(text, "# Calibrated by scalewall calibrate")) << text;
   EXPECT_TRUE(contains(text, "#   a.jsonl (scalewall-mpi pingpong)")) << text;
   EXPECT_TRUE(contains(text, "nominal = false")) << text;
@@ -482,11 +483,12 @@ TEST(CalibratedFabric, WrittenFileLoadsAndRoundTrips) {
 
 TEST(CalibratedFabric, LogGPGapRoundTrips) {
   const HockneyFit fit = fit_hockney(synthetic(noise));
-  const Topology t = calibrated_topology(fit, 0.3e-6, 2, "calibrated");
+  const PiecewiseFit one = fit_piecewise(synthetic(noise), {}, 1);
+  const Topology t = calibrated_topology(one, 0.3e-6, 2, "calibrated");
   EXPECT_EQ(t.inter.gap_s, 0.3e-6);
   EXPECT_EQ(t.inter.overhead_s, 0.0);
   const std::string path = temp_path("fabric_loggp.toml");
-  write_output_file(path, fabric_toml(t, fit, {}));
+  write_output_file(path, fabric_toml(t, one, {}));
   const Topology back = load_fabric_file(path);
   EXPECT_EQ(back.inter.alpha_s, fit.alpha_s);
   EXPECT_EQ(back.inter.gap_s, 0.3e-6);
@@ -495,7 +497,7 @@ TEST(CalibratedFabric, LogGPGapRoundTrips) {
 }
 
 TEST(CalibratedFabric, Refusals) {
-  const HockneyFit fit = fit_hockney(synthetic(noise));
+  const PiecewiseFit fit = fit_piecewise(synthetic(noise), {}, 1);
   EXPECT_TRUE(contains(input_error_of([&] { calibrated_topology(fit, std::nullopt, 0, "x"); }),
                        "at least 1 node"));
 }
@@ -503,7 +505,7 @@ TEST(CalibratedFabric, Refusals) {
 // Whatever the names hold (a newline or quotes in a file name, bytes that are not UTF-8, a
 // DEL), the written file is valid TOML and reads back with the same name.
 TEST(CalibratedFabric, AnyNameOrSourceKeepsTheFileValid) {
-  const HockneyFit fit = fit_hockney(synthetic(noise));
+  const PiecewiseFit fit = fit_piecewise(synthetic(noise), {}, 1);
   const std::string odd = "a\nname = \"x\"\r\n[inter]\t\\ \"q\" \x7f \x01 \u00e9";
   const Topology t = calibrated_topology(fit, std::nullopt, 2, odd);
   const std::vector<std::string> sources = {
@@ -516,7 +518,7 @@ TEST(CalibratedFabric, AnyNameOrSourceKeepsTheFileValid) {
   EXPECT_TRUE(contains(text, "#   \\x1B[31m.txt (osu)\n")) << text;
   const Topology back = parse_fabric(text, "written.toml");
   EXPECT_EQ(back.name, odd);
-  EXPECT_EQ(back.inter.alpha_s, fit.alpha_s);
+  EXPECT_EQ(back.inter.alpha_s, fit.single.alpha_s);
   EXPECT_EQ(back.nodes, 2);
   // Bytes that are not UTF-8 in the name become U+FFFD, the file stays readable.
   const Topology bad_utf8 = calibrated_topology(fit, std::nullopt, 2, "x\xc3(\xed\xa0\x80y");
@@ -560,11 +562,13 @@ TEST(FitQuality, AProtocolSwitchShowsAsALongRunOfOneSign) {
       contains(w[0], "one sign over 4 consecutive sizes, 65.5 KB .. 524 KB (+40% .. +6%;"))
       << w[0];
   // The written fabric carries the warning as a comment, and still reads back.
-  const Topology t = calibrated_topology(fit, std::nullopt, 2, "switch");
-  const std::string text = fabric_toml(t, fit, {});
+  const PiecewiseFit one = fit_piecewise(points, {}, 1);
+  const Topology t = calibrated_topology(one, std::nullopt, 2, "switch");
+  const std::string text = fabric_toml(t, one, {});
   EXPECT_TRUE(contains(text, "# WARNING: " + w[0] + "\n")) << text;
   EXPECT_EQ(parse_fabric(text, "w.toml").inter.alpha_s, fit.alpha_s);
-  EXPECT_FALSE(contains(fabric_toml(t, fit_hockney(synthetic(noise)), {}), "WARNING"));
+  EXPECT_FALSE(
+      contains(fabric_toml(t, fit_piecewise(synthetic(noise), {}, 1), {}), "WARNING"));
 }
 
 
@@ -622,7 +626,7 @@ TEST(FitGamma, NeedsTwoSizes) {
 
 // The calibrated fabric carries gamma and reads back to the same value.
 TEST(FitGamma, TheFabricFileCarriesGamma) {
-  const HockneyFit link = fit_hockney(synthetic([](std::size_t) { return 1.0; }));
+  const PiecewiseFit link = fit_piecewise(synthetic([](std::size_t) { return 1.0; }));
   std::vector<ReductionPoint> points;
   for (double b = 1024; b <= 1048576; b *= 4) points.push_back(reduction(b, 0.25e-9 * b));
   const GammaFit gamma = fit_gamma(points);
@@ -635,6 +639,109 @@ TEST(FitGamma, TheFabricFileCarriesGamma) {
   // Without a gamma fit the file has no gamma, and reads back as 0.
   const Topology plain = parse_fabric(fabric_toml(t, link, {"a.jsonl"}), "plain.toml");
   EXPECT_EQ(plain.gamma_s_per_byte, 0.0);
+}
+
+
+// ---- the piecewise link ----
+
+// Exact times of three regimes at 1 B .. 64 MiB: eager (1 us, 5 GB/s) below 4 KiB,
+// rendezvous (4 us, 20 GB/s) up to 512 KiB, then 15 GB/s (out of cache) from 1 MiB.
+std::vector<PingPongPoint> three_regime_points() {
+  std::vector<PingPongPoint> points;
+  for (double m = 1; m <= 67108864; m *= 2) {
+    PingPongPoint p;
+    p.bytes = m;
+    p.one_way_median_s = m < 4096 ? 1e-6 + m / 5e9 : m < 1048576 ? 4e-6 + m / 20e9 : 4e-6 + m / 15e9;
+    p.one_way_min_s = p.one_way_max_s = p.one_way_median_s;
+    points.push_back(p);
+  }
+  return points;
+}
+
+TEST(PiecewiseFit, NoiseAloneKeepsOneRegime) {
+  const PiecewiseFit fit = fit_piecewise(synthetic(noise));
+  ASSERT_EQ(fit.regimes.size(), 1u);
+  const HockneyFit one = fit_hockney(synthetic(noise));
+  EXPECT_EQ(fit.regimes[0].fit.alpha_s, one.alpha_s);
+  EXPECT_EQ(fit.regimes[0].fit.bandwidth_Bps, one.bandwidth_Bps);
+  EXPECT_EQ(fit.regimes[0].from_bytes, 0.0);
+  EXPECT_FALSE(fit.link().piecewise());
+  EXPECT_TRUE(contains(fit.rule, "1 regime: the least BIC over 1 .. ")) << fit.rule;
+}
+
+TEST(PiecewiseFit, ExactRegimesAreRecovered) {
+  const PiecewiseFit fit = fit_piecewise(three_regime_points());
+  ASSERT_EQ(fit.regimes.size(), 3u) << fit.rule;
+  const double alpha[] = {1e-6, 4e-6, 4e-6};
+  const double bandwidth[] = {5e9, 20e9, 15e9};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(fit.regimes[i].fit.alpha_s, alpha[i], 1e-9 * alpha[i]) << i;
+    EXPECT_NEAR(fit.regimes[i].fit.bandwidth_Bps, bandwidth[i], 1e-9 * bandwidth[i]) << i;
+    EXPECT_NEAR(fit.regimes[i].fit.r_squared, 1.0, 1e-9) << i;
+  }
+  // Each regime starts between the last size of the one before and its own first size.
+  EXPECT_GT(fit.regimes[1].from_bytes, 2048);
+  EXPECT_LE(fit.regimes[1].from_bytes, 4096);
+  EXPECT_GT(fit.regimes[2].from_bytes, 524288);
+  EXPECT_LE(fit.regimes[2].from_bytes, 1048576);
+  // The lines 4 us + m/20 GB/s and 4 us + m/15 GB/s cross only at 0 B: the geometric mean.
+  EXPECT_DOUBLE_EQ(fit.regimes[2].from_bytes, std::sqrt(524288.0 * 1048576.0));
+  // The link prices every measured size as measured.
+  const Link link = fit.link();
+  for (const PingPongPoint& p : three_regime_points()) {
+    EXPECT_NEAR(message_cost(link, p.bytes).total_s, p.one_way_median_s,
+                1e-9 * p.one_way_median_s) << p.bytes;
+  }
+  EXPECT_TRUE(piecewise_fit_warnings(fit).empty());
+  // The criterion fell from one to three regimes.
+  EXPECT_LT(fit.bic[2], fit.bic[1]);
+  EXPECT_LT(fit.bic[1], fit.bic[0]);
+}
+
+TEST(PiecewiseFit, AProtocolSwitchInNoisyTimesBecomesTwoRegimes) {
+  auto points = synthetic(noise);
+  for (PingPongPoint& p : points) {
+    if (p.bytes > 32768) p.one_way_median_s += 4e-6;
+  }
+  const PiecewiseFit fit = fit_piecewise(points);
+  ASSERT_EQ(fit.regimes.size(), 2u) << fit.rule;
+  EXPECT_EQ(fit.regimes[0].fit.max_bytes, 32768);
+  EXPECT_EQ(fit.regimes[1].fit.min_bytes, 65536);
+  EXPECT_NEAR(fit.regimes[0].fit.alpha_s, kAlpha, 0.02 * kAlpha);
+  EXPECT_NEAR(fit.regimes[1].fit.bandwidth_Bps, kBandwidth, 0.02 * kBandwidth);
+  EXPECT_TRUE(piecewise_fit_warnings(fit).empty());
+  // The one line over every size keeps its warning; the written fabric carries the regimes.
+  EXPECT_FALSE(fit_quality_warnings(fit.single).empty());
+  const Topology t = calibrated_topology(fit, std::nullopt, 2, "switch");
+  const std::string text = fabric_toml(t, fit, {});
+  EXPECT_TRUE(contains(text, "[[inter.regimes]]")) << text;
+  EXPECT_TRUE(contains(text, "# Size regimes (segmented least squares; 2 regimes")) << text;
+  EXPECT_FALSE(contains(text, "WARNING")) << text;
+  const Topology back = parse_fabric(text, "w.toml");
+  ASSERT_EQ(back.inter.regime_count(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(back.inter.regime(i), t.inter.regime(i)) << i;
+    EXPECT_EQ(back.intra.regime(i), t.intra.regime(i)) << i;
+  }
+}
+
+TEST(PiecewiseFit, AGivenCountIsKeptAndImpossibleCountsRefused) {
+  const PiecewiseFit two = fit_piecewise(three_regime_points(), {}, 2);
+  EXPECT_EQ(two.regimes.size(), 2u);
+  EXPECT_TRUE(contains(two.rule, "2 regimes, as given")) << two.rule;
+  EXPECT_TRUE(contains(input_error_of([] { fit_piecewise(three_regime_points(), {}, 0); }),
+                       "0 regimes: a link has 1 to 10"));
+  EXPECT_TRUE(contains(input_error_of([] { fit_piecewise(three_regime_points(), {}, 11); }),
+                       "11 regimes"));
+  // Four sizes admit at most two regimes of two sizes each.
+  const std::vector<PingPongPoint> all = three_regime_points();
+  const std::vector<PingPongPoint> four(all.begin(), all.begin() + 4);
+  const std::string e = input_error_of([&] { fit_piecewise(four, {}, 3); });
+  EXPECT_TRUE(contains(e, "3 regimes do not fit")) << e;
+  // With gap: every regime carries it.
+  const Topology t = calibrated_topology(two, 0.3e-6, 2, "g");
+  EXPECT_EQ(t.inter.regime(1).gap_s, 0.3e-6);
+  EXPECT_EQ(t.inter.regime(0).gap_s, 0.3e-6);
 }
 
 }  // namespace

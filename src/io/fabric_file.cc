@@ -77,6 +77,108 @@ double read_ratio(const toml::table& table, std::string_view key, const std::str
   throw InputError(fmt::format("{}: expected a number or a ratio like \"2:1\"", place));
 }
 
+// LogGP L, o, g and one of G or bandwidth.
+Link read_loggp(const toml::table& table, const std::string& section, const std::string& source) {
+  for (const char* key : {"L", "o", "g"}) {
+    if (!table.contains(key)) {
+      throw InputError(fmt::format("{}: [{}] LogGP needs L, o and g; '{}' is missing", source,
+                                   section, key));
+    }
+  }
+  const double L = read_quantity(table, "L", source, section, parse_seconds);
+  const double o = read_quantity(table, "o", source, section, parse_seconds);
+  const double g = read_quantity(table, "g", source, section, parse_seconds);
+  Link link;
+  try {
+    link = link_from_loggp(L, o, g, 1.0);  // bandwidth set below
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
+  }
+  if (table.contains("G") == table.contains("bandwidth")) {
+    throw InputError(fmt::format(
+        "{}: [{}] LogGP needs exactly one of G (seconds per byte) and bandwidth", source,
+        section));
+  }
+  if (table.contains("G")) {
+    const double G = read_quantity(table, "G", source, section, parse_seconds);
+    if (!(G > 0)) {
+      throw InputError(
+          fmt::format("{}: G must be above 0", where(source, section, "G", table.get("G"))));
+    }
+    link.bandwidth_Bps = 1.0 / G;
+  } else {
+    link.bandwidth_Bps = read_quantity(table, "bandwidth", source, section, parse_rate);
+  }
+  return link;
+}
+
+// One regime's alpha-beta or LogGP figures from `table`; `section` names it in messages
+// ("inter", "inter.regimes[2]").
+Link read_link_figures(const toml::table& table, const std::string& section,
+                       const std::string& source) {
+  const bool loggp =
+      table.contains("L") || table.contains("o") || table.contains("g") || table.contains("G");
+  const bool alpha_beta = table.contains("alpha") || table.contains("latency");
+  if (loggp && alpha_beta) {
+    throw InputError(fmt::format(
+        "{}: [{}] mixes alpha-beta (alpha) and LogGP (L, o, g, G) keys; give one model",
+        source, section));
+  }
+  if (loggp) return read_loggp(table, section, source);
+  if (table.contains("alpha") && table.contains("latency")) {
+    throw InputError(fmt::format("{}: [{}] gives both alpha and latency; give one", source,
+                                 section));
+  }
+  const char* alpha_key = table.contains("alpha") ? "alpha" : "latency";
+  if (!table.contains(alpha_key) || !table.contains("bandwidth")) {
+    throw InputError(fmt::format("{}: [{}] needs alpha and bandwidth (or LogGP L, o, g, G)",
+                                 source, section));
+  }
+  Link link;
+  link.alpha_s = read_quantity(table, alpha_key, source, section, parse_seconds);
+  link.bandwidth_Bps = read_quantity(table, "bandwidth", source, section, parse_rate);
+  return link;
+}
+
+// The further size regimes of a link: [[<section>.regimes]] tables, each with `from` (the
+// smallest message it prices) and the figures of read_link_figures.
+void read_regimes(const toml::table& table, std::string_view section, const std::string& source,
+                  Link& link) {
+  const toml::node* node = table.get("regimes");
+  if (node == nullptr) return;
+  const toml::array* list = node->as_array();
+  if (list == nullptr || !list->is_array_of_tables()) {
+    throw InputError(fmt::format(
+        "{}: expected [[{}.regimes]] tables (from, alpha, bandwidth)",
+        where(source, section, "regimes", node), section));
+  }
+  if (list->size() + 1 > kMaxLinkRegimes) {
+    throw InputError(fmt::format("{}: {} regimes; a link has at most {} in all",
+                                 where(source, section, "regimes", node), list->size() + 1,
+                                 kMaxLinkRegimes));
+  }
+  std::vector<LinkRegime> regimes{link.regime(0)};
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const toml::table& t = *list->get(i)->as_table();
+    const std::string name = fmt::format("{}.regimes[{}]", section, i + 1);
+    reject_unknown_keys(t, {"from", "alpha", "latency", "bandwidth", "L", "o", "g", "G"}, source,
+                        name);
+    if (!t.contains("from")) {
+      throw InputError(fmt::format(
+          "{}: [{}] needs from, the smallest message size it prices", source, name));
+    }
+    const Link figures = read_link_figures(t, name, source);
+    LinkRegime r = figures.regime(0);
+    r.from_bytes = read_quantity(t, "from", source, name, parse_bytes);
+    regimes.push_back(r);
+  }
+  try {
+    link = piecewise_link(regimes);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
+  }
+}
+
 Link read_link(const toml::table& root, std::string_view section, const std::string& source) {
   const toml::node* node = root.get(section);
   if (node == nullptr) {
@@ -87,65 +189,15 @@ Link read_link(const toml::table& root, std::string_view section, const std::str
   if (table == nullptr) {
     throw InputError(fmt::format("{}: [{}] must be a table", source, section));
   }
-  reject_unknown_keys(*table, {"alpha", "latency", "bandwidth", "L", "o", "g", "G"}, source,
-                      section);
-  const bool loggp = table->contains("L") || table->contains("o") || table->contains("g") ||
-                     table->contains("G");
-  const bool alpha_beta = table->contains("alpha") || table->contains("latency");
-  if (loggp && alpha_beta) {
-    throw InputError(fmt::format(
-        "{}: [{}] mixes alpha-beta (alpha) and LogGP (L, o, g, G) keys; give one model",
-        source, section));
-  }
-  Link link;
-  if (loggp) {
-    for (const char* key : {"L", "o", "g"}) {
-      if (!table->contains(key)) {
-        throw InputError(fmt::format("{}: [{}] LogGP needs L, o and g; '{}' is missing", source,
-                                     section, key));
-      }
-    }
-    const double L = read_quantity(*table, "L", source, section, parse_seconds);
-    const double o = read_quantity(*table, "o", source, section, parse_seconds);
-    const double g = read_quantity(*table, "g", source, section, parse_seconds);
-    try {
-      link = link_from_loggp(L, o, g, 1.0);  // bandwidth set below
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
-    }
-    if (table->contains("G") == table->contains("bandwidth")) {
-      throw InputError(fmt::format(
-          "{}: [{}] LogGP needs exactly one of G (seconds per byte) and bandwidth", source,
-          section));
-    }
-    if (table->contains("G")) {
-      const double G = read_quantity(*table, "G", source, section, parse_seconds);
-      if (!(G > 0)) {
-        throw InputError(fmt::format("{}: G must be above 0", where(source, section, "G",
-                                                                     table->get("G"))));
-      }
-      link.bandwidth_Bps = 1.0 / G;
-    } else {
-      link.bandwidth_Bps = read_quantity(*table, "bandwidth", source, section, parse_rate);
-    }
-  } else {
-    if (table->contains("alpha") && table->contains("latency")) {
-      throw InputError(fmt::format("{}: [{}] gives both alpha and latency; give one", source,
-                                   section));
-    }
-    const char* alpha_key = table->contains("alpha") ? "alpha" : "latency";
-    if (!table->contains(alpha_key) || !table->contains("bandwidth")) {
-      throw InputError(fmt::format("{}: [{}] needs alpha and bandwidth (or LogGP L, o, g, G)",
-                                   source, section));
-    }
-    link.alpha_s = read_quantity(*table, alpha_key, source, section, parse_seconds);
-    link.bandwidth_Bps = read_quantity(*table, "bandwidth", source, section, parse_rate);
-  }
+  reject_unknown_keys(*table, {"alpha", "latency", "bandwidth", "L", "o", "g", "G", "regimes"},
+                      source, section);
+  Link link = read_link_figures(*table, std::string(section), source);
   try {
     require_valid(link);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
   }
+  read_regimes(*table, section, source, link);
   return link;
 }
 

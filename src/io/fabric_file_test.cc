@@ -332,5 +332,57 @@ TEST(FabricErrors, EmptyAndMissingFiles) {
   std::filesystem::remove(bad);
 }
 
+
+TEST(ParseFabric, SizeRegimes) {
+  const Topology t = parse_fabric(R"(
+[intra]
+alpha = "0.5us"
+bandwidth = "10GB/s"
+[[intra.regimes]]
+from = "4KiB"
+alpha = "2us"
+bandwidth = "12GB/s"
+[[intra.regimes]]
+from = 4194304
+L = "3us"
+o = "1us"
+g = "0.5us"
+bandwidth = "3GB/s"
+[inter]
+alpha = "2us"
+bandwidth = "25GB/s"
+)", "f.toml");
+  ASSERT_EQ(t.intra.regime_count(), 3u);
+  EXPECT_FALSE(t.inter.piecewise());
+  EXPECT_EQ(t.intra.regime(0), (LinkRegime{0, 0.5e-6, 10e9, 0, 0}));
+  EXPECT_EQ(t.intra.regime(1), (LinkRegime{4096, 2e-6, 12e9, 0, 0}));
+  EXPECT_EQ(t.intra.regime(2).from_bytes, 4194304);
+  EXPECT_DOUBLE_EQ(t.intra.regime(2).alpha_s, 5e-6);  // L + 2o
+  EXPECT_EQ(t.intra.regime(2).overhead_s, 1e-6);
+  EXPECT_EQ(t.intra.regime(2).gap_s, 0.5e-6);
+}
+
+TEST(FabricErrors, SizeRegimesNameTheRegime) {
+  const std::string head = "[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n";
+  const std::string tail = "[inter]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n";
+  const auto error_of = [&](const std::string& regimes) {
+    return input_error_of([&] { parse_fabric(head + regimes + tail, "f.toml"); });
+  };
+  const std::string no_from = error_of("[[intra.regimes]]\nalpha = \"2us\"\nbandwidth = \"2GB/s\"\n");
+  EXPECT_TRUE(contains(no_from, "[intra.regimes[1]] needs from")) << no_from;
+  const std::string typo =
+      error_of("[[intra.regimes]]\nfrom = \"1KiB\"\nalpah = \"2us\"\nbandwidth = \"2GB/s\"\n");
+  EXPECT_TRUE(contains(typo, "[intra.regimes[1]] alpah")) << typo;
+  const std::string order = error_of(
+      "[[intra.regimes]]\nfrom = \"8KiB\"\nalpha = \"2us\"\nbandwidth = \"2GB/s\"\n"
+      "[[intra.regimes]]\nfrom = \"1KiB\"\nalpha = \"2us\"\nbandwidth = \"2GB/s\"\n");
+  EXPECT_TRUE(contains(order, "f.toml: [intra] link size regime 3 starts at 1024 B")) << order;
+  const std::string rate =
+      error_of("[[intra.regimes]]\nfrom = \"1KiB\"\nalpha = \"2us\"\nbandwidth = 0\n");
+  EXPECT_TRUE(contains(rate, "regime 2 (from 1024 B): link bandwidth")) << rate;
+  const std::string not_tables = error_of("regimes = 3\n");
+  EXPECT_TRUE(contains(not_tables, "expected [[intra.regimes]] tables")) << not_tables;
+}
+
 }  // namespace
 }  // namespace scalewall

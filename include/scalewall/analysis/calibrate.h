@@ -123,6 +123,60 @@ std::vector<std::string> fit_quality_warnings(const HockneyFit& fit);
 // message says which, with its value, and what to try).
 HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& options = {});
 
+// ---- The piecewise link: segmented least squares ----
+//
+// One Hockney line rarely fits a real ping-pong from 1 B to 64 MiB: an MPI library switches
+// from its eager to its rendezvous protocol at a few KiB, a shared-memory transport slows when
+// the buffers leave the caches, SimGrid's default network model scales latency and bandwidth
+// by message size in nine segments. fit_piecewise splits the sizes into k contiguous runs and
+// fits each its own line (the weighting of FitOptions), choosing the split points that
+// minimise the sum of squared relative residuals (dynamic programming over every split of the
+// median-per-size points, each run at least kMinRegimeSizes sizes and a line with positive
+// alpha and bandwidth). The number of regimes k is chosen by the Bayesian information
+// criterion on the relative residuals,
+//
+//   BIC(k) = n ln(max(RSS_k / n, f^2)) + (3k - 1) ln n     (f = kRegimeNoiseFloor)
+//
+// (two parameters per line plus k - 1 split points; the least BIC wins, a tie the fewer
+// regimes), so a regime is added only when it explains clearly more than noise: an added
+// regime must cut RSS by a factor exp(3 ln(n) / n) (1.5 at 24 sizes), and once the rms
+// relative residual is below f nothing more is gained. A regime starts where its line and the
+// previous one cross between the two runs' facing sizes, or, when they do not cross there, at
+// the geometric mean of those sizes.
+
+// Two sizes define a regime's line; a regime of two sizes fits them exactly, so its R^2 says
+// nothing (the report says so).
+inline constexpr std::size_t kMinRegimeSizes = 2;
+// 0.3%: the repeat-to-repeat spread of the medians of a quiet ping-pong is a few tenths of a
+// percent at best; a fit closer than that is fitting noise, so the criterion stops there.
+inline constexpr double kRegimeNoiseFloor = 0.003;
+
+struct RegimeFit {
+  double from_bytes = 0;  // the smallest message it prices (0 for the first)
+  HockneyFit fit;         // its line over its own sizes, with R^2 and residuals
+};
+
+struct PiecewiseFit {
+  std::vector<RegimeFit> regimes;  // ascending; one for a plain Hockney line
+  HockneyFit single;               // one line over every size (fit_hockney), for comparison
+  std::vector<double> bic;         // BIC(k) for k = 1 .. (index k - 1); infinity where no
+                                   // admissible split into k runs exists
+  std::string rule;                // how the count was chosen ("3 regimes: the least BIC over
+                                   // 1 .. 10 regimes", "2 regimes, as given")
+  Link link() const;               // the regimes as a piecewise link (link.h)
+};
+
+// Fits the ping-pong points as a piecewise link. `regimes`: the number of regimes, or empty
+// to choose it by the criterion above (up to kMaxLinkRegimes). Throws InputError as
+// fit_hockney does, and when `regimes` is 0, above kMaxLinkRegimes, or more than the sizes
+// admit (the message says how many they admit).
+PiecewiseFit fit_piecewise(std::span<const PingPongPoint> points, const FitOptions& options = {},
+                           std::optional<std::size_t> regimes = std::nullopt);
+
+// fit_quality_warnings for each regime of more than kMinRegimeSizes sizes, each line prefixed
+// with the regime and its size range ("regime 2 of 3 (4 KiB .. 64 KiB): ...").
+std::vector<std::string> piecewise_fit_warnings(const PiecewiseFit& fit);
+
 // ---- The reduction cost (gamma) ----
 //
 // A reducing collective adds what it receives into its buffer: gamma seconds per byte
@@ -267,19 +321,20 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
 
 // ---- The calibrated fabric ----
 
-// A flat fabric with the fitted link between every pair of ranks: one rank per node
-// (ranks_per_node = 1, one NIC), `nodes` nodes, intra = inter = the link, nominal = false.
-// With a gap, the link is LogGP: L = alpha, o = 0, g = gap, G = 1 / bandwidth.
-// REQUIRES: nodes >= 1, a valid fit (throws InputError otherwise).
-Topology calibrated_topology(const HockneyFit& fit, std::optional<double> gap_s,
+// A flat fabric with the fitted link (every regime of it) between every pair of ranks: one
+// rank per node (ranks_per_node = 1, one NIC), `nodes` nodes, intra = inter = the link,
+// nominal = false. With a gap, the link is LogGP in every regime: L = alpha, o = 0, g = gap,
+// G = 1 / bandwidth. REQUIRES: nodes >= 1, a valid fit (throws InputError otherwise).
+Topology calibrated_topology(const PiecewiseFit& fit, std::optional<double> gap_s,
                              std::int64_t nodes, const std::string& name);
 
 // The fabric file text (fabric_file.h's TOML) for `topology`, every value in SI units at
-// full precision, with comments: which files it was calibrated from and the fit's quality,
-// and a "# WARNING: " line for each of fit_quality_warnings(fit); with a gamma fit, the
-// topology's gamma with that fit's quality and warnings.
-// load_fabric_file reads it back to the same Topology.
-std::string fabric_toml(const Topology& topology, const HockneyFit& fit,
+// full precision, with comments: which files it was calibrated from, the fit's quality per
+// regime, and a "# WARNING: " line for each of piecewise_fit_warnings(fit); with a gamma fit,
+// the topology's gamma with that fit's quality and warnings. A piecewise link is written as
+// its first regime and [[<section>.regimes]] tables. load_fabric_file reads it back to the
+// same Topology.
+std::string fabric_toml(const Topology& topology, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources,
                         const GammaFit* gamma = nullptr);
 

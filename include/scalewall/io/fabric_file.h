@@ -24,6 +24,11 @@
 //   g = "1us"                     # alpha becomes L + 2o and bandwidth 1/G.
 //   G = "0.02ns"
 //
+//   [[inter.regimes]]             # optional further size regimes of a link (link.h): from
+//   from = "64KiB"                # this message size on, this alpha and bandwidth (or LogGP
+//   alpha = "5us"                 # L, o, g, G); the section's own figures price messages
+//   bandwidth = "48GB/s"          # below the first `from`. Ascending, at most 10 in all.
+//
 // Unknown keys are errors (a typo must not silently fall back to a default). Every error is an
 // InputError naming the file, and where it applies the key and the line.
 #ifndef SCALEWALL_FABRIC_FILE_H_
