@@ -216,8 +216,8 @@ struct Accuracy {
 // scalewall-mpi records it), or the last rank's completion (time_max_s), the critical path
 // that the model costs. They differ where SMPI's ranks finish apart: rdb at a rank count
 // that is not a power of two, below 64 KiB, where the folded ranks' partners return one
-// message before them (the median is (log2 p + 1) / (log2 p + 2) of the last), and lr's
-// first and last ranks by a step's latency.
+// message before them (the median is (log2 p + 1) / (log2 p + 2) of the last). lr's ranks
+// finish together at every point kept.
 enum class Measured { kMedianRank, kLastRank };
 
 // Calibrates from `model`'s ping-pong on `platform` and validates its all-reduces of
