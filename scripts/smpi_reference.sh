@@ -53,13 +53,19 @@ simulate() {
   local flags=("${common[@]}" --log=root.thresh:warning)
   [ "$model" = ideal ] && flags+=("${ideal[@]}")
   local file="$work/$platform.$model.$algorithm.$ranks.jsonl"
+  local status=0
   if [ "$algorithm" = pingpong ]; then
     smpirun -platform "$out/$platform.xml" -hostfile "$work/hosts.txt" -np 2 "${flags[@]}" \
-      "$work/probe" pingpong 1 67108864 > "$file" 2> "$file.log"
+      "$work/probe" pingpong 1 67108864 > "$file" 2> "$file.log" || status=$?
   else
     smpirun -platform "$out/$platform.xml" -hostfile "$work/hosts.txt" -np "$ranks" "${flags[@]}" \
       "--cfg=smpi/allreduce:$algorithm" "$work/probe" allreduce 4 67108864 "$name" \
-      > "$file" 2> "$file.log"
+      > "$file" 2> "$file.log" || status=$?
+  fi
+  if [ "$status" -ne 0 ] || ! grep -q '"record":"end","status":"complete"' "$file"; then
+    echo "error: smpirun failed ($platform $model $algorithm N=$ranks, status $status):" >&2
+    tail -n 20 "$file.log" >&2
+    exit 255  # makes xargs stop at once
   fi
   echo "smpi_reference: $platform $model $algorithm N=$ranks: $(grep -c '"record":"[pc]' "$file") records" >&2
 }
