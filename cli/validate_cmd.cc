@@ -2,6 +2,8 @@
 // measurement, the relative error, and its median and worst per algorithm, per rank count and
 // per regime: the figure published for the model's accuracy.
 //
+// --plot FILE also draws each point's measured time against its prediction (validation_plot).
+//
 // The fabric is --fabric, or else a flat link calibrated from the same files' ping-pong
 // times (as `scalewall calibrate` fits it). The report's kind is "measurement": every row is
 // anchored on a measured time.
@@ -19,6 +21,8 @@
 #include "scalewall/io/measurement.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/present/plot.h"
 
 namespace scalewall::cli {
 namespace {
@@ -30,13 +34,39 @@ struct ValidateFlags {
   std::string gamma;  // empty: the fabric's gamma, or one fitted to the files' reductions
   std::string regimes = "auto";  // of the link calibrated from the files
   std::string format = "table";
+  std::string plot;   // empty: no figure
 };
 
 std::string files_text(const std::vector<std::string>& files) {
   return files.size() == 1 ? files.front() : fmt::format("{} files", files.size());
 }
 
+// The fabric in a few words, for the report's title and the plot's subtitle.
+std::string fabric_text(const Topology& fabric, const std::optional<PiecewiseFit>& fit,
+                        const std::string& origin) {
+  if (!fit) return fmt::format("fabric: {} ({})", describe_topology(fabric), origin);
+  if (fit->regimes.size() > 1) {
+    return fmt::format("fabric: flat link of {} size regimes ({}; {})", fit->regimes.size(),
+                       origin, fit->rule);
+  }
+  return fmt::format("fabric: flat link alpha {}, bandwidth {} ({}, R^2 {:.4f})",
+                     format_seconds(fit->single.alpha_s), format_rate(fit->single.bandwidth_Bps),
+                     origin, fit->single.r_squared);
+}
+
+// --plot: measured against predicted, never over one of the run's input files.
+void draw_validation(const ValidateFlags& flags, const Validation& v, const Topology& fabric,
+                     const std::optional<PiecewiseFit>& fit, const std::string& origin) {
+  RenderOptions options;
+  options.inputs = flags.files;
+  if (!flags.network.fabric.empty()) options.inputs.push_back(flags.network.fabric);
+  const std::string subject =
+      fmt::format("{}; {}", files_text(flags.files), fabric_text(fabric, fit, origin));
+  with_flag("--plot", [&] { return render_plot(validation_plot(v, subject), flags.plot, options); });
+}
+
 Report run_validate(const ValidateFlags& flags) {
+  if (!flags.plot.empty()) with_flag("--plot", [&] { return plot_format_for_path(flags.plot); });
   std::optional<std::int64_t> ranks;
   if (!flags.ranks.empty()) ranks = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
   CostOptions options;
@@ -84,6 +114,7 @@ Report run_validate(const ValidateFlags& flags) {
       flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
 
   const Validation v = validate_collectives(set.collectives, fabric, options);
+  if (!flags.plot.empty()) draw_validation(flags, v, fabric, fit, fabric_origin);
 
   Report report;
   report.command = "validate";
@@ -91,14 +122,7 @@ Report run_validate(const ValidateFlags& flags) {
   report.banner = measurement_banner(fmt::format(
       "{} measured collective point{} against the model's predictions",
       v.points.size(), v.points.size() == 1 ? "" : "s"));
-  report.title = !fit ? fmt::format("fabric: {} ({})", describe_topology(fabric), fabric_origin)
-                 : fit->regimes.size() == 1
-                     ? fmt::format("fabric: flat link alpha {}, bandwidth {} ({}, R^2 {:.4f})",
-                                   format_seconds(fit->single.alpha_s),
-                                   format_rate(fit->single.bandwidth_Bps), fabric_origin,
-                                   fit->single.r_squared)
-                     : fmt::format("fabric: flat link of {} size regimes ({}; {})",
-                                   fit->regimes.size(), fabric_origin, fit->rule);
+  report.title = fabric_text(fabric, fit, fabric_origin);
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   for (const auto& f : flags.files) files.push_back(f);
   report.inputs["files"] = std::move(files);
@@ -220,12 +244,18 @@ void register_validate(CLI::App& app) {
                   "times (scalewall-mpi reduce); else 0")
       ->type_name("G");
   add_regimes_option(cmd, &flags->regimes);
+  cmd->add_option("--plot", flags->plot,
+                  "Also draw each point's measured time against its prediction to FILE (.svg "
+                  "or .png; needs gnuplot), one colour per algorithm, with the median and worst "
+                  "error in the title")
+      ->type_name("FILE")
+      ->check(non_empty_path());
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"
       "  mpirun -np 2 scalewall-mpi pingpong > pingpong.jsonl\n"
       "  mpirun -np 4 scalewall-mpi collective --algorithm ring > ring.jsonl\n"
-      "  scalewall validate pingpong.jsonl ring.jsonl\n"
+      "  scalewall validate pingpong.jsonl ring.jsonl --plot validation.svg\n"
       "  scalewall validate all_reduce_perf.log --fabric examples/fabrics/dgx-h100-ndr.toml");
   cmd->callback([flags] { emit(run_validate(*flags), flags->format); });
 }

@@ -10,6 +10,7 @@ packages=(
   clang libclang-rt-14-dev
   gnuplot-nox chromium
   libopenmpi-dev openmpi-bin
+  libsimgrid-dev simgrid
 )
 
 missing=()

@@ -413,6 +413,44 @@ TEST_F(ReportCli, SelectPlotWritesTheSelectionMap) {
   EXPECT_TRUE(Contains(bad.err, "error: --plot: plot file 'map.jpeg'")) << bad.err;
 }
 
+// validate --plot: measured against predicted, the error figures in the title, one legend
+// entry per algorithm; a bad extension or an input file as the plot is bad input.
+TEST_F(ReportCli, ValidatePlotDrawsMeasuredAgainstPredicted) {
+  const fs::path dir = FreshDir("validate");
+  const std::string pingpong = source_path("tests/data/scalewall_pingpong.jsonl");
+  const std::string collective = source_path("tests/data/scalewall_collective.jsonl");
+  for (const char* name : {"v.svg", "v.png"}) {
+    const fs::path file = dir / name;
+    const CliResult r = run_scalewall({"validate", pingpong, collective, "--plot", file.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("# MEASUREMENT: 15 measured collective points", 0), 0u) << r.out;
+    EXPECT_GT(fs::file_size(file), 1000u);
+  }
+  const std::string svg = ReadFile(dir / "v.svg");
+  EXPECT_TRUE(Contains(svg, "prediction against 15 measured points")) << svg.substr(0, 2000);
+  EXPECT_TRUE(Contains(svg, "median |error| 10.6%, worst 23.5%")) << svg.substr(0, 2000);
+  EXPECT_TRUE(Contains(svg, "ring (5 points)"));
+  EXPECT_TRUE(Contains(svg, "recursive-doubling (5 points)"));
+  EXPECT_TRUE(Contains(svg, "library (5 points)"));
+  EXPECT_TRUE(Contains(svg, "measured = predicted"));
+  EXPECT_EQ(ReadFile(dir / "v.png").substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+
+  CliResult r = run_scalewall(
+      {"validate", pingpong, collective, "--plot", (dir / "v.pdf").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "error: --plot: plot file '" + (dir / "v.pdf").string() + "'"))
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  // A measurement file read by content, whatever its name: the plot never replaces it.
+  const fs::path input = dir / "collective.svg";
+  fs::copy_file(collective, input);
+  const std::string before = ReadFile(input);
+  r = run_scalewall({"validate", pingpong, input.string(), "--plot", input.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "it is the input file")) << r.err;
+  EXPECT_EQ(ReadFile(input), before);
+}
+
 // ---- the page in a real browser ----
 
 struct ProcessResult {

@@ -1292,4 +1292,89 @@ Plot per_rank_distribution_plot(std::span<const std::int64_t> ranks,
   return plot;
 }
 
+
+// ---- Validation: measured against predicted (analysis/calibrate.h) ----
+
+namespace {
+
+// The share either side of y = x drawn as a band: the accuracy the model aims at (a worst
+// error of 10%).
+constexpr double kValidationBand = 0.10;
+
+// The points' indices per algorithm as measured, algorithms in order of first appearance.
+std::vector<std::pair<std::string, std::vector<std::size_t>>> points_by_algorithm(
+    const Validation& v) {
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
+  for (std::size_t i = 0; i < v.points.size(); ++i) {
+    const std::string name = v.points[i].algorithm.name();
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == name; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {name, {}});
+    it->second.push_back(i);
+  }
+  return groups;
+}
+
+}  // namespace
+
+Plot validation_plot(const Validation& v, std::string_view subject) {
+  if (v.points.empty() || v.summaries.empty()) {
+    throw InputError("validation: no points to plot");
+  }
+  double lo = 0;
+  double hi = 0;
+  for (std::size_t i = 0; i < v.points.size(); ++i) {
+    const ValidationPoint& p = v.points[i];
+    require_finite(p.measured_s, "validation: measured", i, true);
+    require_finite(p.predicted_s, "validation: predicted", i, true);
+    const double small = std::min(p.measured_s, p.predicted_s);
+    const double large = std::max(p.measured_s, p.predicted_s);
+    lo = i == 0 ? small : std::min(lo, small);
+    hi = std::max(hi, large);
+  }
+  const ValidationSummary& all = v.summaries.front();
+  Plot plot;
+  plot.kind = Kind::kMeasurement;
+  plot.name = "measured-vs-predicted";
+  plot.title = fmt::format("MEASUREMENT: the model's prediction against {} measured point{}",
+                           all.points, all.points == 1 ? "" : "s");
+  plot.subtitle = fmt::format("median |error| {}, worst {}; {}", percent(all.median_abs_error),
+                              percent(all.worst_abs_error), subject);
+  plot.width_px = 900;
+  plot.height_px = 800;
+
+  const auto groups = points_by_algorithm(v);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::vector<std::string> rows = {"# predicted_s measured_s"};
+    for (const std::size_t i : groups[g].second) {
+      rows.push_back(fmt::format("{} {}", num(v.points[i].predicted_s), num(v.points[i].measured_s)));
+    }
+    datablock(plot.data, fmt::format("algorithm{}", g), rows);
+  }
+  std::string& c = plot.commands;
+  put(c, "set key top left opaque box");
+  put(c, "set grid xtics ytics lc rgb '#e5e5e5'");
+  put(c, "set size square");
+  const AxisUnit unit = axis_unit(Quantity::kSeconds, AxisScale::kLog10, hi);
+  axis_settings(c, "x", "predicted time", unit, AxisScale::kLog10);
+  axis_settings(c, "y", "measured time", unit, AxisScale::kLog10);
+  put(c, "set xrange [{}:{}]", num(lo / kLogAxisPadding), num(hi * kLogAxisPadding));
+  put(c, "set yrange [{}:{}]", num(lo / kLogAxisPadding), num(hi * kLogAxisPadding));
+  std::string line = fmt::format(
+      "plot x with lines dt 1 lw 1.5 lc rgb '#333333' title 'measured = predicted', \\\n"
+      "     x * {} with lines dt 2 lc rgb '#999999' title {}, \\\n"
+      "     x * {} with lines dt 2 lc rgb '#999999' notitle",
+      num(1 + kValidationBand), gp_string(fmt::format("error +/- {}", percent(kValidationBand))),
+      num(1 / (1 + kValidationBand)));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    line += fmt::format(", \\\n     $algorithm{} using 1:2 with points pt 7 ps 0.9 lc rgb '{}' "
+                        "title {}",
+                        g, colour(g), gp_string(fmt::format("{} ({} point{})", groups[g].first,
+                                                            groups[g].second.size(),
+                                                            groups[g].second.size() == 1 ? "" : "s")));
+  }
+  put(c, "{}", line);
+  return plot;
+}
+
 }  // namespace scalewall

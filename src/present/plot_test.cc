@@ -550,6 +550,77 @@ TEST(Plot, MeasuredAloneAndItsErrors) {
   EXPECT_THROW(measured_vs_predicted_plot(bad), InputError);
 }
 
+// validate's figure: one datablock per algorithm as measured, measured against predicted on
+// equal log axes in seconds, the y = x line and the 10% band, the median and worst error in
+// the title.
+Validation TwoAlgorithmValidation() {
+  Validation v;
+  ValidationPoint p;
+  p.algorithm = MeasuredAlgorithm::model({Algorithm::kRing, Algorithm::kRing});
+  p.ranks = 4;
+  p.measured_s = 2e-3;
+  p.predicted_s = 2.2e-3;  // +10%
+  v.points.push_back(p);
+  p.measured_s = 1e-5;
+  p.predicted_s = 9e-6;  // -10%
+  v.points.push_back(p);
+  p.algorithm = MeasuredAlgorithm::model({Algorithm::kRecursiveDoubling, Algorithm::kRing});
+  p.measured_s = 4e-4;
+  p.predicted_s = 5e-4;  // +25%
+  v.points.push_back(p);
+  ValidationSummary all;
+  all.group = "all";
+  all.name = "all";
+  all.points = 3;
+  all.median_abs_error = 0.10;
+  all.worst_abs_error = 0.25;
+  all.worst_error = 0.25;
+  all.worst_index = 2;
+  v.summaries.push_back(all);
+  return v;
+}
+
+TEST(Plot, ValidationDrawsMeasuredAgainstPredictedPerAlgorithm) {
+  const Plot plot = validation_plot(TwoAlgorithmValidation(), "ring.jsonl; fabric: flat");
+  EXPECT_EQ(plot.kind, Kind::kMeasurement);
+  EXPECT_EQ(plot.name, "measured-vs-predicted");
+  EXPECT_EQ(plot.title, "MEASUREMENT: the model's prediction against 3 measured points");
+  EXPECT_EQ(plot.subtitle, "median |error| 10%, worst 25%; ring.jsonl; fabric: flat");
+  const auto data = Lines(plot.data);
+  ASSERT_EQ(data.size(), 9u);
+  EXPECT_EQ(data[0], "$algorithm0 << EOD");
+  EXPECT_EQ(data[1], "# predicted_s measured_s");
+  EXPECT_EQ(data[2], "0.0022 0.002");
+  EXPECT_EQ(data[3], "9e-06 1e-05");
+  EXPECT_EQ(data[5], "$algorithm1 << EOD");
+  EXPECT_EQ(data[7], "0.0005 0.0004");
+  const auto c = Lines(plot.commands);
+  EXPECT_LINE(c, "set xlabel 'predicted time (s), log scale'");
+  EXPECT_LINE(c, "set ylabel 'measured time (s), log scale'");
+  EXPECT_LINE(c, "set format x '%.0s %cs'");
+  // Both axes span the smallest to the largest time of either kind, padded by 1.3.
+  const std::string range = fmt::format("[{}:{}]", 9e-6 / 1.3, 2.2e-3 * 1.3);
+  EXPECT_LINE(c, "set xrange " + range);
+  EXPECT_LINE(c, "set yrange " + range);
+  EXPECT_LINE(c, "plot x with lines dt 1 lw 1.5 lc rgb '#333333' title 'measured = predicted', \\");
+  EXPECT_MATCH(c, R"re( +x \* 1\.1 with lines dt 2 .*title 'error \+/- 10%', \\)re");
+  EXPECT_MATCH(c, R"re( +\$algorithm0 using 1:2 with points .*title 'ring \(2 points\)', \\)re");
+  EXPECT_MATCH(c, R"re( +\$algorithm1 using 1:2 with points .*title 'recursive-doubling \(1 point\)')re");
+}
+
+TEST(Plot, ValidationRefusesNothingAndNonPositiveTimes) {
+  EXPECT_THROW(validation_plot(Validation{}, "x"), InputError);
+  Validation v = TwoAlgorithmValidation();
+  v.points[1].measured_s = 0;
+  try {
+    validation_plot(v, "x");
+    ADD_FAILURE() << "a zero time was drawn on a log axis";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("validation: measured[1] = 0"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Plot, PerRankDistributionQuartiles) {
   const std::int64_t ranks[] = {0, 1, 2};
   const std::vector<double> samples[] = {

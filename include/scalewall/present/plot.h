@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scalewall/analysis/calibrate.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/present/report.h"
 #include "scalewall/analysis/select.h"
@@ -164,6 +165,16 @@ struct MeasuredSeries {
 // REQUIRES: x not empty; measured (and predicted, when given) as long as x; every value
 // finite, and > 0 on a log axis (throws InputError naming the series and index).
 Plot measured_vs_predicted_plot(const MeasuredSeries& series);
+
+// validate's figure: each point's measured time against the model's prediction for it, log-log
+// in seconds on equal axes, one colour per algorithm as measured (in order of first
+// appearance, each named with its point count), the line measured = predicted and dashed
+// lines 10% either side of it. Title: "MEASUREMENT: the model's prediction against N
+// measured points"; subtitle "median |error| X, worst Y; <subject>" (the "all" summary, then
+// the files and the fabric). Name: "measured-vs-predicted".
+// REQUIRES: at least one point and its summaries; every time finite and above zero (throws
+// InputError naming the point's index).
+Plot validation_plot(const Validation& v, std::string_view subject);
 
 // The distribution of a per-rank time (wait, arrival, step) over iterations: for each rank a
 // box from the 25th to the 75th percentile with the median across it and whiskers to the
