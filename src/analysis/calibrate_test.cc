@@ -744,5 +744,33 @@ TEST(PiecewiseFit, AGivenCountIsKeptAndImpossibleCountsRefused) {
   EXPECT_EQ(t.inter.regime(0).gap_s, 0.3e-6);
 }
 
+
+// A flat regime of latency-bound sizes with 1% noise has a low R^2 and no warning; a regime
+// whose times bend away from its line (20% slower above 1 MiB) keeps its warning, named by
+// regime.
+TEST(PiecewiseFit, WarningsNameTheRegimeAndSpareAFlatOne) {
+  std::vector<PingPongPoint> flat;
+  std::vector<PingPongPoint> bent;
+  for (double m = 1; m <= 67108864; m *= 2) {
+    PingPongPoint p;
+    p.bytes = m;
+    const std::size_t i = flat.size() + bent.size();
+    p.one_way_median_s = m <= 1024 ? (2e-6 + m / 80e9) * noise(i) * noise(i + 3)
+                                   : (10e-6 + m / 10e9) * (m > 1048576 ? 1.2 : 1.0);
+    p.one_way_min_s = p.one_way_max_s = p.one_way_median_s;
+    (m <= 1024 ? flat : bent).push_back(p);
+  }
+  PiecewiseFit fit;
+  fit.regimes.push_back({0.0, fit_hockney(flat)});
+  fit.regimes.push_back({1448.0, fit_hockney(bent)});
+  EXPECT_LT(fit.regimes[0].fit.r_squared, kPoorFitRSquared);
+  EXPECT_FALSE(fit_quality_warnings(fit.regimes[0].fit).empty());
+  const std::vector<std::string> w = piecewise_fit_warnings(fit);
+  ASSERT_FALSE(w.empty());
+  for (const std::string& line : w) {
+    EXPECT_TRUE(line.starts_with("regime 2 of 2 (2.05 KB .. 67.1 MB): ")) << line;
+  }
+}
+
 }  // namespace
 }  // namespace scalewall

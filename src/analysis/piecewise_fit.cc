@@ -210,12 +210,26 @@ PiecewiseFit fit_piecewise(std::span<const PingPongPoint> points, const FitOptio
   return out;
 }
 
+namespace {
+
+// Whether every size of a fit lies within kRunResidualFloor of its line. Such a regime fits
+// well whatever its R^2: a regime whose times barely change (latency-bound sizes) leaves little
+// variation to explain, so noise of a percent gives it a low R^2 without a poor fit.
+bool within_floor(const HockneyFit& fit) {
+  for (const FitPoint& p : fit.points) {
+    if (std::fabs(p.relative_residual) > kRunResidualFloor) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<std::string> piecewise_fit_warnings(const PiecewiseFit& fit) {
   if (fit.regimes.size() == 1) return fit_quality_warnings(fit.regimes.front().fit);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < fit.regimes.size(); ++i) {
     const HockneyFit& r = fit.regimes[i].fit;
-    if (r.points.size() <= kMinRegimeSizes) continue;
+    if (r.points.size() <= kMinRegimeSizes || within_floor(r)) continue;
     for (const std::string& w : fit_quality_warnings(r)) {
       out.push_back(fmt::format("regime {} of {} ({} .. {}): {}", i + 1, fit.regimes.size(),
                                 format_bytes(r.min_bytes), format_bytes(r.max_bytes), w));

@@ -174,7 +174,11 @@ PiecewiseFit fit_piecewise(std::span<const PingPongPoint> points, const FitOptio
                            std::optional<std::size_t> regimes = std::nullopt);
 
 // fit_quality_warnings for each regime of more than kMinRegimeSizes sizes, each line prefixed
-// with the regime and its size range ("regime 2 of 3 (4 KiB .. 64 KiB): ...").
+// with the regime and its size range ("regime 2 of 3 (4 KiB .. 64 KiB): ..."); with one
+// regime, fit_quality_warnings of it. Of several regimes, one whose every relative residual is
+// within kRunResidualFloor raises none: a regime of latency-bound sizes whose times barely
+// change has little variation for R^2 to measure, and a percent of noise gives it a low R^2
+// although it fits within noise.
 std::vector<std::string> piecewise_fit_warnings(const PiecewiseFit& fit);
 
 // ---- The reduction cost (gamma) ----
