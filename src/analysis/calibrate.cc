@@ -911,6 +911,8 @@ std::string regime_keys(const LinkRegime& r) {
 std::string link_section(const char* section, const Link& l) {
   std::string out = fmt::format("\n[{}]\n", section);
   out += regime_keys(l.regime(0));
+  if (l.half_duplex) out += "duplex = \"half\"\n";
+  if (l.reverse_traffic > 0) out += fmt::format("reverse_traffic = {}\n", toml_number(l.reverse_traffic));
   for (std::size_t i = 1; i < l.regime_count(); ++i) {
     const LinkRegime r = l.regime(i);
     out += fmt::format("\n[[{}.regimes]]\nfrom = {}    # {}\n", section, toml_number(r.from_bytes),

@@ -179,6 +179,35 @@ void read_regimes(const toml::table& table, std::string_view section, const std:
   }
 }
 
+// duplex = "full" | "half" and reverse_traffic = fraction (link.h's contention between the
+// two directions of a link).
+void read_duplex(const toml::table& table, std::string_view section, const std::string& source,
+                 Link& link) {
+  if (const toml::node* node = table.get("duplex")) {
+    const auto* text = node->as_string();
+    if (text == nullptr || (text->get() != "full" && text->get() != "half")) {
+      throw InputError(fmt::format("{}: expected \"full\" or \"half\"",
+                                   where(source, section, "duplex", node)));
+    }
+    link.half_duplex = text->get() == "half";
+  }
+  if (const toml::node* node = table.get("reverse_traffic")) {
+    const std::string place = where(source, section, "reverse_traffic", node);
+    double value = 0;
+    if (const auto* f = node->as_floating_point()) {
+      value = f->get();
+    } else if (const auto* i = node->as_integer()) {
+      value = static_cast<double>(i->get());
+    } else {
+      throw InputError(fmt::format("{}: expected a fraction of the bytes, such as 0.05", place));
+    }
+    if (!(value >= 0.0) || !(value < 1.0)) {
+      throw InputError(fmt::format("{}: {} is not a fraction at least 0 and below 1", place, value));
+    }
+    link.reverse_traffic = value;
+  }
+}
+
 Link read_link(const toml::table& root, std::string_view section, const std::string& source) {
   const toml::node* node = root.get(section);
   if (node == nullptr) {
@@ -189,9 +218,12 @@ Link read_link(const toml::table& root, std::string_view section, const std::str
   if (table == nullptr) {
     throw InputError(fmt::format("{}: [{}] must be a table", source, section));
   }
-  reject_unknown_keys(*table, {"alpha", "latency", "bandwidth", "L", "o", "g", "G", "regimes"},
+  reject_unknown_keys(*table,
+                      {"alpha", "latency", "bandwidth", "L", "o", "g", "G", "regimes", "duplex",
+                       "reverse_traffic"},
                       source, section);
   Link link = read_link_figures(*table, std::string(section), source);
+  read_duplex(*table, section, source, link);
   try {
     require_valid(link);
   } catch (const InputError& e) {

@@ -384,5 +384,29 @@ TEST(FabricErrors, SizeRegimesNameTheRegime) {
   EXPECT_TRUE(contains(not_tables, "expected [[intra.regimes]] tables")) << not_tables;
 }
 
+
+TEST(ParseFabric, DuplexAndReverseTraffic) {
+  const Topology t = parse_fabric(R"(
+[intra]
+alpha = "1us"
+bandwidth = "10GB/s"
+duplex = "half"
+[inter]
+alpha = "2us"
+bandwidth = "25GB/s"
+reverse_traffic = 0.05
+)", "f.toml");
+  EXPECT_TRUE(t.intra.half_duplex);
+  EXPECT_EQ(t.intra.reverse_traffic, 0.0);
+  EXPECT_FALSE(t.inter.half_duplex);
+  EXPECT_EQ(t.inter.reverse_traffic, 0.05);
+  EXPECT_TRUE(contains(error_of("[intra]\nalpha = 1\nbandwidth = 1\nduplex = \"simplex\"\n"
+                                "[inter]\nalpha = 1\nbandwidth = 1\n"),
+                       "[intra] duplex (line 4): expected \"full\" or \"half\""));
+  EXPECT_TRUE(contains(error_of("[intra]\nalpha = 1\nbandwidth = 1\n"
+                                "[inter]\nalpha = 1\nbandwidth = 1\nreverse_traffic = 1.5\n"),
+                       "1.5 is not a fraction"));
+}
+
 }  // namespace
 }  // namespace scalewall

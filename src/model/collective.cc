@@ -63,6 +63,13 @@ struct Phase {
 
 using Schedule = std::vector<Phase>;
 
+// Whether every rank both sends and receives in a step of the pattern (so that the two
+// directions of its link contend: Link::bidirectional_factor). A fold or a binomial step gives
+// each rank one role.
+bool both_ways(Pattern pattern) {
+  return pattern == Pattern::kShift || pattern == Pattern::kShiftRange || pattern == Pattern::kXor;
+}
+
 // The facts every schedule needs about N.
 struct Ranks {
   std::int64_t n;      // N
@@ -296,12 +303,13 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link, do
   for (const Phase& ph : schedule) {
     const Link l = link.at(ph.bytes);
     const auto k = static_cast<double>(ph.repeat);
+    const double both = both_ways(ph.pattern) ? l.bidirectional_factor() : 1.0;
     t.steps += ph.repeat;
     t.bytes += k * ph.bytes;
     t.reduced += k * ph.reduced;
     t.latency_s += k * l.alpha_s;
     t.overhead_s += k * 2.0 * l.overhead_s;
-    t.bandwidth_s += k * ph.bytes / l.bandwidth_Bps;
+    t.bandwidth_s += k * ph.bytes * both / l.bandwidth_Bps;
   }
   t.compute_s = t.reduced * gamma;
   return t;
@@ -309,7 +317,9 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link, do
 
 // A schedule on one link that every edge uses alike: the closed form.
 Totals evaluate_uniform(const Schedule& schedule, const Link& link, double gamma) {
-  if (link.piecewise()) return evaluate_uniform_piecewise(schedule, link, gamma);
+  if (link.piecewise() || link.bidirectional_factor() != 1.0) {
+    return evaluate_uniform_piecewise(schedule, link, gamma);
+  }
   Totals t;
   for (const Phase& ph : schedule) {
     const auto k = static_cast<double>(ph.repeat);
@@ -389,18 +399,19 @@ struct StepTerms {
   friend bool operator==(const StepTerms&, const StepTerms&) = default;
 };
 
-StepTerms terms_on(const Link& piecewise, double bytes) {
+StepTerms terms_on(const Link& piecewise, double bytes, bool both) {
   const Link link = piecewise.at(bytes);
-  return {link.alpha_s, 2.0 * link.overhead_s, bytes / link.bandwidth_Bps};
+  const double f = both ? link.bidirectional_factor() : 1.0;
+  return {link.alpha_s, 2.0 * link.overhead_s, bytes * f / link.bandwidth_Bps};
 }
 
 // The terms of one step of `bytes` per message. On a tie the inter-node link paces the step.
-StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes) {
+StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes, bool both) {
   SCALEWALL_CHECK(shape.intra || shape.streams > 0);
-  if (shape.streams == 0) return terms_on(topo.intra, bytes);
-  const StepTerms across = terms_on(crossing_link(topo, shape.streams), bytes);
+  if (shape.streams == 0) return terms_on(topo.intra, bytes, both);
+  const StepTerms across = terms_on(crossing_link(topo, shape.streams), bytes, both);
   if (shape.intra) {
-    const StepTerms intra = terms_on(topo.intra, bytes);
+    const StepTerms intra = terms_on(topo.intra, bytes, both);
     if (intra.latency_s + intra.bandwidth_s > across.latency_s + across.bandwidth_s) {
       return intra;
     }
@@ -507,7 +518,7 @@ Totals evaluate_by_edges(const Schedule& schedule, const Topology& topo, double 
       });
       shape.streams = std::max(*std::max_element(out.begin(), out.end()),
                                *std::max_element(in.begin(), in.end()));
-      sum.add(step_terms(topo, shape, ph.bytes), times);
+      sum.add(step_terms(topo, shape, ph.bytes, both_ways(ph.pattern)), times);
     }
   }
   return t;
@@ -639,12 +650,13 @@ Totals evaluate_closed_form(const Schedule& schedule, const Topology& topo, doub
   for (const Phase& ph : schedule) {
     PhaseSum sum(t, ph, gamma);
     if (ph.pattern != Pattern::kShiftRange) {
-      sum.add(step_terms(topo, shape_of(ph, ph.distance, r, topo), ph.bytes), ph.repeat);
+      sum.add(step_terms(topo, shape_of(ph, ph.distance, r, topo), ph.bytes, both_ways(ph.pattern)),
+              ph.repeat);
       continue;
     }
     SCALEWALL_CHECK(ph.repeat == r.n - 1);
     const auto run = [&](std::int64_t shift, std::int64_t count) {
-      sum.add(step_terms(topo, shape_of(ph, shift, r, topo), ph.bytes), count);
+      sum.add(step_terms(topo, shape_of(ph, shift, r, topo), ph.bytes, true), count);
     };
     if (topo.placement == Placement::kPacked) {
       // Shifts 1 .. g-1 each differ; g .. (M-1) g all send every rank off its node;
@@ -715,7 +727,7 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   t.reduced = m;  // an interior node reduces both children's halves: 2 c per chunk, k chunks
   t.compute_s = m * options.gamma_s_per_byte;
   const std::optional<Link> uniform = uniform_link(topo);
-  if (uniform && !uniform->piecewise()) {
+  if (uniform && !uniform->piecewise() && uniform->bidirectional_factor() == 1.0) {
     t.latency_s = static_cast<double>(t.steps) * uniform->alpha_s;
     t.overhead_s = static_cast<double>(t.steps) * 2.0 * uniform->overhead_s;
     t.bandwidth_s = t.bytes / uniform->bandwidth_Bps;
@@ -728,15 +740,20 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
     const Link a = across.at(message_bytes);
     if (uniform) return a;
     const Link i = topo.intra.at(message_bytes);
-    const auto time = [&](const Link& l) { return l.alpha_s + 4.0 * message_bytes / l.bandwidth_Bps; };
+    const auto time = [&](const Link& l) {
+      return l.alpha_s + 4.0 * message_bytes * l.bidirectional_factor() / l.bandwidth_Bps;
+    };
     return time(a) >= time(i) ? a : i;
   };
   const Link full_link = pace(chunk);
   const Link last_link = pace(last);
   t.latency_s = full_steps * full_link.alpha_s + last_link.alpha_s;
   t.overhead_s = 2.0 * (full_steps * full_link.overhead_s + last_link.overhead_s);
-  t.bandwidth_s =
-      full_steps * 4.0 * chunk / full_link.bandwidth_Bps + 4.0 * last / last_link.bandwidth_Bps;
+  // In the steady state every rank receives from its children and sends to its parent: both
+  // directions of its link carry chunks.
+  t.bandwidth_s = full_steps * 4.0 * chunk * full_link.bidirectional_factor() /
+                      full_link.bandwidth_Bps +
+                  4.0 * last * last_link.bidirectional_factor() / last_link.bandwidth_Bps;
   return t;
 }
 

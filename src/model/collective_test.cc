@@ -1872,5 +1872,53 @@ TEST(PiecewiseCollective, AOneRegimeLinkCostsExactlyAsBefore) {
   }), "one-regime link"));
 }
 
+
+// ---------------------------------------------------------------------------------------
+// Contention between the two directions of a link.
+
+TEST(Duplex, ReverseTrafficSlowsOnlyStepsThatSendAndReceive) {
+  Link link = kLink;
+  link.reverse_traffic = 0.05;
+  // Ring: every step sends and receives: the bandwidth term is 1.05 times the plain one.
+  const CollectiveCost plain = allreduce_cost(Algorithm::kRing, 8, 1e6, kLink);
+  const CollectiveCost crossed = allreduce_cost(Algorithm::kRing, 8, 1e6, link);
+  EXPECT_DOUBLE_EQ(crossed.latency_s, plain.latency_s);
+  EXPECT_DOUBLE_EQ(crossed.bandwidth_s, 1.05 * plain.bandwidth_s);
+  // A binomial broadcast gives each rank one role per step: no contention.
+  const auto bcast = [](const Link& l) {
+    return collective_cost(Op::kBroadcast, {Algorithm::kBinomialTree}, 8, 1e6, l).total_s;
+  };
+  EXPECT_DOUBLE_EQ(bcast(link), bcast(kLink));
+  // Recursive doubling on 3 ranks: the fold in and out are one-way (2 m / bandwidth), the
+  // exchange (m) pays 1.05.
+  const CollectiveCost rd = allreduce_cost(Algorithm::kRecursiveDoubling, 3, 1e6, link);
+  EXPECT_DOUBLE_EQ(rd.bandwidth_s, (2 * 1e6 + 1.05 * 1e6) / kLink.bandwidth_Bps);
+}
+
+TEST(Duplex, AHalfDuplexLinkSharesOneRateBetweenTheDirections) {
+  Link half = kLink;
+  half.half_duplex = true;
+  const CollectiveCost ring = allreduce_cost(Algorithm::kRing, 4, 4e6, half);
+  EXPECT_DOUBLE_EQ(ring.bandwidth_s, 2 * allreduce_cost(Algorithm::kRing, 4, 4e6, kLink).bandwidth_s);
+  EXPECT_DOUBLE_EQ(half.bidirectional_factor(), 2.0);
+  // The tree's steady state sends and receives too.
+  const auto tree = [](const Link& l) {
+    return collective_cost(Op::kAllreduce, {Algorithm::kDoubleBinaryTree}, 8, 64e6, l).bandwidth_s;
+  };
+  EXPECT_DOUBLE_EQ(tree(half), 2 * tree(kLink));
+  // On a two-level fabric the closed form and the edge-level evaluation still agree.
+  const Topology t = two_level(4, 4, half, half, 2);
+  for (const auto& [op, spec] : every_op_algorithm()) {
+    for (const double m : {4096.0, 3e7}) {
+      expect_same_cost(collective_cost(op, spec, m, t),
+                       detail::collective_cost_by_edges(op, spec, m, t), 1e-12,
+                       describe(op, spec, t.ranks(), m));
+    }
+  }
+  Link bad = kLink;
+  bad.reverse_traffic = 1.0;
+  EXPECT_TRUE(contains(input_error_of([&] { require_valid(bad); }), "reverse traffic 1"));
+}
+
 }  // namespace
 }  // namespace scalewall

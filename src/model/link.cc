@@ -69,7 +69,10 @@ std::size_t Link::regime_index(double bytes) const {
 
 Link Link::at(double bytes) const {
   const LinkRegime r = regime(regime_index(bytes));
-  return Link{r.alpha_s, r.bandwidth_Bps, r.overhead_s, r.gap_s};
+  Link one{r.alpha_s, r.bandwidth_Bps, r.overhead_s, r.gap_s};
+  one.half_duplex = half_duplex;
+  one.reverse_traffic = reverse_traffic;
+  return one;
 }
 
 Link piecewise_link(std::span<const LinkRegime> regimes) {
@@ -91,6 +94,11 @@ Link piecewise_link(std::span<const LinkRegime> regimes) {
 
 void require_valid(const Link& link) {
   SCALEWALL_CHECK(link.above_count < kMaxLinkRegimes);
+  if (!(link.reverse_traffic >= 0.0) || !(link.reverse_traffic < 1.0)) {
+    throw InputError(fmt::format(
+        "link reverse traffic {} must be a fraction of the bytes, at least 0 and below 1",
+        link.reverse_traffic));
+  }
   for (std::size_t i = 0; i < link.regime_count(); ++i) {
     const LinkRegime r = link.regime(i);
     require_valid_regime(r, regime_label(link, i));

@@ -24,6 +24,10 @@
 //   g = "1us"                     # alpha becomes L + 2o and bandwidth 1/G.
 //   G = "0.02ns"
 //
+//   duplex = "full"               # or "half": a step where every rank sends and receives
+//   reverse_traffic = 0.05        # shares one rate; a full-duplex link loses this fraction
+//                                 # of each message to reverse traffic (default 0)
+//
 //   [[inter.regimes]]             # optional further size regimes of a link (link.h): from
 //   from = "64KiB"                # this message size on, this alpha and bandwidth (or LogGP
 //   alpha = "5us"                 # L, o, g, G); the section's own figures price messages

@@ -58,8 +58,20 @@ struct Link {
                                     // NIC (0 for alpha-beta links: no injection limit)
   std::array<LinkRegime, kMaxLinkRegimes - 1> above{};  // regimes 2.. (above_count of them)
   std::size_t above_count = 0;
+  // Contention between the two directions, in a step where every rank both sends and
+  // receives (a ring step, a recursive-doubling exchange): on a half-duplex link the two
+  // share one rate; on a full-duplex link each runs at the full rate, less the reverse
+  // traffic that each message also puts on the other direction (TCP acknowledgements;
+  // SimGrid's cross-traffic, 5% by default), a fraction of its bytes. Such a step's bytes
+  // cost bidirectional_factor() times their one-way time.
+  bool half_duplex = false;     // default: full duplex
+  double reverse_traffic = 0;   // >= 0, below 1. Default: 0
 
   double beta_s_per_byte() const { return 1.0 / bandwidth_Bps; }
+  // (1 + reverse_traffic), doubled on a half-duplex link: 1 for a plain full-duplex link.
+  double bidirectional_factor() const {
+    return (half_duplex ? 2.0 : 1.0) * (1.0 + reverse_traffic);
+  }
 
   // How many size regimes the link has (1 for a plain Hockney link).
   std::size_t regime_count() const { return 1 + above_count; }
