@@ -84,6 +84,10 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
 
   const StepTime& last = p.rows.back();
   report.add_field("scaling", "scaling", Unit::kText, std::string(scaling_mode_name(p.mode)));
+  report.add_field("selector", "all-reduce priced by", Unit::kText,
+                   selector_used(file) == "nccl"
+                       ? std::string("nccl (NCCL's algorithm and protocol choice)")
+                       : std::string("mpi (the cheapest MPI algorithm per call)"));
   report.add_field("knee_ranks", "knee (exposed comm = compute)", Unit::kCount,
                    optional_count(p.knee_ranks),
                    fmt::format("not reached up to {} ranks", last.ranks));

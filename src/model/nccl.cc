@@ -555,6 +555,10 @@ bool nccl_chooses(Op op) {
          op == Op::kBroadcast || op == Op::kReduce;
 }
 
+bool nccl_is_default(Op op, const Topology& topology) {
+  return topology.rank_kind == RankKind::kGpu && nccl_chooses(op);
+}
+
 std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric) {
   if (!nccl_chooses(op)) {
     throw InputError(fmt::format(

@@ -106,6 +106,10 @@ struct NcclCost {
 // element in the frameworks that need one.)
 bool nccl_chooses(Op op);
 
+// Whether NCCL's choice is the default pricing of `op` on `topology`: its ranks are GPUs and
+// NCCL chooses an algorithm for `op`. Elsewhere the MPI catalogue (collective.h) prices it.
+bool nccl_is_default(Op op, const Topology& topology);
+
 // Every (algorithm, protocol) NCCL would consider for this call on `fabric`, with its cost,
 // cheapest first (ties keep NCCL's order: algorithm, then protocol, the order its loop visits
 // them, where the first of equal times wins). Empty for N = 1 (NCCL returns before tuning).
