@@ -1,7 +1,9 @@
 // End-to-end tests of `scalewall fabrics` and of preset names wherever a fabric is taken.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "tests/cli_runner.h"
 
@@ -51,6 +53,16 @@ TEST(FabricsCli, AScenarioNamesAPreset) {
   const auto mpi = run_json({"predict", scenario, "--ranks", "8,64", "--selector", "mpi"});
   EXPECT_EQ(mpi["inputs"]["model"]["network"]["selector_used"], "mpi");
   EXPECT_NE(mpi["rows"][1]["communication_s"], j["rows"][1]["communication_s"]);
+  // --what-if lays the two selectors side by side; the baseline is NCCL's.
+  const auto w = run_json({"predict", scenario, "--what-if", "--at", "64"});
+  std::vector<std::string> names;
+  double nccl_step = 0;
+  for (const auto& row : w["remedies"]) {
+    names.push_back(row["name"].get<std::string>());
+    if (row["name"] == "selector nccl") nccl_step = row["step_s"].get<double>();
+  }
+  EXPECT_NE(std::find(names.begin(), names.end(), "selector mpi"), names.end());
+  EXPECT_DOUBLE_EQ(nccl_step, w["baseline_step_s"].get<double>());
   // A path with a slash is a file, even when its last part is a preset's name.
   const std::string missing = write_temp_file(
       "on-missing.toml",
