@@ -156,6 +156,11 @@ std::string selector_used(const ScenarioFile& file) {
   return s.network.fabric && prices_with_nccl(s.settings, *s.network.fabric) ? "nccl" : "mpi";
 }
 
+std::string selector_used_text(const ScenarioFile& file) {
+  return selector_used(file) == "nccl" ? "nccl (NCCL's algorithm and protocol choice)"
+                                       : "mpi (the cheapest MPI algorithm per call)";
+}
+
 nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
   const Scenario& s = file.scenario;
   nlohmann::ordered_json j;

@@ -40,6 +40,8 @@ ScenarioFile load_scenario(const ScenarioFlags& flags);
 // Which choice priced the scenario's all-reduce calls, for a report field: "nccl" on a GPU
 // fabric (unless --selector mpi or a fixed --algorithm), "mpi" otherwise.
 std::string selector_used(const ScenarioFile& file);
+// The same in words, for a report line: "nccl (NCCL's algorithm and protocol choice)".
+std::string selector_used_text(const ScenarioFile& file);
 
 // Every input of the scenario, after overrides, in SI units, for a JSON report's "inputs".
 nlohmann::ordered_json scenario_inputs(const ScenarioFile& file);
