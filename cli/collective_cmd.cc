@@ -73,21 +73,14 @@ std::string ring_rd_no_tie_text(std::int64_t ranks, const Topology& topology,
 // The selector the call is priced by: --selector, else NCCL's on a GPU fabric for an op it
 // chooses for (unless --algorithms names MPI algorithms), else the MPI catalogue.
 std::string pick_selector(const CollectiveFlags& flags, Op op, const Topology& topology) {
-  if (!flags.selector.empty() && flags.selector != "auto") {
-    if (flags.selector == "nccl" && topology.rank_kind != RankKind::kGpu) {
-      throw InputError(
-          "--selector nccl: NCCL's choice needs a fabric whose ranks are GPUs (a GPU preset such "
-          "as dgx-h100, or a fabric file with ranks = \"gpu\")");
-    }
-    return flags.selector;
-  }
+  if (!flags.selector.empty() && flags.selector != "auto") return flags.selector;
   return nccl_is_default(op, topology) && flags.algorithms == "all" ? "nccl" : "mpi";
 }
 
 // NCCL's candidates for the call, cheapest first, its pick marked.
 Report nccl_collective(Op op, double bytes, const Topology& topology) {
-  const std::vector<NcclCost> all =
-      with_flag("--op", [&] { return nccl_costs(op, bytes, nccl_fabric(topology)); });
+  const NcclFabric fabric = with_flag("--selector", [&] { return nccl_fabric(topology); });
+  const std::vector<NcclCost> all = with_flag("--op", [&] { return nccl_costs(op, bytes, fabric); });
   const std::int64_t n = topology.ranks();
   Report report = model_report("collective");
   report.title = fmt::format("{} of {} ({} B) per rank over {} GPU{}; {}; NCCL's choice",

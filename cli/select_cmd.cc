@@ -164,11 +164,7 @@ Report run_select(const SelectFlags& flags) {
       on_fabric ? resolve_topology(flags.fabric, std::nullopt)
                 : resolve_topology(flags.fabric, std::optional<std::int64_t>{1});
   const bool gpu = on_fabric && base.rank_kind == RankKind::kGpu;
-  if (flags.selector == "nccl" && !gpu) {
-    throw InputError(
-        "--selector nccl: NCCL's choice needs a fabric whose ranks are GPUs (a GPU preset such "
-        "as dgx-h100, or a fabric file with ranks = \"gpu\")");
-  }
+  if (flags.selector == "nccl") with_flag("--selector", [&] { return nccl_fabric(base); });
   const bool automatic = flags.selector.empty() || flags.selector == "auto";
   if (flags.selector == "nccl" || (automatic && gpu && nccl_is_default(op, base))) {
     if (!flags.plot.empty()) {

@@ -407,7 +407,7 @@ TEST(CollectiveCli, SelectorMpiAndErrors) {
   // A CPU fabric has no NCCL; all-to-all is no NCCL choice.
   expect_input_error({"collective", "--fabric", "ib-hdr", "--ranks", "4", "--bytes", "1MB",
                       "--selector", "nccl"},
-                     "--selector nccl");
+                     "ranks = \"gpu\"");
   expect_input_error({"collective", "--fabric", "dgx-h100", "--op", "all-to-all", "--bytes",
                       "1MB", "--selector", "nccl"},
                      "all-to-all");

@@ -323,7 +323,7 @@ TEST(SelectCli, GpuFabricMapsNcclsPicks) {
                              "1..1MiB", "--selector", "mpi"});
   EXPECT_FALSE(mpi.contains("picks"));
   expect_input_error({"select", "--fabric", "ib-hdr", "--ranks", "2", "--selector", "nccl"},
-                     "--selector nccl");
+                     "ranks = \"gpu\"");
 }
 
 }  // namespace scalewall::testing

@@ -241,8 +241,8 @@ GpuGeneration parse_gpu_generation(std::string_view text) {
 NcclFabric nccl_fabric(const Topology& topology) {
   if (topology.rank_kind != RankKind::kGpu) {
     throw InputError(fmt::format(
-        "fabric '{}' does not say its ranks are GPUs (ranks = \"gpu\"); NCCL's model prices "
-        "GPU fabrics only",
+        "fabric '{}' does not say its ranks are GPUs (ranks = \"gpu\"): NCCL's choice needs a "
+        "GPU preset such as dgx-h100, or a fabric file with that key",
         topology.name));
   }
   NcclFabric f;
