@@ -10,6 +10,7 @@
 
 #include "cli/common.h"
 #include "scalewall/model/collective.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/analysis/select.h"
 #include "scalewall/base/units.h"
@@ -69,6 +70,70 @@ std::string ring_rd_no_tie_text(std::int64_t ranks, const Topology& topology,
                      algorithm_name(d < r ? rd : ring), ranks);
 }
 
+// The selector the call is priced by: --selector, else NCCL's on a GPU fabric for an op it
+// chooses for (unless --algorithms names MPI algorithms), else the MPI catalogue.
+std::string pick_selector(const CollectiveFlags& flags, Op op, const Topology& topology) {
+  if (!flags.selector.empty() && flags.selector != "auto") return flags.selector;
+  return nccl_is_default(op, topology) && flags.algorithms == "all" ? "nccl" : "mpi";
+}
+
+// NCCL's candidates for the call, cheapest first, its pick marked.
+Report nccl_collective(Op op, double bytes, const Topology& topology) {
+  const NcclFabric fabric = with_flag("--selector", [&] { return nccl_fabric(topology); });
+  const std::vector<NcclCost> all = with_flag("--op", [&] { return nccl_costs(op, bytes, fabric); });
+  const std::int64_t n = topology.ranks();
+  Report report = model_report("collective");
+  report.title = fmt::format("{} of {} ({} B) per rank over {} GPU{}; {}; NCCL's choice",
+                             op_name(op), format_bytes(bytes), bytes, n, n == 1 ? "" : "s",
+                             describe_topology(topology));
+  report.inputs["op"] = std::string(op_name(op));
+  report.inputs["ranks"] = n;
+  report.inputs["bytes"] = bytes;
+  report.inputs["fabric"] = topology_inputs(topology);
+  report.inputs["selector"] = "nccl";
+  Table table{"nccl",
+              {{"algorithm", "NCCL_ALGO", Unit::kText},
+               {"protocol", "NCCL_PROTO", Unit::kText},
+               {"channels", "channels", Unit::kCount},
+               {"latency_s", "latency", Unit::kSeconds},
+               {"bandwidth_Bps", "algorithm bandwidth", Unit::kRate},
+               {"bandwidth_s", "bandwidth", Unit::kSeconds},
+               {"total_s", "total", Unit::kSeconds},
+               {"busbw_Bps", "busbw", Unit::kRate}},
+              {},
+              {}};
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const NcclCost& c = all[i];
+    table.add_row({std::string(nccl_algorithm_name(c.algorithm)),
+                   std::string(nccl_protocol_name(c.protocol)), std::int64_t{c.channels},
+                   c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.total_s,
+                   c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
+                  i == 0 ? "<-- NCCL's pick" : "");
+  }
+  report.tables.push_back(std::move(table));
+  report.add_field("selector", "selector", Unit::kText, std::string("nccl"));
+  Value algo;
+  Value proto;
+  Value total;
+  if (!all.empty()) {
+    algo = std::string(nccl_algorithm_name(all.front().algorithm));
+    proto = std::string(nccl_protocol_name(all.front().protocol));
+    total = all.front().total_s;
+  }
+  report.add_field("nccl_algorithm", "NCCL_ALGO", Unit::kText, algo, "none (one GPU)");
+  report.add_field("nccl_protocol", "NCCL_PROTO", Unit::kText, proto, "none (one GPU)");
+  report.add_field("total_s", "predicted time", Unit::kSeconds, total, "0 (one GPU)");
+  report.notes.push_back(
+      "NCCL's own tuning model (NCCL 2.30.7, src/graph/tuning.cc): latency + bytes / "
+      "bandwidth per algorithm and protocol, the least wins; channels from its topology "
+      "search reduced to the fabric's figures (docs/models.md). --selector mpi prices the MPI "
+      "algorithms instead.");
+  if (topology.nominal) {
+    report.notes.push_back("The fabric's link figures are nominal (datasheet values), not measured.");
+  }
+  return report;
+}
+
 Report run_collective(const CollectiveFlags& flags) {
   const Op op = with_flag("--op", [&] { return parse_op(flags.op); });
   std::optional<std::int64_t> ranks;
@@ -84,6 +149,8 @@ Report run_collective(const CollectiveFlags& flags) {
     bytes = flag_bytes("--bytes", flags.bytes);  // read (and checked), then ignored
   }
   const Topology topology = resolve_topology(flags.fabric, ranks);
+  const std::string selector_text = pick_selector(flags, op, topology);
+  if (selector_text == "nccl") return nccl_collective(op, bytes, topology);
   CostOptions options;
   options.gamma_s_per_byte =
       flags.gamma.empty() ? topology.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
@@ -174,8 +241,8 @@ Report run_collective(const CollectiveFlags& flags) {
     }
   }
 
-  if (!flags.selector.empty()) {
-    const Selector selector = with_flag("--selector", [&] { return parse_selector(flags.selector); });
+  if (selector_text != "mpi") {
+    const Selector selector = with_flag("--selector", [&] { return parse_selector(selector_text); });
     const LibraryChoice choice = library_choice(selector, op, n, bytes);
     report.add_field("selector", "selector", Unit::kText, std::string(selector_name(selector)));
     report.add_field("selector_choice", "it picks", Unit::kText, choice.library_algorithm);
@@ -241,9 +308,12 @@ void register_collective(CLI::App& app) {
       ->type_name("LIST")
       ->default_val("all");
   cmd->add_option("--selector", flags->selector,
-                  "Also show what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed "
-                  "rules (ompi) pick for this call, and what that costs under the model")
-      ->type_name("mpich|ompi");
+                  "What prices the call (SELECTOR): nccl (NCCL's algorithm x protocol choice, NCCL_ALGO and "
+                  "NCCL_PROTO names; the default on a GPU fabric such as --fabric dgx-h100), mpi "
+                  "(every MPI algorithm, cheapest first; the default otherwise), or mpi plus "
+                  "what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) "
+                  "pick and what that costs; auto: the default")
+      ->type_name("SELECTOR");
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Recursive doubling takes log2 N steps but moves m log2 N bytes per rank; the ring takes\n"
@@ -257,7 +327,11 @@ void register_collective(CLI::App& app) {
       "      the ring wins: about 2.1 GB per rank against 6.4 GB\n"
       "  scalewall collective --fabric examples/fabrics/dgx-h100-ndr.toml --bytes 1GB\n"
       "      on 16 nodes of 8 GPUs, the hierarchical all-reduce moves m/8 across nodes\n"
-      "  scalewall collective --op all-to-all --ranks 64 --bytes 1MB --selector ompi");
+      "  scalewall collective --op all-to-all --ranks 64 --bytes 1MB --selector ompi\n"
+      "  scalewall collective --fabric dgx-h100 --ranks 16 --bytes 1GiB\n"
+      "      NCCL's pick on two DGX H100: NVLSTree/Simple, and every Ring/Tree x LL/LL128/Simple\n"
+      "  scalewall collective --fabric dgx-h100 --ranks 16 --bytes 1GiB --selector mpi\n"
+      "      the MPI algorithms on the same fabric");
   cmd->callback([flags] { emit(run_collective(*flags), flags->format); });
 }
 

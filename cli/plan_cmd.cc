@@ -155,6 +155,7 @@ Report plan_report(const PlanFlags& flags) {
 
   const std::string mode(scaling_mode_name(p.mode));
   report.add_field("scaling", "scaling", Unit::kText, mode);
+  report.add_field("selector", "all-reduce priced by", Unit::kText, selector_used_text(file));
   report.add_field("ranks", "ranks", Unit::kCount, n);
   report.add_field("step_s", "step time", Unit::kSeconds, at.step_s);
   report.add_field("efficiency", "efficiency", Unit::kFraction, at.efficiency);

@@ -84,6 +84,7 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
 
   const StepTime& last = p.rows.back();
   report.add_field("scaling", "scaling", Unit::kText, std::string(scaling_mode_name(p.mode)));
+  report.add_field("selector", "all-reduce priced by", Unit::kText, selector_used_text(file));
   report.add_field("knee_ranks", "knee (exposed comm = compute)", Unit::kCount,
                    optional_count(p.knee_ranks),
                    fmt::format("not reached up to {} ranks", last.ranks));
@@ -176,6 +177,12 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
   const Remedy* first = first_remedy(w);
   report.add_field("top_remedy", "first remedy to try", Unit::kText,
                    first ? Value{first->name} : Value{}, "none gains 1% or more");
+  report.add_field("selector", "all-reduce priced by", Unit::kText, selector_used_text(file));
+  if (!w.selectors.empty()) {
+    report.notes.push_back(
+        "selector rows: the baseline priced by NCCL's choice and by the cheapest MPI algorithm, "
+        "a comparison of the two models (--selector picks one), not a remedy.");
+  }
   report.notes.push_back(
       "gain = baseline time per unit of work / the remedy's (accumulation and a bigger batch do "
       "more work per step); below 1% counts as no gain.");

@@ -64,6 +64,11 @@ void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional
   command->add_option("--algorithm", flags->algorithm,
                       "Override: all-reduce algorithm (auto: the cheapest per call)")
       ->type_name("NAME");
+  command->add_option("--selector", flags->selector,
+                      "Override: what prices each all-reduce (SELECTOR): nccl (NCCL's algorithm and "
+                      "protocol choice, for GPU fabrics), mpi (the cheapest MPI algorithm), or "
+                      "auto (nccl on a fabric whose ranks are GPUs, mpi otherwise; the default)")
+      ->type_name("SELECTOR");
   command->add_option("--compression-ratio", flags->compression_ratio,
                       "Override: gradient compression ratio (>= 1)")
       ->type_name("R");
@@ -116,6 +121,15 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
       s.settings.algorithm = a;
     }
   }
+  if (!flags.selector.empty()) {
+    s.settings.selector = with_flag("--selector", [&] { return parse_call_selector(flags.selector); });
+    if (s.settings.selector == CallSelector::kNccl &&
+        !(s.network.fabric && s.network.fabric->rank_kind == RankKind::kGpu)) {
+      throw InputError(
+          "--selector nccl: NCCL's choice needs a fabric whose ranks are GPUs (a GPU preset, or "
+          "a fabric file with ranks = \"gpu\")");
+    }
+  }
   if (!flags.compression_ratio.empty()) {
     s.settings.compression_ratio = flag_number("--compression-ratio", flags.compression_ratio);
     with_flag("--compression-ratio", [&] {
@@ -135,6 +149,16 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
   if (!flags.sigma.empty()) s.variance.sigma = flag_fraction("--sigma", flags.sigma);
   with_flag(flags.path, [&] { require_valid(s); });
   return file;
+}
+
+std::string selector_used(const ScenarioFile& file) {
+  const Scenario& s = file.scenario;
+  return s.network.fabric && prices_with_nccl(s.settings, *s.network.fabric) ? "nccl" : "mpi";
+}
+
+std::string selector_used_text(const ScenarioFile& file) {
+  return selector_used(file) == "nccl" ? "nccl (NCCL's algorithm and protocol choice)"
+                                       : "mpi (the cheapest MPI algorithm per call)";
 }
 
 nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
@@ -165,6 +189,8 @@ nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
     n["alpha_s"] = s.network.busbw_alpha_s;
   }
   n["algorithm"] = s.settings.algorithm ? algorithm_name(*s.settings.algorithm) : "auto";
+  n["selector"] = std::string(call_selector_name(s.settings.selector));
+  n["selector_used"] = selector_used(file);
   n["gamma_s_per_byte"] = s.settings.cost.gamma_s_per_byte;
   n["tree_chunk_bytes"] = s.settings.cost.tree_chunk_bytes;
   nlohmann::ordered_json& v = j["variance"];

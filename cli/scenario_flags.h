@@ -22,6 +22,7 @@ struct ScenarioFlags {
   std::string hierarchical;       // on | off
   FabricFlags network;            // --fabric and its overrides (cli/common.h)
   std::string algorithm;          // auto | an all-reduce algorithm
+  std::string selector;           // auto | mpi | nccl
   std::string compression_ratio;
   std::string accumulation_steps;
   std::string batch_scale;
@@ -35,6 +36,12 @@ void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional
 
 // Loads the scenario (InputError naming the file on any problem) and applies the overrides.
 ScenarioFile load_scenario(const ScenarioFlags& flags);
+
+// Which choice priced the scenario's all-reduce calls, for a report field: "nccl" on a GPU
+// fabric (unless --selector mpi or a fixed --algorithm), "mpi" otherwise.
+std::string selector_used(const ScenarioFile& file);
+// The same in words, for a report line: "nccl (NCCL's algorithm and protocol choice)".
+std::string selector_used_text(const ScenarioFile& file);
 
 // Every input of the scenario, after overrides, in SI units, for a JSON report's "inputs".
 nlohmann::ordered_json scenario_inputs(const ScenarioFile& file);

@@ -12,6 +12,7 @@
 
 #include "cli/common.h"
 #include "scalewall/model/collective.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
 #include "scalewall/model/scaling.h"
@@ -92,6 +93,56 @@ std::vector<std::int64_t> read_rank_grid(const std::string& text) {
   return ranks;
 }
 
+// NCCL's pick per (rank count, size): one row each, NCCL_ALGO and NCCL_PROTO names.
+Report nccl_select(Op op, const std::vector<std::int64_t>& ranks, const std::vector<double>& bytes,
+                   const Topology& base) {
+  const std::vector<NcclSelectionRow> map = with_flag("--ranks", [&] {
+    return nccl_selection_map(op, ranks, bytes,
+                              [&](std::int64_t r) { return scaled_topology(base, r); });
+  });
+  Report report = model_report("select");
+  report.title = fmt::format("NCCL's choice for {} on {}: {} rank counts x {} sizes",
+                             op_name(op), describe_topology(base), ranks.size(), bytes.size());
+  report.inputs["op"] = std::string(op_name(op));
+  report.inputs["ranks"] = ranks;
+  report.inputs["bytes"] = bytes;
+  report.inputs["fabric"] = topology_inputs(base);
+  report.inputs["selector"] = "nccl";
+  Table table{"picks",
+              {{"ranks", "ranks", Unit::kCount},
+               {"bytes", "size", Unit::kBytes},
+               {"algorithm", "NCCL_ALGO", Unit::kText},
+               {"protocol", "NCCL_PROTO", Unit::kText},
+               {"channels", "channels", Unit::kCount},
+               {"total_s", "total", Unit::kSeconds},
+               {"busbw_Bps", "busbw", Unit::kRate}},
+              {},
+              {}};
+  for (const NcclSelectionRow& row : map) {
+    for (std::size_t i = 0; i < row.picks.size(); ++i) {
+      const NcclCost& c = row.picks[i];
+      const bool changes = i > 0 && (c.algorithm != row.picks[i - 1].algorithm ||
+                                     c.protocol != row.picks[i - 1].protocol);
+      Value algo;
+      Value proto;
+      if (row.ranks > 1) {
+        algo = std::string(nccl_algorithm_name(c.algorithm));
+        proto = std::string(nccl_protocol_name(c.protocol));
+      }
+      table.add_row({row.ranks, bytes[i], algo, proto, std::int64_t{c.channels}, c.total_s,
+                     c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
+                    changes ? "<-- NCCL switches" : "");
+    }
+  }
+  report.tables.push_back(std::move(table));
+  report.add_field("selector", "selector", Unit::kText, std::string("nccl"));
+  report.notes.push_back(
+      "NCCL's own tuning model (NCCL 2.30.7): per call the (algorithm, protocol) of least "
+      "latency + bytes / bandwidth; docs/models.md has its constants. --selector mpi maps the "
+      "MPI algorithms instead.");
+  return report;
+}
+
 Report run_select(const SelectFlags& flags) {
   const Format format = with_flag("--format", [&] { return parse_format(flags.format); });
   if (!flags.plot.empty()) with_flag("--plot", [&] { return plot_format_for_path(flags.plot); });
@@ -107,16 +158,24 @@ Report run_select(const SelectFlags& flags) {
   if (!(options.tree_chunk_bytes > 0)) {
     throw InputError(fmt::format("--chunk: chunk size '{}' must be above zero", flags.chunk));
   }
-  std::optional<Selector> selector;
-  if (!flags.selector.empty()) {
-    selector = with_flag("--selector", [&] { return parse_selector(flags.selector); });
-  }
-
   // The network: a flat link, or a fabric scaled to each rank count.
   const bool on_fabric = !flags.fabric.fabric.empty();
   const Topology base =
       on_fabric ? resolve_topology(flags.fabric, std::nullopt)
                 : resolve_topology(flags.fabric, std::optional<std::int64_t>{1});
+  const bool gpu = on_fabric && base.rank_kind == RankKind::kGpu;
+  if (flags.selector == "nccl") with_flag("--selector", [&] { return nccl_fabric(base); });
+  const bool automatic = flags.selector.empty() || flags.selector == "auto";
+  if (flags.selector == "nccl" || (automatic && gpu && nccl_is_default(op, base))) {
+    if (!flags.plot.empty()) {
+      throw InputError("--plot: the plot draws the MPI selection map; add --selector mpi");
+    }
+    return nccl_select(op, ranks, bytes, base);
+  }
+  std::optional<Selector> selector;
+  if (!automatic && flags.selector != "mpi") {
+    selector = with_flag("--selector", [&] { return parse_selector(flags.selector); });
+  }
   options.gamma_s_per_byte =
       flags.gamma.empty() ? base.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
   const std::size_t rows = ranks.size();
@@ -177,9 +236,12 @@ void register_select(CLI::App& app) {
       ->type_name("SIZE")
       ->default_val("512KiB");
   cmd->add_option("--selector", flags->selector,
-                  "Also map what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed "
-                  "rules (ompi) pick, and its cost against the model's best")
-      ->type_name("mpich|ompi");
+                  "What picks per cell (SELECTOR): nccl (NCCL's algorithm and protocol, NCCL_ALGO and "
+                  "NCCL_PROTO names; the default on a GPU fabric such as --fabric dgx-h100), mpi "
+                  "(the cheapest MPI algorithm; the default otherwise), or mpi plus what MPICH's "
+                  "classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) pick, and "
+                  "its cost against the model's best; auto: the default")
+      ->type_name("SELECTOR");
   cmd->add_option("--plot", flags->plot,
                   "Also draw the selection map to FILE (.svg or .png; needs gnuplot)")
       ->type_name("FILE")
@@ -195,7 +257,9 @@ void register_select(CLI::App& app) {
       "  scalewall select --fabric examples/fabrics/dgx-h100-ndr.toml --ranks 8..128\n"
       "      where the hierarchical all-reduce takes over on 8-GPU nodes\n"
       "  scalewall select --ranks 2..4096 --bytes 1..64MiB --selector ompi\n"
-      "      where Open MPI's fixed rules differ from the model, and by how much");
+      "      where Open MPI's fixed rules differ from the model, and by how much\n"
+      "  scalewall select --fabric dgx-a100 --ranks 8,16,64 --bytes 1KiB..1GiB\n"
+      "      NCCL's Ring/Tree x LL/LL128/Simple pick per size on DGX A100 nodes");
   cmd->callback([flags] { emit(run_select(*flags), flags->format); });
 }
 

@@ -362,4 +362,58 @@ TEST(CollectiveCli, ExplicitPlacementBeyondTheEdgeLimitIsRefused) {
 }
 
 }  // namespace
+// On a GPU fabric NCCL's choice is the default: every (NCCL_ALGO, NCCL_PROTO) it considers,
+// cheapest first. Two DGX H100 nodes at 1 GiB: NVLSTree/Simple (nccl_test.cc has the figures).
+TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
+  const auto j = run_json({"collective", "--fabric", "dgx-h100", "--ranks", "16", "--bytes",
+                           "1GiB"});
+  EXPECT_EQ(j["inputs"]["selector"], "nccl");
+  EXPECT_EQ(j["nccl_algorithm"], "NVLSTree");
+  EXPECT_EQ(j["nccl_protocol"], "Simple");
+  const auto& rows = j["nccl"];
+  ASSERT_EQ(rows.size(), 7u);  // NVLSTree/Simple, Ring and Tree x LL, LL128, Simple
+  EXPECT_EQ(rows[0]["algorithm"], "NVLSTree");
+  EXPECT_EQ(rows[0]["channels"], 8);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_GE(rows[i]["total_s"].get<double>(), rows[i - 1]["total_s"].get<double>());
+  }
+  // 8 bytes on one DGX A100: Ring/LL, 15 us (NCCL's 6.6 us base + 14 NVLink hops of 0.6 us).
+  const auto small =
+      run_json({"collective", "--fabric", "dgx-a100", "--bytes", "8"});
+  EXPECT_EQ(small["nccl_algorithm"], "Ring");
+  EXPECT_EQ(small["nccl_protocol"], "LL");
+  EXPECT_NEAR(small["nccl"][0]["latency_s"].get<double>(), 15e-6, 1e-12);
+  const CliResult csv = run_scalewall(
+      {"collective", "--fabric", "dgx-a100", "--bytes", "1GiB", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(lines_of(csv.out).at(0),
+            "algorithm,protocol,channels,latency_s,bandwidth_Bps,bandwidth_s,total_s,busbw_Bps");
+  EXPECT_EQ(lines_of(csv.out).at(1).rfind("Ring,Simple,12,", 0), 0u) << csv.out;
+  const CliResult table =
+      run_scalewall({"collective", "--fabric", "dgx-a100", "--bytes", "1GiB"});
+  EXPECT_NE(table.out.find("NCCL_ALGO"), std::string::npos);
+  EXPECT_NE(table.out.find("<-- NCCL's pick"), std::string::npos);
+}
+
+TEST(CollectiveCli, SelectorMpiAndErrors) {
+  const auto mpi = run_json({"collective", "--fabric", "dgx-h100", "--ranks", "16", "--bytes",
+                             "1GiB", "--selector", "mpi"});
+  EXPECT_FALSE(mpi["algorithms"].empty());
+  EXPECT_FALSE(mpi.contains("nccl"));
+  // --algorithms names MPI algorithms: the MPI catalogue prices them.
+  const auto named = run_json({"collective", "--fabric", "dgx-h100", "--ranks", "16", "--bytes",
+                               "1GiB", "--algorithms", "ring"});
+  EXPECT_EQ(named["algorithms"].size(), 1u);
+  // A CPU fabric has no NCCL; all-to-all is no NCCL choice.
+  expect_input_error({"collective", "--fabric", "ib-hdr", "--ranks", "4", "--bytes", "1MB",
+                      "--selector", "nccl"},
+                     "ranks = \"gpu\"");
+  expect_input_error({"collective", "--fabric", "dgx-h100", "--op", "all-to-all", "--bytes",
+                      "1MB", "--selector", "nccl"},
+                     "all-to-all");
+  const auto a2a = run_json({"collective", "--fabric", "dgx-h100", "--op", "all-to-all",
+                             "--bytes", "1MB"});
+  EXPECT_FALSE(a2a["algorithms"].empty());  // no NCCL choice: the MPI catalogue
+}
+
 }  // namespace scalewall::testing

@@ -1,7 +1,9 @@
 // End-to-end tests of `scalewall fabrics` and of preset names wherever a fabric is taken.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "tests/cli_runner.h"
 
@@ -31,7 +33,8 @@ TEST(FabricsCli, ThePrintedTomlIsTheSameFabric) {
       run_json({"collective", "--fabric", file, "--ranks", "64", "--bytes", "1GB"});
   const auto from_name =
       run_json({"collective", "--fabric", "dgx-a100", "--ranks", "64", "--bytes", "1GB"});
-  EXPECT_EQ(from_file["algorithms"], from_name["algorithms"]);
+  ASSERT_FALSE(from_name["nccl"].empty());  // a GPU preset: NCCL's choice by default
+  EXPECT_EQ(from_file["nccl"], from_name["nccl"]);
   // 64 ranks of an 8-GPU node type: 8 nodes.
   EXPECT_EQ(from_name["inputs"]["fabric"]["nodes"], 8);
 }
@@ -44,6 +47,22 @@ TEST(FabricsCli, AScenarioNamesAPreset) {
   const auto j = run_json({"predict", scenario, "--ranks", "8,64"});
   ASSERT_EQ(j["rows"].size(), 2u);
   EXPECT_GT(j["rows"][1]["communication_s"].get<double>(), 0.0);
+  // A GPU preset: the step's all-reduce is priced by NCCL's choice, and the report says so.
+  EXPECT_EQ(j["inputs"]["model"]["network"]["selector_used"], "nccl");
+  EXPECT_EQ(j["selector"].get<std::string>().rfind("nccl", 0), 0u);
+  const auto mpi = run_json({"predict", scenario, "--ranks", "8,64", "--selector", "mpi"});
+  EXPECT_EQ(mpi["inputs"]["model"]["network"]["selector_used"], "mpi");
+  EXPECT_NE(mpi["rows"][1]["communication_s"], j["rows"][1]["communication_s"]);
+  // --what-if lays the two selectors side by side; the baseline is NCCL's.
+  const auto w = run_json({"predict", scenario, "--what-if", "--at", "64"});
+  std::vector<std::string> names;
+  double nccl_step = 0;
+  for (const auto& row : w["remedies"]) {
+    names.push_back(row["name"].get<std::string>());
+    if (row["name"] == "selector nccl") nccl_step = row["step_s"].get<double>();
+  }
+  EXPECT_NE(std::find(names.begin(), names.end(), "selector mpi"), names.end());
+  EXPECT_DOUBLE_EQ(nccl_step, w["baseline_step_s"].get<double>());
   // A path with a slash is a file, even when its last part is a preset's name.
   const std::string missing = write_temp_file(
       "on-missing.toml",

@@ -50,7 +50,7 @@ const std::vector<Concept> kConcepts = {
     {"reduction cost per byte", "--gamma", "", "G"},
     {"double-binary-tree chunk", "--chunk", "", "SIZE"},
     {"collective op", "--op", "", "OP"},
-    {"library selector", "--selector", "", "mpich|ompi"},
+    {"selector (what picks each call's algorithm)", "--selector", "", "SELECTOR"},
     {"target efficiency", "--target-efficiency", "", "E"},
     {"per-rank jitter (a fraction)", "--sigma", "", "F"},
     {"largest rank count of a sweep", "--max-ranks", "", "N"},

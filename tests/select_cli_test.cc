@@ -299,4 +299,31 @@ TEST(SelectCli, MillionRankFabricMapAnswers) {
 }
 
 }  // namespace
+// On a GPU fabric the map is NCCL's pick per (rank count, size).
+TEST(SelectCli, GpuFabricMapsNcclsPicks) {
+  const auto j = run_json({"select", "--fabric", "dgx-a100", "--ranks", "8,16", "--bytes",
+                           "1KiB..1GiB"});
+  EXPECT_EQ(j["inputs"]["selector"], "nccl");
+  const auto& picks = j["picks"];
+  ASSERT_EQ(picks.size(), 2u * 11u);
+  EXPECT_EQ(picks[0]["ranks"], 8);
+  EXPECT_EQ(picks[0]["algorithm"], "Ring");
+  EXPECT_EQ(picks[0]["protocol"], "LL");
+  EXPECT_EQ(picks[10]["algorithm"], "Ring");  // 1 GiB on one node
+  EXPECT_EQ(picks[10]["protocol"], "Simple");
+  EXPECT_EQ(picks[11]["ranks"], 16);
+  EXPECT_EQ(picks[11]["algorithm"], "Tree");  // 1 KiB across two nodes: the tree's log hops
+  const CliResult csv = run_scalewall({"select", "--fabric", "dgx-a100", "--ranks", "8",
+                                       "--bytes", "1GiB", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("ranks,bytes,algorithm,protocol,channels,total_s,busbw_Bps"),
+            std::string::npos);
+  EXPECT_NE(csv.out.find("8,1073741824,Ring,Simple,12,"), std::string::npos) << csv.out;
+  const auto mpi = run_json({"select", "--fabric", "dgx-a100", "--ranks", "8", "--bytes",
+                             "1..1MiB", "--selector", "mpi"});
+  EXPECT_FALSE(mpi.contains("picks"));
+  expect_input_error({"select", "--fabric", "ib-hdr", "--ranks", "2", "--selector", "nccl"},
+                     "ranks = \"gpu\"");
+}
+
 }  // namespace scalewall::testing

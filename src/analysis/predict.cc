@@ -526,6 +526,19 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
   together.gain = base / together.time_per_work_s;
   remedies.push_back(std::move(together));
   w.remedies = std::move(remedies);
+  if (scenario.network.fabric && scenario.network.fabric->rank_kind == RankKind::kGpu) {
+    for (const CallSelector c : {CallSelector::kNccl, CallSelector::kMpi}) {
+      Scenario s = scenario;
+      s.settings.selector = c;
+      Remedy r = run.evaluate(fmt::format("selector {}", call_selector_name(c)),
+                              c == CallSelector::kNccl
+                                  ? "NCCL's algorithm and protocol choice per call"
+                                  : "the cheapest MPI algorithm per call",
+                              true, s);
+      r.gain = base / r.time_per_work_s;
+      w.selectors.push_back(std::move(r));
+    }
+  }
   return w;
 }
 

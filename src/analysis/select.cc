@@ -806,6 +806,25 @@ std::string_view selector_description(Selector selector) {
   return {};
 }
 
+std::vector<NcclSelectionRow> nccl_selection_map(
+    Op op, std::span<const std::int64_t> ranks, std::span<const double> bytes,
+    const std::function<Topology(std::int64_t)>& topology_for) {
+  if (ranks.empty() || bytes.empty()) {
+    throw InputError("a selection map needs at least one rank count and one size");
+  }
+  std::vector<NcclSelectionRow> out;
+  out.reserve(ranks.size());
+  for (const std::int64_t r : ranks) {
+    const NcclFabric fabric = nccl_fabric(topology_for(r));
+    NcclSelectionRow row;
+    row.ranks = r;
+    row.picks.reserve(bytes.size());
+    for (const double m : bytes) row.picks.push_back(nccl_choice(op, m, fabric));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 Selector parse_selector(std::string_view text) {
   if (text == "openmpi" || text == "open-mpi") return Selector::kOpenMpi;
   std::string known;

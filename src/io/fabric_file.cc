@@ -8,6 +8,7 @@
 
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
+#include "scalewall/model/nccl.h"
 #include "toml_input.h"
 
 namespace scalewall {
@@ -233,14 +234,53 @@ Link read_link(const toml::table& root, std::string_view section, const std::str
   return link;
 }
 
+bool read_flag(const toml::table& root, std::string_view key, const std::string& source) {
+  const auto* b = root.get(key)->as_boolean();
+  if (b == nullptr) {
+    throw InputError(
+        fmt::format("{}: expected true or false", where(source, "", key, root.get(key))));
+  }
+  return b->get();
+}
+
+// `ranks = "gpu"` (or "cpu", the default) and, for GPU ranks, `gpu`, `nvls`, `collnet`.
+void read_rank_kind(const toml::table& root, const std::string& source, Topology& t) {
+  if (root.contains("ranks")) {
+    const auto* s = root.get("ranks")->as_string();
+    if (s == nullptr || (s->get() != "gpu" && s->get() != "cpu")) {
+      throw InputError(fmt::format("{}: expected \"gpu\" or \"cpu\" (what the ranks are)",
+                                   where(source, "", "ranks", root.get("ranks"))));
+    }
+    t.rank_kind = s->get() == "gpu" ? RankKind::kGpu : RankKind::kCpu;
+  }
+  for (const char* key : {"gpu", "nvls", "collnet"}) {
+    if (root.contains(key) && t.rank_kind != RankKind::kGpu) {
+      throw InputError(fmt::format("{}: only a fabric of GPU ranks (ranks = \"gpu\") takes it",
+                                   where(source, "", key, root.get(key))));
+    }
+  }
+  if (root.contains("gpu")) {
+    const auto* s = root.get("gpu")->as_string();
+    const std::string place = where(source, "", "gpu", root.get("gpu"));
+    if (s == nullptr) throw InputError(fmt::format("{}: expected a string", place));
+    try {
+      t.gpu.generation = parse_gpu_generation(s->get());
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", place, e.what()));
+    }
+  }
+  if (root.contains("nvls")) t.gpu.nvls = read_flag(root, "nvls", source);
+  if (root.contains("collnet")) t.gpu.collnet = read_flag(root, "collnet", source);
+}
+
 }  // namespace
 
 Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   const toml::table root = parse_toml(toml_text, source);
   reject_unknown_keys(root,
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
-                       "oversubscription", "placement", "rank_to_node", "gamma", "intra",
-                       "inter"},
+                       "oversubscription", "placement", "rank_to_node", "gamma", "ranks", "gpu",
+                       "nvls", "collnet", "intra", "inter"},
                       source, "");
   Topology t;
   t.name = "fabric";
@@ -305,6 +345,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
     }
     t.placement = Placement::kExplicit;
   }
+  read_rank_kind(root, source, t);
   t.intra = read_link(root, "intra", source);
   t.inter = read_link(root, "inter", source);
   try {

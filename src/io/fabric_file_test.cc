@@ -134,6 +134,36 @@ bandwidth = 25e9
   }
 }
 
+// `ranks = "gpu"` with its generation, NVLS and CollNet; without it the ranks are CPUs.
+TEST(ParseFabric, GpuRanks) {
+  EXPECT_EQ(parse_fabric(kLinks, "f.toml").rank_kind, RankKind::kCpu);
+  const Topology t = parse_fabric(
+      std::string("ranks = \"gpu\"\ngpu = \"ampere\"\nnvls = true\ncollnet = true\n") + kLinks,
+      "f.toml");
+  EXPECT_EQ(t.rank_kind, RankKind::kGpu);
+  EXPECT_EQ(t.gpu.generation, GpuGeneration::kAmpere);
+  EXPECT_TRUE(t.gpu.nvls);
+  EXPECT_TRUE(t.gpu.collnet);
+  const Topology plain = parse_fabric(std::string("ranks = \"gpu\"\n") + kLinks, "f.toml");
+  EXPECT_EQ(plain.gpu.generation, GpuGeneration::kHopper);
+  EXPECT_FALSE(plain.gpu.nvls);
+  EXPECT_EQ(parse_fabric(std::string("ranks = \"cpu\"\n") + kLinks, "f.toml").rank_kind,
+            RankKind::kCpu);
+}
+
+TEST(FabricErrors, GpuKeys) {
+  EXPECT_NE(error_of(std::string("ranks = \"tpu\"\n") + kLinks).find("ranks (line 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string("nvls = true\n") + kLinks).find("only a fabric of GPU ranks"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string("ranks = \"gpu\"\ngpu = \"pascal\"\n") + kLinks)
+                .find("unknown GPU generation 'pascal'"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string("ranks = \"gpu\"\nnvls = 1\n") + kLinks)
+                .find("expected true or false"),
+            std::string::npos);
+}
+
 TEST(ParseFabric, LogGpSection) {
   // alpha = L + 2o = 1.5 + 1 = 2.5 us; G = 0.02 ns/B is 50 GB/s.
   const Topology t = parse_fabric(R"(

@@ -14,7 +14,9 @@
 namespace scalewall {
 namespace {
 
-// One node type: its GPUs (or CPU ranks), their link inside the node, its NICs.
+// One node type: its GPUs (or CPU ranks), their link inside the node, its NICs. GPU rows say
+// their generation (`gpu`, which picks NCCL's tables) and whether their NVSwitches do NVLink
+// SHARP (`nvls`); CPU rows leave `gpu` empty.
 struct PresetRow {
   std::string_view name;
   std::string_view description;
@@ -23,15 +25,9 @@ struct PresetRow {
   int nics_per_node;
   std::string_view intra_alpha, intra_bandwidth, intra_note;
   std::string_view inter_alpha, inter_bandwidth, inter_note;
+  std::string_view gpu = {};
+  bool nvls = false;
 };
-
-// A generic cluster: one rank per node on shared memory inside, one NIC of `rate` outside.
-constexpr PresetRow generic(std::string_view name, std::string_view description,
-                            std::string_view source, std::string_view alpha,
-                            std::string_view rate, std::string_view note) {
-  return {name, description, source, 1, 1, "0.5us", "10GB/s",
-          "chosen: shared memory, one core's copy", alpha, rate, note};
-}
 
 constexpr std::string_view kNvlinkNote = "chosen: NVLink through NCCL, a few microseconds";
 constexpr std::string_view kRdmaNote = "chosen: GPUDirect RDMA, a few microseconds";
@@ -41,50 +37,85 @@ constexpr std::string_view kGenericSource =
     "\n# non-blocking, one MPI rank per node (--ranks-per-node for more: they then share the\n"
     "# NIC and meet over shared memory).";
 
+// A generic cluster: one rank per node on shared memory inside, one NIC of `rate` outside.
+constexpr PresetRow generic(std::string_view name, std::string_view description,
+                            std::string_view source, std::string_view alpha,
+                            std::string_view rate, std::string_view note) {
+  return {name, description, source, 1, 1, "0.5us", "10GB/s",
+          "chosen: shared memory, one core's copy", alpha, rate, note};
+}
+
+// The GPU figures of a node: how many, their NVLink per direction, the generation, NVLS.
+struct GpuNode {
+  int gpus;
+  std::string_view nvlink;
+  std::string_view gpu;
+  bool nvls;
+};
+
+// A GPU node on NVSwitch with GPUDirect RDMA NICs (DGX, HGX, NVL72).
+constexpr PresetRow nvswitch_node(std::string_view name, std::string_view description,
+                                  std::string_view source, GpuNode node, int nics,
+                                  std::string_view nic_rate) {
+  return {name,  description, source,    node.gpus, nics,     "2us",    node.nvlink,
+          kNvlinkNote, "3us", nic_rate, kRdmaNote, node.gpu, node.nvls};
+}
+
+// A GPU node on NVSwitch whose NICs are AWS's Elastic Fabric Adapter.
+constexpr PresetRow efa_node(std::string_view name, std::string_view description,
+                             std::string_view source, GpuNode node, int nics) {
+  return {name,  description, source,    node.gpus, nics,     "2us",    node.nvlink,
+          kNvlinkNote, "15us", "100Gb/s", kEfaNote, node.gpu, node.nvls};
+}
+
 constexpr std::array kRows = {
-    PresetRow{"dgx-a100",
-              "NVIDIA DGX A100: 8 A100 SXM4 on NVLink 3 (NVSwitch), 8 HDR 200 Gb/s NICs",
-              "NVIDIA DGX A100 datasheet: 8x A100 SXM4, six NVSwitches, NVLink 3 at 600 GB/s per\n"
-              "# GPU bidirectional; 8x ConnectX-6 HDR 200 Gb/s for compute traffic.",
-              8, 8, "2us", "300GB/s", kNvlinkNote, "3us", "200Gb/s", kRdmaNote},
-    PresetRow{"dgx-h100",
-              "NVIDIA DGX H100: 8 H100 SXM5 on NVLink 4 (NVSwitch), 8 NDR 400 Gb/s NICs",
-              "NVIDIA DGX H100 datasheet: 8x H100 SXM5, four NVSwitches, NVLink 4 at 900 GB/s per\n"
-              "# GPU bidirectional; 8x ConnectX-7 NDR 400 Gb/s for compute traffic.",
-              8, 8, "2us", "450GB/s", kNvlinkNote, "3us", "400Gb/s", kRdmaNote},
-    PresetRow{"hgx-h200",
-              "NVIDIA HGX H200 8-GPU: 8 H200 on NVLink 4 (NVSwitch), 8 x 400 Gb/s NICs",
-              "NVIDIA H200 datasheet (HGX H200): 8x H200 SXM, NVLink 4 at 900 GB/s per GPU\n"
-              "# bidirectional through NVSwitch; one 400 Gb/s NIC per GPU (ConnectX-7 or\n"
-              "# BlueField-3), as the reference HGX servers ship.",
-              8, 8, "2us", "450GB/s", kNvlinkNote, "3us", "400Gb/s", kRdmaNote},
-    PresetRow{"gb200-nvl72",
-              "NVIDIA GB200 NVL72: 72 GPUs in one NVLink 5 domain, a 400 Gb/s NIC per GPU",
-              "NVIDIA GB200 NVL72 datasheet: 72 Blackwell GPUs in one NVLink domain, NVLink 5 at\n"
-              "# 1.8 TB/s per GPU bidirectional (130 TB/s in all); 18 compute trays of 4 GPUs,\n"
-              "# each with four ConnectX-7 400 Gb/s NICs (one per GPU). One node here is the\n"
-              "# whole NVLink domain.",
-              72, 72, "2us", "900GB/s", kNvlinkNote, "3us", "400Gb/s", kRdmaNote},
+    nvswitch_node("dgx-a100",
+                  "NVIDIA DGX A100: 8 A100 SXM4 on NVLink 3 (NVSwitch), 8 HDR 200 Gb/s NICs",
+                  "NVIDIA DGX A100 datasheet: 8x A100 SXM4, six NVSwitches, NVLink 3 at 600 GB/s "
+                  "per\n# GPU bidirectional; 8x ConnectX-6 HDR 200 Gb/s for compute traffic. "
+                  "NVSwitch\n# gen 2 has no NVLink SHARP.",
+                  {8, "300GB/s", "ampere", false}, 8, "200Gb/s"),
+    nvswitch_node("dgx-h100",
+                  "NVIDIA DGX H100: 8 H100 SXM5 on NVLink 4 (NVSwitch), 8 NDR 400 Gb/s NICs",
+                  "NVIDIA DGX H100 datasheet: 8x H100 SXM5, four NVSwitches (gen 3, with NVLink\n"
+                  "# SHARP), NVLink 4 at 900 GB/s per GPU bidirectional; 8x ConnectX-7 NDR 400 "
+                  "Gb/s\n# for compute traffic.",
+                  {8, "450GB/s", "hopper", true}, 8, "400Gb/s"),
+    nvswitch_node("hgx-h200",
+                  "NVIDIA HGX H200 8-GPU: 8 H200 on NVLink 4 (NVSwitch), 8 x 400 Gb/s NICs",
+                  "NVIDIA H200 datasheet (HGX H200): 8x H200 SXM, NVLink 4 at 900 GB/s per GPU\n"
+                  "# bidirectional through NVSwitch (gen 3, NVLink SHARP); one 400 Gb/s NIC per "
+                  "GPU\n# (ConnectX-7 or BlueField-3), as the reference HGX servers ship.",
+                  {8, "450GB/s", "hopper", true}, 8, "400Gb/s"),
+    nvswitch_node("gb200-nvl72",
+                  "NVIDIA GB200 NVL72: 72 GPUs in one NVLink 5 domain, a 400 Gb/s NIC per GPU",
+                  "NVIDIA GB200 NVL72 datasheet: 72 Blackwell GPUs in one NVLink domain, NVLink 5 "
+                  "at\n# 1.8 TB/s per GPU bidirectional (130 TB/s in all); 18 compute trays of 4 "
+                  "GPUs,\n# each with four ConnectX-7 400 Gb/s NICs (one per GPU). One node here "
+                  "is the\n# whole NVLink domain.",
+                  {72, "900GB/s", "blackwell", true}, 72, "400Gb/s"),
     PresetRow{"mi300x-node",
               "AMD Instinct MI300X platform: 8 MI300X on Infinity Fabric, 8 x 400 Gb/s NICs",
               "AMD Instinct MI300X platform datasheet: 8x MI300X fully connected by Infinity\n"
               "# Fabric, seven links per GPU of 128 GB/s bidirectional each (896 GB/s aggregate).\n"
               "# One pair of GPUs shares a single link (64 GB/s each way); the intra bandwidth is\n"
               "# what a collective spread over all seven links (RCCL's several rings) can use.\n"
-              "# Scale-out: one 400 Gb/s NIC per GPU.",
+              "# Scale-out: one 400 Gb/s NIC per GPU. RCCL keeps NCCL's tuning model; it is\n"
+              "# priced with NCCL's Hopper tables (gpu = \"cdna3\").",
               8, 8, "3us", "448GB/s", "chosen: RCCL over xGMI", "3.5us", "400Gb/s",
-              "chosen: RDMA over a 400G NIC"},
-    PresetRow{"aws-p4d",
-              "AWS p4d.24xlarge: 8 A100 40 GB on NVLink 3 (NVSwitch), 400 Gb/s EFA (4 x 100 Gb/s)",
-              "AWS EC2 p4d.24xlarge: 8x A100 40 GB, NVSwitch, NVLink 3 at 600 GB/s per GPU\n"
-              "# bidirectional; 400 Gbps of Elastic Fabric Adapter networking, four 100 Gbps\n"
-              "# interfaces.",
-              8, 4, "2us", "300GB/s", kNvlinkNote, "15us", "100Gb/s", kEfaNote},
-    PresetRow{"aws-p5",
-              "AWS p5.48xlarge: 8 H100 on NVLink 4 (NVSwitch), 3200 Gb/s EFA (32 x 100 Gb/s)",
-              "AWS EC2 p5.48xlarge: 8x H100 80 GB, NVSwitch, NVLink 4 at 900 GB/s per GPU\n"
-              "# bidirectional; 3,200 Gbps of EFA (v2) networking over 32 interfaces of 100 Gbps.",
-              8, 32, "2us", "450GB/s", kNvlinkNote, "15us", "100Gb/s", kEfaNote},
+              "chosen: RDMA over a 400G NIC", "cdna3", false},
+    efa_node("aws-p4d",
+             "AWS p4d.24xlarge: 8 A100 40 GB on NVLink 3 (NVSwitch), 400 Gb/s EFA (4 x 100 Gb/s)",
+             "AWS EC2 p4d.24xlarge: 8x A100 40 GB, NVSwitch, NVLink 3 at 600 GB/s per GPU\n"
+             "# bidirectional; 400 Gbps of Elastic Fabric Adapter networking, four 100 Gbps\n"
+             "# interfaces.",
+             {8, "300GB/s", "ampere", false}, 4),
+    efa_node("aws-p5",
+             "AWS p5.48xlarge: 8 H100 on NVLink 4 (NVSwitch), 3200 Gb/s EFA (32 x 100 Gb/s)",
+             "AWS EC2 p5.48xlarge: 8x H100 80 GB, NVSwitch (gen 3, NVLink SHARP), NVLink 4 at\n"
+             "# 900 GB/s per GPU bidirectional; 3,200 Gbps of EFA (v2) networking over 32\n"
+             "# interfaces of 100 Gbps.",
+             {8, "450GB/s", "hopper", true}, 32),
     generic("ib-hdr", "A generic HDR InfiniBand cluster: one rank and one 200 Gb/s NIC per node",
             "A generic cluster on HDR InfiniBand (200 Gb/s per port),", "1.5us", "200Gb/s",
             "chosen: MPI ping-pong over InfiniBand, a microsecond or two"),
@@ -99,15 +130,21 @@ constexpr std::array kRows = {
             "chosen: RoCE through Ethernet switches"),
 };
 
+// The GPU keys of a GPU row: its ranks are GPUs, their generation, NVLS.
+std::string gpu_keys(const PresetRow& r) {
+  if (r.gpu.empty()) return "";
+  return fmt::format("ranks = \"gpu\"\ngpu = \"{}\"\nnvls = {}\n", r.gpu, r.nvls);
+}
+
 std::string toml_of(const PresetRow& r) {
   const bool generic_row = r.ranks_per_node == 1;
   return fmt::format(
       "# {}{}\n# Bandwidths per direction.\nname = \"{}\"\nnominal = true\nnodes = 1\n"
-      "ranks_per_node = {}\nnics_per_node = {}\n"
+      "ranks_per_node = {}\nnics_per_node = {}\n{}"
       "[intra]\nalpha = \"{}\"  # {}\nbandwidth = \"{}\"\n"
       "[inter]\nalpha = \"{}\"  # {}\nbandwidth = \"{}\"\n",
       r.source, generic_row ? kGenericSource : "", r.name, r.ranks_per_node, r.nics_per_node,
-      r.intra_alpha, r.intra_note, r.intra_bandwidth, r.inter_alpha, r.inter_note,
+      gpu_keys(r), r.intra_alpha, r.intra_note, r.intra_bandwidth, r.inter_alpha, r.inter_note,
       r.inter_bandwidth);
 }
 

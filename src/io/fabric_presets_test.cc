@@ -53,6 +53,26 @@ TEST(FabricPresets, DatasheetFiguresPerDirection) {
   EXPECT_DOUBLE_EQ(load_fabric("roce-400g").inter.bandwidth_Bps, 50e9);
 }
 
+// The GPU presets say their ranks are GPUs (NCCL's selector is their default), with their
+// generation and NVLS; the generic clusters stay CPU ranks (MPI).
+TEST(FabricPresets, GpuPresetsSayTheirRanksAreGpus) {
+  for (const char* name : {"dgx-a100", "dgx-h100", "hgx-h200", "gb200-nvl72", "mi300x-node",
+                           "aws-p4d", "aws-p5"}) {
+    EXPECT_EQ(load_fabric(name).rank_kind, RankKind::kGpu) << name;
+  }
+  for (const char* name : {"ib-hdr", "ib-ndr", "roce-100g", "roce-400g"}) {
+    EXPECT_EQ(load_fabric(name).rank_kind, RankKind::kCpu) << name;
+  }
+  EXPECT_EQ(load_fabric("dgx-a100").gpu.generation, GpuGeneration::kAmpere);
+  EXPECT_FALSE(load_fabric("dgx-a100").gpu.nvls);  // NVSwitch gen 2
+  EXPECT_EQ(load_fabric("dgx-h100").gpu.generation, GpuGeneration::kHopper);
+  EXPECT_TRUE(load_fabric("dgx-h100").gpu.nvls);
+  EXPECT_EQ(load_fabric("gb200-nvl72").gpu.generation, GpuGeneration::kBlackwell);
+  EXPECT_EQ(load_fabric("mi300x-node").gpu.generation, GpuGeneration::kCdna3);
+  EXPECT_FALSE(load_fabric("dgx-h100").gpu.collnet);
+  EXPECT_NE(find_fabric_preset("dgx-h100")->toml.find("ranks = \"gpu\""), std::string::npos);
+}
+
 TEST(FabricPresets, ANodeTypeScalesToTheRanksAsked) {
   const Topology t = scaled_topology(load_fabric("dgx-h100"), 64);
   EXPECT_EQ(t.nodes, 8);

@@ -71,6 +71,13 @@ CallCost allreduce_call(const Scenario& s, const NetworkAt& net, std::int64_t ra
     return c;
   }
   const Topology& topo = *net.topology;
+  if (prices_with_nccl(s.settings, topo)) {
+    const NcclCost pick = nccl_choice(Op::kAllreduce, bytes, nccl_fabric(topo));
+    c.total_s = pick.total_s;
+    c.latency_s = pick.latency_s;
+    c.algorithm = NcclPick{pick.algorithm, pick.protocol};
+    return c;
+  }
   std::vector<AlgorithmSpec> candidates;
   if (s.settings.algorithm) {
     candidates.push_back(*s.settings.algorithm);
@@ -238,6 +245,34 @@ std::string_view scaling_mode_name(ScalingMode mode) {
   }
   SCALEWALL_CHECK(false && "unknown ScalingMode");
   return {};
+}
+
+bool prices_with_nccl(const Settings& settings, const Topology& topo) {
+  switch (settings.selector) {
+    case CallSelector::kNccl: return true;
+    case CallSelector::kMpi: return false;
+    case CallSelector::kAuto:
+      return topo.rank_kind == RankKind::kGpu && !settings.algorithm;
+  }
+  SCALEWALL_CHECK(false);
+  return false;
+}
+
+std::string_view call_selector_name(CallSelector selector) {
+  switch (selector) {
+    case CallSelector::kAuto: return "auto";
+    case CallSelector::kMpi: return "mpi";
+    case CallSelector::kNccl: return "nccl";
+  }
+  SCALEWALL_CHECK(false && "unknown CallSelector");
+  return {};
+}
+
+CallSelector parse_call_selector(std::string_view text) {
+  for (CallSelector c : {CallSelector::kAuto, CallSelector::kMpi, CallSelector::kNccl}) {
+    if (call_selector_name(c) == text) return c;
+  }
+  throw InputError(fmt::format("unknown selector '{}' (expected auto, mpi or nccl)", text));
 }
 
 double mechanism_shape(Mechanism mechanism, std::int64_t n) {

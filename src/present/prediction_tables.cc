@@ -132,6 +132,7 @@ Table what_if_table(const WhatIf& w, TableWords words) {
       add(r, &r == first ? "<-- first" : gains_nothing(r) ? "(no gain)" : "");
     }
   }
+  for (const Remedy& r : w.selectors) add(r, page ? "selector" : "(selector)");
   return t;
 }
 

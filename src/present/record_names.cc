@@ -14,6 +14,9 @@ std::string step_collective_name(const StepCollective& collective) {
           return algorithm_name(c);
         } else if constexpr (std::is_same_v<T, BusBandwidthGiven>) {
           return "busbw";
+        } else if constexpr (std::is_same_v<T, NcclPick>) {
+          return std::string(nccl_algorithm_name(c.algorithm)) + "/" +
+                 std::string(nccl_protocol_name(c.protocol));
         } else {
           return "";
         }

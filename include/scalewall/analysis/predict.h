@@ -99,6 +99,10 @@ struct WhatIf {
   Remedy baseline;
   std::vector<Remedy> remedies;  // each alone, then "all together"; ranked by gain, highest
                                  // first (inapplicable ones last)
+  // On a GPU fabric, the baseline under each selector ("selector nccl", "selector mpi"),
+  // its gain against the baseline: a comparison of the two models, not a remedy. Empty
+  // elsewhere.
+  std::vector<Remedy> selectors;
 };
 
 WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions& options = {});

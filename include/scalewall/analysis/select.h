@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scalewall/model/collective.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/model/topology.h"
 
 namespace scalewall {
@@ -63,6 +64,18 @@ SelectionMap selection_map(Op op, std::span<const std::int64_t> ranks,
                            const std::function<Topology(std::int64_t)>& topology_for,
                            const CostOptions& options = {},
                            std::span<const AlgorithmSpec> candidates = {});
+
+// NCCL's pick (nccl.h) over the same grid, for a GPU fabric: one row per rank count, one pick
+// per size. `topology_for(ranks)` must give a fabric of GPU ranks with that many ranks.
+// REQUIRES (throws InputError naming the value): grids as selection_map's; NCCL chooses for
+// `op` (nccl_chooses); plus whatever nccl_fabric and topology_for throw.
+struct NcclSelectionRow {
+  std::int64_t ranks = 1;
+  std::vector<NcclCost> picks;  // one per size of the grid
+};
+std::vector<NcclSelectionRow> nccl_selection_map(
+    Op op, std::span<const std::int64_t> ranks, std::span<const double> bytes,
+    const std::function<Topology(std::int64_t)>& topology_for);
 
 enum class Selector { kMpich, kOpenMpi };
 

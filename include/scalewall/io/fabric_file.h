@@ -13,6 +13,12 @@
 //   placement = "packed"          # or "scattered"; or give rank_to_node = [0, 0, 1, 1, ...]
 //   gamma = "0.5ns"               # reduction cost per byte reduced (scalewall-mpi reduce;
 //                                 # calibrate fits it); default 0, the --gamma default
+//   ranks = "gpu"                 # what the ranks are: "cpu" (default; MPI processes, the
+//                                 # MPI selector) or "gpu" (NCCL/RCCL, the NCCL selector)
+//   gpu = "hopper"                # GPU ranks only: volta, ampere, hopper (default),
+//                                 # blackwell, cdna3 (MI300X under RCCL)
+//   nvls = true                   # GPU ranks only: NVSwitches with NVLink SHARP (default false)
+//   collnet = false               # GPU ranks only: SHARP in the network (default false)
 //
 //   [intra]                       # between ranks of one node
 //   alpha = "2us"                 # start-up latency ("latency" is accepted too)

@@ -46,6 +46,7 @@
 #include <variant>
 
 #include "scalewall/model/collective.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/model/topology.h"
 
 namespace scalewall {
@@ -89,6 +90,19 @@ struct Checkpoint {
 };
 
 // The knobs of how the job runs: the remedies, each on or off.
+// The algorithm choice a step's all-reduce calls are priced with.
+enum class CallSelector { kAuto, kMpi, kNccl };
+
+// "auto", "mpi", "nccl".
+std::string_view call_selector_name(CallSelector selector);
+// The inverse; throws InputError naming the text.
+CallSelector parse_call_selector(std::string_view text);
+
+struct Settings;
+// Whether `settings` price the all-reduce calls on `topology` by NCCL's choice: kNccl, or
+// kAuto on GPU ranks without a fixed algorithm.
+bool prices_with_nccl(const Settings& settings, const Topology& topology);
+
 struct Settings {
   bool overlap = false;
   double bucket_bytes = 25e6;       // 0: one fused call for the whole gradient
@@ -99,6 +113,10 @@ struct Settings {
   double batch_scale = 1.0;         // per-rank batch relative to the scenario's
   std::optional<AlgorithmSpec> algorithm;  // fixed algorithm; empty: the cheapest
   CostOptions cost;                 // gamma and the tree chunk
+  // Which choice prices each all-reduce on a fabric: kAuto takes NCCL's (nccl.h) on a fabric
+  // of GPU ranks and the MPI catalogue's cheapest otherwise. A fixed `algorithm` is an MPI
+  // catalogue algorithm and wins over kAuto. Default: kAuto.
+  CallSelector selector = CallSelector::kAuto;
 };
 
 struct Scenario {
@@ -178,9 +196,17 @@ struct BusBandwidthGiven {
   friend bool operator==(const BusBandwidthGiven&, const BusBandwidthGiven&) = default;
 };
 
+// NCCL's pick for a step's all-reduce (a GPU fabric under CallSelector kAuto or kNccl).
+struct NcclPick {
+  NcclAlgorithm algorithm = NcclAlgorithm::kRing;
+  NcclProtocol protocol = NcclProtocol::kSimple;
+  friend bool operator==(const NcclPick&, const NcclPick&) = default;
+};
+
 // The all-reduce a step is costed with: none (std::monostate: one rank, or nothing to
-// reduce), a model algorithm (a fabric or a flat link), or the given bus bandwidth.
-using StepCollective = std::variant<std::monostate, AlgorithmSpec, BusBandwidthGiven>;
+// reduce), a model algorithm (a fabric or a flat link), the given bus bandwidth, or NCCL's
+// pick.
+using StepCollective = std::variant<std::monostate, AlgorithmSpec, BusBandwidthGiven, NcclPick>;
 
 struct StepTime {
   std::int64_t ranks = 1;

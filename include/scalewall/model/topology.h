@@ -44,6 +44,24 @@ enum class TopologyKind {
   kFlatLink,  // flat_topology: every pair of ranks joined by one link
 };
 
+// What the ranks are. CPU ranks (the default) are MPI processes and the MPI algorithm catalogue
+// (collective.h) prices their collectives; GPU ranks are driven by NCCL (or RCCL, which keeps
+// NCCL's tuning model), whose own algorithm and protocol choice (nccl.h) prices theirs. A fabric
+// file says `ranks = "gpu"`.
+enum class RankKind { kCpu, kGpu };
+
+// The GPU generation, which picks NCCL's per-architecture tables (nccl.h). kCdna3 is AMD's
+// MI300X under RCCL, priced with the Hopper tables (RCCL keeps NCCL's model; its own tables are
+// not transcribed).
+enum class GpuGeneration { kVolta, kAmpere, kHopper, kBlackwell, kCdna3 };
+
+// What a GPU fabric has beyond its links (fabric keys `gpu`, `nvls`, `collnet`).
+struct GpuFeatures {
+  GpuGeneration generation = GpuGeneration::kHopper;  // Default: Hopper
+  bool nvls = false;     // NVLink SHARP in the node's NVSwitches (Hopper and later)
+  bool collnet = false;  // SHARP reductions in the inter-node switches (NCCL's CollNet)
+};
+
 struct Topology {
   std::string name;                  // for reports; "flat" for flat_topology
   TopologyKind kind = TopologyKind::kFabric;
@@ -59,6 +77,8 @@ struct Topology {
                                      // given); the default of every command's --gamma
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
+  RankKind rank_kind = RankKind::kCpu;  // what the ranks are. Default: CPU (MPI)
+  GpuFeatures gpu;                   // kGpu only
 
   std::int64_t ranks() const { return nodes * ranks_per_node; }
 

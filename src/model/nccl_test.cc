@@ -1,0 +1,225 @@
+// Tests of scalewall/model/nccl.h: the graphs NCCL's search would find on A100 and H100
+// nodes, its latency and bandwidth for each (algorithm, protocol) against hand-computed values
+// from NCCL 2.30.7's tables, and its pick per size.
+#include "scalewall/model/nccl.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "scalewall/base/error.h"
+
+namespace scalewall {
+namespace {
+
+NcclFabric a100(std::int64_t nodes) {
+  NcclFabric f;
+  f.nodes = nodes;
+  f.generation = GpuGeneration::kAmpere;
+  f.nvlink_Bps = 300e9;  // 12 NVLink 3 links x 25 GB/s
+  f.nic_Bps = 25e9;      // HDR 200 Gb/s
+  f.nics_per_node = 8;
+  return f;
+}
+
+NcclFabric h100(std::int64_t nodes) {
+  NcclFabric f;
+  f.nodes = nodes;
+  f.generation = GpuGeneration::kHopper;
+  f.nvlink_Bps = 450e9;  // 18 NVLink 4 links x 25 GB/s
+  f.nic_Bps = 50e9;      // NDR 400 Gb/s
+  f.nics_per_node = 8;
+  f.nvls = true;
+  return f;
+}
+
+const NcclCost& find(const std::vector<NcclCost>& all, NcclAlgorithm a, NcclProtocol p) {
+  for (const NcclCost& c : all) {
+    if (c.algorithm == a && c.protocol == p) return c;
+  }
+  ADD_FAILURE() << "no " << nccl_algorithm_name(a) << "/" << nccl_protocol_name(p);
+  return all.front();
+}
+
+bool has(const std::vector<NcclCost>& all, NcclAlgorithm a) {
+  for (const NcclCost& c : all) {
+    if (c.algorithm == a) return true;
+  }
+  return false;
+}
+
+TEST(NcclNames, AreNcclAlgoAndProtoNames) {
+  EXPECT_EQ(nccl_algorithm_name(NcclAlgorithm::kTree), "Tree");
+  EXPECT_EQ(nccl_algorithm_name(NcclAlgorithm::kRing), "Ring");
+  EXPECT_EQ(nccl_algorithm_name(NcclAlgorithm::kCollNetDirect), "CollNetDirect");
+  EXPECT_EQ(nccl_algorithm_name(NcclAlgorithm::kCollNetChain), "CollNetChain");
+  EXPECT_EQ(nccl_algorithm_name(NcclAlgorithm::kNvls), "NVLS");
+  EXPECT_EQ(nccl_algorithm_name(NcclAlgorithm::kNvlsTree), "NVLSTree");
+  EXPECT_EQ(nccl_protocol_name(NcclProtocol::kLL), "LL");
+  EXPECT_EQ(nccl_protocol_name(NcclProtocol::kLL128), "LL128");
+  EXPECT_EQ(nccl_protocol_name(NcclProtocol::kSimple), "Simple");
+  EXPECT_EQ(parse_gpu_generation("hopper"), GpuGeneration::kHopper);
+  EXPECT_THROW(parse_gpu_generation("pascal"), InputError);
+}
+
+// A100: NCCL counts 12 links x 20 GB/s = 240 GB/s. The intra speeds start at 40: 6 channels
+// fill 240, which ends the search; bwIntra 40 >= 25 doubles them to 12 of 20 GB/s.
+TEST(NcclGraphs, A100OneNodeRingIs12ChannelsOf20GBps) {
+  const NcclGraph g = nccl_ring_graph(a100(1));
+  EXPECT_EQ(g.channels, 12);
+  EXPECT_DOUBLE_EQ(g.intra_Bps, 20e9);
+  EXPECT_EQ(nccl_nvls_graph(a100(1)).channels, 0);  // no NVLS before Hopper
+}
+
+// H100: 18 x 20.6 = 370.8 GB/s. 6 x 60 = 360 is the best total (50: 7 x 50 = 350; 40: 9 x 40;
+// 30: 12 x 30 tie at 360 and keep the first); 60 >= 50 doubles to 12 x 30.
+TEST(NcclGraphs, H100OneNodeRingIs12ChannelsOf30GBps) {
+  const NcclGraph g = nccl_ring_graph(h100(1));
+  EXPECT_EQ(g.channels, 12);
+  EXPECT_DOUBLE_EQ(g.intra_Bps, 30e9);
+}
+
+// Two H100 nodes: a channel's path to the NIC is min(NIC 50, PCIe Gen5 48) = 48; at 48 the
+// NVLink holds 7 (336), at 45 all 8 NICs one each (360), the best; 45 < 50 with 8 channels on
+// Hopper keeps them.
+TEST(NcclGraphs, H100TwoNodeRingIs8ChannelsOf45GBps) {
+  const NcclGraph g = nccl_ring_graph(h100(2));
+  EXPECT_EQ(g.channels, 8);
+  EXPECT_DOUBLE_EQ(g.intra_Bps, 45e9);
+}
+
+// NVLS on one H100 node: 8 channels; 60 x 8 and 50 x 8 exceed 370.8, so bwIntra is 40; pass 2
+// raises bwInter to 50, then 60 (each below 2 x 40).
+TEST(NcclGraphs, H100NvlsIs8ChannelsOf40And60GBps) {
+  const NcclGraph g = nccl_nvls_graph(h100(1));
+  EXPECT_EQ(g.channels, 8);
+  EXPECT_DOUBLE_EQ(g.intra_Bps, 40e9);
+  EXPECT_DOUBLE_EQ(g.inter_Bps, 60e9);
+  const NcclGraph two = nccl_nvls_graph(h100(2));
+  EXPECT_DOUBLE_EQ(two.intra_Bps, 45e9);  // 48 x 8 = 384 > 370.8
+  EXPECT_DOUBLE_EQ(two.inter_Bps, 48e9);  // the NIC path
+}
+
+// Ring Simple on one A100 node: bus bandwidth 12 x 20 = 240 GB/s, algorithm bandwidth
+// 240 x 8/14; latency 8.4 + 14 x 3.4 = 56 us (base + 2(N-1) NVLink hops).
+TEST(NcclCosts, A100RingSimpleMatchesTheTables) {
+  const double m = 1073741824;
+  const NcclCost c = find(nccl_costs(Op::kAllreduce, m, a100(1)), NcclAlgorithm::kRing,
+                          NcclProtocol::kSimple);
+  EXPECT_NEAR(c.latency_s, 56e-6, 1e-12);
+  EXPECT_NEAR(c.bandwidth_Bps, 240e9 * 8 / 14, 1e-3);
+  EXPECT_NEAR(c.total_s, 56e-6 + m / (240e9 * 8 / 14), 1e-12);
+  EXPECT_EQ(c.channels, 12);
+  ASSERT_TRUE(c.busbw_Bps.has_value());
+  EXPECT_NEAR(*c.busbw_Bps, m / c.total_s * 14 / 8, 1e-3);
+}
+
+// LL128 on the ring: min(240 x 0.92, 12 x 20) = 220.8; latency 14 + 14 x 1.9 = 40.6 us.
+// Tree LL: tree bus min(240 x 0.92, 12 x 24) = 220.8, LL min(220.8 / 3.8, 87.7), x 0.5;
+// latency 6.8 + 2 x 7 x 0.6 = 15.2 us.
+TEST(NcclCosts, A100Ll128AndTreeLlMatchTheTables) {
+  const std::vector<NcclCost> all = nccl_costs(Op::kAllreduce, 8, a100(1));
+  const NcclCost& ll128 = find(all, NcclAlgorithm::kRing, NcclProtocol::kLL128);
+  EXPECT_NEAR(ll128.latency_s, 40.6e-6, 1e-12);
+  EXPECT_NEAR(ll128.bandwidth_Bps, 220.8e9 * 8 / 14, 1e-2);
+  const NcclCost& tree_ll = find(all, NcclAlgorithm::kTree, NcclProtocol::kLL);
+  EXPECT_NEAR(tree_ll.latency_s, 15.2e-6, 1e-12);
+  EXPECT_NEAR(tree_ll.bandwidth_Bps, 220.8e9 / 3.8 * 0.5, 1e-2);
+  // Ring LL: 6.6 + 14 x 0.6 = 15.0 us, the least: NCCL's pick for 8 bytes.
+  EXPECT_EQ(all.front().algorithm, NcclAlgorithm::kRing);
+  EXPECT_EQ(all.front().protocol, NcclProtocol::kLL);
+  EXPECT_NEAR(all.front().latency_s, 15.0e-6, 1e-12);
+  // 8 B run on one channel (8 < 2 x 512 x 8 x 8).
+  EXPECT_EQ(all.front().channels, 1);
+  EXPECT_FALSE(has(all, NcclAlgorithm::kNvls));
+}
+
+// The tree correction: at 1 MiB (logSize = log2(16384) = 14) Simple's factor is 0.5.
+TEST(NcclCosts, TreeBandwidthTakesTheCorrectionFactor) {
+  const NcclCost c = find(nccl_costs(Op::kAllreduce, 1048576, a100(1)), NcclAlgorithm::kTree,
+                          NcclProtocol::kSimple);
+  EXPECT_NEAR(c.bandwidth_Bps, 220.8e9 * 0.5 * 0.5, 1e-2);
+}
+
+// NVLS on one H100 node: min(40 x 0.85 x 7/8 x 2, 60) = 59.5 per channel, 476 GB/s of bus
+// bandwidth; latency 25 us. It wins at 1 GiB over the ring's 12 x 30 = 360.
+TEST(NcclCosts, H100OneNodePicksNvlsForLargeBuffers) {
+  const double m = 1073741824;
+  const std::vector<NcclCost> all = nccl_costs(Op::kAllreduce, m, h100(1));
+  const NcclCost& nvls = find(all, NcclAlgorithm::kNvls, NcclProtocol::kSimple);
+  EXPECT_NEAR(nvls.bandwidth_Bps, 476e9 * 8 / 14, 1e-2);
+  EXPECT_NEAR(nvls.latency_s, 25e-6, 1e-12);
+  EXPECT_EQ(all.front().algorithm, NcclAlgorithm::kNvls);
+  EXPECT_FALSE(has(all, NcclAlgorithm::kNvlsTree));  // one node
+}
+
+// Two H100 nodes: NVLS needs CollNet across nodes; NVLSTree takes min(45 x 0.85 x 7/8 x 2,
+// 48 x 2, 57.7) = 57.7 per channel: 461.6 GB/s. Latency 25 + 2 x 1 x 20.9 us.
+TEST(NcclCosts, H100TwoNodesPicksNvlsTree) {
+  const double m = 1073741824;
+  const std::vector<NcclCost> all = nccl_costs(Op::kAllreduce, m, h100(2));
+  EXPECT_FALSE(has(all, NcclAlgorithm::kNvls));
+  const NcclCost& t = find(all, NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple);
+  EXPECT_NEAR(t.bandwidth_Bps, 461.6e9 * 16 / 30, 1e-1);
+  EXPECT_NEAR(t.latency_s, (25 + 2 * 20.9) * 1e-6, 1e-12);
+  EXPECT_EQ(all.front().algorithm, NcclAlgorithm::kNvlsTree);
+  ASSERT_TRUE(all.front().busbw_Bps.has_value());
+  const double total = 66.8e-6 + m / (461.6e9 * 16 / 30);
+  EXPECT_NEAR(*all.front().busbw_Bps, m / total * 30 / 16, 1e3);
+}
+
+// Ring Simple across two A100 nodes: 8 channels of 24 (HDR 25 GB/s), latency
+// base 8.4 + 28 intra hops x max(3.4, 3 x 1 us) + 2 inter hops x 14, x 1.4 (plateau).
+TEST(NcclCosts, RingAcrossNodesPaysNetworkHopsAndThePlateau) {
+  const double m = 1073741824;
+  const NcclCost c = find(nccl_costs(Op::kAllreduce, m, a100(2)), NcclAlgorithm::kRing,
+                          NcclProtocol::kSimple);
+  EXPECT_NEAR(c.latency_s, (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4 * 1e-6, 1e-12);
+  EXPECT_NEAR(c.bandwidth_Bps, 8 * 24e9 * 16 / 30, 1e-2);
+}
+
+TEST(NcclCosts, OtherOpsUseTheirOwnAlgorithms) {
+  const std::vector<NcclCost> bc = nccl_costs(Op::kBroadcast, 1 << 20, h100(2));
+  for (const NcclCost& c : bc) EXPECT_EQ(c.algorithm, NcclAlgorithm::kRing);
+  EXPECT_EQ(bc.size(), 3u);
+  // All-gather on one H100 node: Ring and NVLS (busbw x (ppn - 1)/ppn, no algbw conversion).
+  const std::vector<NcclCost> ag = nccl_costs(Op::kAllgather, 1 << 30, h100(1));
+  const NcclCost& nvls = find(ag, NcclAlgorithm::kNvls, NcclProtocol::kSimple);
+  EXPECT_NEAR(nvls.bandwidth_Bps, 8 * 40e9 * 0.85 * 7 / 8 * 7 / 8, 1e-2);
+  EXPECT_FALSE(has(ag, NcclAlgorithm::kTree));
+  EXPECT_THROW(nccl_costs(Op::kAlltoall, 1, h100(1)), InputError);
+  EXPECT_FALSE(nccl_chooses(Op::kBarrier));
+}
+
+TEST(NcclCosts, CostsRiseWithSizeAndOneGpuIsFree) {
+  double last = 0;
+  for (double m = 1; m <= 1e10; m *= 4) {
+    const NcclCost c = nccl_choice(Op::kAllreduce, m, h100(2));
+    EXPECT_GE(c.total_s, last) << m;
+    last = c.total_s;
+  }
+  NcclFabric one = h100(1);
+  one.gpus_per_node = 1;
+  EXPECT_EQ(nccl_choice(Op::kAllreduce, 1e6, one).total_s, 0.0);
+  EXPECT_THROW(nccl_costs(Op::kAllreduce, -1, h100(1)), InputError);
+}
+
+TEST(NcclFabricOf, NeedsGpuRanks) {
+  Topology t;
+  EXPECT_THROW(nccl_fabric(t), InputError);
+  t.rank_kind = RankKind::kGpu;
+  t.nodes = 2;
+  t.ranks_per_node = 8;
+  t.nics_per_node = 8;
+  t.inter.bandwidth_Bps = 50e9;
+  t.intra.bandwidth_Bps = 450e9;
+  t.gpu.nvls = true;
+  const NcclFabric f = nccl_fabric(t);
+  EXPECT_EQ(f.nodes, 2);
+  EXPECT_EQ(f.gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(f.nic_Bps, 50e9);
+  EXPECT_TRUE(f.nvls);
+}
+
+}  // namespace
+}  // namespace scalewall
