@@ -216,34 +216,33 @@ void register_collective(CLI::App& app) {
       "Cost of every algorithm of one collective call, cheapest first: steps x alpha + bytes "
       "per rank x beta + reduced bytes x gamma, on a flat link or a two-level fabric, with the "
       "size at which each ties the winner.");
-  cmd->add_option("--op", flags->op, "Collective: " + op_names())
-      ->type_name("OP")
-      ->default_val("allreduce");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank count N, 1 to 2^40 (with --fabric: default the fabric's, else a "
-                  "multiple of its ranks per node)")
-      ->type_name("N");
-  cmd->add_option("--bytes,-m", flags->bytes,
-                  "Buffer per rank m as nccl-tests sizes it: the all-reduce vector, the "
-                  "reduce-scatter input, the all-gather output, the all-to-all send buffer")
-      ->type_name("SIZE");
+  add_flags(cmd, {
+      {"--op", &flags->op, "Collective: " + op_names(), "OP", "allreduce"},
+      {"--ranks,-n", &flags->ranks,
+       "Rank count N, 1 to 2^40 (with --fabric: default the fabric's, else a multiple of its "
+       "ranks per node)",
+       "N"},
+      {"--bytes,-m", &flags->bytes,
+       "Buffer per rank m as nccl-tests sizes it: the all-reduce vector, the reduce-scatter "
+       "input, the all-gather output, the all-to-all send buffer",
+       "SIZE"},
+  });
   add_fabric_options(cmd, &flags->fabric);
-  cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of "
-                  "reduction; 0 makes it free). Default: the fabric's gamma, else 0")
-      ->type_name("G");
-  cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
-      ->type_name("SIZE")
-      ->default_val("512KiB");
-  cmd->add_option("--algorithms", flags->algorithms,
-                  "Comma-separated algorithms to compare, or all (every one that implements "
-                  "the op; hierarchical ones on a multi-node fabric)")
-      ->type_name("LIST")
-      ->default_val("all");
-  cmd->add_option("--selector", flags->selector,
-                  "Also show what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed "
-                  "rules (ompi) pick for this call, and what that costs under the model")
-      ->type_name("mpich|ompi");
+  add_flags(cmd, {
+      {"--gamma", &flags->gamma,
+       "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of reduction; 0 makes "
+       "it free). Default: the fabric's gamma, else 0",
+       "G"},
+      {"--chunk", &flags->chunk, "Pipeline chunk of the double binary tree", "SIZE", "512KiB"},
+      {"--algorithms", &flags->algorithms,
+       "Comma-separated algorithms to compare, or all (every one that implements the op; "
+       "hierarchical ones on a multi-node fabric)",
+       "LIST", "all"},
+      {"--selector", &flags->selector,
+       "Also show what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) "
+       "pick for this call, and what that costs under the model",
+       "mpich|ompi"},
+  });
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Recursive doubling takes log2 N steps but moves m log2 N bytes per rank; the ring takes\n"

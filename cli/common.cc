@@ -16,17 +16,8 @@
 namespace scalewall::cli {
 
 void add_format_option(CLI::App* command, std::string* format) {
-  command->add_option("--format", *format, "Output format: table (for people), csv, json")
-      ->default_val("table")
-      ->type_name("table|csv|json");
-}
-
-CLI::Validator non_empty_path() {
-  return CLI::Validator(
-      [](const std::string& text) {
-        return text.empty() ? std::string("the file name is empty") : std::string();
-      },
-      "");  // no description: the option's type name already says FILE
+  add_flag(command, {"--format", format, "Output format: table (for people), csv, json",
+                     "table|csv|json", "table"});
 }
 
 void add_fabric_options(CLI::App* command, FabricFlags* flags, FabricUse use,
@@ -36,34 +27,29 @@ void add_fabric_options(CLI::App* command, FabricFlags* flags, FabricUse use,
       "oversubscription, placement; see examples/fabrics/";
   if (use == FabricUse::kScenario) help += "; replaces the scenario's [network]";
   if (!fabric_help.empty()) help += fmt::format("; {}", fabric_help);
-  command->add_option("--fabric", flags->fabric, help)->type_name("FILE");
   const bool flat = use == FabricUse::kFlatOrFabric;
-  command->add_option("--alpha,-a", flags->alpha,
-                      flat ? "Latency alpha of the flat link (default 2.5us), or of the "
-                             "fabric's inter-node link"
-                           : "Override the fabric's inter-node latency alpha")
-      ->type_name("T");
-  command->add_option("--bandwidth,-b", flags->bandwidth,
-                      flat ? "Bandwidth of the flat link (default 25GB/s), or of the fabric's "
-                             "inter-node link"
-                           : "Override the fabric's inter-node bandwidth")
-      ->type_name("R");
-  if (flat) {
-    command->add_option("--nodes", flags->nodes, "Override the fabric's node count")
-        ->type_name("N");
-  }
-  command->add_option("--ranks-per-node", flags->ranks_per_node,
-                      "Override the fabric's ranks per node")
-      ->type_name("G");
-  command->add_option("--nics-per-node", flags->nics_per_node,
-                      "Override the fabric's NICs per node")
-      ->type_name("K");
-  command->add_option("--oversubscription", flags->oversubscription,
-                      "Override the fabric's oversubscription ratio (2 or 2:1)")
-      ->type_name("R");
-  command->add_option("--placement", flags->placement,
-                      "Override the fabric's placement: packed or scattered")
-      ->type_name("P");
+  std::vector<FlagSpec> table = {
+      {"--fabric", &flags->fabric, help, "FILE"},
+      {"--alpha,-a", &flags->alpha,
+       flat ? "Latency alpha of the flat link (default 2.5us), or of the fabric's inter-node "
+              "link"
+            : "Override the fabric's inter-node latency alpha",
+       "T"},
+      {"--bandwidth,-b", &flags->bandwidth,
+       flat ? "Bandwidth of the flat link (default 25GB/s), or of the fabric's inter-node link"
+            : "Override the fabric's inter-node bandwidth",
+       "R"},
+      {"--nodes", &flags->nodes, "Override the fabric's node count", "N"},
+      {"--ranks-per-node", &flags->ranks_per_node, "Override the fabric's ranks per node", "G"},
+      {"--nics-per-node", &flags->nics_per_node, "Override the fabric's NICs per node", "K"},
+      {"--oversubscription", &flags->oversubscription,
+       "Override the fabric's oversubscription ratio (2 or 2:1)", "R"},
+      {"--placement", &flags->placement,
+       "Override the fabric's placement: packed or scattered", "P"},
+  };
+  // A scenario's fabric is scaled to each rank count, and validate's keeps the files' ranks.
+  if (!flat) std::erase_if(table, [](const FlagSpec& f) { return f.names == "--nodes"; });
+  add_flags(command, table);
 }
 
 bool has_fabric_overrides(const FabricFlags& flags) {

@@ -1,6 +1,7 @@
 // cli/common.h: what every scalewall subcommand shares: the --format option, the network
-// flags, and the one place that writes a finished Report to stdout. Flag values are read by
-// cli/flags.h (shared with scalewall-mpi), included here.
+// flags, and the one place that writes a finished Report to stdout. Flags are registered as
+// tables (cli/flag_table.h) and their values read by cli/flags.h, both shared with
+// scalewall-mpi and included here.
 //
 // Layer: cli/. May include the public library headers and CLI11; nothing includes this file
 // but other cli/ files.
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "cli/flags.h"
 #include "scalewall/present/report.h"
 #include "scalewall/model/topology.h"
@@ -22,10 +24,6 @@ namespace scalewall::cli {
 
 // Adds --format table|csv|json (default table) to `command`, stored in *format.
 void add_format_option(CLI::App* command, std::string* format);
-
-// For a flag that names an output file (--plot, --out): an empty name is refused, never read
-// as "no file".
-CLI::Validator non_empty_path();
 
 // The network a command runs on: a flat link (--alpha, --bandwidth; defaults 2.5 us and
 // 25 GB/s), or a fabric file (--fabric) whose fields the other flags override.

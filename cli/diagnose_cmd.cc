@@ -383,19 +383,18 @@ void register_diagnose(CLI::App& app) {
       "data cannot separate. scalewall-mpi output (step, arrival, collective, pingpong) gives "
       "compute, communication and wait per rank and the ranks, hosts and links that stand out. "
       "Both end with the next measurement to run.");
-  cmd->add_option("files", flags->files, "A scaling table, or scalewall-mpi / benchmark output")
-      ->required()
-      ->type_name("FILE...");
+  add_flag(cmd, {"files", &flags->files, "A scaling table, or scalewall-mpi / benchmark output",
+                 "FILE...", {}, FlagKind::kRequired});
   add_fabric_options(cmd, &flags->network, FabricUse::kFabricOnly,
                      "compare measured collectives with the model (scalewall-mpi input)");
-  cmd->add_option("--scenario", flags->scenario,
-                  "Scenario file: show its predicted efficiency beside a measured scaling table")
-      ->type_name("FILE");
-  cmd->add_option("--plot", flags->plot,
-                  "Also draw the main figure to FILE (.svg or .png; needs gnuplot): measured "
-                  "against fitted efficiency, or the per-rank wait distribution")
-      ->type_name("FILE")
-      ->check(non_empty_path());
+  add_flags(cmd, {
+      {"--scenario", &flags->scenario,
+       "Scenario file: show its predicted efficiency beside a measured scaling table", "FILE"},
+      {"--plot", &flags->plot,
+       "Also draw the main figure to FILE (.svg or .png; needs gnuplot): measured against "
+       "fitted efficiency, or the per-rank wait distribution",
+       "FILE", {}, FlagKind::kFileName},
+  });
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -82,9 +82,10 @@ void register_fabrics(CLI::App& app) {
       "The built-in fabric presets from datasheets (DGX, HGX, GB200 NVL72, MI300X, AWS p4d/p5, "
       "generic InfiniBand and RoCE clusters): any --fabric or scenario fabric takes their "
       "names.");
-  cmd->add_option("name", flags->name, "Show this preset only (" + preset_names() + ")")
-      ->type_name("NAME");
-  cmd->add_flag("--toml", *toml, "Print the preset NAME as a fabric file (TOML), to edit");
+  add_flags(cmd, {
+      {"name", &flags->name, "Show this preset only (" + preset_names() + ")", "NAME"},
+      {"--toml", toml.get(), "Print the preset NAME as a fabric file (TOML), to edit"},
+  });
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

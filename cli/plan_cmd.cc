@@ -245,14 +245,15 @@ void register_plan(CLI::App& app) {
       "the best throughput, and the accelerator-hours left idle. With --observed, which "
       "mechanisms could explain an efficiency drop between two rank counts.");
   add_scenario_options(cmd, &flags->scenario, true);
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "The one rank count to plan for (predict takes a list or a range)")
-      ->type_name("N");
-  cmd->add_option("--observed", flags->observed,
-                  "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario "
-                  "needed): which mechanisms could explain the drop, what to measure in which "
-                  "order, and the remedies ranked")
-      ->type_name("N1:E1,N2:E2");
+  add_flags(cmd, {
+      {"--ranks,-n", &flags->ranks,
+       "The one rank count to plan for (predict takes a list or a range)", "N"},
+      {"--observed", &flags->observed,
+       "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario needed): "
+       "which mechanisms could explain the drop, what to measure in which order, and the "
+       "remedies ranked",
+       "N1:E1,N2:E2"},
+  });
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -638,29 +638,25 @@ void register_report(CLI::App& app) {
       "link, selection map, with the what-if table) or of measurement files (bus bandwidth and "
       "one-way time against size, per-rank arrival and wait) as SVG and PNG, and write a "
       "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.");
-  cmd->add_option("files", flags->files,
-                  "Scenario files (TOML) and measurement files (scalewall-mpi JSON Lines, "
-                  "nccl-tests, OSU, IMB), told apart by content")
-      ->type_name("FILE")
-      ->required();
-  // --out/-o is the output path in every command: here a directory (calibrate's is a file).
-  // --output is the same flag's older name.
-  cmd->add_option("--out,--output,-o", flags->output,
-                  "Output directory DIR: the figures and DIR/index.html (created when missing)")
-      ->type_name("DIR")
-      ->required();
-  cmd->add_option("--max-ranks", flags->max_ranks,
-                  "Largest rank count of a scenario's sweep (powers of two up to N, plus N)")
-      ->type_name("N")
-      ->default_val("1024");
-  cmd->add_option("--target-efficiency", flags->target_efficiency,
-                  "Efficiency marked on the scaling curve (default 0.5)")
-      ->type_name("E")
-      ->default_val("0.5");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank count of collective logs that do not record one (OSU's without an "
-                  "mpirun -np line): gives their bus bandwidth")
-      ->type_name("N");
+  add_flags(cmd, {
+      {"files", &flags->files,
+       "Scenario files (TOML) and measurement files (scalewall-mpi JSON Lines, nccl-tests, OSU, "
+       "IMB), told apart by content",
+       "FILE", {}, FlagKind::kRequired},
+      // --out/-o is the output path in every command: here a directory (calibrate's is a
+      // file). --output is the same flag's older name.
+      {"--out,--output,-o", &flags->output,
+       "Output directory DIR: the figures and DIR/index.html (created when missing)", "DIR", {},
+       FlagKind::kRequired},
+      {"--max-ranks", &flags->max_ranks,
+       "Largest rank count of a scenario's sweep (powers of two up to N, plus N)", "N", "1024"},
+      {"--target-efficiency", &flags->target_efficiency,
+       "Efficiency marked on the scaling curve (default 0.5)", "E", "0.5"},
+      {"--ranks,-n", &flags->ranks,
+       "Rank count of collective logs that do not record one (OSU's without an mpirun -np "
+       "line): gives their bus bandwidth",
+       "N"},
+  });
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -45,36 +45,30 @@ void apply_network_flags(const FabricFlags& flags, ScenarioFile& file) {
 }  // namespace
 
 void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional) {
-  auto* opt = command->add_option("scenario", flags->path,
-                                  "Scenario file (TOML): workload, network, variance, remedies, "
-                                  "checkpoint; see docs/scenarios.md and examples/")
-                  ->type_name("SCENARIO");
-  if (!optional) opt->required();
-  command->add_option("--scaling", flags->scaling, "Override: strong or weak scaling")
-      ->type_name("MODE");
-  command->add_option("--overlap", flags->overlap,
-                      "Override: overlap the all-reduce with backward (on/off)")
-      ->type_name("on|off");
-  command->add_option("--bucket", flags->bucket, "Override: bucket size (0: one fused call)")
-      ->type_name("SIZE");
-  command->add_option("--hierarchical", flags->hierarchical,
-                      "Override: allow hierarchical all-reduce (on/off)")
-      ->type_name("on|off");
+  add_flags(command, {
+      {"scenario", &flags->path,
+       "Scenario file (TOML): workload, network, variance, remedies, checkpoint; see "
+       "docs/scenarios.md and examples/",
+       "SCENARIO", {}, optional ? FlagKind::kOptional : FlagKind::kRequired},
+      {"--scaling", &flags->scaling, "Override: strong or weak scaling", "MODE"},
+      {"--overlap", &flags->overlap, "Override: overlap the all-reduce with backward (on/off)",
+       "on|off"},
+      {"--bucket", &flags->bucket, "Override: bucket size (0: one fused call)", "SIZE"},
+      {"--hierarchical", &flags->hierarchical, "Override: allow hierarchical all-reduce (on/off)",
+       "on|off"},
+  });
   add_fabric_options(command, &flags->network, FabricUse::kScenario);
-  command->add_option("--algorithm", flags->algorithm,
-                      "Override: all-reduce algorithm (auto: the cheapest per call)")
-      ->type_name("NAME");
-  command->add_option("--compression-ratio", flags->compression_ratio,
-                      "Override: gradient compression ratio (>= 1)")
-      ->type_name("R");
-  command->add_option("--accumulation-steps", flags->accumulation_steps,
-                      "Override: micro-batches accumulated per all-reduce")
-      ->type_name("A");
-  command->add_option("--batch-scale", flags->batch_scale,
-                      "Override: per-rank batch relative to the scenario's")
-      ->type_name("X");
-  command->add_option("--sigma", flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)")
-      ->type_name("F");
+  add_flags(command, {
+      {"--algorithm", &flags->algorithm,
+       "Override: all-reduce algorithm (auto: the cheapest per call)", "NAME"},
+      {"--compression-ratio", &flags->compression_ratio,
+       "Override: gradient compression ratio (>= 1)", "R"},
+      {"--accumulation-steps", &flags->accumulation_steps,
+       "Override: micro-batches accumulated per all-reduce", "A"},
+      {"--batch-scale", &flags->batch_scale, "Override: per-rank batch relative to the scenario's",
+       "X"},
+      {"--sigma", &flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)", "F"},
+  });
 }
 
 ScenarioFile load_scenario(const ScenarioFlags& flags) {

@@ -152,38 +152,33 @@ void register_select(CLI::App& app) {
       "Selection map of one collective: the cheapest algorithm for each rank count and "
       "message size, the exact sizes where the winner changes, and (--selector) what MPICH or "
       "Open MPI would pick instead and what that costs.");
-  cmd->add_option("--op", flags->op, "Collective: " + op_names())
-      ->type_name("OP")
-      ->default_val("allreduce");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank counts: A..B (A, the powers of two between, and B) or a list 8,24,64; with --fabric "
-                  "each must fill whole nodes or fit in one")
-      ->type_name("A..B")
-      ->default_val("2..1024");
-  cmd->add_option("--bytes,-m", flags->bytes,
-                  "Message sizes m per rank (nccl-tests convention): A..B is A, A*step, ... up "
-                  "to B, A >= 1")
-      ->type_name("A..B")
-      ->default_val("1..1GiB");
-  cmd->add_option("--step", flags->step, "Factor between neighbouring sizes: 2 or 4")
-      ->type_name("2|4")
-      ->default_val("4");
+  add_flags(cmd, {
+      {"--op", &flags->op, "Collective: " + op_names(), "OP", "allreduce"},
+      {"--ranks,-n", &flags->ranks,
+       "Rank counts: A..B (A, the powers of two between, and B) or a list 8,24,64; with "
+       "--fabric each must fill whole nodes or fit in one",
+       "A..B", "2..1024"},
+      {"--bytes,-m", &flags->bytes,
+       "Message sizes m per rank (nccl-tests convention): A..B is A, A*step, ... up to B, "
+       "A >= 1",
+       "A..B", "1..1GiB"},
+      {"--step", &flags->step, "Factor between neighbouring sizes: 2 or 4", "2|4", "4"},
+  });
   add_fabric_options(cmd, &flags->fabric);
-  cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s). Default: "
-                  "the fabric's gamma, else 0")
-      ->type_name("G");
-  cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
-      ->type_name("SIZE")
-      ->default_val("512KiB");
-  cmd->add_option("--selector", flags->selector,
-                  "Also map what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed "
-                  "rules (ompi) pick, and its cost against the model's best")
-      ->type_name("mpich|ompi");
-  cmd->add_option("--plot", flags->plot,
-                  "Also draw the selection map to FILE (.svg or .png; needs gnuplot)")
-      ->type_name("FILE")
-      ->check(non_empty_path());
+  add_flags(cmd, {
+      {"--gamma", &flags->gamma,
+       "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s). Default: the "
+       "fabric's gamma, else 0",
+       "G"},
+      {"--chunk", &flags->chunk, "Pipeline chunk of the double binary tree", "SIZE", "512KiB"},
+      {"--selector", &flags->selector,
+       "Also map what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) "
+       "pick, and its cost against the model's best",
+       "mpich|ompi"},
+      {"--plot", &flags->plot,
+       "Also draw the selection map to FILE (.svg or .png; needs gnuplot)", "FILE", {},
+       FlagKind::kFileName},
+  });
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Small messages pay for steps (alpha), large ones for bytes (beta), so the winner\n"

@@ -188,21 +188,21 @@ void register_validate(CLI::App& app) {
       "validate",
       "Compare the model's collective costs with measured ones: each point's relative error, "
       "and the median and worst per algorithm, per rank count and per regime.");
-  cmd->add_option("files", flags->files,
-                  "Measurement files with collective times (and, without --fabric, ping-pong "
-                  "times to calibrate the link from); formats as for calibrate")
-      ->required()
-      ->type_name("FILE");
+  add_flag(cmd, {"files", &flags->files,
+                 "Measurement files with collective times (and, without --fabric, ping-pong "
+                 "times to calibrate the link from); formats as for calibrate",
+                 "FILE", {}, FlagKind::kRequired});
   add_fabric_options(cmd, &flags->network, FabricUse::kFabricOnly,
                      "without one, a flat link calibrated from the files' ping-pong times");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank count of collective logs that do not record one (OSU's)")
-      ->type_name("N");
-  cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced, for the predictions. Default: the "
-                  "fabric's gamma; calibrating from the files, one fitted to their reduction "
-                  "times (scalewall-mpi reduce); else 0")
-      ->type_name("G");
+  add_flags(cmd, {
+      {"--ranks,-n", &flags->ranks,
+       "Rank count of collective logs that do not record one (OSU's)", "N"},
+      {"--gamma", &flags->gamma,
+       "Reduction arithmetic cost per byte reduced, for the predictions. Default: the fabric's "
+       "gamma; calibrating from the files, one fitted to their reduction times (scalewall-mpi "
+       "reduce); else 0",
+       "G"},
+  });
   add_format_option(cmd, &flags->format);
   cmd->footer(
       "Examples:\n"

@@ -414,28 +414,26 @@ Mode register_collective(CLI::App& app) {
       "Hand-written collective algorithms over point-to-point, raced against the MPI "
       "library's own call on the same buffers; every result is checked against the "
       "library's, exactly (int64 sums).");
-  cmd->add_option("--op", flags->op,
-                  fmt::format("Collective(s), comma-separated: {}, or all", measured_op_names()))
-      ->type_name("OP")
-      ->default_val("allreduce");
-  cmd->add_option("--algorithm", flags->algorithm,
-                  fmt::format("Comma-separated: {} (MPI's own call), {}; or all (the library "
-                              "and every hand-written one of the op)",
-                              kLibraryAlgorithmName, list_names(every_hand_written_algorithm())))
-      ->type_name("LIST")
-      ->default_val("all");
+  add_flags(cmd, {
+      {"--op", &flags->op,
+       fmt::format("Collective(s), comma-separated: {}, or all", measured_op_names()), "OP",
+       "allreduce"},
+      {"--algorithm", &flags->algorithm,
+       fmt::format("Comma-separated: {} (MPI's own call), {}; or all (the library and every "
+                   "hand-written one of the op)",
+                   kLibraryAlgorithmName, list_names(every_hand_written_algorithm())),
+       "LIST", "all"},
+  });
   add_size_options(cmd, &flags->sizes, "0", "1MiB");
-  cmd->add_option("--iterations", flags->iterations, "Timed calls per algorithm and size")
-      ->type_name("N")
-      ->default_val("10");
-  cmd->add_option("--warmup", flags->warmup, "Untimed (but verified) calls before them")
-      ->type_name("N")
-      ->default_val("2");
+  add_flags(cmd, {
+      {"--iterations", &flags->iterations, "Timed calls per algorithm and size", "N", "10"},
+      {"--warmup", &flags->warmup, "Untimed (but verified) calls before them", "N", "2"},
+  });
   add_common_options(cmd, &flags->common);
-  cmd->add_flag("--inject-error", flags->inject_error,
-                "Corrupt one element of every hand-written result on the last rank, to show "
-                "that verification catches it")
-      ->group("");
+  add_flag(cmd, {"--inject-error", &flags->inject_error,
+                 "Corrupt one element of every hand-written result on the last rank, to show "
+                 "that verification catches it",
+                 "", {}, FlagKind::kHidden});
   cmd->footer(
       "Sizes follow nccl-tests: the whole buffer per rank (the all-reduce vector, the\n"
       "reduce-scatter input, the all-gather output, the all-to-all send buffer), in int64\n"

@@ -1,9 +1,10 @@
 // mpi/modes.h: the four measurement modes of scalewall-mpi, each registered as a CLI11
 // subcommand, and the flags they share.
 //
-// Layer: mpi/. A mode parses its flags (every rank parses the same command line, so every
-// rank reaches the same verdict on bad input), checks them against the rank count and the
-// memory, writes the envelope, measures, and writes one record per line as it goes
+// Layer: mpi/. A mode registers its flags as tables (cli/flag_table.h, shared with scalewall),
+// parses them (every rank parses the same command line, so every rank reaches the same
+// verdict on bad input), checks them against the rank count and the memory, writes the
+// envelope, measures, and writes one record per line as it goes
 // (include/scalewall/io/measurement.h is the format). docs/mpi.md documents every flag.
 //
 // Exit status of a mode's run function: 0 complete, 1 a measurement failed (a hand-written
@@ -20,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "mpi/world.h"
 
 namespace scalewall::mpi {

@@ -176,18 +176,15 @@ Mode register_pingpong(CLI::App& app) {
       "pingpong",
       "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "
       "ranks or more.");
-  cmd->add_option("--pairs", flags->pairs,
-                  "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow "
-                  "link or host stands out)")
-      ->type_name("LIST")
-      ->default_val("0-1");
+  add_flag(cmd, {"--pairs", &flags->pairs,
+                 "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow link "
+                 "or host stands out)",
+                 "LIST", "0-1"});
   add_size_options(cmd, &flags->sizes, "0", "4MiB");
-  cmd->add_option("--iterations", flags->iterations, "Timed round trips per size")
-      ->type_name("N")
-      ->default_val("50");
-  cmd->add_option("--warmup", flags->warmup, "Untimed round trips before them")
-      ->type_name("N")
-      ->default_val("5");
+  add_flags(cmd, {
+      {"--iterations", &flags->iterations, "Timed round trips per size", "N", "50"},
+      {"--warmup", &flags->warmup, "Untimed round trips before them", "N", "5"},
+  });
   add_common_options(cmd, &flags->common);
   cmd->footer(
       "Example: mpirun -np 2 scalewall-mpi pingpong --max-bytes 64MiB --out pp.jsonl\n"

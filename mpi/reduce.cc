@@ -115,12 +115,10 @@ Mode register_reduce(CLI::App& app) {
       "Local reduction time (acc += x, 64-bit integers) over a size sweep, every rank at "
       "once: the cost per byte reduced that the model calls gamma.");
   add_size_options(cmd, &flags->sizes, "1KiB", "64MiB");
-  cmd->add_option("--iterations", flags->iterations, "Timed reductions per size")
-      ->type_name("N")
-      ->default_val("20");
-  cmd->add_option("--warmup", flags->warmup, "Untimed reductions before them")
-      ->type_name("N")
-      ->default_val("3");
+  add_flags(cmd, {
+      {"--iterations", &flags->iterations, "Timed reductions per size", "N", "20"},
+      {"--warmup", &flags->warmup, "Untimed reductions before them", "N", "3"},
+  });
   add_common_options(cmd, &flags->common);
   cmd->footer(
       "Example: mpirun -np 2 scalewall-mpi reduce --out reduce.jsonl\n"
