@@ -303,11 +303,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
 
 void register_calibrate(CLI::App& app) {
   auto flags = std::make_shared<CalibrateFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "calibrate",
-      "Fit alpha and bandwidth (and the LogGP gap where the data allow) to measured ping-pong "
-      "times, and bus bandwidth to measured collectives; optionally write a fabric file.");
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"files", &flags->files,
        "Measurement files: scalewall-mpi JSON Lines, nccl-tests logs, OSU Micro-Benchmarks logs "
        "(osu_latency, osu_bw, osu_allreduce), Intel MPI Benchmarks logs (PingPong, Allreduce); "
@@ -326,15 +322,19 @@ void register_calibrate(CLI::App& app) {
        "(unweighted)",
        "relative|ordinary", "relative"},
       {"--name", &flags->name, "Name of the fabric written by --out", "NAME", "calibrated"},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "calibrate",
+      "Fit alpha and bandwidth (and the LogGP gap where the data allow) to measured ping-pong "
+      "times, and bus bandwidth to measured collectives; optionally write a fabric file.",
+      {own},
       "Examples:\n"
       "  mpirun -np 2 scalewall-mpi pingpong > pingpong.jsonl\n"
       "  scalewall calibrate pingpong.jsonl --out fabric.toml\n"
       "  scalewall collective --fabric fabric.toml --ranks 64 --bytes 1MB\n"
       "  scalewall calibrate osu_latency.txt osu_bw.txt      (adds the LogGP gap)\n"
-      "  scalewall calibrate all_reduce_perf.log             (bus bandwidth per size)");
+      "  scalewall calibrate all_reduce_perf.log             (bus bandwidth per size)"});
   cmd->callback([flags] { emit(run_calibrate(*flags), flags->format); });
 }
 

@@ -211,12 +211,7 @@ Report run_collective(const CollectiveFlags& flags) {
 
 void register_collective(CLI::App& app) {
   auto flags = std::make_shared<CollectiveFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "collective",
-      "Cost of every algorithm of one collective call, cheapest first: steps x alpha + bytes "
-      "per rank x beta + reduced bytes x gamma, on a flat link or a two-level fabric, with the "
-      "size at which each ties the winner.");
-  add_flags(cmd, {
+  const FlagGroup call = {
       {"--op", &flags->op, "Collective: " + op_names(), "OP", "allreduce"},
       {"--ranks,-n", &flags->ranks,
        "Rank count N, 1 to 2^40 (with --fabric: default the fabric's, else a multiple of its "
@@ -226,9 +221,8 @@ void register_collective(CLI::App& app) {
        "Buffer per rank m as nccl-tests sizes it: the all-reduce vector, the reduce-scatter "
        "input, the all-gather output, the all-to-all send buffer",
        "SIZE"},
-  });
-  add_fabric_options(cmd, &flags->fabric);
-  add_flags(cmd, {
+  };
+  const FlagGroup cost = {
       {"--gamma", &flags->gamma,
        "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of reduction; 0 makes "
        "it free). Default: the fabric's gamma, else 0",
@@ -242,9 +236,14 @@ void register_collective(CLI::App& app) {
        "Also show what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) "
        "pick for this call, and what that costs under the model",
        "mpich|ompi"},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "collective",
+      "Cost of every algorithm of one collective call, cheapest first: steps x alpha + bytes "
+      "per rank x beta + reduced bytes x gamma, on a flat link or a two-level fabric, with the "
+      "size at which each ties the winner.",
+      {call, fabric_flags(&flags->fabric), cost},
       "Recursive doubling takes log2 N steps but moves m log2 N bytes per rank; the ring takes\n"
       "2(N-1) steps but moves only 2m(N-1)/N. Small messages pay for steps, large ones for\n"
       "bytes, so the winner flips with size, and the size where it flips moves with N.\n"
@@ -256,7 +255,7 @@ void register_collective(CLI::App& app) {
       "      the ring wins: about 2.1 GB per rank against 6.4 GB\n"
       "  scalewall collective --fabric examples/fabrics/dgx-h100-ndr.toml --bytes 1GB\n"
       "      on 16 nodes of 8 GPUs, the hierarchical all-reduce moves m/8 across nodes\n"
-      "  scalewall collective --op all-to-all --ranks 64 --bytes 1MB --selector ompi");
+      "  scalewall collective --op all-to-all --ranks 64 --bytes 1MB --selector ompi"});
   cmd->callback([flags] { emit(run_collective(*flags), flags->format); });
 }
 

@@ -15,20 +15,19 @@
 
 namespace scalewall::cli {
 
-void add_format_option(CLI::App* command, std::string* format) {
-  add_flag(command, {"--format", format, "Output format: table (for people), csv, json",
-                     "table|csv|json", "table"});
+FlagSpec format_flag(std::string* format) {
+  return {"--format", format, "Output format: table (for people), csv, json", "table|csv|json",
+          "table"};
 }
 
-void add_fabric_options(CLI::App* command, FabricFlags* flags, FabricUse use,
-                        std::string_view fabric_help) {
+FlagGroup fabric_flags(FabricFlags* flags, FabricUse use, std::string_view fabric_help) {
   std::string help =
       "Fabric file (TOML): nodes, ranks per node, intra- and inter-node links, NICs, "
       "oversubscription, placement; see examples/fabrics/";
   if (use == FabricUse::kScenario) help += "; replaces the scenario's [network]";
   if (!fabric_help.empty()) help += fmt::format("; {}", fabric_help);
   const bool flat = use == FabricUse::kFlatOrFabric;
-  std::vector<FlagSpec> table = {
+  FlagGroup group = {
       {"--fabric", &flags->fabric, help, "FILE"},
       {"--alpha,-a", &flags->alpha,
        flat ? "Latency alpha of the flat link (default 2.5us), or of the fabric's inter-node "
@@ -48,8 +47,8 @@ void add_fabric_options(CLI::App* command, FabricFlags* flags, FabricUse use,
        "Override the fabric's placement: packed or scattered", "P"},
   };
   // A scenario's fabric is scaled to each rank count, and validate's keeps the files' ranks.
-  if (!flat) std::erase_if(table, [](const FlagSpec& f) { return f.names == "--nodes"; });
-  add_flags(command, table);
+  if (!flat) std::erase_if(group, [](const FlagSpec& f) { return f.names == "--nodes"; });
+  return group;
 }
 
 bool has_fabric_overrides(const FabricFlags& flags) {
@@ -158,6 +157,15 @@ nlohmann::ordered_json link_inputs(const Link& link) {
   return j;
 }
 
+void add_fabric_figures(const Topology& t, nlohmann::ordered_json& j) {
+  j["nominal"] = t.nominal;
+  j["nodes"] = t.nodes;
+  j["ranks_per_node"] = t.ranks_per_node;
+  j["nics_per_node"] = t.nics_per_node;
+  j["oversubscription"] = t.oversubscription;
+  j["placement"] = std::string(placement_name(t.placement));
+}
+
 nlohmann::ordered_json topology_inputs(const Topology& t) {
   nlohmann::ordered_json j;
   if (t.kind == TopologyKind::kFlatLink) {
@@ -166,12 +174,7 @@ nlohmann::ordered_json topology_inputs(const Topology& t) {
     return j;
   }
   j["name"] = t.name;
-  j["nominal"] = t.nominal;
-  j["nodes"] = t.nodes;
-  j["ranks_per_node"] = t.ranks_per_node;
-  j["nics_per_node"] = t.nics_per_node;
-  j["oversubscription"] = t.oversubscription;
-  j["placement"] = std::string(placement_name(t.placement));
+  add_fabric_figures(t, j);
   if (t.placement == Placement::kExplicit) j["rank_to_node"] = t.rank_to_node;
   j["intra"] = link_inputs(t.intra);
   j["inter"] = link_inputs(t.inter);

@@ -1,4 +1,4 @@
-// Flags as data, registered with CLI11; see cli/flag_table.h.
+// Commands and flags as data, registered with CLI11; see cli/flag_table.h.
 #include "cli/flag_table.h"
 
 #include <type_traits>
@@ -46,8 +46,13 @@ CLI::Option* add_flag(CLI::App* command, const FlagSpec& flag) {
   return option;
 }
 
-void add_flags(CLI::App* command, const std::vector<FlagSpec>& flags) {
-  for (const FlagSpec& flag : flags) add_flag(command, flag);
+CLI::App* add_command(CLI::App& app, const CommandSpec& command) {
+  CLI::App* sub = app.add_subcommand(command.name, command.description);
+  for (const FlagGroup& group : command.flags) {
+    for (const FlagSpec& flag : group) add_flag(sub, flag);
+  }
+  if (!command.footer.empty()) sub->footer(command.footer);
+  return sub;
 }
 
 bool given(const CLI::Option* option) { return option != nullptr && option->count() > 0; }

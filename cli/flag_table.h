@@ -1,7 +1,7 @@
-// cli/flag_table.h: a command's flags as data. Both executables, scalewall (cli/) and
-// scalewall-mpi (mpi/), register every flag of every command through add_flags: one FlagSpec
-// per flag, in the order --help lists them, so that a new flag is one more entry in its
-// command's table. Part of the static library scalewall_flags, with cli/flags.h, which reads
+// cli/flag_table.h: commands and their flags as data. Both executables, scalewall (cli/) and
+// scalewall-mpi (mpi/), register every subcommand through add_command: a CommandSpec (name,
+// description, footer) with one FlagSpec per flag, in the order --help lists them, so that a
+// new flag is one more entry in its command's table. Part of the static library scalewall_flags, with cli/flags.h, which reads
 // the values afterwards.
 //
 // Layer: beside cli/ and mpi/; includes CLI11 and no library header.
@@ -49,11 +49,23 @@ struct FlagSpec {
   const CLI::Option** given = nullptr;
 };
 
+// Flags that --help lists together: a command's own, or a set that several commands share
+// (the network flags of cli/common.h, the size sweep of mpi/modes.h).
+using FlagGroup = std::vector<FlagSpec>;
+
+// A subcommand as data, in the order its --help shows it.
+struct CommandSpec {
+  std::string name;
+  std::string description;       // the paragraph --help starts with
+  std::vector<FlagGroup> flags;  // every flag, group after group
+  std::string footer = {};       // what --help ends with: how to read the output, examples
+};
+
+// Adds the subcommand and its flags to `app`; the caller says what it runs.
+CLI::App* add_command(CLI::App& app, const CommandSpec& command);
+
 // Registers `flag` on `command`: a switch for a bool target, an option otherwise.
 CLI::Option* add_flag(CLI::App* command, const FlagSpec& flag);
-
-// Registers each of `flags`, in order.
-void add_flags(CLI::App* command, const std::vector<FlagSpec>& flags);
 
 // Whether the flag registered into `option` was on the command line; false for none.
 bool given(const CLI::Option* option);

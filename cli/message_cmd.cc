@@ -153,12 +153,7 @@ Report run_message(const MessageFlags& flags) {
 
 void register_message(CLI::App& app) {
   auto flags = std::make_shared<MessageFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "message",
-      "Cost of one point-to-point message under Hockney's alpha-beta model, the crossover size "
-      "m* = alpha x bandwidth where latency and bandwidth terms are equal, and the regime "
-      "(latency-bound, balanced, bandwidth-bound) of each size.");
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"--alpha,-a", &flags->alpha, "Start-up latency alpha per message (2.5us, 30us)", "T",
        "2.5us"},
       {"--bandwidth,-b", &flags->bandwidth, "Link bandwidth, 1/beta (25GB/s, 1Gb/s, 400Gbps)",
@@ -171,9 +166,14 @@ void register_message(CLI::App& app) {
       {"--bytes,-m", &flags->bytes,
        "Classify this one message size instead of sweeping (4KB, 64KiB)", "SIZE", {},
        FlagKind::kOptional, &flags->bytes_option},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "message",
+      "Cost of one point-to-point message under Hockney's alpha-beta model, the crossover size "
+      "m* = alpha x bandwidth where latency and bandwidth terms are equal, and the regime "
+      "(latency-bound, balanced, bandwidth-bound) of each size.",
+      {own},
       "The cost curve is flat below m* (a 1 KB and a 64 KB message cost nearly the same on a\n"
       "fast fabric) and linear above it. The crossover row is marked in the table.\n"
       "\n"
@@ -183,7 +183,7 @@ void register_message(CLI::App& app) {
       "  scalewall message --alpha 30us --bandwidth 0.125GB/s\n"
       "      1 GbE-class link: m* = 3.75 KB, over a decade lower, since m* is a product\n"
       "  scalewall message --alpha 30us --bandwidth 1Gb/s --bytes 64KB\n"
-      "      on that link even a 64 KB message is bandwidth-bound");
+      "      on that link even a 64 KB message is bandwidth-bound"});
   cmd->callback([flags] { emit(run_message(*flags), flags->format); });
 }
 

@@ -186,13 +186,7 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
 
 void register_predict(CLI::App& app) {
   auto flags = std::make_shared<PredictFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "predict",
-      "Predict a data-parallel job's scaling curve from a scenario: step time split into "
-      "compute, serial, communication, variance and checkpoint per rank count, efficiency, the "
-      "knee, and the mechanism that binds. --what-if ranks the remedies at one rank count.");
-  add_scenario_options(cmd, &flags->scenario);
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"--ranks,-n", &flags->ranks,
        "Rank counts: a list (8,64,512) or a range A..B: A, the powers of two between, and B "
        "(8..4096)",
@@ -208,14 +202,19 @@ void register_predict(CLI::App& app) {
       {"--plot", &flags->plot,
        "Also draw the scaling curve to FILE (.svg or .png; needs gnuplot)", "FILE", {},
        FlagKind::kFileName},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "predict",
+      "Predict a data-parallel job's scaling curve from a scenario: step time split into "
+      "compute, serial, communication, variance and checkpoint per rank count, efficiency, the "
+      "knee, and the mechanism that binds. --what-if ranks the remedies at one rank count.",
+      {scenario_flags(&flags->scenario), own},
       "Examples:\n"
       "  scalewall predict examples/seed-7b-bf16.toml --ranks 8,64,512\n"
       "      the seed's worked example: the all-reduce, not the compute, sets the step\n"
       "  scalewall predict examples/bandwidth-bound-1.3b-100gbe.toml --what-if --at 64\n"
-      "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json");
+      "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json"});
   cmd->callback([flags] {
     if (!flags->at.empty() && !flags->what_if) {
       throw InputError("--at: only with --what-if (the rank count the remedies are ranked at)");

@@ -632,13 +632,7 @@ Report run_report(const ReportFlags& flags) {
 
 void register_report(CLI::App& app) {
   auto flags = std::make_shared<ReportFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "report",
-      "Draw every figure of a scenario (scaling curve, step-time breakdown, message cost per "
-      "link, selection map, with the what-if table) or of measurement files (bus bandwidth and "
-      "one-way time against size, per-rank arrival and wait) as SVG and PNG, and write a "
-      "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.");
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"files", &flags->files,
        "Scenario files (TOML) and measurement files (scalewall-mpi JSON Lines, nccl-tests, OSU, "
        "IMB), told apart by content",
@@ -656,14 +650,20 @@ void register_report(CLI::App& app) {
        "Rank count of collective logs that do not record one (OSU's without an mpirun -np "
        "line): gives their bus bandwidth",
        "N"},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "report",
+      "Draw every figure of a scenario (scaling curve, step-time breakdown, message cost per "
+      "link, selection map, with the what-if table) or of measurement files (bus bandwidth and "
+      "one-way time against size, per-rank arrival and wait) as SVG and PNG, and write a "
+      "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.",
+      {own},
       "Examples:\n"
       "  scalewall report examples/seed-7b-bf16.toml -o report/\n"
       "  scalewall report examples/dgx-llm-weak.toml --max-ranks 4096 -o report-dgx/\n"
       "  scalewall report run-collective.jsonl run-step.jsonl -o measured/\n"
-      "Progress goes to stderr when it is a terminal; the list of figures to stdout.");
+      "Progress goes to stderr when it is a terminal; the list of figures to stdout."});
   cmd->callback([flags] { emit(run_report(*flags), flags->format); });
 }
 

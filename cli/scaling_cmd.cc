@@ -78,11 +78,7 @@ Report run_scaling(const ScalingFlags& flags) {
 
 void register_scaling(CLI::App& app) {
   auto flags = std::make_shared<ScalingFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "scaling",
-      "Amdahl speedup and efficiency, Gustafson scaled speedup, and the largest rank count that "
-      "keeps a target efficiency.");
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"--serial-fraction,-s", &flags->serial_fraction,
        "Serial fraction s of the run, 0..1 (0.05 or 5%)", "S", {}, FlagKind::kRequired},
       {"--ranks,-n", &flags->ranks,
@@ -90,11 +86,15 @@ void register_scaling(CLI::App& app) {
        FlagKind::kRequired},
       {"--target-efficiency", &flags->target_efficiency,
        "Efficiency to hold, in (0, 1] (0.5 or 50%)", "E", "0.5"},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "scaling",
+      "Amdahl speedup and efficiency, Gustafson scaled speedup, and the largest rank count that "
+      "keeps a target efficiency.",
+      {own},
       "Example (seed Lab 1): scalewall scaling --serial-fraction 0.02 --ranks 1024\n"
-      "  Efficiency falls below 50% at 52 ranks: the largest N at target is 51.");
+      "  Efficiency falls below 50% at 52 ranks: the largest N at target is 51."});
   cmd->callback([flags] { emit(run_scaling(*flags), flags->format); });
 }
 

@@ -42,10 +42,20 @@ void apply_network_flags(const FabricFlags& flags, ScenarioFile& file) {
   file.network_description = describe_scenario_fabric(*s.network.fabric);
 }
 
+// The levels of the four remedies that a scenario's [remedies] sets and its [what_if] tries,
+// under the same keys in both: Settings and WhatIfOptions name them alike.
+template <typename Levels>
+void add_remedy_levels(nlohmann::ordered_json& j, const Levels& levels) {
+  j["compression_ratio"] = levels.compression_ratio;
+  j["compression_s_per_byte"] = levels.compression_s_per_byte;
+  j["accumulation_steps"] = levels.accumulation_steps;
+  j["batch_scale"] = levels.batch_scale;
+}
+
 }  // namespace
 
-void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional) {
-  add_flags(command, {
+FlagGroup scenario_flags(ScenarioFlags* flags, bool optional) {
+  FlagGroup group = {
       {"scenario", &flags->path,
        "Scenario file (TOML): workload, network, variance, remedies, checkpoint; see "
        "docs/scenarios.md and examples/",
@@ -56,9 +66,10 @@ void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional
       {"--bucket", &flags->bucket, "Override: bucket size (0: one fused call)", "SIZE"},
       {"--hierarchical", &flags->hierarchical, "Override: allow hierarchical all-reduce (on/off)",
        "on|off"},
-  });
-  add_fabric_options(command, &flags->network, FabricUse::kScenario);
-  add_flags(command, {
+  };
+  const FlagGroup network = fabric_flags(&flags->network, FabricUse::kScenario);
+  group.insert(group.end(), network.begin(), network.end());
+  group.insert(group.end(), {
       {"--algorithm", &flags->algorithm,
        "Override: all-reduce algorithm (auto: the cheapest per call)", "NAME"},
       {"--compression-ratio", &flags->compression_ratio,
@@ -69,19 +80,18 @@ void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional
        "X"},
       {"--sigma", &flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)", "F"},
   });
+  return group;
 }
 
 ScenarioFile load_scenario(const ScenarioFlags& flags) {
   ScenarioFile file = load_scenario_file(flags.path);
   Scenario& s = file.scenario;
   if (!flags.scaling.empty()) {
-    if (flags.scaling == "strong") {
-      s.workload.mode = ScalingMode::kStrong;
-    } else if (flags.scaling == "weak") {
-      s.workload.mode = ScalingMode::kWeak;
-    } else {
+    const std::optional<ScalingMode> mode = parse_scaling_mode(flags.scaling);
+    if (!mode) {
       throw InputError(fmt::format("--scaling: '{}' is not strong or weak", flags.scaling));
     }
+    s.workload.mode = *mode;
   }
   if (!flags.overlap.empty()) s.settings.overlap = flag_on_off("--overlap", flags.overlap);
   if (!flags.bucket.empty()) {
@@ -146,12 +156,7 @@ nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
   if (s.network.fabric) {
     const Topology& t = *s.network.fabric;
     n["fabric"] = t.name;
-    n["nominal"] = t.nominal;
-    n["nodes"] = t.nodes;
-    n["ranks_per_node"] = t.ranks_per_node;
-    n["nics_per_node"] = t.nics_per_node;
-    n["oversubscription"] = t.oversubscription;
-    n["placement"] = std::string(placement_name(t.placement));
+    add_fabric_figures(t, n);
     n["intra"] = link_inputs(t.intra);
     n["inter"] = link_inputs(t.inter);
   } else {
@@ -169,21 +174,14 @@ nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
   r["overlap"] = s.settings.overlap;
   r["bucket_bytes"] = s.settings.bucket_bytes;
   r["hierarchical"] = s.settings.hierarchical;
-  r["compression_ratio"] = s.settings.compression_ratio;
-  r["compression_s_per_byte"] = s.settings.compression_s_per_byte;
-  r["accumulation_steps"] = s.settings.accumulation_steps;
-  r["batch_scale"] = s.settings.batch_scale;
+  add_remedy_levels(r, s.settings);
   nlohmann::ordered_json& c = j["checkpoint"];
   c["bytes"] = s.checkpoint.bytes;
   c["write_bandwidth_Bps"] = s.checkpoint.write_bandwidth_Bps;
   c["shared"] = s.checkpoint.shared;
   c["interval_steps"] = s.checkpoint.interval_steps;
   c["async"] = s.checkpoint.async;
-  nlohmann::ordered_json& wi = j["what_if"];
-  wi["compression_ratio"] = file.what_if.compression_ratio;
-  wi["compression_s_per_byte"] = file.what_if.compression_s_per_byte;
-  wi["accumulation_steps"] = file.what_if.accumulation_steps;
-  wi["batch_scale"] = file.what_if.batch_scale;
+  add_remedy_levels(j["what_if"], file.what_if);
   return j;
 }
 

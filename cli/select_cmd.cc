@@ -147,12 +147,7 @@ Report run_select(const SelectFlags& flags) {
 
 void register_select(CLI::App& app) {
   auto flags = std::make_shared<SelectFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "select",
-      "Selection map of one collective: the cheapest algorithm for each rank count and "
-      "message size, the exact sizes where the winner changes, and (--selector) what MPICH or "
-      "Open MPI would pick instead and what that costs.");
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"--op", &flags->op, "Collective: " + op_names(), "OP", "allreduce"},
       {"--ranks,-n", &flags->ranks,
        "Rank counts: A..B (A, the powers of two between, and B) or a list 8,24,64; with "
@@ -163,9 +158,8 @@ void register_select(CLI::App& app) {
        "A >= 1",
        "A..B", "1..1GiB"},
       {"--step", &flags->step, "Factor between neighbouring sizes: 2 or 4", "2|4", "4"},
-  });
-  add_fabric_options(cmd, &flags->fabric);
-  add_flags(cmd, {
+  };
+  const FlagGroup cost = {
       {"--gamma", &flags->gamma,
        "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s). Default: the "
        "fabric's gamma, else 0",
@@ -178,9 +172,14 @@ void register_select(CLI::App& app) {
       {"--plot", &flags->plot,
        "Also draw the selection map to FILE (.svg or .png; needs gnuplot)", "FILE", {},
        FlagKind::kFileName},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "select",
+      "Selection map of one collective: the cheapest algorithm for each rank count and "
+      "message size, the exact sizes where the winner changes, and (--selector) what MPICH or "
+      "Open MPI would pick instead and what that costs.",
+      {own, fabric_flags(&flags->fabric), cost},
       "Small messages pay for steps (alpha), large ones for bytes (beta), so the winner\n"
       "changes with size, and where it changes moves with the rank count.\n"
       "\n"
@@ -190,7 +189,7 @@ void register_select(CLI::App& app) {
       "  scalewall select --fabric examples/fabrics/dgx-h100-ndr.toml --ranks 8..128\n"
       "      where the hierarchical all-reduce takes over on 8-GPU nodes\n"
       "  scalewall select --ranks 2..4096 --bytes 1..64MiB --selector ompi\n"
-      "      where Open MPI's fixed rules differ from the model, and by how much");
+      "      where Open MPI's fixed rules differ from the model, and by how much"});
   cmd->callback([flags] { emit(run_select(*flags), flags->format); });
 }
 

@@ -264,11 +264,7 @@ Report run_straggler(const StragglerFlags& flags) {
 
 void register_straggler(CLI::App& app) {
   auto flags = std::make_shared<StragglerFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "straggler",
-      "The expected slowest of N ranks with jittery step times (exact order statistic or a "
-      "seeded Monte Carlo), or the barrier step and wait fraction of measured per-rank times.");
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"--ranks,-n", &flags->ranks, "Rank counts, comma separated: 8,64,1024 (each 1..2^40)",
        "LIST", {}, FlagKind::kOptional, &flags->ranks_option},
       {"--sigma", &flags->sigma,
@@ -290,16 +286,20 @@ void register_straggler(CLI::App& app) {
        "With --times: the CSV column to read, by header name or 1-based index (default: the "
        "only column, or step_s, time_s, seconds or t_s)",
        "C", {}, FlagKind::kOptional, &flags->column_option},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "straggler",
+      "The expected slowest of N ranks with jittery step times (exact order statistic or a "
+      "seeded Monte Carlo), or the barrier step and wait fraction of measured per-rank times.",
+      {own},
       "Example (seed D01 section 3.4's table):\n"
       "  scalewall straggler --ranks 8,64,1024,16384 --sigma 0.02\n"
       "  At 2% jitter the slowest of 16384 ranks runs 1.079x the mean: 7.4% of throughput.\n"
       "The same from a seeded simulation, beside the exact values:\n"
       "  scalewall straggler --ranks 8,64,1024,16384 --sigma 2% --method both --seed 42\n"
       "Measured per-rank times (a number per line, with or without units, or CSV):\n"
-      "  scalewall straggler --times step_times.csv --column step_s");
+      "  scalewall straggler --times step_times.csv --column step_s"});
   cmd->callback([flags] { emit(run_straggler(*flags), flags->format); });
 }
 

@@ -184,17 +184,13 @@ Report run_validate(const ValidateFlags& flags) {
 
 void register_validate(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "validate",
-      "Compare the model's collective costs with measured ones: each point's relative error, "
-      "and the median and worst per algorithm, per rank count and per regime.");
-  add_flag(cmd, {"files", &flags->files,
-                 "Measurement files with collective times (and, without --fabric, ping-pong "
-                 "times to calibrate the link from); formats as for calibrate",
-                 "FILE", {}, FlagKind::kRequired});
-  add_fabric_options(cmd, &flags->network, FabricUse::kFabricOnly,
-                     "without one, a flat link calibrated from the files' ping-pong times");
-  add_flags(cmd, {
+  const FlagGroup files = {
+      {"files", &flags->files,
+       "Measurement files with collective times (and, without --fabric, ping-pong times to "
+       "calibrate the link from); formats as for calibrate",
+       "FILE", {}, FlagKind::kRequired},
+  };
+  const FlagGroup own = {
       {"--ranks,-n", &flags->ranks,
        "Rank count of collective logs that do not record one (OSU's)", "N"},
       {"--gamma", &flags->gamma,
@@ -202,14 +198,21 @@ void register_validate(CLI::App& app) {
        "gamma; calibrating from the files, one fitted to their reduction times (scalewall-mpi "
        "reduce); else 0",
        "G"},
-  });
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
+      "validate",
+      "Compare the model's collective costs with measured ones: each point's relative error, "
+      "and the median and worst per algorithm, per rank count and per regime.",
+      {files,
+       fabric_flags(&flags->network, FabricUse::kFabricOnly,
+                    "without one, a flat link calibrated from the files' ping-pong times"),
+       own},
       "Examples:\n"
       "  mpirun -np 2 scalewall-mpi pingpong > pingpong.jsonl\n"
       "  mpirun -np 4 scalewall-mpi collective --algorithm ring > ring.jsonl\n"
       "  scalewall validate pingpong.jsonl ring.jsonl\n"
-      "  scalewall validate all_reduce_perf.log --fabric examples/fabrics/dgx-h100-ndr.toml");
+      "  scalewall validate all_reduce_perf.log --fabric examples/fabrics/dgx-h100-ndr.toml"});
   cmd->callback([flags] { emit(run_validate(*flags), flags->format); });
 }
 

@@ -25,8 +25,8 @@ double whole_bytes(std::string_view flag, double bytes) {
 
 }  // namespace
 
-void add_common_options(CLI::App* command, CommonFlags* flags) {
-  add_flags(command, {
+FlagGroup common_flags(CommonFlags* flags) {
+  return {
       {"--out,-o", &flags->out,
        "Write the JSON Lines to FILE instead of stdout (rank 0 writes; every line is flushed "
        "as it is measured)",
@@ -37,12 +37,12 @@ void add_common_options(CLI::App* command, CommonFlags* flags) {
       {"--kill-rank", &flags->kill_rank,
        "Rank that raises SIGKILL at the start of the second measured unit", "", {},
        FlagKind::kHidden},
-  });
+  };
 }
 
-void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
-                      const std::string& default_max) {
-  add_flags(command, {
+FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,
+                     const std::string& default_max) {
+  return {
       {"--min-bytes", &flags->min_bytes,
        "Smallest message of the sweep, which visits it, every power of two above it and "
        "--max-bytes",
@@ -52,7 +52,7 @@ void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& de
       {"--sizes", &flags->sizes,
        "Comma-separated sizes to measure instead of the sweep: 0,8,1000,1MiB", "LIST", {},
        FlagKind::kOptional, &flags->sizes_option},
-  });
+  };
 }
 
 std::vector<double> resolve_sizes(const SizeFlags& flags) {
@@ -92,8 +92,8 @@ int flag_rank(std::string_view flag, const std::string& text, int ranks) {
   return static_cast<int>(r);
 }
 
-void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& default_compute) {
-  add_flags(command, {
+FlagGroup delay_flags(DelayFlags* flags, const std::string& default_compute) {
+  return {
       {"--compute", &flags->compute,
        "Busy-wait each rank does before it enters the collective (a stand-in for compute)", "T",
        default_compute},
@@ -106,7 +106,7 @@ void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& 
        "R"},
       {"--slow-factor", &flags->slow_factor,
        "How much longer the slow rank computes (>= 1; default 2)", "F"},
-  });
+  };
 }
 
 DelaySettings resolve_delays(const DelayFlags& flags, int ranks) {

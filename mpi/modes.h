@@ -34,7 +34,7 @@ struct CommonFlags {
 
   Faults faults() const { return {abort_rank, kill_rank}; }
 };
-void add_common_options(CLI::App* command, CommonFlags* flags);
+FlagGroup common_flags(CommonFlags* flags);
 
 // The message sizes of pingpong and collective: --min-bytes, --max-bytes (a power-of-two
 // sweep, see size_sweep) or --sizes LIST, which replaces the sweep.
@@ -42,7 +42,7 @@ struct SizeFlags {
   std::string min_bytes;
   std::string max_bytes;
   std::string sizes;
-  // Set by add_size_options: whether each flag was given (an empty --sizes is an error, and
+  // Set by the options size_flags registers: whether each flag was given (an empty --sizes is an error, and
   // --sizes cannot be combined with the sweep's bounds).
   const CLI::Option* min_option = nullptr;
   const CLI::Option* max_option = nullptr;
@@ -50,8 +50,8 @@ struct SizeFlags {
 };
 // The most sizes one --sizes list may hold.
 inline constexpr std::size_t kMaxSizeListItems = 1024;
-void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
-                      const std::string& default_max);
+FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,
+                     const std::string& default_max);
 // The sizes to visit, in bytes, each a whole number. Throws InputError naming the flag.
 std::vector<double> resolve_sizes(const SizeFlags& flags);
 
@@ -64,7 +64,7 @@ struct DelayFlags {
   std::string slow_rank;
   std::string slow_factor;
 };
-void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& default_compute);
+FlagGroup delay_flags(DelayFlags* flags, const std::string& default_compute);
 
 struct DelaySettings {
   double compute_s = 0;

@@ -172,23 +172,23 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
 
 Mode register_pingpong(CLI::App& app) {
   auto flags = std::make_shared<PingPongFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "pingpong",
-      "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "
-      "ranks or more.");
-  add_flag(cmd, {"--pairs", &flags->pairs,
-                 "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow link "
-                 "or host stands out)",
-                 "LIST", "0-1"});
-  add_size_options(cmd, &flags->sizes, "0", "4MiB");
-  add_flags(cmd, {
+  const FlagGroup pairs = {
+      {"--pairs", &flags->pairs,
+       "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow link or host "
+       "stands out)",
+       "LIST", "0-1"},
+  };
+  const FlagGroup repeats = {
       {"--iterations", &flags->iterations, "Timed round trips per size", "N", "50"},
       {"--warmup", &flags->warmup, "Untimed round trips before them", "N", "5"},
-  });
-  add_common_options(cmd, &flags->common);
-  cmd->footer(
+  };
+  CLI::App* cmd = add_command(app, {
+      "pingpong",
+      "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "
+      "ranks or more.",
+      {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
       "Example: mpirun -np 2 scalewall-mpi pingpong --max-bytes 64MiB --out pp.jsonl\n"
-      "         then scalewall calibrate pp.jsonl fits alpha and beta.");
+      "         then scalewall calibrate pp.jsonl fits alpha and beta."});
   return {cmd, [flags](const World& w) { return run_pingpong(w, *flags); }};
 }
 

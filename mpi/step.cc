@@ -178,12 +178,7 @@ int run_step(const World& w, const StepFlags& flags) {
 
 Mode register_step(CLI::App& app) {
   auto flags = std::make_shared<StepFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "step",
-      "A synthetic data-parallel step: busy-wait compute, then an all-reduce of the gradient "
-      "(blocking, or overlapped in buckets); per rank and step: compute, communication, "
-      "wait.");
-  add_flags(cmd, {
+  const FlagGroup own = {
       {"--steps", &flags->steps, "Timed steps", "N", "20"},
       {"--warmup", &flags->warmup, "Untimed steps before them", "N", "2"},
       {"--bytes", &flags->bytes,
@@ -193,12 +188,15 @@ Mode register_step(CLI::App& app) {
        "after it"},
       {"--buckets", &flags->buckets,
        "Buckets of the overlapped all-reduce (with --overlap; default 4)", "K"},
-  });
-  add_delay_options(cmd, &flags->delays, "10ms");
-  add_common_options(cmd, &flags->common);
-  cmd->footer(
+  };
+  CLI::App* cmd = add_command(app, {
+      "step",
+      "A synthetic data-parallel step: busy-wait compute, then an all-reduce of the gradient "
+      "(blocking, or overlapped in buckets); per rank and step: compute, communication, "
+      "wait.",
+      {own, delay_flags(&flags->delays, "10ms"), common_flags(&flags->common)},
       "Example: mpirun -np 8 scalewall-mpi step --compute 50ms --bytes 64MiB --overlap "
-      "--buckets 8 --jitter-sigma 2%");
+      "--buckets 8 --jitter-sigma 2%"});
   return {cmd, [flags](const World& w) { return run_step(w, *flags); }};
 }
 
