@@ -369,45 +369,39 @@ Report run_calibrate(const CalibrateFlags& flags) {
 
 void register_calibrate(CLI::App& app) {
   auto flags = std::make_shared<CalibrateFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"files", &flags->files,
+       "Measurement files: scalewall-mpi JSON Lines, nccl-tests logs, OSU Micro-Benchmarks logs "
+       "(osu_latency, osu_bw, osu_allreduce), Intel MPI Benchmarks logs (PingPong, Allreduce); "
+       "the format is read from the content",
+       "FILE", {}, FlagKind::kRequired},
+      {"--out,-o", &flags->out,
+       "Write the fitted link as a fabric file (TOML) that collective, select, predict and "
+       "scenario files accept",
+       "FILE", {}, FlagKind::kFileName},
+      {"--min-bytes", &flags->min_bytes, "Fit only sizes at or above this", "SIZE"},
+      {"--max-bytes", &flags->max_bytes, "Fit only sizes at or below this", "SIZE"},
+      {"--ranks,-n", &flags->ranks, "Rank count of collective logs that do not record one (OSU's)",
+       "N"},
+      {"--weighting", &flags->weighting,
+       "Least-squares weighting: relative (1/T^2, minimises relative residuals) or ordinary "
+       "(unweighted)",
+       "relative|ordinary", "relative"},
+      {"--name", &flags->name, "Name of the fabric written by --out", "NAME", "calibrated"},
+      regimes_flag(&flags->regimes),
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "calibrate",
       "Fit alpha and bandwidth (and the LogGP gap where the data allow) to measured ping-pong "
-      "times, and bus bandwidth to measured collectives; optionally write a fabric file.");
-  cmd->add_option("files", flags->files,
-                  "Measurement files: scalewall-mpi JSON Lines, nccl-tests logs, OSU "
-                  "Micro-Benchmarks logs (osu_latency, osu_bw, osu_allreduce), Intel MPI "
-                  "Benchmarks logs (PingPong, Allreduce); the format is read from the content")
-      ->required()
-      ->type_name("FILE");
-  cmd->add_option("--out,-o", flags->out,
-                  "Write the fitted link as a fabric file (TOML) that collective, select, "
-                  "predict and scenario files accept")
-      ->type_name("FILE")
-      ->check(non_empty_path());
-  cmd->add_option("--min-bytes", flags->min_bytes, "Fit only sizes at or above this")
-      ->type_name("SIZE");
-  cmd->add_option("--max-bytes", flags->max_bytes, "Fit only sizes at or below this")
-      ->type_name("SIZE");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank count of collective logs that do not record one (OSU's)")
-      ->type_name("N");
-  cmd->add_option("--weighting", flags->weighting,
-                  "Least-squares weighting: relative (1/T^2, minimises relative residuals) or "
-                  "ordinary (unweighted)")
-      ->type_name("relative|ordinary")
-      ->default_val("relative");
-  cmd->add_option("--name", flags->name, "Name of the fabric written by --out")
-      ->type_name("NAME")
-      ->default_val("calibrated");
-  add_regimes_option(cmd, &flags->regimes);
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "times, and bus bandwidth to measured collectives; optionally write a fabric file.",
+      {own},
       "Examples:\n"
       "  mpirun -np 2 scalewall-mpi pingpong > pingpong.jsonl\n"
       "  scalewall calibrate pingpong.jsonl --out fabric.toml\n"
       "  scalewall collective --fabric fabric.toml --ranks 64 --bytes 1MB\n"
       "  scalewall calibrate osu_latency.txt osu_bw.txt      (adds the LogGP gap)\n"
-      "  scalewall calibrate all_reduce_perf.log             (bus bandwidth per size)");
+      "  scalewall calibrate all_reduce_perf.log             (bus bandwidth per size)"});
   cmd->callback([flags] { emit(run_calibrate(*flags), flags->format); });
 }
 

@@ -278,44 +278,42 @@ Report run_collective(const CollectiveFlags& flags) {
 
 void register_collective(CLI::App& app) {
   auto flags = std::make_shared<CollectiveFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup call = {
+      {"--op", &flags->op, "Collective: " + op_names(), "OP", "allreduce"},
+      {"--ranks,-n", &flags->ranks,
+       "Rank count N, 1 to 2^40 (with --fabric: default the fabric's, else a multiple of its "
+       "ranks per node)",
+       "N"},
+      {"--bytes,-m", &flags->bytes,
+       "Buffer per rank m as nccl-tests sizes it: the all-reduce vector, the reduce-scatter "
+       "input, the all-gather output, the all-to-all send buffer",
+       "SIZE"},
+  };
+  const FlagGroup cost = {
+      {"--gamma", &flags->gamma,
+       "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of reduction; 0 makes "
+       "it free). Default: the fabric's gamma, else 0",
+       "G"},
+      {"--chunk", &flags->chunk, "Pipeline chunk of the double binary tree", "SIZE", "512KiB"},
+      {"--algorithms", &flags->algorithms,
+       "Comma-separated algorithms to compare, or all (every one that implements the op; "
+       "hierarchical ones on a multi-node fabric)",
+       "LIST", "all"},
+      {"--selector", &flags->selector,
+       "What prices the call (SELECTOR): nccl (NCCL's algorithm x protocol choice, NCCL_ALGO "
+       "and NCCL_PROTO names; the default on a GPU fabric such as --fabric dgx-h100), mpi "
+       "(every MPI algorithm, cheapest first; the default otherwise), or mpi plus what MPICH's "
+       "classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) pick and what that "
+       "costs; auto: the default",
+       "SELECTOR"},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "collective",
       "Cost of every algorithm of one collective call, cheapest first: steps x alpha + bytes "
       "per rank x beta + reduced bytes x gamma, on a flat link or a two-level fabric, with the "
-      "size at which each ties the winner.");
-  cmd->add_option("--op", flags->op, "Collective: " + op_names())
-      ->type_name("OP")
-      ->default_val("allreduce");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank count N, 1 to 2^40 (with --fabric: default the fabric's, else a "
-                  "multiple of its ranks per node)")
-      ->type_name("N");
-  cmd->add_option("--bytes,-m", flags->bytes,
-                  "Buffer per rank m as nccl-tests sizes it: the all-reduce vector, the "
-                  "reduce-scatter input, the all-gather output, the all-to-all send buffer")
-      ->type_name("SIZE");
-  add_fabric_options(cmd, &flags->fabric);
-  cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s of "
-                  "reduction; 0 makes it free). Default: the fabric's gamma, else 0")
-      ->type_name("G");
-  cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
-      ->type_name("SIZE")
-      ->default_val("512KiB");
-  cmd->add_option("--algorithms", flags->algorithms,
-                  "Comma-separated algorithms to compare, or all (every one that implements "
-                  "the op; hierarchical ones on a multi-node fabric)")
-      ->type_name("LIST")
-      ->default_val("all");
-  cmd->add_option("--selector", flags->selector,
-                  "What prices the call (SELECTOR): nccl (NCCL's algorithm x protocol choice, NCCL_ALGO and "
-                  "NCCL_PROTO names; the default on a GPU fabric such as --fabric dgx-h100), mpi "
-                  "(every MPI algorithm, cheapest first; the default otherwise), or mpi plus "
-                  "what MPICH's classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) "
-                  "pick and what that costs; auto: the default")
-      ->type_name("SELECTOR");
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "size at which each ties the winner.",
+      {call, fabric_flags(&flags->fabric), cost},
       "Recursive doubling takes log2 N steps but moves m log2 N bytes per rank; the ring takes\n"
       "2(N-1) steps but moves only 2m(N-1)/N. Small messages pay for steps, large ones for\n"
       "bytes, so the winner flips with size, and the size where it flips moves with N.\n"
@@ -331,7 +329,7 @@ void register_collective(CLI::App& app) {
       "  scalewall collective --fabric dgx-h100 --ranks 16 --bytes 1GiB\n"
       "      NCCL's pick on two DGX H100: NVLSTree/Simple, and every Ring/Tree x LL/LL128/Simple\n"
       "  scalewall collective --fabric dgx-h100 --ranks 16 --bytes 1GiB --selector mpi\n"
-      "      the MPI algorithms on the same fabric");
+      "      the MPI algorithms on the same fabric"});
   cmd->callback([flags] { emit(run_collective(*flags), flags->format); });
 }
 

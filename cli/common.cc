@@ -15,14 +15,12 @@
 
 namespace scalewall::cli {
 
-void add_regimes_option(CLI::App* command, std::string* regimes) {
-  command
-      ->add_option("--regimes", *regimes,
-                   "Size regimes of the link fitted to ping-pong times: auto (segmented least "
-                   "squares, the count chosen by the Bayesian information criterion: eager and "
-                   "rendezvous protocols, cache levels) or a count 1 .. 10 (1: one Hockney line)")
-      ->type_name("auto|N")
-      ->default_val("auto");
+FlagSpec regimes_flag(std::string* regimes) {
+  return {"--regimes", regimes,
+          "Size regimes of the link fitted to ping-pong times: auto (segmented least squares, "
+          "the count chosen by the Bayesian information criterion: eager and rendezvous "
+          "protocols, cache levels) or a count 1 .. 10 (1: one Hockney line)",
+          "auto|N", "auto"};
 }
 
 std::optional<std::size_t> flag_regimes(const std::string& text) {
@@ -31,55 +29,40 @@ std::optional<std::size_t> flag_regimes(const std::string& text) {
       flag_count("--regimes", text, 1, static_cast<std::int64_t>(kMaxLinkRegimes)));
 }
 
-void add_format_option(CLI::App* command, std::string* format) {
-  command->add_option("--format", *format, "Output format: table (for people), csv, json")
-      ->default_val("table")
-      ->type_name("table|csv|json");
+FlagSpec format_flag(std::string* format) {
+  return {"--format", format, "Output format: table (for people), csv, json", "table|csv|json",
+          "table"};
 }
 
-CLI::Validator non_empty_path() {
-  return CLI::Validator(
-      [](const std::string& text) {
-        return text.empty() ? std::string("the file name is empty") : std::string();
-      },
-      "");  // no description: the option's type name already says FILE
-}
-
-void add_fabric_options(CLI::App* command, FabricFlags* flags, FabricUse use,
-                        std::string_view fabric_help) {
+FlagGroup fabric_flags(FabricFlags* flags, FabricUse use, std::string_view fabric_help) {
   std::string help =
       "Fabric file (TOML): nodes, ranks per node, intra- and inter-node links, NICs, "
       "oversubscription, placement; see examples/fabrics/";
   if (use == FabricUse::kScenario) help += "; replaces the scenario's [network]";
   if (!fabric_help.empty()) help += fmt::format("; {}", fabric_help);
-  command->add_option("--fabric", flags->fabric, help)->type_name("FILE");
   const bool flat = use == FabricUse::kFlatOrFabric;
-  command->add_option("--alpha,-a", flags->alpha,
-                      flat ? "Latency alpha of the flat link (default 2.5us), or of the "
-                             "fabric's inter-node link"
-                           : "Override the fabric's inter-node latency alpha")
-      ->type_name("T");
-  command->add_option("--bandwidth,-b", flags->bandwidth,
-                      flat ? "Bandwidth of the flat link (default 25GB/s), or of the fabric's "
-                             "inter-node link"
-                           : "Override the fabric's inter-node bandwidth")
-      ->type_name("R");
-  if (flat) {
-    command->add_option("--nodes", flags->nodes, "Override the fabric's node count")
-        ->type_name("N");
-  }
-  command->add_option("--ranks-per-node", flags->ranks_per_node,
-                      "Override the fabric's ranks per node")
-      ->type_name("G");
-  command->add_option("--nics-per-node", flags->nics_per_node,
-                      "Override the fabric's NICs per node")
-      ->type_name("K");
-  command->add_option("--oversubscription", flags->oversubscription,
-                      "Override the fabric's oversubscription ratio (2 or 2:1)")
-      ->type_name("R");
-  command->add_option("--placement", flags->placement,
-                      "Override the fabric's placement: packed or scattered")
-      ->type_name("P");
+  FlagGroup group = {
+      {"--fabric", &flags->fabric, help, "FILE"},
+      {"--alpha,-a", &flags->alpha,
+       flat ? "Latency alpha of the flat link (default 2.5us), or of the fabric's inter-node "
+              "link"
+            : "Override the fabric's inter-node latency alpha",
+       "T"},
+      {"--bandwidth,-b", &flags->bandwidth,
+       flat ? "Bandwidth of the flat link (default 25GB/s), or of the fabric's inter-node link"
+            : "Override the fabric's inter-node bandwidth",
+       "R"},
+      {"--nodes", &flags->nodes, "Override the fabric's node count", "N"},
+      {"--ranks-per-node", &flags->ranks_per_node, "Override the fabric's ranks per node", "G"},
+      {"--nics-per-node", &flags->nics_per_node, "Override the fabric's NICs per node", "K"},
+      {"--oversubscription", &flags->oversubscription,
+       "Override the fabric's oversubscription ratio (2 or 2:1)", "R"},
+      {"--placement", &flags->placement,
+       "Override the fabric's placement: packed or scattered", "P"},
+  };
+  // A scenario's fabric is scaled to each rank count, and validate's keeps the files' ranks.
+  if (!flat) std::erase_if(group, [](const FlagSpec& f) { return f.names == "--nodes"; });
+  return group;
 }
 
 bool has_fabric_overrides(const FabricFlags& flags) {
@@ -190,6 +173,15 @@ nlohmann::ordered_json link_inputs(const Link& link) {
   return j;
 }
 
+void add_fabric_figures(const Topology& t, nlohmann::ordered_json& j) {
+  j["nominal"] = t.nominal;
+  j["nodes"] = t.nodes;
+  j["ranks_per_node"] = t.ranks_per_node;
+  j["nics_per_node"] = t.nics_per_node;
+  j["oversubscription"] = t.oversubscription;
+  j["placement"] = std::string(placement_name(t.placement));
+}
+
 nlohmann::ordered_json topology_inputs(const Topology& t) {
   nlohmann::ordered_json j;
   if (t.kind == TopologyKind::kFlatLink) {
@@ -198,12 +190,7 @@ nlohmann::ordered_json topology_inputs(const Topology& t) {
     return j;
   }
   j["name"] = t.name;
-  j["nominal"] = t.nominal;
-  j["nodes"] = t.nodes;
-  j["ranks_per_node"] = t.ranks_per_node;
-  j["nics_per_node"] = t.nics_per_node;
-  j["oversubscription"] = t.oversubscription;
-  j["placement"] = std::string(placement_name(t.placement));
+  add_fabric_figures(t, j);
   if (t.placement == Placement::kExplicit) j["rank_to_node"] = t.rank_to_node;
   j["intra"] = link_inputs(t.intra);
   j["inter"] = link_inputs(t.inter);

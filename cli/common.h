@@ -1,6 +1,7 @@
 // cli/common.h: what every scalewall subcommand shares: the --format option, the network
-// flags, and the one place that writes a finished Report to stdout. Flag values are read by
-// cli/flags.h (shared with scalewall-mpi), included here.
+// flags, and the one place that writes a finished Report to stdout. Flags are registered as
+// tables (cli/flag_table.h) and their values read by cli/flags.h, both shared with
+// scalewall-mpi and included here.
 //
 // Layer: cli/. May include the public library headers and CLI11; nothing includes this file
 // but other cli/ files.
@@ -14,24 +15,21 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "cli/flags.h"
 #include "scalewall/present/report.h"
 #include "scalewall/model/topology.h"
 
 namespace scalewall::cli {
 
-// Adds --format table|csv|json (default table) to `command`, stored in *format.
-void add_format_option(CLI::App* command, std::string* format);
+// --format table|csv|json (default table), stored in *format: every command's last flag.
+FlagSpec format_flag(std::string* format);
 
 // --regimes auto|N: the size regimes of a link fitted to ping-pong times (calibrate.h's
 // fit_piecewise). Default "auto".
-void add_regimes_option(CLI::App* command, std::string* regimes);
+FlagSpec regimes_flag(std::string* regimes);
 // Its value: empty for "auto" (the criterion chooses), else a count 1 .. kMaxLinkRegimes.
 std::optional<std::size_t> flag_regimes(const std::string& text);
-
-// For a flag that names an output file (--plot, --out): an empty name is refused, never read
-// as "no file".
-CLI::Validator non_empty_path();
 
 // The network a command runs on: a flat link (--alpha, --bandwidth; defaults 2.5 us and
 // 25 GB/s), or a fabric file (--fabric) whose fields the other flags override.
@@ -55,13 +53,12 @@ enum class FabricUse {
   kFabricOnly,    // a fabric file or none (the command's own default): validate
 };
 
-// Adds the one set of network flags every command that uses a fabric spells the same way:
+// The one set of network flags every command that uses a fabric spells the same way:
 // --fabric FILE, --alpha/-a T, --bandwidth/-b R, --nodes N (kFlatOrFabric only),
 // --ranks-per-node G, --nics-per-node K, --oversubscription R, --placement P. `fabric_help`,
 // when given, is added to --fabric's help (what the command does without one).
-void add_fabric_options(CLI::App* command, FabricFlags* flags,
-                        FabricUse use = FabricUse::kFlatOrFabric,
-                        std::string_view fabric_help = {});
+FlagGroup fabric_flags(FabricFlags* flags, FabricUse use = FabricUse::kFlatOrFabric,
+                       std::string_view fabric_help = {});
 
 // Whether any flag that changes a fabric's figures is given (all but --fabric itself), and
 // the first of them ("--nics-per-node"), for messages.
@@ -85,6 +82,11 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
 // A link as JSON inputs: {"alpha_s","bandwidth_Bps"}, plus "overhead_s" and "gap_s" for a
 // LogGP link.
 nlohmann::ordered_json link_inputs(const Link& link);
+
+// A fabric's figures in SI units, under the keys every report's inputs give them: nominal,
+// nodes, ranks_per_node, nics_per_node, oversubscription, placement (added to `j` in that
+// order).
+void add_fabric_figures(const Topology& topology, nlohmann::ordered_json& j);
 
 // The topology as the "inputs" of a JSON report: flat links as {"alpha_s","bandwidth_Bps"},
 // fabrics with every field in SI units.

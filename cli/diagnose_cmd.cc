@@ -375,32 +375,34 @@ Report measurement_report(const DiagnoseFlags& flags, const std::vector<InputTex
 
 void register_diagnose(CLI::App& app) {
   auto flags = std::make_shared<DiagnoseFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup files = {
+      {"files", &flags->files, "A scaling table, or scalewall-mpi / benchmark output", "FILE...",
+       {}, FlagKind::kRequired},
+  };
+  const FlagGroup own = {
+      {"--scenario", &flags->scenario,
+       "Scenario file: show its predicted efficiency beside a measured scaling table", "FILE"},
+      {"--plot", &flags->plot,
+       "Also draw the main figure to FILE (.svg or .png; needs gnuplot): measured against "
+       "fitted efficiency, or the per-rank wait distribution",
+       "FILE", {}, FlagKind::kFileName},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "diagnose",
       "Run the model backwards from measurements. A scaling table (CSV: ranks and step_s or "
       "throughput, optional problem_size; or JSON rows) gives strong or weak, efficiency "
       "against the best baseline, the share of the loss each mechanism explains, and what the "
       "data cannot separate. scalewall-mpi output (step, arrival, collective, pingpong) gives "
       "compute, communication and wait per rank and the ranks, hosts and links that stand out. "
-      "Both end with the next measurement to run.");
-  cmd->add_option("files", flags->files, "A scaling table, or scalewall-mpi / benchmark output")
-      ->required()
-      ->type_name("FILE...");
-  add_fabric_options(cmd, &flags->network, FabricUse::kFabricOnly,
-                     "compare measured collectives with the model (scalewall-mpi input)");
-  cmd->add_option("--scenario", flags->scenario,
-                  "Scenario file: show its predicted efficiency beside a measured scaling table")
-      ->type_name("FILE");
-  cmd->add_option("--plot", flags->plot,
-                  "Also draw the main figure to FILE (.svg or .png; needs gnuplot): measured "
-                  "against fitted efficiency, or the per-rank wait distribution")
-      ->type_name("FILE")
-      ->check(non_empty_path());
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "Both end with the next measurement to run.",
+      {files,
+       fabric_flags(&flags->network, FabricUse::kFabricOnly,
+                    "compare measured collectives with the model (scalewall-mpi input)"),
+       own},
       "Examples:\n"
       "  scalewall diagnose runs.csv                 (ranks,step_s,problem_size)\n"
-      "  scalewall diagnose step.jsonl arrival.jsonl --fabric examples/fabrics/tcp-100gbe.toml");
+      "  scalewall diagnose step.jsonl arrival.jsonl --fabric examples/fabrics/tcp-100gbe.toml"});
   cmd->callback([flags] {
     std::vector<InputText> tables;
     std::vector<InputText> measurements;

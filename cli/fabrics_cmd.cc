@@ -77,20 +77,21 @@ void run(const FabricsFlags& flags, bool toml) {
 void register_fabrics(CLI::App& app) {
   auto flags = std::make_shared<FabricsFlags>();
   auto toml = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"name", &flags->name, "Show this preset only (" + preset_names() + ")", "NAME"},
+      {"--toml", toml.get(), "Print the preset NAME as a fabric file (TOML), to edit"},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "fabrics",
       "The built-in fabric presets from datasheets (DGX, HGX, GB200 NVL72, MI300X, AWS p4d/p5, "
       "generic InfiniBand and RoCE clusters): any --fabric or scenario fabric takes their "
-      "names.");
-  cmd->add_option("name", flags->name, "Show this preset only (" + preset_names() + ")")
-      ->type_name("NAME");
-  cmd->add_flag("--toml", *toml, "Print the preset NAME as a fabric file (TOML), to edit");
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "names.",
+      {own},
       "Examples:\n"
       "  scalewall fabrics\n"
       "  scalewall fabrics dgx-h100 --toml > my-cluster.toml\n"
-      "  scalewall collective --fabric dgx-h100 --ranks 64 --bytes 1GB");
+      "  scalewall collective --fabric dgx-h100 --ranks 64 --bytes 1GB"});
   cmd->callback([flags, toml] { run(*flags, *toml); });
 }
 

@@ -22,9 +22,9 @@ struct MessageFlags {
   std::string max_bytes = "1GB";
   std::string bytes;
   std::string format = "table";
-  CLI::Option* min_option = nullptr;
-  CLI::Option* max_option = nullptr;
-  CLI::Option* bytes_option = nullptr;
+  const CLI::Option* min_option = nullptr;
+  const CLI::Option* max_option = nullptr;
+  const CLI::Option* bytes_option = nullptr;
 };
 
 constexpr const char* kCrossoverMark = "<-- crossover m* = alpha x bandwidth";
@@ -73,8 +73,8 @@ std::vector<double> sweep_sizes(double min_bytes, double max_bytes) {
 Report run_message(const MessageFlags& flags) {
   const Link link = read_link(flags);
   const double m_star = crossover_bytes(link);
-  const bool single = flags.bytes_option->count() > 0;
-  if (single && (flags.min_option->count() > 0 || flags.max_option->count() > 0)) {
+  const bool single = given(flags.bytes_option);
+  if (single && (given(flags.min_option) || given(flags.max_option))) {
     throw InputError(
         "--bytes classifies one message and cannot be combined with --min-bytes or "
         "--max-bytes (which set a sweep)");
@@ -153,34 +153,27 @@ Report run_message(const MessageFlags& flags) {
 
 void register_message(CLI::App& app) {
   auto flags = std::make_shared<MessageFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--alpha,-a", &flags->alpha, "Start-up latency alpha per message (2.5us, 30us)", "T",
+       "2.5us"},
+      {"--bandwidth,-b", &flags->bandwidth, "Link bandwidth, 1/beta (25GB/s, 1Gb/s, 400Gbps)",
+       "R", "25GB/s"},
+      {"--min-bytes", &flags->min_bytes,
+       "Smallest size of the sweep; rows at every power of ten from it (0 adds a 0-byte row)",
+       "SIZE", "1", FlagKind::kOptional, &flags->min_option},
+      {"--max-bytes", &flags->max_bytes, "Largest size of the sweep (1GB, 4GiB); always a row",
+       "SIZE", "1GB", FlagKind::kOptional, &flags->max_option},
+      {"--bytes,-m", &flags->bytes,
+       "Classify this one message size instead of sweeping (4KB, 64KiB)", "SIZE", {},
+       FlagKind::kOptional, &flags->bytes_option},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "message",
       "Cost of one point-to-point message under Hockney's alpha-beta model, the crossover size "
       "m* = alpha x bandwidth where latency and bandwidth terms are equal, and the regime "
-      "(latency-bound, balanced, bandwidth-bound) of each size.");
-  cmd->add_option("--alpha,-a", flags->alpha, "Start-up latency alpha per message (2.5us, 30us)")
-      ->type_name("T")
-      ->default_val("2.5us");
-  cmd->add_option("--bandwidth,-b", flags->bandwidth,
-                  "Link bandwidth, 1/beta (25GB/s, 1Gb/s, 400Gbps)")
-      ->type_name("R")
-      ->default_val("25GB/s");
-  flags->min_option =
-      cmd->add_option("--min-bytes", flags->min_bytes,
-                      "Smallest size of the sweep; rows at every power of ten from it (0 adds a "
-                      "0-byte row)")
-          ->type_name("SIZE")
-          ->default_val("1");
-  flags->max_option = cmd->add_option("--max-bytes", flags->max_bytes,
-                                      "Largest size of the sweep (1GB, 4GiB); always a row")
-                          ->type_name("SIZE")
-                          ->default_val("1GB");
-  flags->bytes_option =
-      cmd->add_option("--bytes,-m", flags->bytes,
-                      "Classify this one message size instead of sweeping (4KB, 64KiB)")
-          ->type_name("SIZE");
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "(latency-bound, balanced, bandwidth-bound) of each size.",
+      {own},
       "The cost curve is flat below m* (a 1 KB and a 64 KB message cost nearly the same on a\n"
       "fast fabric) and linear above it. The crossover row is marked in the table.\n"
       "\n"
@@ -190,7 +183,7 @@ void register_message(CLI::App& app) {
       "  scalewall message --alpha 30us --bandwidth 0.125GB/s\n"
       "      1 GbE-class link: m* = 3.75 KB, over a decade lower, since m* is a product\n"
       "  scalewall message --alpha 30us --bandwidth 1Gb/s --bytes 64KB\n"
-      "      on that link even a 64 KB message is bandwidth-bound");
+      "      on that link even a 64 KB message is bandwidth-bound"});
   cmd->callback([flags] { emit(run_message(*flags), flags->format); });
 }
 

@@ -239,27 +239,27 @@ Report plan_report(const PlanFlags& flags) {
 
 void register_plan(CLI::App& app) {
   auto flags = std::make_shared<PlanFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--ranks,-n", &flags->ranks,
+       "The one rank count to plan for (predict takes a list or a range)", "N"},
+      {"--observed", &flags->observed,
+       "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario needed): "
+       "which mechanisms could explain the drop, what to measure in which order, and the "
+       "remedies ranked",
+       "N1:E1,N2:E2"},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "plan",
       "The capacity-planning answer for N ranks: strong or weak, efficiency, knee, the binding "
       "mechanism and the measurement that would confirm it, the rank count that reaches 90% of "
       "the best throughput, and the accelerator-hours left idle. With --observed, which "
-      "mechanisms could explain an efficiency drop between two rank counts.");
-  add_scenario_options(cmd, &flags->scenario, true);
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "The one rank count to plan for (predict takes a list or a range)")
-      ->type_name("N");
-  cmd->add_option("--observed", flags->observed,
-                  "Two measured efficiencies, RANKS:EFFICIENCY,RANKS:EFFICIENCY (no scenario "
-                  "needed): which mechanisms could explain the drop, what to measure in which "
-                  "order, and the remedies ranked")
-      ->type_name("N1:E1,N2:E2");
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "mechanisms could explain an efficiency drop between two rank counts.",
+      {scenario_flags(&flags->scenario, true), own},
       "Examples:\n"
       "  scalewall plan examples/seed-7b-bf16.toml --ranks 512\n"
       "  scalewall plan --observed 128:94%,1024:61%\n"
-      "      the seed's interview question: bandwidth, latency or variance?");
+      "      the seed's interview question: bandwidth, latency or variance?"});
   cmd->callback([flags] {
     if (!flags->observed.empty()) {
       if (!flags->scenario.path.empty()) {

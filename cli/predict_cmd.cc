@@ -193,38 +193,35 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
 
 void register_predict(CLI::App& app) {
   auto flags = std::make_shared<PredictFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--ranks,-n", &flags->ranks,
+       "Rank counts: a list (8,64,512) or a range A..B: A, the powers of two between, and B "
+       "(8..4096)",
+       "LIST"},
+      {"--max-ranks", &flags->max_ranks, "Sweep powers of two up to N, plus N (default 1024)",
+       "N"},
+      {"--target-efficiency", &flags->target_efficiency,
+       "Efficiency to hold for the largest-N answer (default 0.5)", "E"},
+      {"--what-if", &flags->what_if,
+       "Rank the remedies (overlap, buckets, hierarchical, placement, compression, "
+       "accumulation, bigger batch, async checkpoint, draining a bad node) at one N"},
+      {"--at", &flags->at, "Rank count for --what-if (default: the largest)", "N"},
+      {"--plot", &flags->plot,
+       "Also draw the scaling curve to FILE (.svg or .png; needs gnuplot)", "FILE", {},
+       FlagKind::kFileName},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "predict",
       "Predict a data-parallel job's scaling curve from a scenario: step time split into "
       "compute, serial, communication, variance and checkpoint per rank count, efficiency, the "
-      "knee, and the mechanism that binds. --what-if ranks the remedies at one rank count.");
-  add_scenario_options(cmd, &flags->scenario);
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank counts: a list (8,64,512) or a range A..B: A, the powers of two "
-                  "between, and B (8..4096)")
-      ->type_name("LIST");
-  cmd->add_option("--max-ranks", flags->max_ranks,
-                  "Sweep powers of two up to N, plus N (default 1024)")
-      ->type_name("N");
-  cmd->add_option("--target-efficiency", flags->target_efficiency,
-                  "Efficiency to hold for the largest-N answer (default 0.5)")
-      ->type_name("E");
-  cmd->add_flag("--what-if", flags->what_if,
-                "Rank the remedies (overlap, buckets, hierarchical, placement, compression, "
-                "accumulation, bigger batch, async checkpoint, draining a bad node) at one N");
-  cmd->add_option("--at", flags->at, "Rank count for --what-if (default: the largest)")
-      ->type_name("N");
-  cmd->add_option("--plot", flags->plot, "Also draw the scaling curve to FILE (.svg or .png; "
-                                         "needs gnuplot)")
-      ->type_name("FILE")
-      ->check(non_empty_path());
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "knee, and the mechanism that binds. --what-if ranks the remedies at one rank count.",
+      {scenario_flags(&flags->scenario), own},
       "Examples:\n"
       "  scalewall predict examples/seed-7b-bf16.toml --ranks 8,64,512\n"
       "      the seed's worked example: the all-reduce, not the compute, sets the step\n"
       "  scalewall predict examples/bandwidth-bound-1.3b-100gbe.toml --what-if --at 64\n"
-      "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json");
+      "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json"});
   cmd->callback([flags] {
     if (!flags->at.empty() && !flags->what_if) {
       throw InputError("--at: only with --what-if (the rank count the remedies are ranked at)");

@@ -632,42 +632,38 @@ Report run_report(const ReportFlags& flags) {
 
 void register_report(CLI::App& app) {
   auto flags = std::make_shared<ReportFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"files", &flags->files,
+       "Scenario files (TOML) and measurement files (scalewall-mpi JSON Lines, nccl-tests, OSU, "
+       "IMB), told apart by content",
+       "FILE", {}, FlagKind::kRequired},
+      // --out/-o is the output path in every command: here a directory (calibrate's is a
+      // file). --output is the same flag's older name.
+      {"--out,--output,-o", &flags->output,
+       "Output directory DIR: the figures and DIR/index.html (created when missing)", "DIR", {},
+       FlagKind::kRequired},
+      {"--max-ranks", &flags->max_ranks,
+       "Largest rank count of a scenario's sweep (powers of two up to N, plus N)", "N", "1024"},
+      {"--target-efficiency", &flags->target_efficiency,
+       "Efficiency marked on the scaling curve (default 0.5)", "E", "0.5"},
+      {"--ranks,-n", &flags->ranks,
+       "Rank count of collective logs that do not record one (OSU's without an mpirun -np "
+       "line): gives their bus bandwidth",
+       "N"},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "report",
       "Draw every figure of a scenario (scaling curve, step-time breakdown, message cost per "
       "link, selection map, with the what-if table) or of measurement files (bus bandwidth and "
       "one-way time against size, per-rank arrival and wait) as SVG and PNG, and write a "
-      "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.");
-  cmd->add_option("files", flags->files,
-                  "Scenario files (TOML) and measurement files (scalewall-mpi JSON Lines, "
-                  "nccl-tests, OSU, IMB), told apart by content")
-      ->type_name("FILE")
-      ->required();
-  // --out/-o is the output path in every command: here a directory (calibrate's is a file).
-  // --output is the same flag's older name.
-  cmd->add_option("--out,--output,-o", flags->output,
-                  "Output directory DIR: the figures and DIR/index.html (created when missing)")
-      ->type_name("DIR")
-      ->required();
-  cmd->add_option("--max-ranks", flags->max_ranks,
-                  "Largest rank count of a scenario's sweep (powers of two up to N, plus N)")
-      ->type_name("N")
-      ->default_val("1024");
-  cmd->add_option("--target-efficiency", flags->target_efficiency,
-                  "Efficiency marked on the scaling curve (default 0.5)")
-      ->type_name("E")
-      ->default_val("0.5");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank count of collective logs that do not record one (OSU's without an "
-                  "mpirun -np line): gives their bus bandwidth")
-      ->type_name("N");
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.",
+      {own},
       "Examples:\n"
       "  scalewall report examples/seed-7b-bf16.toml -o report/\n"
       "  scalewall report examples/dgx-llm-weak.toml --max-ranks 4096 -o report-dgx/\n"
       "  scalewall report run-collective.jsonl run-step.jsonl -o measured/\n"
-      "Progress goes to stderr when it is a terminal; the list of figures to stdout.");
+      "Progress goes to stderr when it is a terminal; the list of figures to stdout."});
   cmd->callback([flags] { emit(run_report(*flags), flags->format); });
 }
 

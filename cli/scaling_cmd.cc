@@ -78,26 +78,23 @@ Report run_scaling(const ScalingFlags& flags) {
 
 void register_scaling(CLI::App& app) {
   auto flags = std::make_shared<ScalingFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--serial-fraction,-s", &flags->serial_fraction,
+       "Serial fraction s of the run, 0..1 (0.05 or 5%)", "S", {}, FlagKind::kRequired},
+      {"--ranks,-n", &flags->ranks,
+       "Largest rank count N; rows are printed for 1, 2, 4, ... and N", "N", {},
+       FlagKind::kRequired},
+      {"--target-efficiency", &flags->target_efficiency,
+       "Efficiency to hold, in (0, 1] (0.5 or 50%)", "E", "0.5"},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "scaling",
       "Amdahl speedup and efficiency, Gustafson scaled speedup, and the largest rank count that "
-      "keeps a target efficiency.");
-  cmd->add_option("--serial-fraction,-s", flags->serial_fraction,
-                  "Serial fraction s of the run, 0..1 (0.05 or 5%)")
-      ->type_name("S")
-      ->required();
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Largest rank count N; rows are printed for 1, 2, 4, ... and N")
-      ->type_name("N")
-      ->required();
-  cmd->add_option("--target-efficiency", flags->target_efficiency,
-                  "Efficiency to hold, in (0, 1] (0.5 or 50%)")
-      ->type_name("E")
-      ->default_val("0.5");
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "keeps a target efficiency.",
+      {own},
       "Example (seed Lab 1): scalewall scaling --serial-fraction 0.02 --ranks 1024\n"
-      "  Efficiency falls below 50% at 52 ranks: the largest N at target is 51.");
+      "  Efficiency falls below 50% at 52 ranks: the largest N at target is 51."});
   cmd->callback([flags] { emit(run_scaling(*flags), flags->format); });
 }
 

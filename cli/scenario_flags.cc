@@ -42,57 +42,61 @@ void apply_network_flags(const FabricFlags& flags, ScenarioFile& file) {
   file.network_description = describe_scenario_fabric(*s.network.fabric);
 }
 
+// The levels of the four remedies that a scenario's [remedies] sets and its [what_if] tries,
+// under the same keys in both: Settings and WhatIfOptions name them alike.
+template <typename Levels>
+void add_remedy_levels(nlohmann::ordered_json& j, const Levels& levels) {
+  j["compression_ratio"] = levels.compression_ratio;
+  j["compression_s_per_byte"] = levels.compression_s_per_byte;
+  j["accumulation_steps"] = levels.accumulation_steps;
+  j["batch_scale"] = levels.batch_scale;
+}
+
 }  // namespace
 
-void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional) {
-  auto* opt = command->add_option("scenario", flags->path,
-                                  "Scenario file (TOML): workload, network, variance, remedies, "
-                                  "checkpoint; see docs/scenarios.md and examples/")
-                  ->type_name("SCENARIO");
-  if (!optional) opt->required();
-  command->add_option("--scaling", flags->scaling, "Override: strong or weak scaling")
-      ->type_name("MODE");
-  command->add_option("--overlap", flags->overlap,
-                      "Override: overlap the all-reduce with backward (on/off)")
-      ->type_name("on|off");
-  command->add_option("--bucket", flags->bucket, "Override: bucket size (0: one fused call)")
-      ->type_name("SIZE");
-  command->add_option("--hierarchical", flags->hierarchical,
-                      "Override: allow hierarchical all-reduce (on/off)")
-      ->type_name("on|off");
-  add_fabric_options(command, &flags->network, FabricUse::kScenario);
-  command->add_option("--algorithm", flags->algorithm,
-                      "Override: all-reduce algorithm (auto: the cheapest per call)")
-      ->type_name("NAME");
-  command->add_option("--selector", flags->selector,
-                      "Override: what prices each all-reduce (SELECTOR): nccl (NCCL's algorithm and "
-                      "protocol choice, for GPU fabrics), mpi (the cheapest MPI algorithm), or "
-                      "auto (nccl on a fabric whose ranks are GPUs, mpi otherwise; the default)")
-      ->type_name("SELECTOR");
-  command->add_option("--compression-ratio", flags->compression_ratio,
-                      "Override: gradient compression ratio (>= 1)")
-      ->type_name("R");
-  command->add_option("--accumulation-steps", flags->accumulation_steps,
-                      "Override: micro-batches accumulated per all-reduce")
-      ->type_name("A");
-  command->add_option("--batch-scale", flags->batch_scale,
-                      "Override: per-rank batch relative to the scenario's")
-      ->type_name("X");
-  command->add_option("--sigma", flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)")
-      ->type_name("F");
+FlagGroup scenario_flags(ScenarioFlags* flags, bool optional) {
+  FlagGroup group = {
+      {"scenario", &flags->path,
+       "Scenario file (TOML): workload, network, variance, remedies, checkpoint; see "
+       "docs/scenarios.md and examples/",
+       "SCENARIO", {}, optional ? FlagKind::kOptional : FlagKind::kRequired},
+      {"--scaling", &flags->scaling, "Override: strong or weak scaling", "MODE"},
+      {"--overlap", &flags->overlap, "Override: overlap the all-reduce with backward (on/off)",
+       "on|off"},
+      {"--bucket", &flags->bucket, "Override: bucket size (0: one fused call)", "SIZE"},
+      {"--hierarchical", &flags->hierarchical, "Override: allow hierarchical all-reduce (on/off)",
+       "on|off"},
+  };
+  const FlagGroup network = fabric_flags(&flags->network, FabricUse::kScenario);
+  group.insert(group.end(), network.begin(), network.end());
+  group.insert(group.end(), {
+      {"--algorithm", &flags->algorithm,
+       "Override: all-reduce algorithm (auto: the cheapest per call)", "NAME"},
+      {"--selector", &flags->selector,
+       "Override: what prices each all-reduce (SELECTOR): nccl (NCCL's algorithm and protocol "
+       "choice, for GPU fabrics), mpi (the cheapest MPI algorithm), or auto (nccl on a fabric "
+       "whose ranks are GPUs, mpi otherwise; the default)",
+       "SELECTOR"},
+      {"--compression-ratio", &flags->compression_ratio,
+       "Override: gradient compression ratio (>= 1)", "R"},
+      {"--accumulation-steps", &flags->accumulation_steps,
+       "Override: micro-batches accumulated per all-reduce", "A"},
+      {"--batch-scale", &flags->batch_scale, "Override: per-rank batch relative to the scenario's",
+       "X"},
+      {"--sigma", &flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)", "F"},
+  });
+  return group;
 }
 
 ScenarioFile load_scenario(const ScenarioFlags& flags) {
   ScenarioFile file = load_scenario_file(flags.path);
   Scenario& s = file.scenario;
   if (!flags.scaling.empty()) {
-    if (flags.scaling == "strong") {
-      s.workload.mode = ScalingMode::kStrong;
-    } else if (flags.scaling == "weak") {
-      s.workload.mode = ScalingMode::kWeak;
-    } else {
+    const std::optional<ScalingMode> mode = parse_scaling_mode(flags.scaling);
+    if (!mode) {
       throw InputError(fmt::format("--scaling: '{}' is not strong or weak", flags.scaling));
     }
+    s.workload.mode = *mode;
   }
   if (!flags.overlap.empty()) s.settings.overlap = flag_on_off("--overlap", flags.overlap);
   if (!flags.bucket.empty()) {
@@ -176,12 +180,7 @@ nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
   if (s.network.fabric) {
     const Topology& t = *s.network.fabric;
     n["fabric"] = t.name;
-    n["nominal"] = t.nominal;
-    n["nodes"] = t.nodes;
-    n["ranks_per_node"] = t.ranks_per_node;
-    n["nics_per_node"] = t.nics_per_node;
-    n["oversubscription"] = t.oversubscription;
-    n["placement"] = std::string(placement_name(t.placement));
+    add_fabric_figures(t, n);
     n["intra"] = link_inputs(t.intra);
     n["inter"] = link_inputs(t.inter);
   } else {
@@ -201,21 +200,14 @@ nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {
   r["overlap"] = s.settings.overlap;
   r["bucket_bytes"] = s.settings.bucket_bytes;
   r["hierarchical"] = s.settings.hierarchical;
-  r["compression_ratio"] = s.settings.compression_ratio;
-  r["compression_s_per_byte"] = s.settings.compression_s_per_byte;
-  r["accumulation_steps"] = s.settings.accumulation_steps;
-  r["batch_scale"] = s.settings.batch_scale;
+  add_remedy_levels(r, s.settings);
   nlohmann::ordered_json& c = j["checkpoint"];
   c["bytes"] = s.checkpoint.bytes;
   c["write_bandwidth_Bps"] = s.checkpoint.write_bandwidth_Bps;
   c["shared"] = s.checkpoint.shared;
   c["interval_steps"] = s.checkpoint.interval_steps;
   c["async"] = s.checkpoint.async;
-  nlohmann::ordered_json& wi = j["what_if"];
-  wi["compression_ratio"] = file.what_if.compression_ratio;
-  wi["compression_s_per_byte"] = file.what_if.compression_s_per_byte;
-  wi["accumulation_steps"] = file.what_if.accumulation_steps;
-  wi["batch_scale"] = file.what_if.batch_scale;
+  add_remedy_levels(j["what_if"], file.what_if);
   return j;
 }
 

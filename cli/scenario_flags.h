@@ -29,10 +29,10 @@ struct ScenarioFlags {
   std::string sigma;
 };
 
-// Adds the positional SCENARIO (required unless `optional`) and the override flags, the
-// network ones through add_fabric_options (FabricUse::kScenario): --fabric replaces the
-// scenario's network, the others change its fabric's figures.
-void add_scenario_options(CLI::App* command, ScenarioFlags* flags, bool optional = false);
+// The positional SCENARIO (required unless `optional`) and the override flags, the network
+// ones from fabric_flags (FabricUse::kScenario): --fabric replaces the scenario's network, the
+// others change its fabric's figures.
+FlagGroup scenario_flags(ScenarioFlags* flags, bool optional = false);
 
 // Loads the scenario (InputError naming the file on any problem) and applies the overrides.
 ScenarioFile load_scenario(const ScenarioFlags& flags);

@@ -206,48 +206,42 @@ Report run_select(const SelectFlags& flags) {
 
 void register_select(CLI::App& app) {
   auto flags = std::make_shared<SelectFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--op", &flags->op, "Collective: " + op_names(), "OP", "allreduce"},
+      {"--ranks,-n", &flags->ranks,
+       "Rank counts: A..B (A, the powers of two between, and B) or a list 8,24,64; with "
+       "--fabric each must fill whole nodes or fit in one",
+       "A..B", "2..1024"},
+      {"--bytes,-m", &flags->bytes,
+       "Message sizes m per rank (nccl-tests convention): A..B is A, A*step, ... up to B, "
+       "A >= 1",
+       "A..B", "1..1GiB"},
+      {"--step", &flags->step, "Factor between neighbouring sizes: 2 or 4", "2|4", "4"},
+  };
+  const FlagGroup cost = {
+      {"--gamma", &flags->gamma,
+       "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s). Default: the "
+       "fabric's gamma, else 0",
+       "G"},
+      {"--chunk", &flags->chunk, "Pipeline chunk of the double binary tree", "SIZE", "512KiB"},
+      {"--selector", &flags->selector,
+       "What picks per cell (SELECTOR): nccl (NCCL's algorithm and protocol, NCCL_ALGO and "
+       "NCCL_PROTO names; the default on a GPU fabric such as --fabric dgx-h100), mpi (the "
+       "cheapest MPI algorithm; the default otherwise), or mpi plus what MPICH's classic rules "
+       "(mpich) or Open MPI 4.1's tuned fixed rules (ompi) pick, and its cost against the "
+       "model's best; auto: the default",
+       "SELECTOR"},
+      {"--plot", &flags->plot,
+       "Also draw the selection map to FILE (.svg or .png; needs gnuplot)", "FILE", {},
+       FlagKind::kFileName},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "select",
       "Selection map of one collective: the cheapest algorithm for each rank count and "
       "message size, the exact sizes where the winner changes, and (--selector) what MPICH or "
-      "Open MPI would pick instead and what that costs.");
-  cmd->add_option("--op", flags->op, "Collective: " + op_names())
-      ->type_name("OP")
-      ->default_val("allreduce");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank counts: A..B (A, the powers of two between, and B) or a list 8,24,64; with --fabric "
-                  "each must fill whole nodes or fit in one")
-      ->type_name("A..B")
-      ->default_val("2..1024");
-  cmd->add_option("--bytes,-m", flags->bytes,
-                  "Message sizes m per rank (nccl-tests convention): A..B is A, A*step, ... up "
-                  "to B, A >= 1")
-      ->type_name("A..B")
-      ->default_val("1..1GiB");
-  cmd->add_option("--step", flags->step, "Factor between neighbouring sizes: 2 or 4")
-      ->type_name("2|4")
-      ->default_val("4");
-  add_fabric_options(cmd, &flags->fabric);
-  cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced (0.1ns means 10 GB/s). Default: "
-                  "the fabric's gamma, else 0")
-      ->type_name("G");
-  cmd->add_option("--chunk", flags->chunk, "Pipeline chunk of the double binary tree")
-      ->type_name("SIZE")
-      ->default_val("512KiB");
-  cmd->add_option("--selector", flags->selector,
-                  "What picks per cell (SELECTOR): nccl (NCCL's algorithm and protocol, NCCL_ALGO and "
-                  "NCCL_PROTO names; the default on a GPU fabric such as --fabric dgx-h100), mpi "
-                  "(the cheapest MPI algorithm; the default otherwise), or mpi plus what MPICH's "
-                  "classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) pick, and "
-                  "its cost against the model's best; auto: the default")
-      ->type_name("SELECTOR");
-  cmd->add_option("--plot", flags->plot,
-                  "Also draw the selection map to FILE (.svg or .png; needs gnuplot)")
-      ->type_name("FILE")
-      ->check(non_empty_path());
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "Open MPI would pick instead and what that costs.",
+      {own, fabric_flags(&flags->fabric), cost},
       "Small messages pay for steps (alpha), large ones for bytes (beta), so the winner\n"
       "changes with size, and where it changes moves with the rank count.\n"
       "\n"
@@ -259,7 +253,7 @@ void register_select(CLI::App& app) {
       "  scalewall select --ranks 2..4096 --bytes 1..64MiB --selector ompi\n"
       "      where Open MPI's fixed rules differ from the model, and by how much\n"
       "  scalewall select --fabric dgx-a100 --ranks 8,16,64 --bytes 1KiB..1GiB\n"
-      "      NCCL's Ring/Tree x LL/LL128/Simple pick per size on DGX A100 nodes");
+      "      NCCL's Ring/Tree x LL/LL128/Simple pick per size on DGX A100 nodes"});
   cmd->callback([flags] { emit(run_select(*flags), flags->format); });
 }
 

@@ -26,13 +26,13 @@ struct StragglerFlags {
   std::string times;
   std::string column;
   std::string format = "table";
-  CLI::Option* ranks_option = nullptr;
-  CLI::Option* sigma_option = nullptr;
-  CLI::Option* method_option = nullptr;
-  CLI::Option* trials_option = nullptr;
-  CLI::Option* seed_option = nullptr;
-  CLI::Option* times_option = nullptr;
-  CLI::Option* column_option = nullptr;
+  const CLI::Option* ranks_option = nullptr;
+  const CLI::Option* sigma_option = nullptr;
+  const CLI::Option* method_option = nullptr;
+  const CLI::Option* trials_option = nullptr;
+  const CLI::Option* seed_option = nullptr;
+  const CLI::Option* times_option = nullptr;
+  const CLI::Option* column_option = nullptr;
 };
 
 enum class Method { kExact, kMonteCarlo, kBoth };
@@ -42,8 +42,6 @@ enum class Method { kExact, kMonteCarlo, kBoth };
 // same answer at once.
 constexpr std::int64_t kMaxTrials = 1'000'000'000;
 constexpr double kMaxDraws = 2e10;
-
-bool given(const CLI::Option* option) { return option != nullptr && option->count() > 0; }
 
 Method parse_method(const std::string& text) {
   if (text == "exact") return Method::kExact;
@@ -266,50 +264,42 @@ Report run_straggler(const StragglerFlags& flags) {
 
 void register_straggler(CLI::App& app) {
   auto flags = std::make_shared<StragglerFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--ranks,-n", &flags->ranks, "Rank counts, comma separated: 8,64,1024 (each 1..2^40)",
+       "LIST", {}, FlagKind::kOptional, &flags->ranks_option},
+      {"--sigma", &flags->sigma,
+       "Relative standard deviation of one rank's step time, 0..1 (0.02 or 2%)", "F", {},
+       FlagKind::kOptional, &flags->sigma_option},
+      {"--method", &flags->method,
+       "exact (numerical order statistic), monte-carlo (seeded simulation), or both side by "
+       "side",
+       "exact|monte-carlo|both", "exact", FlagKind::kOptional, &flags->method_option},
+      {"--trials", &flags->trials, "Monte Carlo trials per rank count", "T", "1000",
+       FlagKind::kOptional, &flags->trials_option},
+      {"--seed", &flags->seed, "Monte Carlo seed (0..2^63-1)", "S", "42", FlagKind::kOptional,
+       &flags->seed_option},
+      {"--times", &flags->times,
+       "File of measured per-rank step times (one per line, or CSV with a header); instead of "
+       "--ranks/--sigma",
+       "FILE", {}, FlagKind::kOptional, &flags->times_option},
+      {"--column", &flags->column,
+       "With --times: the CSV column to read, by header name or 1-based index (default: the "
+       "only column, or step_s, time_s, seconds or t_s)",
+       "C", {}, FlagKind::kOptional, &flags->column_option},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "straggler",
       "The expected slowest of N ranks with jittery step times (exact order statistic or a "
-      "seeded Monte Carlo), or the barrier step and wait fraction of measured per-rank times.");
-  flags->ranks_option =
-      cmd->add_option("--ranks,-n", flags->ranks,
-                      "Rank counts, comma separated: 8,64,1024 (each 1..2^40)")
-          ->type_name("LIST");
-  flags->sigma_option =
-      cmd->add_option("--sigma", flags->sigma,
-                      "Relative standard deviation of one rank's step time, 0..1 (0.02 or 2%)")
-          ->type_name("F");
-  flags->method_option =
-      cmd->add_option("--method", flags->method,
-                      "exact (numerical order statistic), monte-carlo (seeded simulation), or "
-                      "both side by side")
-          ->type_name("exact|monte-carlo|both")
-          ->default_val("exact");
-  flags->trials_option =
-      cmd->add_option("--trials", flags->trials, "Monte Carlo trials per rank count")
-          ->type_name("T")
-          ->default_val("1000");
-  flags->seed_option = cmd->add_option("--seed", flags->seed, "Monte Carlo seed (0..2^63-1)")
-                           ->type_name("S")
-                           ->default_val("42");
-  flags->times_option =
-      cmd->add_option("--times", flags->times,
-                      "File of measured per-rank step times (one per line, or CSV with a "
-                      "header); instead of --ranks/--sigma")
-          ->type_name("FILE");
-  flags->column_option =
-      cmd->add_option("--column", flags->column,
-                      "With --times: the CSV column to read, by header name or 1-based index "
-                      "(default: the only column, or step_s, time_s, seconds or t_s)")
-          ->type_name("C");
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "seeded Monte Carlo), or the barrier step and wait fraction of measured per-rank times.",
+      {own},
       "Example (seed D01 section 3.4's table):\n"
       "  scalewall straggler --ranks 8,64,1024,16384 --sigma 0.02\n"
       "  At 2% jitter the slowest of 16384 ranks runs 1.079x the mean: 7.4% of throughput.\n"
       "The same from a seeded simulation, beside the exact values:\n"
       "  scalewall straggler --ranks 8,64,1024,16384 --sigma 2% --method both --seed 42\n"
       "Measured per-rank times (a number per line, with or without units, or CSV):\n"
-      "  scalewall straggler --times step_times.csv --column step_s");
+      "  scalewall straggler --times step_times.csv --column step_s"});
   cmd->callback([flags] { emit(run_straggler(*flags), flags->format); });
 }
 

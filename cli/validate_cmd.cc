@@ -224,39 +224,40 @@ Report run_validate(const ValidateFlags& flags) {
 
 void register_validate(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup files = {
+      {"files", &flags->files,
+       "Measurement files with collective times (and, without --fabric, ping-pong times to "
+       "calibrate the link from); formats as for calibrate",
+       "FILE", {}, FlagKind::kRequired},
+  };
+  const FlagGroup own = {
+      {"--ranks,-n", &flags->ranks,
+       "Rank count of collective logs that do not record one (OSU's)", "N"},
+      {"--gamma", &flags->gamma,
+       "Reduction arithmetic cost per byte reduced, for the predictions. Default: the fabric's "
+       "gamma; calibrating from the files, one fitted to their reduction times (scalewall-mpi "
+       "reduce); else 0",
+       "G"},
+      regimes_flag(&flags->regimes),
+      {"--plot", &flags->plot,
+       "Also draw each point's measured time against its prediction to FILE (.svg or .png; "
+       "needs gnuplot), one colour per algorithm, with the median and worst error in the title",
+       "FILE", {}, FlagKind::kFileName},
+      format_flag(&flags->format),
+  };
+  CLI::App* cmd = add_command(app, {
       "validate",
       "Compare the model's collective costs with measured ones: each point's relative error, "
-      "and the median and worst per algorithm, per rank count and per regime.");
-  cmd->add_option("files", flags->files,
-                  "Measurement files with collective times (and, without --fabric, ping-pong "
-                  "times to calibrate the link from); formats as for calibrate")
-      ->required()
-      ->type_name("FILE");
-  add_fabric_options(cmd, &flags->network, FabricUse::kFabricOnly,
-                     "without one, a flat link calibrated from the files' ping-pong times");
-  cmd->add_option("--ranks,-n", flags->ranks,
-                  "Rank count of collective logs that do not record one (OSU's)")
-      ->type_name("N");
-  cmd->add_option("--gamma", flags->gamma,
-                  "Reduction arithmetic cost per byte reduced, for the predictions. Default: the "
-                  "fabric's gamma; calibrating from the files, one fitted to their reduction "
-                  "times (scalewall-mpi reduce); else 0")
-      ->type_name("G");
-  add_regimes_option(cmd, &flags->regimes);
-  cmd->add_option("--plot", flags->plot,
-                  "Also draw each point's measured time against its prediction to FILE (.svg "
-                  "or .png; needs gnuplot), one colour per algorithm, with the median and worst "
-                  "error in the title")
-      ->type_name("FILE")
-      ->check(non_empty_path());
-  add_format_option(cmd, &flags->format);
-  cmd->footer(
+      "and the median and worst per algorithm, per rank count and per regime.",
+      {files,
+       fabric_flags(&flags->network, FabricUse::kFabricOnly,
+                    "without one, a flat link calibrated from the files' ping-pong times"),
+       own},
       "Examples:\n"
       "  mpirun -np 2 scalewall-mpi pingpong > pingpong.jsonl\n"
       "  mpirun -np 4 scalewall-mpi collective --algorithm ring > ring.jsonl\n"
-      "  scalewall validate pingpong.jsonl ring.jsonl --plot validation.svg\n"
-      "  scalewall validate all_reduce_perf.log --fabric examples/fabrics/dgx-h100-ndr.toml");
+      "  scalewall validate pingpong.jsonl ring.jsonl\n"
+      "  scalewall validate all_reduce_perf.log --fabric examples/fabrics/dgx-h100-ndr.toml"});
   cmd->callback([flags] { emit(run_validate(*flags), flags->format); });
 }
 

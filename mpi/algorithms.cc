@@ -176,17 +176,39 @@ void binomial_bcast(Element* data, std::size_t count, int r, int n, MPI_Comm com
   }
 }
 
-// Ring all-gather of blocks given by bounds (one per rank; rank r starts with block r): in
-// step s, send block r - s to the right, receive block r - s - 1 from the left.
-void ring_allgather_blocks(Element* data, const std::vector<std::size_t>& bounds, int r, int n,
-                           MPI_Comm comm) {
+// The first `count` elements of `in` copied into scratch.a, for an algorithm that works on its
+// input in place.
+Element* working_copy(const Element* in, std::size_t count, Scratch& scratch) {
+  std::copy(in, in + count, scratch.a.data());
+  return scratch.a.data();
+}
+
+// Bounds of n equal blocks of b elements.
+std::vector<std::size_t> equal_bounds(int n, std::size_t b) {
+  std::vector<std::size_t> bounds(as_size(n) + 1);
+  for (std::size_t i = 0; i < bounds.size(); ++i) bounds[i] = i * b;
+  return bounds;
+}
+
+// The ring of the ring algorithms: n - 1 steps over blocks given by bounds (one per rank),
+// from the block `first` that this rank holds whole: in step s, send block first - s to the
+// right and receive block first - s - 1 from the left (block indices modulo n). Without
+// `sum_scratch` the block received is stored in place, an all-gather: every rank ends with
+// every block. With it (room for the largest block), the block received is added into this
+// rank's partial one, a reduce-scatter: the rank ends with the whole sum of block first + 1.
+void ring_pass(Element* data, const std::vector<std::size_t>& bounds, int first, int r, int n,
+               Element* sum_scratch, MPI_Comm comm) {
   const int right = (r + 1) % n;
   const int left = (r + n - 1) % n;
+  const auto block = [n](int i) { return as_size((i % n + n) % n); };
   for (int s = 0; s < n - 1; ++s) {
-    const std::size_t send_b = as_size((r - s + n) % n);
-    const std::size_t recv_b = as_size((r - s - 1 + 2 * n) % n);
-    sendrecv(data + bounds[send_b], bounds[send_b + 1] - bounds[send_b], right,
-             data + bounds[recv_b], bounds[recv_b + 1] - bounds[recv_b], left, comm);
+    const std::size_t send_b = block(first - s);
+    const std::size_t recv_b = block(first - s - 1);
+    const std::size_t recv_count = bounds[recv_b + 1] - bounds[recv_b];
+    Element* into = sum_scratch != nullptr ? sum_scratch : data + bounds[recv_b];
+    sendrecv(data + bounds[send_b], bounds[send_b + 1] - bounds[send_b], right, into,
+             recv_count, left, comm);
+    if (sum_scratch != nullptr) add_into(data + bounds[recv_b], sum_scratch, recv_count);
   }
 }
 
@@ -199,22 +221,8 @@ void allreduce_ring(Element* out, std::size_t count, int r, int n, Element* scra
                     MPI_Comm comm) {
   if (n == 1) return;
   const std::vector<std::size_t> bounds = balanced_bounds(count, n);
-  const int right = (r + 1) % n;
-  const int left = (r + n - 1) % n;
-  for (int s = 0; s < n - 1; ++s) {
-    const std::size_t send_b = as_size((r - s + n) % n);
-    const std::size_t recv_b = as_size((r - s - 1 + 2 * n) % n);
-    const std::size_t recv_count = bounds[recv_b + 1] - bounds[recv_b];
-    sendrecv(out + bounds[send_b], bounds[send_b + 1] - bounds[send_b], right, scratch,
-             recv_count, left, comm);
-    add_into(out + bounds[recv_b], scratch, recv_count);
-  }
-  for (int s = 0; s < n - 1; ++s) {
-    const std::size_t send_b = as_size((r + 1 - s + n) % n);
-    const std::size_t recv_b = as_size((r - s + n) % n);
-    sendrecv(out + bounds[send_b], bounds[send_b + 1] - bounds[send_b], right,
-             out + bounds[recv_b], bounds[recv_b + 1] - bounds[recv_b], left, comm);
-  }
+  ring_pass(out, bounds, r, r, n, scratch, comm);
+  ring_pass(out, bounds, r + 1, r, n, nullptr, comm);
 }
 
 // Recursive doubling: fold, then log2 p steps each swapping the whole vector with the
@@ -273,16 +281,8 @@ void allreduce_binomial_tree(Element* out, std::size_t count, int r, int n, Elem
 void reduce_scatter_ring(const Element* in, Element* out, std::size_t count, int r, int n,
                          Scratch& scratch, MPI_Comm comm) {
   const std::size_t b = count / as_size(n);
-  Element* work = scratch.a.data();
-  std::copy(in, in + count, work);
-  const int right = (r + 1) % n;
-  const int left = (r + n - 1) % n;
-  for (int s = 0; s < n - 1; ++s) {
-    const std::size_t send_b = as_size((r - s - 1 + 2 * n) % n);
-    const std::size_t recv_b = as_size((r - s - 2 + 2 * n) % n);
-    sendrecv(work + send_b * b, b, right, scratch.b.data(), b, left, comm);
-    add_into(work + recv_b * b, scratch.b.data(), b);
-  }
+  Element* work = working_copy(in, count, scratch);
+  ring_pass(work, equal_bounds(n, b), r - 1, r, n, scratch.b.data(), comm);
   std::copy(work + as_size(r) * b, work + as_size(r + 1) * b, out);
 }
 
@@ -291,8 +291,7 @@ void reduce_scatter_ring(const Element* in, Element* out, std::size_t count, int
 void reduce_scatter_recursive_halving(const Element* in, Element* out, std::size_t count, int r,
                                       int n, Scratch& scratch, MPI_Comm comm) {
   const std::size_t b = count / as_size(n);
-  Element* work = scratch.a.data();
-  std::copy(in, in + count, work);
+  Element* work = working_copy(in, count, scratch);
   const Fold f = make_fold(r, n);
   fold_in_sum(work, count, f, r, scratch.b.data(), comm);
   halving_reduce_scatter(work, folded_bounds(f, n, b), f, scratch.b.data(), comm);
@@ -313,9 +312,7 @@ void allgather_ring(const Element* in, Element* out, std::size_t count, int r, i
                     MPI_Comm comm) {
   const std::size_t b = count / as_size(n);
   std::copy(in, in + b, out + as_size(r) * b);
-  std::vector<std::size_t> bounds(as_size(n) + 1);
-  for (std::size_t i = 0; i < bounds.size(); ++i) bounds[i] = i * b;
-  ring_allgather_blocks(out, bounds, r, n, comm);
+  ring_pass(out, equal_bounds(n, b), r, r, n, nullptr, comm);
 }
 
 // Recursive doubling: fold (the even rank of a pair sends its block to the odd one), double
@@ -342,8 +339,7 @@ void allgather_recursive_doubling(const Element* in, Element* out, std::size_t c
 void allgather_bruck(const Element* in, Element* out, std::size_t count, int r, int n,
                      Scratch& scratch, MPI_Comm comm) {
   const std::size_t b = count / as_size(n);
-  Element* tmp = scratch.a.data();
-  std::copy(in, in + b, tmp);
+  Element* tmp = working_copy(in, b, scratch);
   for (int k = 1; k < n; k *= 2) {
     const std::size_t blocks = as_size(std::min(k, n - k));
     sendrecv(tmp, blocks * b, (r - k + n) % n, tmp + as_size(k) * b, blocks * b, (r + k) % n,
@@ -384,7 +380,7 @@ void broadcast_scatter_allgather(Element* out, std::size_t count, int r, int n,
       send(out + begin, size, r + mask, comm);
     }
   }
-  ring_allgather_blocks(out, bounds, r, n, comm);
+  ring_pass(out, bounds, r, r, n, nullptr, comm);
 }
 
 // ---- all-to-all ----

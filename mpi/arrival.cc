@@ -125,26 +125,21 @@ int run_arrival(const World& w, const ArrivalFlags& flags) {
 
 Mode register_arrival(CLI::App& app) {
   auto flags = std::make_shared<ArrivalFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--collective", &flags->collective,
+       "The zero-byte collective: barrier (MPI_Barrier) or allreduce (MPI_Allreduce of one "
+       "int64: a count of 0 may return without synchronising)",
+       "barrier|allreduce", "barrier"},
+      {"--iterations", &flags->iterations, "Timed iterations", "N", "20"},
+      {"--warmup", &flags->warmup, "Untimed iterations before them", "N", "2"},
+  };
+  CLI::App* cmd = add_command(app, {
       "arrival",
       "A zero-byte collective with every rank's arrival time on a common clock, with optional "
-      "injected jitter and one slow rank, to separate latency from variance.");
-  cmd->add_option("--collective", flags->collective,
-                  "The zero-byte collective: barrier (MPI_Barrier) or allreduce (MPI_Allreduce "
-                  "of one int64: a count of 0 may return without synchronising)")
-      ->type_name("barrier|allreduce")
-      ->default_val("barrier");
-  cmd->add_option("--iterations", flags->iterations, "Timed iterations")
-      ->type_name("N")
-      ->default_val("20");
-  cmd->add_option("--warmup", flags->warmup, "Untimed iterations before them")
-      ->type_name("N")
-      ->default_val("2");
-  add_delay_options(cmd, &flags->delays, "1ms");
-  add_common_options(cmd, &flags->common);
-  cmd->footer(
+      "injected jitter and one slow rank, to separate latency from variance.",
+      {own, delay_flags(&flags->delays, "1ms"), common_flags(&flags->common)},
       "Example: mpirun -np 8 scalewall-mpi arrival --jitter-sigma 5% --slow-rank 3 "
-      "--slow-factor 1.5");
+      "--slow-factor 1.5"});
   return {cmd, [flags](const World& w) { return run_arrival(w, *flags); }};
 }
 

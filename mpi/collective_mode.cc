@@ -409,39 +409,38 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
 
 Mode register_collective(CLI::App& app) {
   auto flags = std::make_shared<CollectiveFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup calls = {
+      {"--op", &flags->op,
+       fmt::format("Collective(s), comma-separated: {}, or all", measured_op_names()), "OP",
+       "allreduce"},
+      {"--algorithm", &flags->algorithm,
+       fmt::format("Comma-separated: {} (MPI's own call), {}; or all (the library and every "
+                   "hand-written one of the op)",
+                   kLibraryAlgorithmName, list_names(every_hand_written_algorithm())),
+       "LIST", "all"},
+  };
+  const FlagGroup repeats = {
+      {"--iterations", &flags->iterations, "Timed calls per algorithm and size", "N", "10"},
+      {"--warmup", &flags->warmup, "Untimed (but verified) calls before them", "N", "2"},
+  };
+  const FlagGroup faults = {
+      {"--inject-error", &flags->inject_error,
+       "Corrupt one element of every hand-written result on the last rank, to show that "
+       "verification catches it",
+       "", {}, FlagKind::kHidden},
+  };
+  CLI::App* cmd = add_command(app, {
       "collective",
       "Hand-written collective algorithms over point-to-point, raced against the MPI "
       "library's own call on the same buffers; every result is checked against the "
-      "library's, exactly (int64 sums).");
-  cmd->add_option("--op", flags->op,
-                  fmt::format("Collective(s), comma-separated: {}, or all", measured_op_names()))
-      ->type_name("OP")
-      ->default_val("allreduce");
-  cmd->add_option("--algorithm", flags->algorithm,
-                  fmt::format("Comma-separated: {} (MPI's own call), {}; or all (the library "
-                              "and every hand-written one of the op)",
-                              kLibraryAlgorithmName, list_names(every_hand_written_algorithm())))
-      ->type_name("LIST")
-      ->default_val("all");
-  add_size_options(cmd, &flags->sizes, "0", "1MiB");
-  cmd->add_option("--iterations", flags->iterations, "Timed calls per algorithm and size")
-      ->type_name("N")
-      ->default_val("10");
-  cmd->add_option("--warmup", flags->warmup, "Untimed (but verified) calls before them")
-      ->type_name("N")
-      ->default_val("2");
-  add_common_options(cmd, &flags->common);
-  cmd->add_flag("--inject-error", flags->inject_error,
-                "Corrupt one element of every hand-written result on the last rank, to show "
-                "that verification catches it")
-      ->group("");
-  cmd->footer(
+      "library's, exactly (int64 sums).",
+      {calls, size_flags(&flags->sizes, "0", "1MiB"), repeats, common_flags(&flags->common),
+       faults},
       "Sizes follow nccl-tests: the whole buffer per rank (the all-reduce vector, the\n"
       "reduce-scatter input, the all-gather output, the all-to-all send buffer), in int64\n"
       "elements, rounded up to whole elements (and to a multiple of the ranks where the\n"
       "buffer is one block per rank); records carry the bytes actually used.\n"
-      "Example: mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB");
+      "Example: mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB"});
   return {cmd, [flags](const World& w) { return run_collective(w, *flags); }};
 }
 

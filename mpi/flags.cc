@@ -25,41 +25,39 @@ double whole_bytes(std::string_view flag, double bytes) {
 
 }  // namespace
 
-void add_common_options(CLI::App* command, CommonFlags* flags) {
-  command->add_option("--out,-o", flags->out,
-                      "Write the JSON Lines to FILE instead of stdout (rank 0 writes; every "
-                      "line is flushed as it is measured)")
-      ->type_name("FILE");
-  // Hidden (empty group): fault injection for the tests of clean failure.
-  command->add_option("--abort-rank", flags->abort_rank,
-                      "Rank that calls MPI_Abort at the start of the second measured unit")
-      ->group("");
-  command->add_option("--kill-rank", flags->kill_rank,
-                      "Rank that raises SIGKILL at the start of the second measured unit")
-      ->group("");
+FlagGroup common_flags(CommonFlags* flags) {
+  return {
+      {"--out,-o", &flags->out,
+       "Write the JSON Lines to FILE instead of stdout (rank 0 writes; every line is flushed "
+       "as it is measured)",
+       "FILE"},
+      {"--abort-rank", &flags->abort_rank,
+       "Rank that calls MPI_Abort at the start of the second measured unit", "", {},
+       FlagKind::kHidden},
+      {"--kill-rank", &flags->kill_rank,
+       "Rank that raises SIGKILL at the start of the second measured unit", "", {},
+       FlagKind::kHidden},
+  };
 }
 
-void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
-                      const std::string& default_max) {
-  flags->min_option = command->add_option("--min-bytes", flags->min_bytes,
-                      "Smallest message of the sweep, which visits it, every power of two "
-                      "above it and --max-bytes")
-      ->type_name("M")
-      ->default_val(default_min);
-  flags->max_option = command->add_option("--max-bytes", flags->max_bytes, "Largest message of the sweep")
-      ->type_name("M")
-      ->default_val(default_max);
-  flags->sizes_option = command->add_option("--sizes", flags->sizes,
-                      "Comma-separated sizes to measure instead of the sweep: 0,8,1000,1MiB")
-      ->type_name("LIST");
+FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,
+                     const std::string& default_max) {
+  return {
+      {"--min-bytes", &flags->min_bytes,
+       "Smallest message of the sweep, which visits it, every power of two above it and "
+       "--max-bytes",
+       "M", default_min, FlagKind::kOptional, &flags->min_option},
+      {"--max-bytes", &flags->max_bytes, "Largest message of the sweep", "M", default_max,
+       FlagKind::kOptional, &flags->max_option},
+      {"--sizes", &flags->sizes,
+       "Comma-separated sizes to measure instead of the sweep: 0,8,1000,1MiB", "LIST", {},
+       FlagKind::kOptional, &flags->sizes_option},
+  };
 }
 
 std::vector<double> resolve_sizes(const SizeFlags& flags) {
-  const bool sizes_given = flags.sizes_option != nullptr && flags.sizes_option->count() > 0;
-  if (sizes_given || !flags.sizes.empty()) {
-    const bool bounds_given = (flags.min_option != nullptr && flags.min_option->count() > 0) ||
-                              (flags.max_option != nullptr && flags.max_option->count() > 0);
-    if (bounds_given) {
+  if (given(flags.sizes_option) || !flags.sizes.empty()) {
+    if (given(flags.min_option) || given(flags.max_option)) {
       throw InputError(
           "--sizes lists the sizes to measure and cannot be combined with --min-bytes or "
           "--max-bytes (which set a sweep)");
@@ -94,26 +92,21 @@ int flag_rank(std::string_view flag, const std::string& text, int ranks) {
   return static_cast<int>(r);
 }
 
-void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& default_compute) {
-  command->add_option("--compute", flags->compute,
-                      "Busy-wait each rank does before it enters the collective (a stand-in "
-                      "for compute)")
-      ->type_name("T")
-      ->default_val(default_compute);
-  command->add_option("--jitter-sigma", flags->jitter_sigma,
-                      "Standard deviation of each rank's busy-wait as a fraction of --compute "
-                      "(0.02 or 2%); the draw is max(0, 1 + sigma z), z standard normal")
-      ->type_name("F")
-      ->default_val("0");
-  command->add_option("--seed", flags->seed, "Seed of the jitter draws (each rank draws its own)")
-      ->type_name("S")
-      ->default_val("1");
-  command->add_option("--slow-rank", flags->slow_rank,
-                      "One rank whose busy-wait is multiplied by --slow-factor")
-      ->type_name("R");
-  command->add_option("--slow-factor", flags->slow_factor,
-                      "How much longer the slow rank computes (>= 1; default 2)")
-      ->type_name("F");
+FlagGroup delay_flags(DelayFlags* flags, const std::string& default_compute) {
+  return {
+      {"--compute", &flags->compute,
+       "Busy-wait each rank does before it enters the collective (a stand-in for compute)", "T",
+       default_compute},
+      {"--jitter-sigma", &flags->jitter_sigma,
+       "Standard deviation of each rank's busy-wait as a fraction of --compute (0.02 or 2%); "
+       "the draw is max(0, 1 + sigma z), z standard normal",
+       "F", "0"},
+      {"--seed", &flags->seed, "Seed of the jitter draws (each rank draws its own)", "S", "1"},
+      {"--slow-rank", &flags->slow_rank, "One rank whose busy-wait is multiplied by --slow-factor",
+       "R"},
+      {"--slow-factor", &flags->slow_factor,
+       "How much longer the slow rank computes (>= 1; default 2)", "F"},
+  };
 }
 
 DelaySettings resolve_delays(const DelayFlags& flags, int ranks) {

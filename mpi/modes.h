@@ -1,9 +1,10 @@
 // mpi/modes.h: the four measurement modes of scalewall-mpi, each registered as a CLI11
 // subcommand, and the flags they share.
 //
-// Layer: mpi/. A mode parses its flags (every rank parses the same command line, so every
-// rank reaches the same verdict on bad input), checks them against the rank count and the
-// memory, writes the envelope, measures, and writes one record per line as it goes
+// Layer: mpi/. A mode registers its flags as tables (cli/flag_table.h, shared with scalewall),
+// parses them (every rank parses the same command line, so every rank reaches the same
+// verdict on bad input), checks them against the rank count and the memory, writes the
+// envelope, measures, and writes one record per line as it goes
 // (include/scalewall/io/measurement.h is the format). docs/mpi.md documents every flag.
 //
 // Exit status of a mode's run function: 0 complete, 1 a measurement failed (a hand-written
@@ -20,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag_table.h"
 #include "mpi/world.h"
 
 namespace scalewall::mpi {
@@ -32,7 +34,7 @@ struct CommonFlags {
 
   Faults faults() const { return {abort_rank, kill_rank}; }
 };
-void add_common_options(CLI::App* command, CommonFlags* flags);
+FlagGroup common_flags(CommonFlags* flags);
 
 // The message sizes of pingpong and collective: --min-bytes, --max-bytes (a power-of-two
 // sweep, see size_sweep) or --sizes LIST, which replaces the sweep.
@@ -40,7 +42,7 @@ struct SizeFlags {
   std::string min_bytes;
   std::string max_bytes;
   std::string sizes;
-  // Set by add_size_options: whether each flag was given (an empty --sizes is an error, and
+  // Set by the options size_flags registers: whether each flag was given (an empty --sizes is an error, and
   // --sizes cannot be combined with the sweep's bounds).
   const CLI::Option* min_option = nullptr;
   const CLI::Option* max_option = nullptr;
@@ -48,8 +50,8 @@ struct SizeFlags {
 };
 // The most sizes one --sizes list may hold.
 inline constexpr std::size_t kMaxSizeListItems = 1024;
-void add_size_options(CLI::App* command, SizeFlags* flags, const std::string& default_min,
-                      const std::string& default_max);
+FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,
+                     const std::string& default_max);
 // The sizes to visit, in bytes, each a whole number. Throws InputError naming the flag.
 std::vector<double> resolve_sizes(const SizeFlags& flags);
 
@@ -62,7 +64,7 @@ struct DelayFlags {
   std::string slow_rank;
   std::string slow_factor;
 };
-void add_delay_options(CLI::App* command, DelayFlags* flags, const std::string& default_compute);
+FlagGroup delay_flags(DelayFlags* flags, const std::string& default_compute);
 
 struct DelaySettings {
   double compute_s = 0;

@@ -172,26 +172,23 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
 
 Mode register_pingpong(CLI::App& app) {
   auto flags = std::make_shared<PingPongFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup pairs = {
+      {"--pairs", &flags->pairs,
+       "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow link or host "
+       "stands out)",
+       "LIST", "0-1"},
+  };
+  const FlagGroup repeats = {
+      {"--iterations", &flags->iterations, "Timed round trips per size", "N", "50"},
+      {"--warmup", &flags->warmup, "Untimed round trips before them", "N", "5"},
+  };
+  CLI::App* cmd = add_command(app, {
       "pingpong",
       "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "
-      "ranks or more.");
-  cmd->add_option("--pairs", flags->pairs,
-                  "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow "
-                  "link or host stands out)")
-      ->type_name("LIST")
-      ->default_val("0-1");
-  add_size_options(cmd, &flags->sizes, "0", "4MiB");
-  cmd->add_option("--iterations", flags->iterations, "Timed round trips per size")
-      ->type_name("N")
-      ->default_val("50");
-  cmd->add_option("--warmup", flags->warmup, "Untimed round trips before them")
-      ->type_name("N")
-      ->default_val("5");
-  add_common_options(cmd, &flags->common);
-  cmd->footer(
+      "ranks or more.",
+      {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
       "Example: mpirun -np 2 scalewall-mpi pingpong --max-bytes 64MiB --out pp.jsonl\n"
-      "         then scalewall calibrate pp.jsonl fits alpha and beta.");
+      "         then scalewall calibrate pp.jsonl fits alpha and beta."});
   return {cmd, [flags](const World& w) { return run_pingpong(w, *flags); }};
 }
 

@@ -110,21 +110,17 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
 
 Mode register_reduce(CLI::App& app) {
   auto flags = std::make_shared<ReduceFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup repeats = {
+      {"--iterations", &flags->iterations, "Timed reductions per size", "N", "20"},
+      {"--warmup", &flags->warmup, "Untimed reductions before them", "N", "3"},
+  };
+  CLI::App* cmd = add_command(app, {
       "reduce",
       "Local reduction time (acc += x, 64-bit integers) over a size sweep, every rank at "
-      "once: the cost per byte reduced that the model calls gamma.");
-  add_size_options(cmd, &flags->sizes, "1KiB", "64MiB");
-  cmd->add_option("--iterations", flags->iterations, "Timed reductions per size")
-      ->type_name("N")
-      ->default_val("20");
-  cmd->add_option("--warmup", flags->warmup, "Untimed reductions before them")
-      ->type_name("N")
-      ->default_val("3");
-  add_common_options(cmd, &flags->common);
-  cmd->footer(
+      "once: the cost per byte reduced that the model calls gamma.",
+      {size_flags(&flags->sizes, "1KiB", "64MiB"), repeats, common_flags(&flags->common)},
       "Example: mpirun -np 2 scalewall-mpi reduce --out reduce.jsonl\n"
-      "         then scalewall calibrate pingpong.jsonl reduce.jsonl fits gamma too.");
+      "         then scalewall calibrate pingpong.jsonl reduce.jsonl fits gamma too."});
   return {cmd, [flags](const World& w) { return run_reduce(w, *flags); }};
 }
 

@@ -178,30 +178,25 @@ int run_step(const World& w, const StepFlags& flags) {
 
 Mode register_step(CLI::App& app) {
   auto flags = std::make_shared<StepFlags>();
-  CLI::App* cmd = app.add_subcommand(
+  const FlagGroup own = {
+      {"--steps", &flags->steps, "Timed steps", "N", "20"},
+      {"--warmup", &flags->warmup, "Untimed steps before them", "N", "2"},
+      {"--bytes", &flags->bytes,
+       "Gradient buffer per rank (int64 elements; rounded up to a whole one)", "M", "4MiB"},
+      {"--overlap", &flags->overlap,
+       "Start one MPI_Iallreduce per bucket during the compute instead of one MPI_Allreduce "
+       "after it"},
+      {"--buckets", &flags->buckets,
+       "Buckets of the overlapped all-reduce (with --overlap; default 4)", "K"},
+  };
+  CLI::App* cmd = add_command(app, {
       "step",
       "A synthetic data-parallel step: busy-wait compute, then an all-reduce of the gradient "
       "(blocking, or overlapped in buckets); per rank and step: compute, communication, "
-      "wait.");
-  cmd->add_option("--steps", flags->steps, "Timed steps")->type_name("N")->default_val("20");
-  cmd->add_option("--warmup", flags->warmup, "Untimed steps before them")
-      ->type_name("N")
-      ->default_val("2");
-  cmd->add_option("--bytes", flags->bytes,
-                  "Gradient buffer per rank (int64 elements; rounded up to a whole one)")
-      ->type_name("M")
-      ->default_val("4MiB");
-  cmd->add_flag("--overlap", flags->overlap,
-                "Start one MPI_Iallreduce per bucket during the compute instead of one "
-                "MPI_Allreduce after it");
-  cmd->add_option("--buckets", flags->buckets,
-                  "Buckets of the overlapped all-reduce (with --overlap; default 4)")
-      ->type_name("K");
-  add_delay_options(cmd, &flags->delays, "10ms");
-  add_common_options(cmd, &flags->common);
-  cmd->footer(
+      "wait.",
+      {own, delay_flags(&flags->delays, "10ms"), common_flags(&flags->common)},
       "Example: mpirun -np 8 scalewall-mpi step --compute 50ms --bytes 64MiB --overlap "
-      "--buckets 8 --jitter-sigma 2%");
+      "--buckets 8 --jitter-sigma 2%"});
   return {cmd, [flags](const World& w) { return run_step(w, *flags); }};
 }
 

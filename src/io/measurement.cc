@@ -33,10 +33,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
@@ -390,8 +392,7 @@ class RecordReader {
     }
   }
   // The rank a per-rank record is of, and its host.
-  template <typename Point>
-  void rank_and_host(Point& p) const {
+  void rank_and_host(RankRecord& p) const {
     p.rank = whole("rank");
     p.host = text("host");
   }
@@ -444,14 +445,23 @@ void read_collective_record(const RecordReader& r, const std::string& place,
   if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
 }
 
-void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
-  ArrivalPoint p;
-  p.iteration = r.whole("iteration");
+// A per-rank record (arrival, step): its counter (the iteration or the step), its rank and
+// host, then each of its durations under its key, read in that order.
+template <typename Point>
+Point read_per_rank(const RecordReader& r, const char* counter, std::int64_t Point::*count,
+                    std::initializer_list<std::pair<const char*, double Point::*>> durations) {
+  Point p;
+  p.*count = r.whole(counter);
   r.rank_and_host(p);
-  p.arrival_s = r.duration("arrival_s");
-  p.injected_s = r.duration("injected_s");
-  p.collective_s = r.duration("collective_s");
-  set.arrivals.push_back(p);
+  for (const auto& [key, field] : durations) p.*field = r.duration(key);
+  return p;
+}
+
+void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
+  set.arrivals.push_back(read_per_rank<ArrivalPoint>(
+      r, "iteration", &ArrivalPoint::iteration,
+      {{"arrival_s", &ArrivalPoint::arrival_s}, {"injected_s", &ArrivalPoint::injected_s},
+       {"collective_s", &ArrivalPoint::collective_s}}));
 }
 
 void read_reduction_record(const RecordReader& r, const std::string& place,
@@ -466,14 +476,10 @@ void read_reduction_record(const RecordReader& r, const std::string& place,
 }
 
 void read_step_record(const RecordReader& r, MeasurementSet& set) {
-  StepPoint p;
-  p.step = r.whole("step");
-  r.rank_and_host(p);
-  p.compute_s = r.duration("compute_s");
-  p.communication_s = r.duration("communication_s");
-  p.wait_s = r.duration("wait_s");
-  p.step_s = r.duration("step_s");
-  set.steps.push_back(p);
+  set.steps.push_back(read_per_rank<StepPoint>(
+      r, "step", &StepPoint::step,
+      {{"compute_s", &StepPoint::compute_s}, {"communication_s", &StepPoint::communication_s},
+       {"wait_s", &StepPoint::wait_s}, {"step_s", &StepPoint::step_s}}));
 }
 
 // Reads the end record: a failed run's reason and the record count it declares, checked

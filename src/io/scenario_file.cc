@@ -280,16 +280,13 @@ Workload read_workload(const Section& w) {
   if (!w.has("scaling")) {
     w.missing("scaling", "\"strong\" (global batch fixed) or \"weak\" (per-rank batch fixed)");
   }
-  const std::string scaling = w.text("scaling");
-  if (scaling == "strong") {
-    out.mode = ScalingMode::kStrong;
-  } else if (scaling == "weak") {
-    out.mode = ScalingMode::kWeak;
-  } else {
+  const std::optional<ScalingMode> mode = parse_scaling_mode(w.text("scaling"));
+  if (!mode) {
     w.fail("scaling",
            "expected \"strong\" (global batch fixed) or \"weak\" (per-rank batch "
            "fixed)");
   }
+  out.mode = *mode;
   if (w.has("backward_fraction")) out.backward_fraction = w.fraction("backward_fraction", 0, 1);
   return out;
 }

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "scalewall/base/error.h"
 #include "scalewall/model/scaling.h"
@@ -102,22 +104,14 @@ CallCost allreduce_call(const Scenario& s, const NetworkAt& net, std::int64_t ra
   return c;
 }
 
-struct Communication {
-  double total_s = 0;
-  double latency_s = 0;
-  double overhead_s = 0;
-  double exposed_s = 0;
-  StepCollective algorithm;
-  double bucket_bytes = 0;
-  std::int64_t buckets = 0;
-};
-
-// The step's all-reduce calls and what of them overlap leaves exposed.
-Communication communicate(const Scenario& s, const NetworkAt& net, std::int64_t ranks,
-                          double backward_s) {
-  Communication out;
+// The step's all-reduce calls and what of them overlap leaves exposed, into the
+// communication fields of `t`: communication_s with its latency and overhead parts,
+// exposed_communication_s, the algorithm, the bucket size and the bucket count. One rank, or
+// nothing to send, leaves them at zero.
+void communicate(const Scenario& s, const NetworkAt& net, std::int64_t ranks, double backward_s,
+                 StepTime& t) {
   const double m = s.workload.gradient_bytes / s.settings.compression_ratio;
-  if (ranks == 1 || m <= 0.0) return out;
+  if (ranks == 1 || m <= 0.0) return;
   const double b = s.settings.bucket_bytes;
   double full = m;
   double last = m;
@@ -129,14 +123,15 @@ Communication communicate(const Scenario& s, const NetworkAt& net, std::int64_t 
   }
   const CallCost c_full = allreduce_call(s, net, ranks, full);
   const CallCost c_last = k > 1.0 ? allreduce_call(s, net, ranks, last) : c_full;
-  out.total_s = (k - 1.0) * c_full.total_s + c_last.total_s;
-  out.latency_s = (k - 1.0) * c_full.latency_s + c_last.latency_s;
-  out.overhead_s = (k - 1.0) * c_full.overhead_s + c_last.overhead_s;
-  out.algorithm = c_full.algorithm;
-  out.bucket_bytes = full;
-  out.buckets = static_cast<std::int64_t>(k);
+  const double total_s = (k - 1.0) * c_full.total_s + c_last.total_s;
+  t.communication_s = total_s;
+  t.communication_latency_s = (k - 1.0) * c_full.latency_s + c_last.latency_s;
+  t.communication_overhead_s = (k - 1.0) * c_full.overhead_s + c_last.overhead_s;
+  t.algorithm = c_full.algorithm;
+  t.bucket_bytes = full;
+  t.buckets = static_cast<std::int64_t>(k);
   if (!s.settings.overlap) {
-    out.exposed_s = out.total_s;
+    t.exposed_communication_s = total_s;
   } else {
     // Bucket i is ready at Tb (i+1)/K and runs after bucket i-1; the last one ends at the
     // latest of ready_i + (the calls from i on). That is linear in i, so the first or the
@@ -145,15 +140,14 @@ Communication communicate(const Scenario& s, const NetworkAt& net, std::int64_t 
                                 backward_s + c_last.total_s);
     // end - Tb is at most the total (max(Tb/K - Tb + total, c')); the clamp only keeps
     // rounding from pushing it a few ulps over.
-    const double tail = std::min(out.total_s, std::max(0.0, end - backward_s));
+    const double tail = std::min(total_s, std::max(0.0, end - backward_s));
     // The LogGP o of the hidden part is CPU time taken from the backward pass: the hidden
     // share of the calls' overhead is exposed too (at most what was hidden).
-    const double hidden = out.total_s - tail;
+    const double hidden = total_s - tail;
     const double hidden_overhead =
-        out.total_s > 0 ? out.overhead_s * (hidden / out.total_s) : 0.0;
-    out.exposed_s = std::min(out.total_s, tail + hidden_overhead);
+        total_s > 0 ? t.communication_overhead_s * (hidden / total_s) : 0.0;
+    t.exposed_communication_s = std::min(total_s, tail + hidden_overhead);
   }
-  return out;
 }
 
 double work_of(const Settings& settings) {
@@ -189,14 +183,7 @@ StepTime raw_step(const Scenario& s, std::int64_t ranks,
                             static_cast<double>(s.settings.accumulation_steps);
 
   const NetworkAt net = network_at(s, ranks, false);
-  const Communication comm = communicate(s, net, ranks, backward_s);
-  t.communication_s = comm.total_s;
-  t.communication_latency_s = comm.latency_s;
-  t.communication_overhead_s = comm.overhead_s;
-  t.exposed_communication_s = comm.exposed_s;
-  t.algorithm = comm.algorithm;
-  t.bucket_bytes = comm.bucket_bytes;
-  t.buckets = comm.buckets;
+  communicate(s, net, ranks, backward_s, t);
 
   if (ranks > 1) {
     const double sigma = s.variance.sigma;
@@ -210,8 +197,9 @@ StepTime raw_step(const Scenario& s, std::int64_t ranks,
     t.variance_s = std::max(jitter, bad_node);
     if (s.variance.bad_link_bandwidth_Bps > 0) {
       const NetworkAt degraded = network_at(s, ranks, true);
-      const Communication slow = communicate(s, degraded, ranks, backward_s);
-      t.variance_s += std::max(0.0, slow.exposed_s - comm.exposed_s);
+      StepTime slow;
+      communicate(s, degraded, ranks, backward_s, slow);
+      t.variance_s += std::max(0.0, slow.exposed_communication_s - t.exposed_communication_s);
     }
   }
 
@@ -236,12 +224,20 @@ StepTime raw_step(const Scenario& s, std::int64_t ranks,
 
 }  // namespace
 
+namespace {
+
+// Every scaling mode with its name: the one list that scaling_mode_name and
+// parse_scaling_mode read.
+constexpr std::array<std::pair<ScalingMode, std::string_view>, 2> kScalingModeNames = {{
+    {ScalingMode::kStrong, "strong"},
+    {ScalingMode::kWeak, "weak"},
+}};
+
+}  // namespace
+
 std::string_view scaling_mode_name(ScalingMode mode) {
-  switch (mode) {
-    case ScalingMode::kStrong:
-      return "strong";
-    case ScalingMode::kWeak:
-      return "weak";
+  for (const auto& [m, name] : kScalingModeNames) {
+    if (m == mode) return name;
   }
   SCALEWALL_CHECK(false && "unknown ScalingMode");
   return {};
@@ -273,6 +269,13 @@ CallSelector parse_call_selector(std::string_view text) {
     if (call_selector_name(c) == text) return c;
   }
   throw InputError(fmt::format("unknown selector '{}' (expected auto, mpi or nccl)", text));
+}
+
+std::optional<ScalingMode> parse_scaling_mode(std::string_view name) {
+  for (const auto& [mode, n] : kScalingModeNames) {
+    if (n == name) return mode;
+  }
+  return std::nullopt;
 }
 
 double mechanism_shape(Mechanism mechanism, std::int64_t n) {

@@ -210,6 +210,19 @@ TEST(StepModel, TheStepsCollectiveIsNoneBusbwOrAnAlgorithm) {
   EXPECT_EQ(step_time(link, 64).algorithm, ring);
 }
 
+// A scaling mode's name and the parser read one list: each name parses back to its mode,
+// and only the exact lower-case names parse.
+TEST(StepModel, ScalingModeNamesParseBack) {
+  EXPECT_EQ(scaling_mode_name(ScalingMode::kStrong), "strong");
+  EXPECT_EQ(scaling_mode_name(ScalingMode::kWeak), "weak");
+  for (ScalingMode mode : {ScalingMode::kStrong, ScalingMode::kWeak}) {
+    EXPECT_EQ(parse_scaling_mode(scaling_mode_name(mode)), mode);
+  }
+  EXPECT_EQ(parse_scaling_mode("Strong"), std::nullopt);
+  EXPECT_EQ(parse_scaling_mode(""), std::nullopt);
+  EXPECT_EQ(parse_scaling_mode("weak "), std::nullopt);
+}
+
 TEST(Predict, KneeIsWhereExposedCommunicationReachesCompute) {
   // 2.4 s / N of compute against 0.56 (N-1)/N s of all-reduce: 2.4 <= 0.56 (N-1) first at
   // N = 6 (N = 5 gives 0.48 s against 0.448 s).

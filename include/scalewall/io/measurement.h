@@ -99,34 +99,50 @@ struct PingPongPoint {
   double one_way_max_s = 0;
 };
 
-struct CollectivePoint {
-  Op op = Op::kAllreduce;
-  MeasuredAlgorithm algorithm;  // the library's call, or a model algorithm
-  std::int64_t ranks = 0;    // 0 when the log does not say (OSU collectives without an
-                             // mpirun -np line); calibrate and validate then take --ranks
-  double bytes = 0;          // nccl-tests' size convention
+// One size of a timed sweep of calls (collectives, local reductions): the size, the timed
+// repetitions, and the smallest, median and largest time of one.
+struct TimedSize {
+  double bytes = 0;
   std::int64_t iterations = 0;
   double time_min_s = 0;
   double time_median_s = 0;
   double time_max_s = 0;
+};
+
+// bytes in nccl-tests' size convention.
+struct CollectivePoint : TimedSize {
+  Op op = Op::kAllreduce;
+  MeasuredAlgorithm algorithm;  // the library's call, or a model algorithm
+  std::int64_t ranks = 0;    // 0 when the log does not say (OSU collectives without an
+                             // mpirun -np line); calibrate and validate then take --ranks
   double algbw_Bps = 0;
   double busbw_Bps = 0;
   bool verified = true;
 };
 
-struct ArrivalPoint {
-  std::int64_t iteration = 0;
+// One size of a local reduction sweep (scalewall-mpi reduce): the time to add `bytes` of
+// received data into a buffer, every rank at once. Its time per byte is the model's gamma.
+struct ReductionPoint : TimedSize {
+  std::int64_t ranks = 1;
+  double slowest_rank_median_s = 0;
+};
+
+// What every per-rank record (arrival, step) starts with: the rank it is of and that rank's
+// host.
+struct RankRecord {
   std::int64_t rank = 0;
   std::string host;
+};
+
+struct ArrivalPoint : RankRecord {
+  std::int64_t iteration = 0;
   double arrival_s = 0;
   double injected_s = 0;
   double collective_s = 0;
 };
 
-struct StepPoint {
+struct StepPoint : RankRecord {
   std::int64_t step = 0;
-  std::int64_t rank = 0;
-  std::string host;
   double compute_s = 0;
   double communication_s = 0;
   double wait_s = 0;
@@ -145,18 +161,6 @@ struct MeasurementRun {
 };
 
 // Everything read from one or more files.
-// One size of a local reduction sweep (scalewall-mpi reduce): the time to add `bytes` of
-// received data into a buffer, every rank at once. Its time per byte is the model's gamma.
-struct ReductionPoint {
-  double bytes = 0;
-  std::int64_t ranks = 1;
-  std::int64_t iterations = 0;
-  double time_min_s = 0;
-  double time_median_s = 0;
-  double time_max_s = 0;
-  double slowest_rank_median_s = 0;
-};
-
 struct MeasurementSet {
   std::vector<std::string> sources;  // "path (format)", one per file read
   std::vector<MeasurementRun> runs;  // one per file read, in the order of `sources`

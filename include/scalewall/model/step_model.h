@@ -54,6 +54,8 @@ namespace scalewall {
 enum class ScalingMode { kStrong, kWeak };
 // "strong", "weak".
 std::string_view scaling_mode_name(ScalingMode mode);
+// The mode `name` spells ("strong", "weak", exactly), or none.
+std::optional<ScalingMode> parse_scaling_mode(std::string_view name);
 
 struct Workload {
   double gradient_bytes = 0;          // m: parameters x bytes per gradient element
