@@ -175,7 +175,10 @@ Report run_calibrate(const CalibrateFlags& flags) {
     for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
     fabric = calibrated_topology(*piecewise, loggp ? loggp->gap_s : std::nullopt, nodes,
                                  flags.name);
-    if (gamma) fabric->gamma_s_per_byte = gamma->gamma_s_per_byte;
+    if (gamma) {
+      fabric->gamma_s_per_byte = gamma->first_gamma();
+      fabric->gamma_above = gamma->regimes_above();
+    }
     const std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr);
     try {
@@ -265,6 +268,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
                      gamma->rate_Bps);
     report.add_field("reduction_r_squared", "reduction fit R^2", Unit::kPlain,
                      gamma->r_squared);
+    report.add_field("reduction_regime_rule", "reduction rates", Unit::kText, gamma->rule);
   }
   report.add_field("fabric_file", "fabric written to", Unit::kText,
                    flags.out.empty() ? Value{} : Value{flags.out}, "none (give --out)");
@@ -286,6 +290,20 @@ Report run_calibrate(const CalibrateFlags& flags) {
       reduction.add_row({p.bytes, p.samples, p.measured_s, p.fitted_s, p.relative_residual});
     }
     report.tables.push_back(std::move(reduction));
+    Table rates{"reduction_regimes",
+                {{"from_bytes", "from", Unit::kBytes},
+                 {"sizes", "sizes", Unit::kCount},
+                 {"min_bytes", "smallest", Unit::kBytes},
+                 {"max_bytes", "largest", Unit::kBytes},
+                 {"gamma_s_per_byte", "gamma", Unit::kSeconds},
+                 {"rate_Bps", "rate 1/gamma", Unit::kRate}},
+                {},
+                {}};
+    for (const GammaRegimeFit& r : gamma->regimes) {
+      rates.add_row({r.from_bytes, static_cast<std::int64_t>(r.sizes), r.min_bytes, r.max_bytes,
+                     r.gamma_s_per_byte, 1.0 / r.gamma_s_per_byte});
+    }
+    report.tables.push_back(std::move(rates));
   }
   if (!busbw.empty()) {
     Table points{"busbw",

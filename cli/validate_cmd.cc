@@ -106,12 +106,15 @@ Report run_validate(const ValidateFlags& flags) {
     fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
     fabric_origin = "calibrated from the files' ping-pong times";
     if (!set.reductions.empty()) {
-      fabric.gamma_s_per_byte = fit_gamma(set.reductions).gamma_s_per_byte;
+      const GammaFit reduction = fit_gamma(set.reductions);
+      fabric.gamma_s_per_byte = reduction.first_gamma();
+      fabric.gamma_above = reduction.regimes_above();
       fabric_origin += " and reduction times";
     }
   }
   options.gamma_s_per_byte =
       flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
+  if (flags.gamma.empty()) options.gamma_above = fabric.gamma_above;
 
   const Validation v = validate_collectives(set.collectives, fabric, options);
   if (!flags.plot.empty()) draw_validation(flags, v, fabric, fit, fabric_origin);

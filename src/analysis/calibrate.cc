@@ -404,6 +404,7 @@ GammaFit fit_gamma(std::span<const ReductionPoint> points) {
     ss_tot += (f.measured_s - mean) * (f.measured_s - mean);
   }
   fit.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+  split_gamma_regimes(fit);
   return fit;
 }
 
@@ -948,7 +949,17 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
       out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
     }
     out += fmt::format("gamma = {}    # {} per byte reduced, {}\n", toml_number(t.gamma_s_per_byte),
-                       format_seconds(t.gamma_s_per_byte), format_rate(gamma->rate_Bps));
+                       format_seconds(t.gamma_s_per_byte), format_rate(1.0 / t.gamma_s_per_byte));
+    if (t.gamma_above.count > 0) {
+      out += fmt::format("# Reduction rates by the bytes a step reduces ({}).\n",
+                         toml_comment_text(gamma->rule));
+    }
+    for (std::size_t i = 0; i < t.gamma_above.count; ++i) {
+      const ReductionRegime& r = t.gamma_above.above[i];
+      out += fmt::format("[[gamma_regimes]]\nfrom = {}    # {}\ngamma = {}    # {}\n",
+                         toml_number(r.from_bytes), format_bytes(r.from_bytes),
+                         toml_number(r.gamma_s_per_byte), format_rate(1.0 / r.gamma_s_per_byte));
+    }
   }
   out += link_section("intra", t.intra);
   out += link_section("inter", t.inter);

@@ -599,9 +599,10 @@ TEST(FitGamma, ExactRateIsRecovered) {
   EXPECT_TRUE(gamma_fit_warnings(fit).empty());
 }
 
-// Least squares through the origin: gamma = sum(b t) / sum(b^2); with a cache regime (fast
-// up to 1 MiB, 5x slower above) the large sizes decide it, and the residual run is flagged.
-TEST(FitGamma, LargestSizesDecideAndACacheRegimeIsFlagged) {
+// Least squares through the origin: the single rate gamma = sum(b t) / sum(b^2), which the
+// large sizes decide; with a cache regime (fast up to 1 MiB, 5x slower above) the sweep splits
+// into two rates, each exact, and no warning remains.
+TEST(FitGamma, ACacheRegimeBecomesItsOwnRate) {
   std::vector<ReductionPoint> points;
   double sbt = 0;
   double sbb = 0;
@@ -613,10 +614,28 @@ TEST(FitGamma, LargestSizesDecideAndACacheRegimeIsFlagged) {
   }
   const GammaFit fit = fit_gamma(points);
   EXPECT_DOUBLE_EQ(fit.gamma_s_per_byte, sbt / sbb);
-  EXPECT_GT(fit.gamma_s_per_byte, 0.45e-9);  // the memory regime, not the cache one
-  const std::vector<std::string> warnings = gamma_fit_warnings(fit);
-  ASSERT_FALSE(warnings.empty());
-  EXPECT_NE(warnings.back().find("consecutive sizes"), std::string::npos) << warnings.back();
+  EXPECT_GT(fit.gamma_s_per_byte, 0.45e-9);  // one rate: the memory regime, not the cache one
+  ASSERT_EQ(fit.regimes.size(), 2u) << fit.rule;
+  EXPECT_NEAR(fit.regimes[0].gamma_s_per_byte, 0.1e-9, 1e-21);
+  EXPECT_NEAR(fit.regimes[1].gamma_s_per_byte, 0.5e-9, 1e-21);
+  EXPECT_EQ(fit.regimes[0].max_bytes, 1048576);
+  EXPECT_DOUBLE_EQ(fit.regimes[1].from_bytes, std::sqrt(1048576.0 * 2097152.0));
+  EXPECT_NEAR(fit.r_squared, 1.0, 1e-12);
+  EXPECT_TRUE(gamma_fit_warnings(fit).empty());
+  // A step's gamma follows the bytes it reduces.
+  CostOptions options;
+  options.gamma_s_per_byte = fit.first_gamma();
+  options.gamma_above = fit.regimes_above();
+  EXPECT_NEAR(options.gamma_at(65536), 0.1e-9, 1e-21);
+  EXPECT_NEAR(options.gamma_at(8e6), 0.5e-9, 1e-21);
+  // The ring all-reduce of 16 MiB over 8 ranks reduces 2 MiB chunks: the slow rate; of 4 MiB,
+  // 512 KiB chunks: the fast one.
+  const auto compute = [&](double m) {
+    return collective_cost(Op::kAllreduce, {Algorithm::kRing}, 8, m, kDefaultLink, options)
+        .compute_s;
+  };
+  EXPECT_NEAR(compute(16777216), 7 * 2097152 * 0.5e-9, 1e-15);
+  EXPECT_NEAR(compute(4194304), 7 * 524288 * 0.1e-9, 1e-15);
 }
 
 TEST(FitGamma, NeedsTwoSizes) {
@@ -770,6 +789,30 @@ TEST(PiecewiseFit, WarningsNameTheRegimeAndSpareAFlatOne) {
   for (const std::string& line : w) {
     EXPECT_TRUE(line.starts_with("regime 2 of 2 (2.05 KB .. 67.1 MB): ")) << line;
   }
+}
+
+
+TEST(FitGamma, TheFabricFileCarriesTheRateRegimes) {
+  std::vector<ReductionPoint> points;
+  for (double b = 1024; b <= 64.0 * 1024 * 1024; b *= 2) {
+    points.push_back(reduction(b, b * (b <= 1048576 ? 0.1e-9 : 0.5e-9)));
+  }
+  const GammaFit gamma = fit_gamma(points);
+  const PiecewiseFit link = fit_piecewise(synthetic([](std::size_t) { return 1.0; }));
+  Topology t = calibrated_topology(link, std::nullopt, 2, "calibrated");
+  t.gamma_s_per_byte = gamma.first_gamma();
+  t.gamma_above = gamma.regimes_above();
+  const std::string text = fabric_toml(t, link, {"r.jsonl"}, &gamma);
+  EXPECT_TRUE(contains(text, "[[gamma_regimes]]")) << text;
+  const Topology back = parse_fabric(text, "g.toml");
+  EXPECT_EQ(back.gamma_s_per_byte, t.gamma_s_per_byte);
+  ASSERT_EQ(back.gamma_above.count, 1u);
+  EXPECT_EQ(back.gamma_above.above[0], t.gamma_above.above[0]);
+  EXPECT_TRUE(contains(input_error_of([] {
+    parse_fabric("gamma = 1\n[[gamma_regimes]]\nfrom = 0\ngamma = 1\n"
+                 "[intra]\nalpha = 1\nbandwidth = 1\n[inter]\nalpha = 1\nbandwidth = 1\n",
+                 "g.toml");
+  }), "[gamma_regimes[1]] from 0 B is not above"));
 }
 
 }  // namespace

@@ -80,11 +80,36 @@ Splits best_splits(const std::vector<std::vector<RunLine>>& runs, std::size_t n,
   return s;
 }
 
-double bic(double rss, std::size_t n, std::size_t k) {
+// `per_regime` parameters per regime (3 for a line and its split point, 2 for a rate through
+// the origin and its split point), less the first regime's split point.
+double bic(double rss, std::size_t n, std::size_t k, double per_regime = 3.0) {
   const auto nd = static_cast<double>(n);
   const double floor = kRegimeNoiseFloor * kRegimeNoiseFloor;
   return nd * std::log(std::max(rss / nd, floor)) +
-         (3.0 * static_cast<double>(k) - 1.0) * std::log(nd);
+         (per_regime * static_cast<double>(k) - 1.0) * std::log(nd);
+}
+
+// The relative least-squares rate through the origin of points [first, last]:
+// gamma = sum(b / t) / sum(b^2 / t^2), minimising sum(((t - gamma b) / t)^2).
+RunLine rate_run(const std::vector<FitPoint>& points, std::size_t first, std::size_t last) {
+  double num = 0;
+  double den = 0;
+  for (std::size_t i = first; i <= last; ++i) {
+    const double b = points[i].bytes;
+    const double t = points[i].measured_s;
+    if (!(t > 0) || !(b > 0)) return {};
+    num += b / t;
+    den += (b / t) * (b / t);
+  }
+  RunLine run;
+  run.line = {0.0, num / den, 1.0};
+  if (!(run.line.slope > 0) || !std::isfinite(run.line.slope)) return {};
+  run.rss = 0;
+  for (std::size_t i = first; i <= last; ++i) {
+    const double r = (points[i].measured_s - run.line.slope * points[i].bytes) / points[i].measured_s;
+    run.rss += r * r;
+  }
+  return run;
 }
 
 // A regime's HockneyFit over points [first, last] from its line.
@@ -208,6 +233,69 @@ PiecewiseFit fit_piecewise(std::span<const PingPongPoint> points, const FitOptio
     out.regimes.push_back({from, fit});
   }
   return out;
+}
+
+ReductionRegimes GammaFit::regimes_above() const {
+  ReductionRegimes out;
+  for (std::size_t i = 1; i < regimes.size() && i < kMaxLinkRegimes; ++i) {
+    out.above[i - 1] = {regimes[i].from_bytes, regimes[i].gamma_s_per_byte};
+    out.count = i;
+  }
+  return out;
+}
+
+void split_gamma_regimes(GammaFit& fit) {
+  std::vector<FitPoint>& pts = fit.points;
+  const std::size_t n = pts.size();
+  fit.regimes = {{0.0, fit.gamma_s_per_byte, pts.front().bytes, pts.back().bytes, n}};
+  fit.rule = "1 regime: one rate over every size";
+  if (n > kMaxSegmentedSizes || n < 2 * kMinRegimeSizes) return;
+  const std::size_t max_k = std::min(kMaxLinkRegimes, n / kMinRegimeSizes);
+  std::vector<std::vector<RunLine>> runs(n, std::vector<RunLine>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = i + kMinRegimeSizes - 1; j < n; ++j) runs[i][j] = rate_run(pts, i, j);
+  }
+  const Splits splits = best_splits(runs, n, max_k);
+  std::size_t best = 1;
+  double best_bic = bic(splits.cost[1][n - 1], n, 1, 2.0);
+  for (std::size_t k = 2; k <= max_k; ++k) {
+    if (!std::isfinite(splits.cost[k][n - 1])) continue;
+    const double b = bic(splits.cost[k][n - 1], n, k, 2.0);
+    if (b < best_bic) {
+      best = k;
+      best_bic = b;
+    }
+  }
+  fit.rule = fmt::format("{} regime{}: the least BIC over 1 .. {} regimes", best,
+                         best == 1 ? "" : "s", max_k);
+  if (best == 1) return;
+  std::vector<std::pair<std::size_t, std::size_t>> bounds;
+  for (std::size_t kk = best, j = n - 1;; --kk) {
+    const std::size_t i = kk == 1 ? 0 : splits.start[kk][j];
+    bounds.insert(bounds.begin(), {i, j});
+    if (kk == 1) break;
+    j = i - 1;
+  }
+  fit.regimes.clear();
+  double ss_res = 0;
+  double ss_tot = 0;
+  double mean = 0;
+  for (const FitPoint& p : pts) mean += p.measured_s / static_cast<double>(n);
+  for (const auto& [first, last] : bounds) {
+    const double g = runs[first][last].line.slope;
+    const double from =
+        fit.regimes.empty() ? 0.0 : std::sqrt(pts[first - 1].bytes * pts[first].bytes);
+    fit.regimes.push_back({from, g, pts[first].bytes, pts[last].bytes, last - first + 1});
+    for (std::size_t i = first; i <= last; ++i) {
+      FitPoint& p = pts[i];
+      p.fitted_s = g * p.bytes;
+      p.residual_s = p.measured_s - p.fitted_s;
+      p.relative_residual = p.measured_s > 0 ? p.residual_s / p.measured_s : 0.0;
+      ss_res += p.residual_s * p.residual_s;
+      ss_tot += (p.measured_s - mean) * (p.measured_s - mean);
+    }
+  }
+  fit.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
 }
 
 namespace {

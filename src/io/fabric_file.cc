@@ -209,6 +209,46 @@ void read_duplex(const toml::table& table, std::string_view section, const std::
   }
 }
 
+// [[gamma_regimes]] tables (from, gamma): the reduction cost of steps reducing at least `from`
+// bytes; `gamma` at the top level prices the steps below the first.
+ReductionRegimes read_gamma_regimes(const toml::table& root, const std::string& source) {
+  const toml::node* node = root.get("gamma_regimes");
+  const toml::array* list = node->as_array();
+  if (list == nullptr || !list->is_array_of_tables()) {
+    throw InputError(fmt::format("{}: expected [[gamma_regimes]] tables (from, gamma)",
+                                 where(source, "", "gamma_regimes", node)));
+  }
+  if (list->size() + 1 > kMaxLinkRegimes) {
+    throw InputError(fmt::format("{}: {} regimes; at most {} in all",
+                                 where(source, "", "gamma_regimes", node), list->size() + 1,
+                                 kMaxLinkRegimes));
+  }
+  ReductionRegimes out;
+  double before = 0;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const toml::table& t = *list->get(i)->as_table();
+    const std::string name = fmt::format("gamma_regimes[{}]", i + 1);
+    reject_unknown_keys(t, {"from", "gamma"}, source, name);
+    if (!t.contains("from") || !t.contains("gamma")) {
+      throw InputError(fmt::format("{}: [{}] needs from and gamma", source, name));
+    }
+    ReductionRegime r{read_quantity(t, "from", source, name, parse_bytes),
+                      read_quantity(t, "gamma", source, name, parse_seconds)};
+    if (!(r.from_bytes > before) || !std::isfinite(r.from_bytes)) {
+      throw InputError(fmt::format("{}: [{}] from {} B is not above the previous start ({} B)",
+                                   source, name, r.from_bytes, before));
+    }
+    if (!(r.gamma_s_per_byte >= 0) || !std::isfinite(r.gamma_s_per_byte)) {
+      throw InputError(fmt::format("{}: [{}] gamma {} s/B is not a time per byte, zero or more",
+                                   source, name, r.gamma_s_per_byte));
+    }
+    before = r.from_bytes;
+    out.above[i] = r;
+    out.count = i + 1;
+  }
+  return out;
+}
+
 Link read_link(const toml::table& root, std::string_view section, const std::string& source) {
   const toml::node* node = root.get(section);
   if (node == nullptr) {
@@ -275,11 +315,34 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
 
 }  // namespace
 
+// rank_to_node = [0, 0, 1, 1, ...]: an explicit placement.
+void read_rank_to_node(const toml::table& root, const std::string& source, Topology& t) {
+  if (!root.contains("rank_to_node")) return;
+  if (root.contains("placement")) {
+    throw InputError(fmt::format("{}: give either placement or rank_to_node, not both", source));
+  }
+  const auto* list = root.get("rank_to_node")->as_array();
+  if (list == nullptr) {
+    throw InputError(fmt::format("{}: expected a list of node indices",
+                                 where(source, "", "rank_to_node", root.get("rank_to_node"))));
+  }
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const auto* v = list->get(i)->as_integer();
+    if (v == nullptr) {
+      throw InputError(fmt::format("{}: entry {} is not a whole number",
+                                   where(source, "", "rank_to_node", list), i));
+    }
+    t.rank_to_node.push_back(v->get());
+  }
+  t.placement = Placement::kExplicit;
+}
+
 Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   const toml::table root = parse_toml(toml_text, source);
   reject_unknown_keys(root,
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
-                       "oversubscription", "placement", "rank_to_node", "gamma", "ranks", "gpu",
+                       "oversubscription", "placement", "rank_to_node", "gamma", "gamma_regimes",
+                       "ranks", "gpu",
                        "nvls", "collnet", "intra", "inter"},
                       source, "");
   Topology t;
@@ -313,6 +376,9 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   if (root.contains("gamma")) {
     t.gamma_s_per_byte = read_quantity(root, "gamma", source, "", parse_seconds);
   }
+  if (root.contains("gamma_regimes")) {
+    t.gamma_above = read_gamma_regimes(root, source);
+  }
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();
     if (s == nullptr) {
@@ -326,25 +392,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                                    e.what()));
     }
   }
-  if (root.contains("rank_to_node")) {
-    if (root.contains("placement")) {
-      throw InputError(fmt::format("{}: give either placement or rank_to_node, not both", source));
-    }
-    const auto* list = root.get("rank_to_node")->as_array();
-    if (list == nullptr) {
-      throw InputError(fmt::format("{}: expected a list of node indices",
-                                   where(source, "", "rank_to_node", root.get("rank_to_node"))));
-    }
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      const auto* v = list->get(i)->as_integer();
-      if (v == nullptr) {
-        throw InputError(fmt::format("{}: entry {} is not a whole number",
-                                     where(source, "", "rank_to_node", list), i));
-      }
-      t.rank_to_node.push_back(v->get());
-    }
-    t.placement = Placement::kExplicit;
-  }
+  read_rank_to_node(root, source, t);
   read_rank_kind(root, source, t);
   t.intra = read_link(root, "intra", source);
   t.inter = read_link(root, "inter", source);

@@ -431,6 +431,7 @@ std::optional<AlgorithmSpec> read_network_algorithm(const Section& n, NetworkFor
 void read_network_cost(const Section& n, CostOptions& cost) {
   if (n.has("gamma")) {
     cost.gamma_s_per_byte = n.within("gamma", n.seconds("gamma"), kScenarioSecondsPerByte);
+    cost.gamma_above = {};  // one rate for every size
   }
   if (n.has("tree_chunk")) {
     cost.tree_chunk_bytes = n.bytes("tree_chunk");
@@ -451,7 +452,10 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
   }
   out.algorithm = read_network_algorithm(n, out.form);
   // A fabric's gamma is the default; network.gamma replaces it.
-  if (out.network.fabric) out.cost.gamma_s_per_byte = out.network.fabric->gamma_s_per_byte;
+  if (out.network.fabric) {
+    out.cost.gamma_s_per_byte = out.network.fabric->gamma_s_per_byte;
+    out.cost.gamma_above = out.network.fabric->gamma_above;
+  }
   read_network_cost(n, out.cost);
   return out;
 }

@@ -298,7 +298,8 @@ struct Totals {
 
 // A schedule on a piecewise link that every edge uses alike: each phase's messages priced in
 // the regime of their own size.
-Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link, double gamma) {
+Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
+                                  const CostOptions& gamma) {
   Totals t;
   for (const Phase& ph : schedule) {
     const Link l = link.at(ph.bytes);
@@ -310,16 +311,17 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link, do
     t.latency_s += k * l.alpha_s;
     t.overhead_s += k * 2.0 * l.overhead_s;
     t.bandwidth_s += k * ph.bytes * both / l.bandwidth_Bps;
+    t.compute_s += k * ph.reduced * gamma.gamma_at(ph.reduced);
   }
-  t.compute_s = t.reduced * gamma;
   return t;
 }
 
 // A schedule on one link that every edge uses alike: the closed form.
-Totals evaluate_uniform(const Schedule& schedule, const Link& link, double gamma) {
-  if (link.piecewise() || link.bidirectional_factor() != 1.0) {
-    return evaluate_uniform_piecewise(schedule, link, gamma);
+Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOptions& options) {
+  if (link.piecewise() || link.bidirectional_factor() != 1.0 || options.gamma_above.count > 0) {
+    return evaluate_uniform_piecewise(schedule, link, options);
   }
+  const double gamma = options.gamma_s_per_byte;
   Totals t;
   for (const Phase& ph : schedule) {
     const auto k = static_cast<double>(ph.repeat);
@@ -424,8 +426,8 @@ StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes,
 // produce the same steps in the same order, add exactly the same numbers.
 class PhaseSum {
  public:
-  PhaseSum(Totals& totals, const Phase& phase, double gamma)
-      : t_(totals), ph_(phase), gamma_(gamma) {}
+  PhaseSum(Totals& totals, const Phase& phase, const CostOptions& options)
+      : t_(totals), ph_(phase), gamma_(options.gamma_at(phase.reduced)) {}
   PhaseSum(const PhaseSum&) = delete;
   PhaseSum& operator=(const PhaseSum&) = delete;
   ~PhaseSum() { flush(); }
@@ -479,7 +481,7 @@ double edge_visits(const Schedule& schedule, const Ranks& r) {
 
 // Edge-level evaluation on a two-level topology: every message of every distinct step is
 // visited and counted against the NICs of its two nodes. Works for any placement.
-Totals evaluate_by_edges(const Schedule& schedule, const Topology& topo, double gamma, Op op,
+Totals evaluate_by_edges(const Schedule& schedule, const Topology& topo, const CostOptions& gamma, Op op,
                          Algorithm algorithm) {
   const Ranks r(topo.ranks());
   const double visits = edge_visits(schedule, r);
@@ -642,7 +644,8 @@ StepShape shape_of(const Phase& ph, std::int64_t shift, const Ranks& r, const To
 // Closed-form evaluation on a packed or scattered two-level topology: the same steps, in the
 // same order, as evaluate_by_edges, each shape counted arithmetically. The pairwise steps
 // (shift 1 .. N - 1) are walked as runs of equal shape: O(g) runs instead of N steps.
-Totals evaluate_closed_form(const Schedule& schedule, const Topology& topo, double gamma) {
+Totals evaluate_closed_form(const Schedule& schedule, const Topology& topo,
+                            const CostOptions& gamma) {
   const Ranks r(topo.ranks());
   const std::int64_t g = topo.ranks_per_node;
   const std::int64_t m = topo.nodes;
@@ -685,7 +688,8 @@ std::optional<Link> uniform_link(const Topology& t) {
 
 enum class Evaluation { kFastest, kEdges };
 
-Totals evaluate(const Schedule& schedule, const Topology& topo, double gamma, Evaluation how,
+Totals evaluate(const Schedule& schedule, const Topology& topo, const CostOptions& gamma,
+                Evaluation how,
                 Op op, Algorithm algorithm) {
   if (const auto link = uniform_link(topo)) return evaluate_uniform(schedule, *link, gamma);
   if (how == Evaluation::kFastest && topo.placement != Placement::kExplicit &&
@@ -725,7 +729,7 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   t.steps = 2 * h + k - 1;
   t.bytes = full_steps * 4.0 * chunk + 4.0 * last;
   t.reduced = m;  // an interior node reduces both children's halves: 2 c per chunk, k chunks
-  t.compute_s = m * options.gamma_s_per_byte;
+  t.compute_s = m * options.gamma_at(chunk);
   const std::optional<Link> uniform = uniform_link(topo);
   if (uniform && !uniform->piecewise() && uniform->bidirectional_factor() == 1.0) {
     t.latency_s = static_cast<double>(t.steps) * uniform->alpha_s;
@@ -766,8 +770,8 @@ Totals evaluate_flat_algorithm(Op op, Algorithm algorithm, double m, const Topol
     SCALEWALL_CHECK(algorithm == Algorithm::kDoubleBinaryTree);
     return evaluate_double_binary_tree(topo.ranks(), m, topo, options);
   }
-  return evaluate(flat_schedule(op, algorithm, topo.ranks(), m), topo, options.gamma_s_per_byte,
-                  how, op, algorithm);
+  return evaluate(flat_schedule(op, algorithm, topo.ranks(), m), topo, options, how, op,
+                  algorithm);
 }
 
 // Hierarchical all-reduce: a ring reduce-scatter inside each node (g ranks, intra-node link),
@@ -778,14 +782,13 @@ Totals evaluate_flat_algorithm(Op op, Algorithm algorithm, double m, const Topol
 Totals evaluate_hierarchical(Algorithm inter, double m, const Topology& topo,
                              const CostOptions& options) {
   const std::int64_t g = topo.ranks_per_node;
-  const double gamma = options.gamma_s_per_byte;
   Totals t;
   if (g > 1) {
     Schedule intra;
     const Ranks rg(g);
     ring_steps(intra, rg, m, true);
     ring_steps(intra, rg, m, false);
-    t.add(evaluate_uniform(intra, topo.intra, gamma));
+    t.add(evaluate_uniform(intra, topo.intra, options));
   }
   if (topo.nodes > 1) {
     const Topology across = flat_topology(topo.nodes, crossing_link(topo, g));
@@ -806,10 +809,20 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
   if (!std::isfinite(bytes)) {
     throw InputError(fmt::format("buffer size {} B is not finite", bytes));
   }
-  const double gamma = options.gamma_s_per_byte;
-  if (std::isnan(gamma) || gamma < 0.0 || !std::isfinite(gamma)) {
-    throw InputError(fmt::format(
-        "reduction cost gamma = {} s/B must be a finite time per byte, zero or more", gamma));
+  double from = 0;
+  for (std::size_t i = 0; i <= options.gamma_above.count; ++i) {
+    const double gamma =
+        i == 0 ? options.gamma_s_per_byte : options.gamma_above.above[i - 1].gamma_s_per_byte;
+    if (std::isnan(gamma) || gamma < 0.0 || !std::isfinite(gamma)) {
+      throw InputError(fmt::format(
+          "reduction cost gamma = {} s/B must be a finite time per byte, zero or more", gamma));
+    }
+    const double start = i == 0 ? 0.0 : options.gamma_above.above[i - 1].from_bytes;
+    if (i > 0 && (!(start > from) || !std::isfinite(start))) {
+      throw InputError(fmt::format("reduction regime {} starts at {} B, not above {} B", i + 1,
+                                   start, from));
+    }
+    from = start;
   }
   if (!(options.tree_chunk_bytes > 0.0) || !std::isfinite(options.tree_chunk_bytes)) {
     throw InputError(fmt::format("tree chunk {} B must be a positive size",

@@ -195,16 +195,38 @@ std::vector<std::string> piecewise_fit_warnings(const PiecewiseFit& fit);
 // gamma matters against the bandwidth term, and small ones pay latency instead. R^2 and the
 // same-sign residual runs flag a sweep that one rate does not describe (a cache regime).
 
+// One rate of a piecewise reduction fit, over its own run of sizes.
+struct GammaRegimeFit {
+  double from_bytes = 0;         // the smallest step it prices (0 for the first)
+  double gamma_s_per_byte = 0;   // > 0
+  double min_bytes = 0;          // its sizes
+  double max_bytes = 0;
+  std::size_t sizes = 0;
+};
+
 struct GammaFit {
-  double gamma_s_per_byte = 0;  // > 0
+  double gamma_s_per_byte = 0;  // > 0: one rate over every size
   double rate_Bps = 0;          // 1 / gamma
-  double r_squared = 0;         // 1 - SS_res / SS_tot
+  double r_squared = 0;         // 1 - SS_res / SS_tot of the fit (of its regimes, when several)
   std::int64_t ranks = 1;       // ranks that reduced at once (the largest in the points)
-  std::vector<FitPoint> points; // one per distinct size, ascending; fitted_s = gamma b
+  std::vector<FitPoint> points; // one per distinct size, ascending; fitted_s from its regime
+  // The rates by size: split as fit_piecewise splits a link (relative least squares through
+  // the origin per run of at least kMinRegimeSizes sizes, the count by the same BIC with two
+  // parameters per regime less one); one regime, the single rate, when one rate describes the
+  // sweep. A step reducing b bytes pays the gamma of the regime of b.
+  std::vector<GammaRegimeFit> regimes;
+  std::string rule;             // how the count was chosen
+  // The regimes as CostOptions/Topology take them: the first regime's gamma, and the others.
+  double first_gamma() const { return regimes.empty() ? gamma_s_per_byte : regimes[0].gamma_s_per_byte; }
+  ReductionRegimes regimes_above() const;
 };
 
 // Throws InputError when fewer than 2 distinct sizes above 0 bytes are given.
 GammaFit fit_gamma(std::span<const ReductionPoint> points);
+
+// Splits fit.points into rate regimes (GammaFit::regimes) and sets each point's fitted time and
+// residuals, and fit.r_squared, from its regime. fit_gamma calls it.
+void split_gamma_regimes(GammaFit& fit);
 
 // One line per way the gamma fit falls short (R^2 below kPoorFitRSquared, a same-sign run of
 // kLongResidualRun sizes beyond kRunResidualFloor); empty for a good fit.

@@ -13,6 +13,9 @@
 //   placement = "packed"          # or "scattered"; or give rank_to_node = [0, 0, 1, 1, ...]
 //   gamma = "0.5ns"               # reduction cost per byte reduced (scalewall-mpi reduce;
 //                                 # calibrate fits it); default 0, the --gamma default
+//   [[gamma_regimes]]             # optional: from this many bytes reduced in one step on,
+//   from = "16MiB"                # this gamma (ascending; the top-level gamma prices the
+//   gamma = "0.7ns"               # steps below the first)
 //   ranks = "gpu"                 # what the ranks are: "cpu" (default; MPI processes, the
 //                                 # MPI selector) or "gpu" (NCCL/RCCL, the NCCL selector)
 //   gpu = "hopper"                # GPU ranks only: volta, ampere, hopper (default),

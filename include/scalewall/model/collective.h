@@ -258,6 +258,11 @@ struct CostOptions {
   double gamma_s_per_byte = 0.0;  // reduction arithmetic, seconds per byte. Default: 0.
   double tree_chunk_bytes = 524288;  // pipeline chunk of the double binary tree. Default:
                                      // 512 KiB (NCCL's default buffer of 4 MiB in 8 steps).
+  ReductionRegimes gamma_above;   // further gamma regimes by the bytes one step reduces
+                                  // (link.h); none by default
+
+  // The gamma of a step that reduces `bytes`.
+  double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
 };
 
 // The cost breakdown of one collective call.

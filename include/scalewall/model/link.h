@@ -47,6 +47,28 @@ struct LinkRegime {
 // MPI library two or three protocols; a fit is allowed no more (calibrate.h).
 inline constexpr std::size_t kMaxLinkRegimes = 10;
 
+// The reduction cost (gamma, seconds per byte reduced) by the size of what one step reduces:
+// on a CPU the rate falls when the buffers leave the caches. `gamma` fields elsewhere hold the
+// first regime (from 0 B); these are the regimes above it, ascending.
+struct ReductionRegime {
+  double from_bytes = 0;
+  double gamma_s_per_byte = 0;
+  friend bool operator==(const ReductionRegime&, const ReductionRegime&) = default;
+};
+struct ReductionRegimes {
+  std::array<ReductionRegime, kMaxLinkRegimes - 1> above{};
+  std::size_t count = 0;
+  // The gamma of a step reducing `bytes`: the last regime starting at most there, else
+  // `first` (the gamma from 0 B).
+  double at(double first, double bytes) const {
+    double g = first;
+    for (std::size_t i = 0; i < count && above[i].from_bytes <= bytes; ++i) {
+      g = above[i].gamma_s_per_byte;
+    }
+    return g;
+  }
+};
+
 // An alpha-beta link. Its own fields are the first regime (messages from 0 B); `above` holds
 // the further regimes, if any, in ascending order of from_bytes. Fixed capacity, so that a link
 // stays a value that is cheap to copy.

@@ -75,6 +75,7 @@ struct Topology {
   std::vector<std::int64_t> rank_to_node;  // kExplicit only: one node index per rank
   double gamma_s_per_byte = 0;       // the ranks' reduction cost per byte reduced (0: not
                                      // given); the default of every command's --gamma
+  ReductionRegimes gamma_above;      // its further regimes by the bytes one step reduces
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
   RankKind rank_kind = RankKind::kCpu;  // what the ranks are. Default: CPU (MPI)
