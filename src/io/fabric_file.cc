@@ -264,13 +264,13 @@ Link read_link(const toml::table& root, std::string_view section, const std::str
                        "reverse_traffic"},
                       source, section);
   Link link = read_link_figures(*table, std::string(section), source);
-  read_duplex(*table, section, source, link);
   try {
     require_valid(link);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
   }
   read_regimes(*table, section, source, link);
+  read_duplex(*table, section, source, link);  // of the whole link, every regime
   return link;
 }
 

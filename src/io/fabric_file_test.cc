@@ -421,12 +421,18 @@ TEST(ParseFabric, DuplexAndReverseTraffic) {
 alpha = "1us"
 bandwidth = "10GB/s"
 duplex = "half"
+[[intra.regimes]]
+from = "64KiB"
+alpha = "3us"
+bandwidth = "12GB/s"
 [inter]
 alpha = "2us"
 bandwidth = "25GB/s"
 reverse_traffic = 0.05
 )", "f.toml");
   EXPECT_TRUE(t.intra.half_duplex);
+  EXPECT_EQ(t.intra.regime_count(), 2u);
+  EXPECT_TRUE(t.intra.at(1e6).half_duplex);
   EXPECT_EQ(t.intra.reverse_traffic, 0.0);
   EXPECT_FALSE(t.inter.half_duplex);
   EXPECT_EQ(t.inter.reverse_traffic, 0.05);
