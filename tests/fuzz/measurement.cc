@@ -41,11 +41,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   });
   fuzz::guarded([&] {
-    const HockneyFit fit = fit_hockney(set.pingpong);
-    fuzz::require_finite(fit.alpha_s, "alpha_s");
-    fuzz::require_finite(fit.bandwidth_Bps, "bandwidth_Bps");
-    const Topology t = calibrated_topology(fit, std::nullopt, 2, "fuzz");
-    const std::string toml = fabric_toml(t, fit, set.sources);
+    const PiecewiseFit fit = fit_piecewise(set.pingpong);
+    for (const RegimeFit& r : fit.regimes) {
+      fuzz::require_finite(r.fit.alpha_s, "alpha_s");
+      fuzz::require_finite(r.fit.bandwidth_Bps, "bandwidth_Bps");
+      fuzz::require_finite(r.from_bytes, "from_bytes");
+    }
+    Topology t = calibrated_topology(fit, std::nullopt, 2, "fuzz");
+    std::optional<GammaFit> gamma;
+    if (!set.reductions.empty()) {
+      try {
+        gamma = fit_gamma(set.reductions);
+        t.gamma_s_per_byte = gamma->first_gamma();
+        t.gamma_above = gamma->regimes_above();
+      } catch (const InputError&) {
+        gamma.reset();
+      }
+    }
+    const std::string toml = fabric_toml(t, fit, set.sources, gamma ? &*gamma : nullptr);
     try {
       (void)parse_fabric(toml, "calibrated.toml");
     } catch (const InputError& e) {
