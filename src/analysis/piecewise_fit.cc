@@ -80,6 +80,19 @@ Splits best_splits(const std::vector<std::vector<RunLine>>& runs, std::size_t n,
   return s;
 }
 
+// The [first, last] of each of the k runs of the best split of all n points, ascending.
+std::vector<std::pair<std::size_t, std::size_t>> run_bounds(const Splits& splits, std::size_t n,
+                                                            std::size_t k) {
+  std::vector<std::pair<std::size_t, std::size_t>> bounds;
+  for (std::size_t kk = k, j = n - 1;; --kk) {
+    const std::size_t i = kk == 1 ? 0 : splits.start[kk][j];
+    bounds.insert(bounds.begin(), {i, j});
+    if (kk == 1) break;
+    j = i - 1;
+  }
+  return bounds;
+}
+
 // `per_regime` parameters per regime (3 for a line and its split point, 2 for a rate through
 // the origin and its split point), less the first regime's split point.
 double bic(double rss, std::size_t n, std::size_t k, double per_regime = 3.0) {
@@ -220,13 +233,7 @@ PiecewiseFit fit_piecewise(std::span<const PingPongPoint> points, const FitOptio
     out.regimes.push_back({0.0, out.single});
     return out;
   }
-  std::vector<std::pair<std::size_t, std::size_t>> bounds;  // [first, last] of each run
-  for (std::size_t kk = k, j = n - 1;; --kk) {
-    const std::size_t i = kk == 1 ? 0 : splits.start[kk][j];
-    bounds.insert(bounds.begin(), {i, j});
-    if (kk == 1) break;
-    j = i - 1;
-  }
+  const std::vector<std::pair<std::size_t, std::size_t>> bounds = run_bounds(splits, n, k);
   for (const auto& [first, last] : bounds) {
     const HockneyFit fit = regime_fit(pts, first, last, runs[first][last].line, options.weighting);
     const double from = out.regimes.empty() ? 0.0 : regime_start(out.regimes.back().fit, fit);
@@ -269,13 +276,7 @@ void split_gamma_regimes(GammaFit& fit) {
   fit.rule = fmt::format("{} regime{}: the least BIC over 1 .. {} regimes", best,
                          best == 1 ? "" : "s", max_k);
   if (best == 1) return;
-  std::vector<std::pair<std::size_t, std::size_t>> bounds;
-  for (std::size_t kk = best, j = n - 1;; --kk) {
-    const std::size_t i = kk == 1 ? 0 : splits.start[kk][j];
-    bounds.insert(bounds.begin(), {i, j});
-    if (kk == 1) break;
-    j = i - 1;
-  }
+  const std::vector<std::pair<std::size_t, std::size_t>> bounds = run_bounds(splits, n, best);
   fit.regimes.clear();
   double ss_res = 0;
   double ss_tot = 0;
