@@ -35,7 +35,16 @@ struct ValidateFlags {
   std::string regimes = "auto";  // of the link calibrated from the files
   std::string format = "table";
   std::string plot;   // empty: no figure
+  std::string selector = "auto";  // how the library's call is priced
 };
+
+// --selector: auto, nccl or mpi.
+ValidationSelector validation_selector(const std::string& text) {
+  if (text == "auto") return ValidationSelector::kAuto;
+  if (text == "nccl") return ValidationSelector::kNccl;
+  if (text == "mpi") return ValidationSelector::kMpi;
+  throw InputError(fmt::format("--selector: '{}' is not auto, nccl or mpi", text));
+}
 
 std::string files_text(const std::vector<std::string>& files) {
   return files.size() == 1 ? files.front() : fmt::format("{} files", files.size());
@@ -116,7 +125,9 @@ Report run_validate(const ValidateFlags& flags) {
       flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
   if (flags.gamma.empty()) options.gamma_above = fabric.gamma_above;
 
-  const Validation v = validate_collectives(set.collectives, fabric, options);
+  const ValidationSelector selector = validation_selector(flags.selector);
+  const Validation v = with_flag(
+      "--selector", [&] { return validate_collectives(set.collectives, fabric, options, selector); });
   if (!flags.plot.empty()) draw_validation(flags, v, fabric, fit, fabric_origin);
 
   Report report;
@@ -154,6 +165,7 @@ Report run_validate(const ValidateFlags& flags) {
   }
   report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
   report.inputs["gamma_s_per_byte"] = options.gamma_s_per_byte;
+  report.inputs["selector"] = flags.selector;
 
   Table points{"points",
                {{"op", "op", Unit::kText},
@@ -169,7 +181,7 @@ Report run_validate(const ValidateFlags& flags) {
                {},
                {}};
   for (const ValidationPoint& p : v.points) {
-    points.add_row({std::string(op_name(p.op)), p.algorithm.name(), algorithm_name(p.modelled),
+    points.add_row({std::string(op_name(p.op)), p.algorithm.name(), p.modelled_name,
                     p.ranks, p.bytes, p.samples, p.measured_s,
                     p.predicted_s, p.relative_error,
                     std::string(validation_regime_name(p.regime))});
@@ -206,11 +218,21 @@ Report run_validate(const ValidateFlags& flags) {
   report.add_list("skipped", "left out", v.skipped);
 
   bool library = false;
-  for (const auto& p : v.points) library = library || p.algorithm.is_library();
+  bool nccl = false;
+  for (const auto& p : v.points) {
+    library = library || (p.algorithm.is_library() && !p.nccl);
+    nccl = nccl || p.nccl.has_value();
+  }
   if (library) {
     report.notes.push_back(
         "\"library\" is the MPI library's (or NCCL's) own choice, which the measurement does "
         "not name: it is compared with the model's cheapest algorithm (\"modelled as\").");
+  }
+  if (nccl) {
+    report.notes.push_back(
+        "selector nccl: the library's call on this GPU fabric is compared with NCCL's "
+        "algorithm x protocol pick (\"modelled as\", NCCL_ALGO/NCCL_PROTO names; "
+        "docs/models.md); --selector mpi compares it with the model's cheapest MPI algorithm.");
   }
   report.notes.push_back(
       "error = (predicted - measured) / measured: positive when the model is pessimistic. "
@@ -242,6 +264,12 @@ void register_validate(CLI::App& app) {
        "reduce); else 0",
        "G"},
       regimes_flag(&flags->regimes),
+      {"--selector", &flags->selector,
+       "What the library's own call (nccl-tests, osu_allreduce, IMB, scalewall-mpi "
+       "--algorithm library) is compared with: nccl (NCCL's algorithm x protocol pick; the "
+       "default on a fabric whose ranks are GPUs, such as --fabric dgx-h100), mpi (the model's "
+       "cheapest MPI algorithm; the default otherwise), or auto",
+       "SELECTOR", "auto"},
       {"--plot", &flags->plot,
        "Also draw each point's measured time against its prediction to FILE (.svg or .png; "
        "needs gnuplot), one colour per algorithm, with the median and worst error in the title",

@@ -278,6 +278,32 @@ TEST(ValidateCli, ImbAndOsuAndNccl) {
   EXPECT_EQ(nccl["points"].size(), 13u);
 }
 
+// On a fabric whose ranks are GPUs, nccl-tests' own call is compared with NCCL's pick; the
+// published 2-node H100 log is within 3% of it at every size (busbw 446-465 GB/s).
+TEST(ValidateCli, AGpuFabricPricesTheLibraryCallByNcclsPick) {
+  const std::string log = source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt");
+  const auto j = run_json({"validate", log, "--fabric", "dgx-h100"});
+  EXPECT_EQ(j["inputs"]["selector"], "auto");
+  ASSERT_EQ(j["points"].size(), 5u);
+  for (const auto& p : j["points"]) {
+    EXPECT_EQ(p["modelled_as"], "nccl NVLSTree/Simple") << p;
+    EXPECT_LT(std::abs(number(p["relative_error"])), 0.03) << p;
+  }
+  const auto mpi = run_json({"validate", log, "--fabric", "dgx-h100", "--selector", "mpi"});
+  for (const auto& p : mpi["points"]) {
+    EXPECT_FALSE(p["modelled_as"].get<std::string>().starts_with("nccl")) << p;
+  }
+  EXPECT_GT(number(mpi["median_abs_error"]), number(j["median_abs_error"]));
+  const CliResult cpu =
+      run_scalewall({"validate", data("scalewall_collective.jsonl"), "--fabric",
+                     source_path("examples/fabrics/shm-node.toml"), "--selector", "nccl"});
+  EXPECT_EQ(cpu.exit_code, 2);
+  EXPECT_TRUE(contains(cpu.err, "--selector: the NCCL selector prices")) << cpu.err;
+  const CliResult bad = run_scalewall({"validate", log, "--fabric", "dgx-h100", "--selector", "x"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(contains(bad.err, "--selector: 'x' is not auto, nccl or mpi")) << bad.err;
+}
+
 TEST(ValidateCli, TableBanner) {
   const CliResult r = run_scalewall(
       {"validate", data("scalewall_pingpong.jsonl"), data("scalewall_collective.jsonl")});

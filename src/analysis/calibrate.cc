@@ -712,11 +712,51 @@ MeasuredTimes group_measured(std::span<const CollectivePoint> measured, SkipTall
   return m;
 }
 
+// A key's modelled cost: the model's algorithm, or NCCL's pick for the library's call.
+struct PricedPoint {
+  CollectiveCost cost;
+  std::optional<NcclCost> nccl;
+};
+
+// Whether the library's call of `op` on `topology` is priced by NCCL's pick.
+bool priced_by_nccl(Op op, const Topology& topology, ValidationSelector selector) {
+  switch (selector) {
+    case ValidationSelector::kMpi:
+      return false;
+    case ValidationSelector::kNccl:
+      if (!nccl_is_default(op, topology)) {
+        throw InputError(fmt::format(
+            "the NCCL selector prices {} on a fabric whose ranks are GPUs (ranks = \"gpu\"); "
+            "fabric {} {}",
+            op_name(op), topology.name,
+            topology.rank_kind == RankKind::kGpu ? "has GPU ranks, but NCCL does not choose for this op"
+                               : "does not say its ranks are GPUs"));
+      }
+      return true;
+    case ValidationSelector::kAuto:
+      break;
+  }
+  return nccl_is_default(op, topology);
+}
+
+// The library's call as NCCL prices it, in CollectiveCost's terms.
+PricedPoint nccl_priced(Op op, double bytes, const Topology& topology) {
+  PricedPoint p;
+  p.nccl = nccl_choice(op, bytes, nccl_fabric(topology));
+  p.cost.op = op;
+  p.cost.ranks = topology.ranks();
+  p.cost.bytes = bytes;
+  p.cost.latency_s = p.nccl->latency_s;
+  p.cost.bandwidth_s = p.nccl->bandwidth_s;
+  p.cost.total_s = p.nccl->total_s;
+  return p;
+}
+
 // The model's cost of one key on the fabric scaled to its ranks, or nothing (with why in
 // `skipped`, for the key's `points` measured points).
-std::optional<CollectiveCost> modelled_cost(const ValidationKey& key, std::int64_t points,
-                                            const Topology& fabric, const CostOptions& options,
-                                            SkipTally& skipped) {
+std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t points,
+                                         const Topology& fabric, const CostOptions& options,
+                                         ValidationSelector selector, SkipTally& skipped) {
   const auto& [op, algorithm, ranks, bytes] = key;
   Topology topology;
   try {
@@ -728,6 +768,7 @@ std::optional<CollectiveCost> modelled_cost(const ValidationKey& key, std::int64
   }
   std::optional<CollectiveCost> cost;
   if (algorithm.is_library()) {
+    if (priced_by_nccl(op, topology, selector)) return nccl_priced(op, bytes, topology);
     const auto specs = applicable_algorithms(op, topology);
     if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
   } else {
@@ -744,16 +785,23 @@ std::optional<CollectiveCost> modelled_cost(const ValidationKey& key, std::int64
   if (!cost) {
     skipped.add(op, algorithm, "the model has no algorithm for it on this fabric", ranks, bytes,
                 points);
+    return std::nullopt;
   }
-  return cost;
+  return PricedPoint{*cost, std::nullopt};
 }
 
 // One key's measured median beside the model's cost of it.
 ValidationPoint validation_point(const ValidationKey& key, const std::vector<double>& times,
-                                 const CollectiveCost& cost) {
+                                 const PricedPoint& priced) {
+  const CollectiveCost& cost = priced.cost;
   ValidationPoint p;
   std::tie(p.op, p.algorithm, p.ranks, p.bytes) = key;
   p.modelled = cost.algorithm;
+  p.nccl = priced.nccl;
+  p.modelled_name = priced.nccl ? fmt::format("nccl {}/{}",
+                                              nccl_algorithm_name(priced.nccl->algorithm),
+                                              nccl_protocol_name(priced.nccl->protocol))
+                                : std::string(algorithm_name(cost.algorithm));
   p.samples = static_cast<std::int64_t>(times.size());
   p.measured_s = median(times);
   p.predicted_s = cost.total_s;
@@ -822,15 +870,15 @@ void add_summaries(Validation& v) {
 }  // namespace
 
 Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
-                                const CostOptions& options) {
+                                const CostOptions& options, ValidationSelector selector) {
   require_valid(fabric);
   Validation v;
   SkipTally skipped;
   const MeasuredTimes m = group_measured(measured, skipped);
   for (const ValidationKey& key : m.order) {
     const std::vector<double>& times = m.times.at(key);
-    const std::optional<CollectiveCost> cost = modelled_cost(
-        key, static_cast<std::int64_t>(times.size()), fabric, options, skipped);
+    const std::optional<PricedPoint> cost = modelled_cost(
+        key, static_cast<std::int64_t>(times.size()), fabric, options, selector, skipped);
     if (cost) v.points.push_back(validation_point(key, times, *cost));
   }
   skipped.write(v);

@@ -52,6 +52,7 @@
 
 #include "scalewall/model/collective.h"
 #include "scalewall/model/link.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/model/topology.h"
 
@@ -282,8 +283,10 @@ std::int64_t assign_unknown_ranks(MeasurementSet& set, std::int64_t ranks);
 // For each measured (op, algorithm, ranks, bytes), the measured time is the median of the
 // matching records' time_median_s; the prediction is collective_cost on the fabric scaled to
 // that rank count (scaled_topology). A measured algorithm "library" (the MPI library's or
-// NCCL's own choice, unknown to us) is compared with the model's cheapest applicable
-// algorithm, and the point says so. The error is relative to the measurement:
+// NCCL's own choice, unknown to us) is compared with NCCL's pick (nccl.h) where the selector
+// is NCCL's (by default: on a fabric whose ranks are GPUs, for an op NCCL chooses for,
+// nccl_is_default), else with the model's cheapest applicable algorithm, and the point says
+// which. The error is relative to the measurement:
 //
 //   error = (predicted - measured) / measured      (> 0: the model is pessimistic)
 //
@@ -299,7 +302,9 @@ struct ValidationPoint {
   Op op = Op::kAllreduce;
   MeasuredAlgorithm algorithm;   // as measured: ring, the library's call, ...
   AlgorithmSpec modelled;        // the model algorithm predicted (ring; for the library's
-                                 // call, the model's cheapest)
+                                 // call, the model's cheapest); unused when nccl is set
+  std::optional<NcclCost> nccl;  // the library's call priced by NCCL's pick
+  std::string modelled_name;     // "ring", or NCCL's pick as "nccl Ring/LL128"
   std::int64_t ranks = 0;
   double bytes = 0;
   std::int64_t samples = 0;      // records at this point
@@ -342,8 +347,14 @@ struct Validation {
 // zero-byte points are scored); the measured time is 0; the algorithm is not a model
 // algorithm or does not implement the op; the fabric cannot be scaled to the rank count.
 // Throws InputError when no point is left to validate (the message gives the reasons).
+// How the library's call is priced: kAuto as described above, kNccl always NCCL's pick
+// (throws InputError when the fabric's ranks are not GPUs or NCCL does not choose for the
+// op), kMpi always the model's cheapest algorithm.
+enum class ValidationSelector { kAuto, kNccl, kMpi };
+
 Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
-                                const CostOptions& options = {});
+                                const CostOptions& options = {},
+                                ValidationSelector selector = ValidationSelector::kAuto);
 
 // ---- The calibrated fabric ----
 
