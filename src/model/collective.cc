@@ -59,6 +59,8 @@ struct Phase {
   double bytes = 0;           // bytes each sender sends in one step
   double reduced = 0;         // bytes each receiver reduces in one step
   std::int64_t limit = 0;     // kBinomial*: ranks taking part
+  bool at_once = false;       // kShiftRange: the repeat steps run at once, as one step (one
+                              // latency; their bytes share each rank's link)
 };
 
 using Schedule = std::vector<Phase>;
@@ -167,6 +169,22 @@ void schedule_allreduce_rabenseifner(ScheduleDraft& d) {
   fold_in(d.s, d.r, d.m, d.m);
   halving_steps(d.s, d.r, d.m);
   doubling_gather_steps(d.s, d.r, d.m);
+  fold_out(d.s, d.r, d.m);
+}
+
+// SMPI's rab1: recursive halving, farthest partner first (step k exchanges m / 2^k with rank
+// XOR p / 2^k), then one round in which every core rank sends its block m/p to each of the
+// other p - 1 at once (its all-gather is a nonblocking all-to-all of sends). N not a power of
+// two folds first, as rabenseifner does (SMPI's rab1 refuses such N).
+void schedule_allreduce_rabenseifner_linear(ScheduleDraft& d) {
+  fold_in(d.s, d.r, d.m, d.m);
+  for (std::int64_t j = d.r.lg - 1; j >= 0; --j) {
+    const double chunk = d.m / static_cast<double>(pow2(d.r.lg - j));
+    add(d.s, {Pattern::kXor, pow2(j), 1, chunk, chunk, 0});
+  }
+  if (d.r.p > 1) {
+    add(d.s, {Pattern::kShiftRange, 1, d.r.p - 1, d.m / d.r.pd(), 0.0, 0, true});
+  }
   fold_out(d.s, d.r, d.m);
 }
 
@@ -305,11 +323,12 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
     const Link l = link.at(ph.bytes);
     const auto k = static_cast<double>(ph.repeat);
     const double both = both_ways(ph.pattern) ? l.bidirectional_factor() : 1.0;
-    t.steps += ph.repeat;
+    const double latencies = ph.at_once ? 1.0 : k;
+    t.steps += ph.at_once ? 1 : ph.repeat;
     t.bytes += k * ph.bytes;
     t.reduced += k * ph.reduced;
-    t.latency_s += k * l.alpha_s;
-    t.overhead_s += k * 2.0 * l.overhead_s;
+    t.latency_s += latencies * l.alpha_s;
+    t.overhead_s += latencies * 2.0 * l.overhead_s;
     t.bandwidth_s += k * ph.bytes * both / l.bandwidth_Bps;
     t.compute_s += k * ph.reduced * gamma.gamma_at(ph.reduced);
   }
@@ -325,7 +344,7 @@ Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOp
   Totals t;
   for (const Phase& ph : schedule) {
     const auto k = static_cast<double>(ph.repeat);
-    t.steps += ph.repeat;
+    t.steps += ph.at_once ? 1 : ph.repeat;
     t.bytes += k * ph.bytes;
     t.reduced += k * ph.reduced;
   }
@@ -430,7 +449,14 @@ class PhaseSum {
       : t_(totals), ph_(phase), gamma_(options.gamma_at(phase.reduced)) {}
   PhaseSum(const PhaseSum&) = delete;
   PhaseSum& operator=(const PhaseSum&) = delete;
-  ~PhaseSum() { flush(); }
+  ~PhaseSum() {
+    flush();
+    if (!ph_.at_once || !any_) return;
+    // The steps run at once: one step, paced by the slowest message's latency.
+    t_.steps += 1;
+    t_.latency_s += at_once_.latency_s;
+    t_.overhead_s += at_once_.overhead_s;
+  }
 
   void add(const StepTerms& terms, std::int64_t count) {
     if (count <= 0) return;
@@ -447,11 +473,17 @@ class PhaseSum {
   void flush() {
     if (count_ == 0) return;
     const auto k = static_cast<double>(count_);
-    t_.steps += count_;
     t_.bytes += k * ph_.bytes;
     t_.reduced += k * ph_.reduced;
-    t_.latency_s += k * terms_.latency_s;
-    t_.overhead_s += k * terms_.overhead_s;
+    if (ph_.at_once) {
+      any_ = true;
+      at_once_.latency_s = std::max(at_once_.latency_s, terms_.latency_s);
+      at_once_.overhead_s = std::max(at_once_.overhead_s, terms_.overhead_s);
+    } else {
+      t_.steps += count_;
+      t_.latency_s += k * terms_.latency_s;
+      t_.overhead_s += k * terms_.overhead_s;
+    }
     t_.bandwidth_s += k * terms_.bandwidth_s;
     t_.compute_s += k * ph_.reduced * gamma_;
     count_ = 0;
@@ -462,6 +494,8 @@ class PhaseSum {
   double gamma_;
   StepTerms terms_;
   std::int64_t count_ = 0;
+  bool any_ = false;    // at_once: some step was added
+  StepTerms at_once_;   // at_once: the largest latency and overhead of its steps
 };
 
 // The edge-level evaluation visits about one edge per rank per distinct step; beyond this it
@@ -657,11 +691,13 @@ Totals evaluate_closed_form(const Schedule& schedule, const Topology& topo,
               ph.repeat);
       continue;
     }
-    SCALEWALL_CHECK(ph.repeat == r.n - 1);
     const auto run = [&](std::int64_t shift, std::int64_t count) {
       sum.add(step_terms(topo, shape_of(ph, shift, r, topo), ph.bytes, true), count);
     };
-    if (topo.placement == Placement::kPacked) {
+    if (ph.repeat != r.n - 1) {
+      // Shifts 1 .. repeat of fewer than N - 1 (an all-gather over the p core ranks): each.
+      for (std::int64_t d = 1; d <= ph.repeat; ++d) run(d, 1);
+    } else if (topo.placement == Placement::kPacked) {
       // Shifts 1 .. g-1 each differ; g .. (M-1) g all send every rank off its node;
       // (M-1) g + 1 .. N-1 each differ.
       for (std::int64_t d = 1; d < g; ++d) run(d, 1);
@@ -945,11 +981,11 @@ std::string algorithm_name(AlgorithmSpec spec) {
 
 namespace {
 
-// The flat algorithms of `op`, in the catalogue's order.
-std::vector<AlgorithmSpec> flat_algorithms(Op op) {
+// The flat algorithms of `op`, in the catalogue's order; the named variants only when asked.
+std::vector<AlgorithmSpec> flat_algorithms(Op op, bool variants = true) {
   std::vector<AlgorithmSpec> v;
   for (const CatalogueEntry& e : kCatalogue) {
-    if (e.op == op && e.algorithm != Algorithm::kHierarchical) {
+    if (e.op == op && e.algorithm != Algorithm::kHierarchical && (variants || !e.variant)) {
       v.push_back({e.algorithm, Algorithm::kRing});
     }
   }
@@ -959,7 +995,7 @@ std::vector<AlgorithmSpec> flat_algorithms(Op op) {
 // hierarchical-<a> for every flat all-reduce algorithm a.
 std::vector<AlgorithmSpec> hierarchical_algorithms() {
   std::vector<AlgorithmSpec> v;
-  for (const AlgorithmSpec& inter : flat_algorithms(Op::kAllreduce)) {
+  for (const AlgorithmSpec& inter : flat_algorithms(Op::kAllreduce, false)) {
     v.push_back({Algorithm::kHierarchical, inter.algorithm});
   }
   return v;
@@ -999,8 +1035,12 @@ bool implements(Op op, AlgorithmSpec spec) {
 }
 
 std::vector<AlgorithmSpec> applicable_algorithms(Op op, const Topology& topology) {
-  if (topology.nodes > 1 && topology.ranks_per_node > 1) return algorithms_of(op);
-  return flat_algorithms(op);
+  std::vector<AlgorithmSpec> v = flat_algorithms(op, false);
+  if (topology.nodes > 1 && topology.ranks_per_node > 1 &&
+      catalogue_entry(op, Algorithm::kHierarchical) != nullptr) {
+    for (const AlgorithmSpec& s : hierarchical_algorithms()) v.push_back(s);
+  }
+  return v;
 }
 
 double busbw_factor(Op op, std::int64_t ranks) {

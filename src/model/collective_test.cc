@@ -658,6 +658,8 @@ TEST(ClosedForms, HandWorkedThirteenRanksSevenBytes) {
       {Op::kAllreduce, Algorithm::kRing, 24, 2 * 7 * 12 / 13.0, 7 * 12 / 13.0},
       {Op::kAllreduce, Algorithm::kRecursiveDoubling, 5, 35, 28},    // 7 x (3 + 2), 7 x 4
       {Op::kAllreduce, Algorithm::kRabenseifner, 8, 26.25, 13.125},  // 2 x 7 x 7/8 + 14
+      // fold, 3 halving steps, one round of 7 blocks of 7/8, fold: the bytes of rabenseifner
+      {Op::kAllreduce, Algorithm::kRabenseifnerLinear, 6, 26.25, 13.125},
       {Op::kAllreduce, Algorithm::kBinomialTree, 8, 56, 28},         // 2 x 7 x 4
       {Op::kAllreduce, Algorithm::kDoubleBinaryTree, 6, 84, 7},      // one chunk: 4 h m
       {Op::kReduceScatter, Algorithm::kRing, 12, 84 / 13.0, 84 / 13.0},
@@ -701,6 +703,7 @@ TEST(ClosedForms, HandWorkedTwentyFourRanksOneGigabyte) {
       {Op::kAllreduce, Algorithm::kRing, 46, 2e9 * 23 / 24, 1e9 * 23 / 24},
       {Op::kAllreduce, Algorithm::kRecursiveDoubling, 6, 6e9, 5e9},
       {Op::kAllreduce, Algorithm::kRabenseifner, 10, 3.875e9, 1.9375e9},
+      {Op::kAllreduce, Algorithm::kRabenseifnerLinear, 7, 3.875e9, 1.9375e9},
       {Op::kAllreduce, Algorithm::kBinomialTree, 10, 10e9, 5e9},
       // h = 4, 5e8 B per tree in k = 954 chunks (953 of 524288 B, the last 353536 B):
       // 8 + 953 = 961 steps, 4 (960 x 524288 + 353536) B.
@@ -1508,15 +1511,20 @@ TEST(Names, EveryAlgorithmRoundTripsAndImplementsItsOps) {
 // The catalogue is the header table, row by row, then hierarchical; every list of
 // algorithms is derived from it.
 TEST(Catalogue, HoldsTheHeaderTableOnce) {
-  ASSERT_EQ(std::size(kCatalogue), std::size(kFlatTable) + 1);
+  // The flat table, hierarchical, then the one named variant.
+  ASSERT_EQ(std::size(kCatalogue), std::size(kFlatTable) + 2);
   for (std::size_t i = 0; i < std::size(kFlatTable); ++i) {
     EXPECT_EQ(kCatalogue[i].op, kFlatTable[i].op) << i;
     EXPECT_EQ(kCatalogue[i].algorithm, kFlatTable[i].algorithm) << i;
+    EXPECT_FALSE(kCatalogue[i].variant) << i;
   }
-  const CatalogueEntry& last = kCatalogue[std::size(kCatalogue) - 1];
-  EXPECT_EQ(last.op, Op::kAllreduce);
-  EXPECT_EQ(last.algorithm, Algorithm::kHierarchical);
-  EXPECT_EQ(last.name, "hierarchical");
+  const CatalogueEntry& hier = kCatalogue[std::size(kFlatTable)];
+  EXPECT_EQ(hier.op, Op::kAllreduce);
+  EXPECT_EQ(hier.algorithm, Algorithm::kHierarchical);
+  EXPECT_EQ(hier.name, "hierarchical");
+  const CatalogueEntry& variant = kCatalogue[std::size(kCatalogue) - 1];
+  EXPECT_EQ(variant.algorithm, Algorithm::kRabenseifnerLinear);
+  EXPECT_TRUE(variant.variant);
   for (const CatalogueEntry& e : kCatalogue) {
     const std::string what = std::string(op_name(e.op)) + " " + std::string(e.name);
     EXPECT_EQ(algorithm_name(e.algorithm), e.name) << what;
@@ -1538,12 +1546,13 @@ TEST(Catalogue, EveryAlgorithmOnceInOrderOfFirstAppearance) {
   const std::vector<std::string> expected = {
       "ring",      "recursive-doubling", "rabenseifner",  "binomial-tree",
       "double-binary-tree", "recursive-halving", "bruck", "scatter-allgather",
-      "pairwise",  "dissemination",      "hierarchical"};
+      "pairwise",  "dissemination",      "hierarchical", "rabenseifner-linear"};
   std::vector<std::string> names;
   for (const Algorithm a : kAllAlgorithms) names.push_back(algorithm_name(a));
   EXPECT_EQ(names, expected);
-  // Every value of the enum, kRing .. kHierarchical, is there.
-  for (int v = static_cast<int>(Algorithm::kRing); v <= static_cast<int>(Algorithm::kHierarchical);
+  // Every value of the enum, kRing .. kRabenseifnerLinear, is there.
+  for (int v = static_cast<int>(Algorithm::kRing);
+       v <= static_cast<int>(Algorithm::kRabenseifnerLinear);
        ++v) {
     EXPECT_EQ(std::count(kAllAlgorithms.begin(), kAllAlgorithms.end(), static_cast<Algorithm>(v)),
               1)
@@ -1565,16 +1574,21 @@ TEST(Catalogue, AlgorithmsOfAnOp) {
   }
   EXPECT_EQ(allreduce, (std::vector<std::string>{
                            "ring", "recursive-doubling", "rabenseifner", "binomial-tree",
-                           "double-binary-tree", "hierarchical-ring",
+                           "double-binary-tree", "rabenseifner-linear", "hierarchical-ring",
                            "hierarchical-recursive-doubling", "hierarchical-rabenseifner",
                            "hierarchical-binomial-tree", "hierarchical-double-binary-tree"}));
   const auto reduce = algorithms_of(Op::kReduce);
   ASSERT_EQ(reduce.size(), 2u);
   EXPECT_EQ(reduce[0], flat(Algorithm::kBinomialTree));
   EXPECT_EQ(reduce[1], flat(Algorithm::kRabenseifner));
-  // On a fabric of several nodes of several ranks, applicable_algorithms is algorithms_of.
+  // On a fabric of several nodes of several ranks, applicable_algorithms is algorithms_of
+  // without the named variants.
   const Topology t = two_level(2, 2, kNvlink, kNdr, 1);
-  for (const Op op : kAllOps) EXPECT_EQ(applicable_algorithms(op, t), algorithms_of(op));
+  for (const Op op : kAllOps) {
+    std::vector<AlgorithmSpec> candidates = algorithms_of(op);
+    std::erase(candidates, flat(Algorithm::kRabenseifnerLinear));
+    EXPECT_EQ(applicable_algorithms(op, t), candidates);
+  }
 }
 
 TEST(Names, HierarchicalOnlyWhereThereAreTwoLevels) {
@@ -1918,6 +1932,37 @@ TEST(Duplex, AHalfDuplexLinkSharesOneRateBetweenTheDirections) {
   Link bad = kLink;
   bad.reverse_traffic = 1.0;
   EXPECT_TRUE(contains(input_error_of([&] { require_valid(bad); }), "reverse traffic 1"));
+}
+
+// rabenseifner-linear (SMPI's rab1) is costed when named and never ranked among the candidates.
+TEST(NamedVariants, RabenseifnerLinearIsNamedButNeverACandidate) {
+  EXPECT_EQ(parse_algorithm("rabenseifner-linear"), flat(Algorithm::kRabenseifnerLinear));
+  EXPECT_TRUE(implements(Op::kAllreduce, flat(Algorithm::kRabenseifnerLinear)));
+  EXPECT_FALSE(implements(Op::kReduce, flat(Algorithm::kRabenseifnerLinear)));
+  for (const Topology& t : {Topology{}, two_level(16, 8, kNvlink, kNdr, 8)}) {
+    for (const AlgorithmSpec& s : applicable_algorithms(Op::kAllreduce, t)) {
+      EXPECT_NE(s.algorithm, Algorithm::kRabenseifnerLinear) << algorithm_name(s);
+      EXPECT_NE(s.inter, Algorithm::kRabenseifnerLinear) << algorithm_name(s);
+    }
+  }
+}
+
+// At a power of two it pays log2 N + 1 latencies where rabenseifner pays 2 log2 N, for the
+// same bytes: on 64 ranks 7 against 12.
+TEST(NamedVariants, RabenseifnerLinearPaysOneLatencyForItsAllGather) {
+  const Link link{10e-6, 1e9};
+  for (const std::int64_t n : {2, 4, 8, 64, 1024}) {
+    const double m = 1e6;
+    const CollectiveCost lin =
+        collective_cost(Op::kAllreduce, flat(Algorithm::kRabenseifnerLinear), n, m, link);
+    const CollectiveCost rab =
+        collective_cost(Op::kAllreduce, flat(Algorithm::kRabenseifner), n, m, link);
+    const auto lg = static_cast<std::int64_t>(std::log2(static_cast<double>(n)));
+    EXPECT_EQ(lin.steps, lg + 1) << n;
+    EXPECT_EQ(rab.steps, 2 * lg) << n;
+    expect_rel(lin.bandwidth_s, rab.bandwidth_s, 1e-14, std::to_string(n));
+    expect_rel(lin.latency_s, static_cast<double>(lg + 1) * 10e-6, 1e-14, std::to_string(n));
+  }
 }
 
 }  // namespace

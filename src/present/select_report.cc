@@ -40,6 +40,8 @@ std::string code(Algorithm algorithm) {
       return "DS";
     case Algorithm::kHierarchical:
       return "H";
+    case Algorithm::kRabenseifnerLinear:
+      return "RL";
   }
   SCALEWALL_CHECK(false && "unknown Algorithm");
   return {};

@@ -39,6 +39,10 @@
 //                   bruck                C              about (m/2) C
 //   barrier         dissemination        C              0
 //
+// Named variants (a library's own schedule; costed when named, never a selection candidate):
+//   allreduce       rabenseifner-linear  L + 1 (+2)     2m(p-1)/p      (SMPI's rab1: halving,
+//                                                       then one round of p - 1 blocks at once)
+//
 // N = 1 costs exactly zero; m = 0 costs only latency terms; no term is ever negative.
 #ifndef SCALEWALL_COLLECTIVE_H_
 #define SCALEWALL_COLLECTIVE_H_
@@ -96,6 +100,7 @@ enum class Algorithm {
   kBruck,
   kDissemination,
   kHierarchical,  // two-level: see AlgorithmSpec::inter
+  kRabenseifnerLinear,  // a named variant (CatalogueEntry::variant)
 };
 
 // An algorithm as it is named and costed. For kHierarchical, `inter` is the flat algorithm
@@ -125,6 +130,7 @@ using ScheduleBuilder = void (*)(ScheduleDraft&);
 void schedule_allreduce_ring(ScheduleDraft& draft);
 void schedule_allreduce_recursive_doubling(ScheduleDraft& draft);
 void schedule_allreduce_rabenseifner(ScheduleDraft& draft);
+void schedule_allreduce_rabenseifner_linear(ScheduleDraft& draft);
 void schedule_allreduce_binomial_tree(ScheduleDraft& draft);
 void schedule_reduce_scatter_ring(ScheduleDraft& draft);
 void schedule_reduce_scatter_recursive_halving(ScheduleDraft& draft);
@@ -149,6 +155,11 @@ struct CatalogueEntry {
   // binary tree (a pipeline of chunks, not a fixed list of steps) and hierarchical (a ring
   // inside each node around any flat all-reduce entry across nodes).
   detail::ScheduleBuilder schedule;
+  // A named variant: one library's implementation that departs from the textbook schedule
+  // (SimGrid SMPI's allreduce rab1 for rabenseifner-linear). It is costed where it is named
+  // (--algorithm, a scenario, a measurement that records it) and is never one of the
+  // candidates a selection ranks (applicable_algorithms, algorithms_of).
+  bool variant = false;
 };
 
 // In the order of the header table above: by op, then the order the algorithms are listed,
@@ -197,6 +208,10 @@ inline constexpr CatalogueEntry kCatalogue[] = {
     {Op::kAllreduce, Algorithm::kHierarchical, "hierarchical",
      "ring reduce-scatter in each node, a flat all-reduce of m/g across nodes, ring all-gather",
      nullptr},
+    {Op::kAllreduce, Algorithm::kRabenseifnerLinear, "rabenseifner-linear",
+     "log2 N + 1 steps, 2m(N-1)/N bytes per rank (recursive halving, then every block sent to "
+     "every rank in one round: SMPI's rab1)",
+     &detail::schedule_allreduce_rabenseifner_linear, true},
 };
 
 // The catalogue's entry for (op, algorithm); null when the algorithm does not implement op.
