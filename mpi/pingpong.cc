@@ -27,8 +27,7 @@ struct PingPongFlags {
   CommonFlags common;
   SizeFlags sizes;
   std::string pairs;
-  std::string iterations;
-  std::string warmup;
+  RepeatFlags repeats;
 };
 
 using Pair = std::pair<int, int>;
@@ -86,9 +85,7 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
                                  w.size));
   }
   const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const auto iterations =
-      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
-  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
+  const auto [iterations, warmup] = resolve_repeats(flags.repeats);
   const std::vector<Pair> pairs = resolve_pairs(flags.pairs, w.size);
   double largest = 0;
   for (const double s : sizes) largest = std::max(largest, s);
@@ -178,10 +175,8 @@ Mode register_pingpong(CLI::App& app) {
        "stands out)",
        "LIST", "0-1"},
   };
-  const FlagGroup repeats = {
-      {"--iterations", &flags->iterations, "Timed round trips per size", "N", "50"},
-      {"--warmup", &flags->warmup, "Untimed round trips before them", "N", "5"},
-  };
+  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed round trips per size", "50",
+                                         "Untimed round trips before them", "5");
   CLI::App* cmd = add_command(app, {
       "pingpong",
       "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "

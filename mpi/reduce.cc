@@ -26,8 +26,7 @@ namespace {
 struct ReduceFlags {
   CommonFlags common;
   SizeFlags sizes;
-  std::string iterations;
-  std::string warmup;
+  RepeatFlags repeats;
 };
 
 // This rank's timed reductions of `count` elements. add_into lives in algorithms.cc, another
@@ -47,9 +46,7 @@ Summary time_reductions(std::vector<Element>& acc, const std::vector<Element>& x
 
 int run_reduce(const World& w, const ReduceFlags& flags) {
   const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const auto iterations =
-      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
-  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
+  const auto [iterations, warmup] = resolve_repeats(flags.repeats);
   // Whole elements only: a size is rounded down to a multiple of the element (8 B), and
   // sizes below one element are left out.
   constexpr double kElement = sizeof(Element);
@@ -110,10 +107,8 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
 
 Mode register_reduce(CLI::App& app) {
   auto flags = std::make_shared<ReduceFlags>();
-  const FlagGroup repeats = {
-      {"--iterations", &flags->iterations, "Timed reductions per size", "N", "20"},
-      {"--warmup", &flags->warmup, "Untimed reductions before them", "N", "3"},
-  };
+  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed reductions per size", "20",
+                                         "Untimed reductions before them", "3");
   CLI::App* cmd = add_command(app, {
       "reduce",
       "Local reduction time (acc += x, 64-bit integers) over a size sweep, every rank at "

@@ -107,9 +107,68 @@ TEST(MpiCollective, InjectedErrorIsCaughtForEveryAlgorithm) {
     const bool has_data = r["bytes"].get<double>() > 0;
     // A corrupted element exists only where there is data; the library is the reference.
     EXPECT_EQ(r["verified"].get<bool>(), !(hand_written && has_data)) << r.dump();
+    // --check counts the corrupted element too: one, on the last rank.
+    EXPECT_EQ(r["wrong"], hand_written && has_data ? 1 : 0) << r.dump();
     wrong += r["verified"].get<bool>() ? 0 : 1;
   }
   EXPECT_EQ(wrong, 2 * 12);  // 12 hand-written algorithms at two non-empty sizes
+}
+
+// --check compares every call's result, the library's too, with the sum the inputs' formula
+// gives: 0 wrong elements on a correct run.
+TEST(MpiCollective, CheckFindsNoWrongElementOnACorrectRun) {
+  const MpiResult result = run_mpi(3, {"collective", "--op", "all", "--sizes", "0,8,1000",
+                                       "-n", "1", "-w", "1"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", 3);
+  EXPECT_EQ(file.envelope["inputs"]["check"], true);
+  EXPECT_EQ(file.envelope["inputs"]["iterations"], 1);
+  ASSERT_FALSE(file.records.empty());
+  for (const auto& r : file.records) {
+    ASSERT_TRUE(r.contains("wrong")) << r.dump();
+    EXPECT_EQ(r["wrong"], 0) << r.dump();
+  }
+}
+
+// A wrong input on rank 0 makes every result that depends on its first element differ from
+// the expected sum, the library's as well, so the comparison with the library passes and
+// only --check sees it: allreduce, all-gather and broadcast carry it to every rank (3
+// wrong), reduce-scatter and all-to-all to rank 0 alone (1).
+TEST(MpiCollective, CheckCatchesAWrongSumThatTheLibraryShares) {
+  const MpiResult result = run_mpi(3, {"collective", "--op", "all", "--sizes", "64", "-n",
+                                       "2", "-w", "0", "--inject-wrong-input"});
+  EXPECT_EQ(result.exit_code, 1) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", 3, /*complete=*/false);
+  const std::map<std::string, int> wrong = {{"allreduce", 3}, {"reduce-scatter", 1},
+                                            {"all-gather", 3}, {"broadcast", 3},
+                                            {"all-to-all", 1}};
+  ASSERT_EQ(file.records.size(), 17u);  // 5 library calls and 12 hand-written algorithms
+  for (const auto& r : file.records) {
+    EXPECT_TRUE(r["verified"].get<bool>()) << r.dump();
+    EXPECT_EQ(r["wrong"], wrong.at(r["op"].get<std::string>())) << r.dump();
+  }
+  ASSERT_FALSE(file.end.is_null()) << describe(result);
+  EXPECT_EQ(file.end["status"], "failed");
+  EXPECT_NE(file.end["error"].get<std::string>().find(
+                "check failed: allreduce library at 64 bytes (8 elements) on 3 ranks: 3 "
+                "elements differ from the expected result"),
+            std::string::npos)
+      << file.end.dump();
+  EXPECT_NE(result.err.find("error: check failed: all-to-all pairwise at 72 bytes (9 "
+                            "elements) on 3 ranks: 1 element differs from the expected result"),
+            std::string::npos)
+      << result.err;
+
+  // -c 0: no check, so the same run passes (the library agrees with every algorithm).
+  const MpiResult unchecked = run_mpi(3, {"collective", "--op", "allreduce", "--sizes", "64",
+                                          "-n", "1", "-c", "0", "--inject-wrong-input"});
+  ASSERT_EQ(unchecked.exit_code, 0) << describe(unchecked);
+  const Jsonl plain = parse_jsonl(unchecked.out);
+  expect_well_formed(plain, "collective", "collective", 3);
+  EXPECT_EQ(plain.envelope["inputs"]["check"], false);
+  for (const auto& r : plain.records) EXPECT_FALSE(r.contains("wrong")) << r.dump();
 }
 
 TEST(MpiCollective, NamedAlgorithmsRunOnlyWhereTheyApply) {
@@ -170,6 +229,51 @@ TEST(MpiPingPong, DefaultPairOverASweep) {
     EXPECT_EQ(r["iterations"], 5);
   }
   EXPECT_NE(result.err.find("pingpong 0->1"), std::string::npos) << result.err;
+}
+
+// nccl-tests' short flags: -b, -e, -f (a geometric sweep, max included), K/M/G binary; -n, -w.
+TEST(MpiSizes, NcclTestsShortFlagsSetTheSweepAndTheRepeats) {
+  const std::vector<std::pair<std::vector<std::string>, std::vector<double>>> cases = {
+      {{"-b", "8", "-e", "64", "-f", "2"}, {8, 16, 32, 64}},
+      {{"-b", "1", "-e", "100", "-f", "3"}, {1, 3, 9, 27, 81, 100}},
+      {{"-b", "0", "-e", "4", "-f", "2"}, {0, 1, 2, 4}},
+      {{"-b", "1K", "-e", "2K"}, {1024, 2048}},
+      {{"-b", "1000", "-e", "1600", "-f", "1.5"}, {1000, 1500, 1600}},
+      {{"--sizes", "1k,1M"}, {1024, 1048576}},
+  };
+  for (const auto& [flags, sizes] : cases) {
+    std::vector<std::string> args = {"pingpong", "-n", "3", "-w", "0"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const MpiResult result = run_mpi(2, args);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    const Jsonl file = parse_jsonl(result.out);
+    expect_well_formed(file, "pingpong", "pingpong", 2);
+    EXPECT_EQ(file.envelope["inputs"]["sizes"].get<std::vector<double>>(), sizes)
+        << file.envelope.dump();
+    EXPECT_EQ(file.envelope["inputs"]["iterations"], 3);
+    EXPECT_EQ(file.envelope["inputs"]["warmup"], 0);
+    for (const auto& r : file.records) EXPECT_EQ(r["iterations"], 3) << r.dump();
+  }
+}
+
+TEST(MpiSizes, BadFactorsAreRefused) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"pingpong", "-f", "1"}, "error: --step-factor: 1 is not above 1"},
+      {{"collective", "-f", "0.5"}, "error: --step-factor: 0.5 is not above 1"},
+      {{"reduce", "-b", "1", "-e", "1G", "-f", "1.001"},
+       "error: --step-factor 1.001 from 1 to 1G is more than the 1024 sizes one run measures"},
+      {{"pingpong", "--sizes", "8", "-f", "2"},
+       "error: --sizes lists the sizes to measure and cannot be combined with --min-bytes, "
+       "--max-bytes or --step-factor"},
+      {{"collective", "-c", "2"}, "error: --check: "},
+      {{"pingpong", "-e", "64Q"}, "error: --max-bytes: "},
+  };
+  for (const auto& [args, message] : cases) {
+    const MpiResult result = run_mpi(2, args, 30);
+    EXPECT_EQ(result.exit_code, 2) << args.front() << " " << message << "\n" << describe(result);
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
 }
 
 TEST(MpiPingPong, AllPairsWithThreeRanks) {
