@@ -104,9 +104,9 @@ int run_arrival(const World& w, const ArrivalFlags& flags) {
     latencies.push_back(gathered[3 * last + 2]);
     ++last_ranks[last];
   }
-  if (w.is_root()) {
+  if (std::ostream* out = live_output(w, flags.common)) {
     const auto most_often = std::max_element(last_ranks.begin(), last_ranks.end());
-    std::cerr << fmt::format(
+    *out << fmt::format(
         "arrival ({}, {} ranks, {} iterations): median arrival spread {}, median collective "
         "time of the last rank to arrive {} (the latency); rank {} arrived last {} times; "
         "clock error at most {}\n",

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "mpi/algorithms.h"
+#include "mpi/live_table.h"
 #include "mpi/measure.h"
 #include "mpi/modes.h"
 #include "scalewall/base/error.h"
@@ -448,6 +449,51 @@ std::vector<std::vector<std::size_t>> checked_counts(const std::vector<Op>& ops,
   return counts;
 }
 
+// The live table's columns: nccl-tests' (size, count, type, redop, time, algbw, busbw,
+// #wrong), with the algorithm after redop when some op runs more than one contender.
+std::vector<LiveColumn> collective_columns(bool several) {
+  std::vector<LiveColumn> columns = {
+      {"size", "B", 12}, {"count", "elements", 12}, {"type", "", 6}, {"redop", "", 6}};
+  // The longest algorithm name, recursive-doubling, is 18 characters.
+  if (several) columns.push_back({"algorithm", "", 18});
+  columns.insert(columns.end(), {{"time", "us", 10},
+                                 {"algbw", "GB/s", 8},
+                                 {"busbw", "GB/s", 8},
+                                 {"#wrong", "", 6}});
+  return columns;
+}
+
+// One row, from the record itself, so that the table and the file say the same.
+std::vector<std::string> collective_row(Op op, const nlohmann::ordered_json& record,
+                                        bool several) {
+  const auto bytes = record["bytes"].get<std::int64_t>();
+  const bool reducing = op == Op::kAllreduce || op == Op::kReduceScatter;
+  std::vector<std::string> row = {count_cell(bytes),
+                                  count_cell(bytes / static_cast<std::int64_t>(kElementBytes)),
+                                  "int64", reducing ? "sum" : "none"};
+  if (several) row.push_back(record["algorithm"].get<std::string>());
+  row.push_back(us_cell(record["time_median_s"].get<double>()));
+  row.push_back(gbps_cell(record["algbw_Bps"].get<double>()));
+  row.push_back(gbps_cell(record["busbw_Bps"].get<double>()));
+  row.push_back(record.contains("wrong") ? count_cell(record["wrong"].get<std::int64_t>())
+                                         : "N/A");
+  return row;
+}
+
+// The title and header of one op's table.
+void start_op_table(LiveTable& table, Op op, const RaceSettings& settings, const World& w) {
+  const bool reducing = op == Op::kAllreduce || op == Op::kReduceScatter;
+  table.title(fmt::format(
+      "{} on {} rank{} ({} host{}): int64 {}, {} timed call{} after {} warm-up per size; "
+      "time: the median over ranks and calls; #wrong: {}",
+      op_name(op), w.size, w.size == 1 ? "" : "s", w.hosts.size(),
+      w.hosts.size() == 1 ? "" : "s", reducing ? "sum" : "copy", settings.iterations,
+      settings.iterations == 1 ? "" : "s", settings.warmup,
+      settings.check ? "elements unlike the expected result, summed over the ranks"
+                     : "N/A, not checked (--check 0)"));
+  table.header();
+}
+
 int run_collective(const World& w, const CollectiveFlags& flags) {
   const std::vector<Op> ops = resolve_ops(flags.op);
   const std::vector<std::vector<Contender>> contenders = resolve_contenders(flags.algorithm, ops);
@@ -465,6 +511,12 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
                   envelope_inputs(ops, contenders, sizes, settings, flags.inject_wrong_input),
                   context_json(w));
   Buffers buffers = make_buffers(largest, w.rank, flags.inject_wrong_input);
+  bool several = false;
+  for (const auto& c : contenders) several = several || c.size() > 1;
+  LiveTable table(live_output(w, flags.common), collective_columns(several));
+  std::int64_t wrong = 0;
+  double busbw_sum = 0;
+  std::int64_t rows = 0;
 
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
@@ -472,9 +524,9 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
   std::string first_failure;
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const Op op = ops[k];
+    start_op_table(table, op, settings, w);
     for (const std::size_t count : counts[k]) {
       maybe_fail(w, faults, unit++);
-      std::string progress;
       // The library's result is the reference. When it is a contender it is the first
       // (resolve_contenders puts it there); otherwise one untimed call makes the reference.
       if (contenders[k].empty() || !contenders[k].front().is_library()) {
@@ -488,19 +540,21 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
         }
         if (!w.is_root()) continue;
         if (!m.failure.empty()) std::cerr << "error: " << m.failure << "\n";
-        writer.record("collective",
-                      collective_record(op, contender, w.size, count, settings, m));
-        progress += fmt::format("{}{} {}", progress.empty() ? "" : ", ", contender.name(),
-                                format_seconds(m.times.median));
-        if (!m.failure.empty()) progress += " (WRONG)";
-      }
-      if (w.is_root()) {
-        std::cerr << fmt::format("{} {} ({}): {}\n", op_name(op),
-                                 format_bytes(static_cast<double>(count * kElementBytes)),
-                                 elements_text(count), progress);
+        const nlohmann::ordered_json record =
+            collective_record(op, contender, w.size, count, settings, m);
+        writer.record("collective", record);
+        table.row(collective_row(op, record, several));
+        wrong += m.wrong;
+        busbw_sum += record["busbw_Bps"].get<double>();
+        ++rows;
       }
     }
   }
+  if (settings.check) {
+    table.title(fmt::format("Out of bounds values : {} {}", wrong, wrong == 0 ? "OK" : "FAILED"));
+  }
+  table.title(fmt::format("Avg bus bandwidth    : {} GB/s (the mean of the rows' busbw)",
+                          gbps_cell(rows > 0 ? busbw_sum / static_cast<double>(rows) : 0.0)));
   if (failures > 0) {
     const std::string error =
         failures == 1 ? first_failure

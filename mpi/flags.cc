@@ -2,6 +2,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 
 #include <fmt/format.h>
@@ -32,6 +33,8 @@ FlagGroup common_flags(CommonFlags* flags) {
        "Write the JSON Lines to FILE instead of stdout (rank 0 writes; every line is flushed "
        "as it is measured)",
        "FILE"},
+      {"--quiet,-q", &flags->quiet,
+       "Print no live table or summary on stderr (errors still print)"},
       {"--abort-rank", &flags->abort_rank,
        "Rank that calls MPI_Abort at the start of the second measured unit", "", {},
        FlagKind::kHidden},
@@ -39,6 +42,10 @@ FlagGroup common_flags(CommonFlags* flags) {
        "Rank that raises SIGKILL at the start of the second measured unit", "", {},
        FlagKind::kHidden},
   };
+}
+
+std::ostream* live_output(const World& world, const CommonFlags& flags) {
+  return world.is_root() && !flags.quiet ? &std::cerr : nullptr;
 }
 
 FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,

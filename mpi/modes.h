@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,15 +27,19 @@
 
 namespace scalewall::mpi {
 
-// Flags every mode has: --out FILE, and the hidden fault injection of the tests.
+// Flags every mode has: --out FILE, --quiet, and the hidden fault injection of the tests.
 struct CommonFlags {
   std::string out;
+  bool quiet = false;  // no live table or summary on stderr (errors still print)
   int abort_rank = -1;
   int kill_rank = -1;
 
   Faults faults() const { return {abort_rank, kill_rank}; }
 };
 FlagGroup common_flags(CommonFlags* flags);
+// Where a mode prints its live table and summary (live_table.h): stderr on rank 0 unless
+// --quiet; null elsewhere.
+std::ostream* live_output(const World& world, const CommonFlags& flags);
 
 // The message sizes of pingpong, collective and reduce, with nccl-tests' short names:
 // --min-bytes/-b and --max-bytes/-e bound a sweep (powers of two, see size_sweep, or a

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "mpi/algorithms.h"
+#include "mpi/live_table.h"
 #include "mpi/measure.h"
 #include "mpi/modes.h"
 #include "scalewall/base/error.h"
@@ -77,6 +78,18 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
   std::vector<Element> x(elements, 2);
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
+  LiveTable table(live_output(w, flags.common), {{"size", "B", 12},
+                                                 {"count", "elements", 12},
+                                                 {"min", "us", 10},
+                                                 {"median", "us", 10},
+                                                 {"max", "us", 10},
+                                                 {"slowest", "us", 10},
+                                                 {"rate", "GB/s", 8}});
+  table.title(fmt::format(
+      "reduce on {} rank{} at once: acc += x (int64 add), {} timed after {} warm-up per size; "
+      "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median",
+      w.size, w.size == 1 ? "" : "s", iterations, warmup));
+  table.header();
   for (const double bytes : whole) {
     maybe_fail(w, faults, unit++);
     quiet_barrier(w);
@@ -94,10 +107,11 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
       record["time_max_s"] = s.max;
       record["slowest_rank_median_s"] = slowest;
       writer.record("reduction", record);
+      const auto b = static_cast<std::int64_t>(bytes);
+      table.row({count_cell(b), count_cell(b / static_cast<std::int64_t>(kElement)),
+                 us_cell(s.min), us_cell(s.median), us_cell(s.max), us_cell(slowest),
+                 gbps_cell(s.median > 0 ? bytes / s.median : 0.0)});
     }
-  }
-  if (w.is_root()) {
-    std::cerr << fmt::format("reduce: {} sizes on {} ranks at once\n", whole.size(), w.size);
   }
   writer.end(true);
   return 0;

@@ -161,8 +161,8 @@ int run_step(const World& w, const StepFlags& flags) {
       step_times.push_back(gathered[4 * r + 3]);
     }
   }
-  if (w.is_root()) {
-    std::cerr << fmt::format(
+  if (std::ostream* out = live_output(w, flags.common)) {
+    *out << fmt::format(
         "step ({}, {} ranks, {} steps, {} gradient{}): median step {}, communication {}, "
         "wait {}\n",
         flags.overlap ? "overlapped" : "blocking", w.size, steps, format_bytes(bytes),
