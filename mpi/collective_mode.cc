@@ -585,7 +585,7 @@ Mode register_collective(CLI::App& app) {
   repeats.push_back(
       {"--check,-c", &flags->check,
        "1: check every call's result (warm-up and timed, the library's too) against the "
-       "expected sum, outside the timed region, and count wrong elements into #wrong; 0: "
+       "expected result, outside the timed region, and count wrong elements into #wrong; 0: "
        "only the hand-written algorithms' comparison with the library (nccl-tests' -c)",
        "0|1", "1"});
   const FlagGroup faults = {
@@ -610,7 +610,10 @@ Mode register_collective(CLI::App& app) {
       "reduce-scatter input, the all-gather output, the all-to-all send buffer), in int64\n"
       "elements, rounded up to whole elements (and to a multiple of the ranks where the\n"
       "buffer is one block per rank); records carry the bytes actually used.\n"
-      "Example: mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB"});
+      "While it runs, rank 0 prints nccl-tests' table on stderr, a row per record (--quiet:\n"
+      "none); the JSON Lines go to --out or stdout.\n"
+      "Examples: mpirun -np 2 scalewall-mpi collective -b 8 -e 64M -f 2 --out allreduce.jsonl\n"
+      "          mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB"});
   return {cmd, [flags](const World& w) { return run_collective(w, *flags); }};
 }
 
