@@ -29,8 +29,7 @@ struct ArrivalFlags {
   CommonFlags common;
   DelayFlags delays;
   std::string collective;
-  std::string iterations;
-  std::string warmup;
+  RepeatFlags repeats;
 };
 
 int run_arrival(const World& w, const ArrivalFlags& flags) {
@@ -39,9 +38,7 @@ int run_arrival(const World& w, const ArrivalFlags& flags) {
                                  flags.collective));
   }
   const bool barrier = flags.collective == "barrier";
-  const auto iterations =
-      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
-  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
+  const auto [iterations, warmup] = resolve_repeats(flags.repeats);
   const DelaySettings delays = resolve_delays(flags.delays, w.size);
 
   const ClockSync clock = sync_clocks(w);
@@ -107,9 +104,9 @@ int run_arrival(const World& w, const ArrivalFlags& flags) {
     latencies.push_back(gathered[3 * last + 2]);
     ++last_ranks[last];
   }
-  if (w.is_root()) {
+  if (std::ostream* out = live_output(w, flags.common)) {
     const auto most_often = std::max_element(last_ranks.begin(), last_ranks.end());
-    std::cerr << fmt::format(
+    *out << fmt::format(
         "arrival ({}, {} ranks, {} iterations): median arrival spread {}, median collective "
         "time of the last rank to arrive {} (the latency); rank {} arrived last {} times; "
         "clock error at most {}\n",
@@ -130,14 +127,14 @@ Mode register_arrival(CLI::App& app) {
        "The zero-byte collective: barrier (MPI_Barrier) or allreduce (MPI_Allreduce of one "
        "int64: a count of 0 may return without synchronising)",
        "barrier|allreduce", "barrier"},
-      {"--iterations", &flags->iterations, "Timed iterations", "N", "20"},
-      {"--warmup", &flags->warmup, "Untimed iterations before them", "N", "2"},
   };
+  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed iterations", "20",
+                                         "Untimed iterations before them", "2");
   CLI::App* cmd = add_command(app, {
       "arrival",
       "A zero-byte collective with every rank's arrival time on a common clock, with optional "
       "injected jitter and one slow rank, to separate latency from variance.",
-      {own, delay_flags(&flags->delays, "1ms"), common_flags(&flags->common)},
+      {own, repeats, delay_flags(&flags->delays, "1ms"), common_flags(&flags->common)},
       "Example: mpirun -np 8 scalewall-mpi arrival --jitter-sigma 5% --slow-rank 3 "
       "--slow-factor 1.5"});
   return {cmd, [flags](const World& w) { return run_arrival(w, *flags); }};

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "mpi/algorithms.h"
+#include "mpi/live_table.h"
 #include "mpi/measure.h"
 #include "mpi/modes.h"
 #include "scalewall/base/error.h"
@@ -35,9 +36,10 @@ struct CollectiveFlags {
   SizeFlags sizes;
   std::string op;
   std::string algorithm;
-  std::string iterations;
-  std::string warmup;
+  RepeatFlags repeats;
+  std::string check;
   bool inject_error = false;
+  bool inject_wrong_input = false;
 };
 
 // A contender: the library's call or a hand-written algorithm, as the records name it.
@@ -171,11 +173,57 @@ std::vector<std::size_t> element_counts(Op op, const std::vector<double>& sizes,
   return counts;
 }
 
+// The part of every input element that depends on its index alone.
+Element element_hash(std::size_t i) {
+  return static_cast<Element>((i * 2'654'435'761ULL) % 1'000'033ULL);
+}
+
+constexpr Element kRankScale = 1'000'003;
+
 Element input_value(int rank, std::size_t i) {
   // Distinct per rank and per element, so that a misplaced block or a missing contribution
   // changes the result; sums stay far below 2^63.
-  return static_cast<Element>(rank + 1) * 1'000'003 +
-         static_cast<Element>((i * 2'654'435'761ULL) % 1'000'033ULL);
+  return static_cast<Element>(rank + 1) * kRankScale + element_hash(i);
+}
+
+// sum over ranks r < n of input_value(r, i), in closed form.
+Element input_sum(int ranks, std::size_t i) {
+  const auto n = static_cast<Element>(ranks);
+  return kRankScale * n * (n + 1) / 2 + n * element_hash(i);
+}
+
+// What element k of `rank`'s output must hold (algorithms.h's table of buffers), from the
+// inputs' formula alone: the reference of --check, independent of every MPI call.
+Element expected_element(Op op, std::size_t count, int rank, int ranks, std::size_t k) {
+  const std::size_t block = count / static_cast<std::size_t>(ranks);
+  const auto r = static_cast<std::size_t>(rank);
+  switch (op) {
+    case Op::kAllreduce:
+      return input_sum(ranks, k);
+    case Op::kReduceScatter:
+      return input_sum(ranks, r * block + k);
+    case Op::kAllgather:
+      return input_value(static_cast<int>(k / block), k % block);
+    case Op::kBroadcast:
+      return input_value(0, k);
+    case Op::kAlltoall:
+      return input_value(static_cast<int>(k / block), r * block + k % block);
+    case Op::kReduce:
+    case Op::kBarrier:
+      break;
+  }
+  SCALEWALL_CHECK(false && "the harness does not measure this op");
+  return 0;
+}
+
+// Elements of `got` (this rank's output of `op`) that differ from the expected result.
+std::int64_t wrong_elements(Op op, std::size_t count, std::span<const Element> got,
+                            const World& w) {
+  std::int64_t wrong = 0;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    if (got[k] != expected_element(op, count, w.rank, w.size, k)) ++wrong;
+  }
+  return wrong;
 }
 
 std::string elements_text(std::size_t count) {
@@ -206,10 +254,20 @@ struct Buffers {
 struct Outcome {
   std::vector<double> times_s;         // this rank's timed iterations
   std::optional<Mismatch> mismatch;  // this rank's first, hand-written only
+  std::int64_t wrong = 0;            // --check: the most wrong elements of any one call
 };
 
-Outcome race(Op op, const Contender& contender, std::size_t count, int iterations, int warmup,
-             bool inject_error, Buffers& buffers, const World& w) {
+// How each contender is run: the repetitions, whether every result is checked against the
+// expected sum, and the hidden corruption of the hand-written results.
+struct RaceSettings {
+  int iterations = 1;
+  int warmup = 0;
+  bool check = true;
+  bool inject_error = false;
+};
+
+Outcome race(Op op, const Contender& contender, std::size_t count, const RaceSettings& settings,
+             Buffers& buffers, const World& w) {
   const std::size_t in_n = input_elements(op, count, w.size);
   const std::size_t out_n = output_elements(op, count, w.size);
   const std::span<const Element> in(buffers.in.data(), in_n);
@@ -217,8 +275,8 @@ Outcome race(Op op, const Contender& contender, std::size_t count, int iteration
   const std::span<Element> dest(library ? buffers.reference.data() : buffers.result.data(),
                                 out_n);
   Outcome outcome;
-  outcome.times_s.reserve(static_cast<std::size_t>(iterations));
-  for (int i = 0; i < warmup + iterations; ++i) {
+  outcome.times_s.reserve(static_cast<std::size_t>(settings.iterations));
+  for (int i = 0; i < settings.warmup + settings.iterations; ++i) {
     std::fill(dest.begin(), dest.end(), kSentinel);
     MPI_Barrier(w.comm);
     const double t0 = now_s();
@@ -228,9 +286,15 @@ Outcome race(Op op, const Contender& contender, std::size_t count, int iteration
       run_hand_written(op, algorithm_of(contender), count, in, dest, buffers.scratch, w.comm);
     }
     const double t1 = now_s();
-    if (i >= warmup) outcome.times_s.push_back(t1 - t0);
+    if (i >= settings.warmup) outcome.times_s.push_back(t1 - t0);
+    // Everything below is outside the timed region.
+    if (!library && settings.inject_error && w.rank == w.size - 1 && out_n > 0) {
+      dest[out_n / 2] += 1;
+    }
+    if (settings.check) {
+      outcome.wrong = std::max(outcome.wrong, wrong_elements(op, count, dest, w));
+    }
     if (library) continue;
-    if (inject_error && w.rank == w.size - 1 && out_n > 0) dest[out_n / 2] += 1;
     if (!outcome.mismatch) {
       outcome.mismatch = first_mismatch(dest, {buffers.reference.data(), out_n});
     }
@@ -241,8 +305,8 @@ Outcome race(Op op, const Contender& contender, std::size_t count, int iteration
 // The envelope's inputs: every flag as resolved.
 nlohmann::ordered_json envelope_inputs(const std::vector<Op>& ops,
                                        const std::vector<std::vector<Contender>>& contenders,
-                                       const std::vector<double>& sizes, int iterations,
-                                       int warmup, bool inject_error) {
+                                       const std::vector<double>& sizes,
+                                       const RaceSettings& settings, bool wrong_input) {
   nlohmann::ordered_json inputs;
   inputs["ops"] = nlohmann::ordered_json::array();
   for (const Op op : ops) inputs["ops"].push_back(op_name(op));
@@ -255,18 +319,23 @@ nlohmann::ordered_json envelope_inputs(const std::vector<Op>& ops,
   inputs["sizes"] = nlohmann::ordered_json::array();
   for (const double s : sizes) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
   inputs["element_bytes"] = kElementBytes;
-  inputs["iterations"] = iterations;
-  inputs["warmup"] = warmup;
-  if (inject_error) inputs["inject_error"] = true;
+  inputs["iterations"] = settings.iterations;
+  inputs["warmup"] = settings.warmup;
+  inputs["check"] = settings.check;
+  if (settings.inject_error) inputs["inject_error"] = true;
+  if (wrong_input) inputs["inject_wrong_input"] = true;
   return inputs;
 }
 
-// The buffers for calls of up to `largest` elements, the input filled for `rank`.
-Buffers make_buffers(std::size_t largest, int rank) {
+// The buffers for calls of up to `largest` elements, the input filled for `rank`; with
+// `wrong_input`, rank 0's first element is one more than the formula says, so that every
+// result that depends on it differs from the expected sum (and the library agrees).
+Buffers make_buffers(std::size_t largest, int rank, bool wrong_input) {
   Buffers buffers;
   const std::size_t allocated = std::max<std::size_t>(largest, 1);
   buffers.in.resize(allocated);
   for (std::size_t i = 0; i < allocated; ++i) buffers.in[i] = input_value(rank, i);
+  if (wrong_input && rank == 0) buffers.in[0] += 1;
   buffers.reference.assign(allocated, kSentinel);
   buffers.result.assign(allocated, kSentinel);
   buffers.scratch.a.assign(allocated, 0);
@@ -299,10 +368,45 @@ std::string verify(const Outcome& outcome, Op op, const Contender& contender, st
       first.index, values[0], mpi_call_name(op), values[1]);
 }
 
-// One "collective" record (measurement.h), from the times over every rank and iteration.
+// One contender at one size, over every rank: its times, whether its result matched the
+// library's, and (with --check) how many elements were wrong against the expected sum.
+struct Measured {
+  Summary times;       // over every rank and timed iteration; rank 0 only
+  bool verified = true;
+  std::int64_t wrong = 0;  // the most wrong elements of any one call, summed over the ranks
+  std::string failure;     // empty when verified and nothing wrong; the same on every rank
+};
+
+// COLLECTIVE.
+Measured measure(Op op, const Contender& contender, std::size_t count,
+                 const RaceSettings& settings, Buffers& buffers, const World& w) {
+  const Outcome outcome = race(op, contender, count, settings, buffers, w);
+  std::vector<double> all_times(
+      w.is_root() ? outcome.times_s.size() * static_cast<std::size_t>(w.size) : 0);
+  MPI_Gather(outcome.times_s.data(), settings.iterations, MPI_DOUBLE, all_times.data(),
+             settings.iterations, MPI_DOUBLE, 0, w.comm);
+  Measured m;
+  m.times = summarize(std::move(all_times));
+  m.failure = verify(outcome, op, contender, count, w);
+  m.verified = m.failure.empty();
+  if (settings.check) {
+    MPI_Allreduce(&outcome.wrong, &m.wrong, 1, MPI_INT64_T, MPI_SUM, w.comm);
+  }
+  if (m.failure.empty() && m.wrong > 0) {
+    m.failure = fmt::format(
+        "check failed: {} {} at {} bytes ({}) on {} ranks: {} {} from the expected result",
+        op_name(op), contender.name(), count * kElementBytes, elements_text(count), w.size,
+        m.wrong, m.wrong == 1 ? "element differs" : "elements differ");
+  }
+  return m;
+}
+
+// One "collective" record (measurement.h), from the times over every rank and iteration;
+// "wrong" only when the results were checked.
 nlohmann::ordered_json collective_record(Op op, const Contender& contender, int ranks,
-                                         std::size_t count, int iterations, const Summary& s,
-                                         bool verified) {
+                                         std::size_t count, const RaceSettings& settings,
+                                         const Measured& m) {
+  const Summary& s = m.times;
   const double bytes = static_cast<double>(count * kElementBytes);
   const double algbw = s.median > 0 ? bytes / s.median : 0.0;
   nlohmann::ordered_json record;
@@ -310,31 +414,30 @@ nlohmann::ordered_json collective_record(Op op, const Contender& contender, int 
   record["algorithm"] = contender.name();
   record["ranks"] = ranks;
   record["bytes"] = count * kElementBytes;
-  record["iterations"] = iterations;
+  record["iterations"] = settings.iterations;
   record["time_min_s"] = s.min;
   record["time_median_s"] = s.median;
   record["time_max_s"] = s.max;
   record["algbw_Bps"] = algbw;
   record["busbw_Bps"] = algbw * busbw_factor(op, ranks);
-  record["verified"] = verified;
+  record["verified"] = m.verified;
+  if (settings.check) record["wrong"] = m.wrong;
   return record;
 }
 
-int run_collective(const World& w, const CollectiveFlags& flags) {
-  const std::vector<Op> ops = resolve_ops(flags.op);
-  const std::vector<std::vector<Contender>> contenders = resolve_contenders(flags.algorithm, ops);
-  const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const auto iterations =
-      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
-  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
-
+// The element counts of every op, and the largest; throws InputError when the largest is
+// beyond MPI's count or this machine's memory.
+std::vector<std::vector<std::size_t>> checked_counts(const std::vector<Op>& ops,
+                                                     const std::vector<double>& sizes,
+                                                     const SizeFlags& size_flags,
+                                                     const World& w, std::size_t& largest) {
   std::vector<std::vector<std::size_t>> counts;
-  std::size_t largest = 0;
+  largest = 0;
   for (const Op op : ops) {
     counts.push_back(element_counts(op, sizes, w.size));
     for (const std::size_t c : counts.back()) largest = std::max(largest, c);
   }
-  const char* size_flag = flags.sizes.sizes.empty() ? "--max-bytes" : "--sizes";
+  const char* size_flag = size_flags.sizes.empty() ? "--max-bytes" : "--sizes";
   const double largest_bytes = static_cast<double>(largest * kElementBytes);
   if (largest > static_cast<std::size_t>(INT_MAX)) {
     throw InputError(fmt::format("{}: {} is {} elements of 8 bytes, above MPI's count limit "
@@ -343,13 +446,77 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
   }
   check_memory(w, kBuffersPerRank * largest_bytes,
                fmt::format("{} {}", size_flag, format_bytes(largest_bytes)));
+  return counts;
+}
+
+// The live table's columns: nccl-tests' (size, count, type, redop, time, algbw, busbw,
+// #wrong), with the algorithm after redop when some op runs more than one contender.
+std::vector<LiveColumn> collective_columns(bool several) {
+  std::vector<LiveColumn> columns = {
+      {"size", "B", 12}, {"count", "elements", 12}, {"type", "", 6}, {"redop", "", 6}};
+  // The longest algorithm name, recursive-doubling, is 18 characters.
+  if (several) columns.push_back({"algorithm", "", 18});
+  columns.insert(columns.end(), {{"time", "us", 10},
+                                 {"algbw", "GB/s", 8},
+                                 {"busbw", "GB/s", 8},
+                                 {"#wrong", "", 6}});
+  return columns;
+}
+
+// One row, from the record itself, so that the table and the file say the same.
+std::vector<std::string> collective_row(Op op, const nlohmann::ordered_json& record,
+                                        bool several) {
+  const auto bytes = record["bytes"].get<std::int64_t>();
+  const bool reducing = op == Op::kAllreduce || op == Op::kReduceScatter;
+  std::vector<std::string> row = {count_cell(bytes),
+                                  count_cell(bytes / static_cast<std::int64_t>(kElementBytes)),
+                                  "int64", reducing ? "sum" : "none"};
+  if (several) row.push_back(record["algorithm"].get<std::string>());
+  row.push_back(us_cell(record["time_median_s"].get<double>()));
+  row.push_back(gbps_cell(record["algbw_Bps"].get<double>()));
+  row.push_back(gbps_cell(record["busbw_Bps"].get<double>()));
+  row.push_back(record.contains("wrong") ? count_cell(record["wrong"].get<std::int64_t>())
+                                         : "N/A");
+  return row;
+}
+
+// The title and header of one op's table.
+void start_op_table(LiveTable& table, Op op, const RaceSettings& settings, const World& w) {
+  const bool reducing = op == Op::kAllreduce || op == Op::kReduceScatter;
+  table.title(fmt::format(
+      "{} on {} rank{} ({} host{}): int64 {}, {} timed call{} after {} warm-up per size; "
+      "time: the median over ranks and calls; #wrong: {}",
+      op_name(op), w.size, w.size == 1 ? "" : "s", w.hosts.size(),
+      w.hosts.size() == 1 ? "" : "s", reducing ? "sum" : "copy", settings.iterations,
+      settings.iterations == 1 ? "" : "s", settings.warmup,
+      settings.check ? "elements unlike the expected result, summed over the ranks"
+                     : "N/A, not checked (--check 0)"));
+  table.header();
+}
+
+int run_collective(const World& w, const CollectiveFlags& flags) {
+  const std::vector<Op> ops = resolve_ops(flags.op);
+  const std::vector<std::vector<Contender>> contenders = resolve_contenders(flags.algorithm, ops);
+  const std::vector<double> sizes = resolve_sizes(flags.sizes);
+  const Repeats repeats = resolve_repeats(flags.repeats);
+  const RaceSettings settings{repeats.iterations, repeats.warmup,
+                              flag_count("--check", flags.check, 0, 1) == 1,
+                              flags.inject_error};
+  std::size_t largest = 0;
+  const std::vector<std::vector<std::size_t>> counts =
+      checked_counts(ops, sizes, flags.sizes, w, largest);
 
   RecordWriter writer(w, flags.common.out);
   writer.envelope("collective",
-                  envelope_inputs(ops, contenders, sizes, iterations, warmup, flags.inject_error),
+                  envelope_inputs(ops, contenders, sizes, settings, flags.inject_wrong_input),
                   context_json(w));
-
-  Buffers buffers = make_buffers(largest, w.rank);
+  Buffers buffers = make_buffers(largest, w.rank, flags.inject_wrong_input);
+  bool several = false;
+  for (const auto& c : contenders) several = several || c.size() > 1;
+  LiveTable table(live_output(w, flags.common), collective_columns(several));
+  std::int64_t wrong = 0;
+  double busbw_sum = 0;
+  std::int64_t rows = 0;
 
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
@@ -357,43 +524,37 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
   std::string first_failure;
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const Op op = ops[k];
+    start_op_table(table, op, settings, w);
     for (const std::size_t count : counts[k]) {
       maybe_fail(w, faults, unit++);
-      const double bytes = static_cast<double>(count * kElementBytes);
-      std::string progress;
       // The library's result is the reference. When it is a contender it is the first
       // (resolve_contenders puts it there); otherwise one untimed call makes the reference.
       if (contenders[k].empty() || !contenders[k].front().is_library()) {
-        race(op, Contender::library(), count, 1, 0, false, buffers, w);
+        race(op, Contender::library(), count, {1, 0, false, false}, buffers, w);
       }
       for (const Contender& contender : contenders[k]) {
-        const Outcome outcome =
-            race(op, contender, count, iterations, warmup, flags.inject_error, buffers, w);
-        std::vector<double> all_times(
-            w.is_root() ? outcome.times_s.size() * static_cast<std::size_t>(w.size) : 0);
-        MPI_Gather(outcome.times_s.data(), iterations, MPI_DOUBLE, all_times.data(), iterations,
-                   MPI_DOUBLE, 0, w.comm);
-        const std::string failure = verify(outcome, op, contender, count, w);
-        const bool verified = failure.empty();
-        if (!verified) {
+        const Measured m = measure(op, contender, count, settings, buffers, w);
+        if (!m.failure.empty()) {
           ++failures;
-          if (first_failure.empty()) first_failure = failure;
+          if (first_failure.empty()) first_failure = m.failure;
         }
         if (!w.is_root()) continue;
-        if (!verified) std::cerr << "error: " << failure << "\n";
-        const Summary s = summarize(all_times);
-        writer.record(
-            "collective", collective_record(op, contender, w.size, count, iterations, s, verified));
-        progress += fmt::format("{}{} {}", progress.empty() ? "" : ", ",
-                                contender.name(), format_seconds(s.median));
-        if (!verified) progress += " (WRONG)";
-      }
-      if (w.is_root()) {
-        std::cerr << fmt::format("{} {} ({}): {}\n", op_name(op), format_bytes(bytes),
-                                 elements_text(count), progress);
+        if (!m.failure.empty()) std::cerr << "error: " << m.failure << "\n";
+        const nlohmann::ordered_json record =
+            collective_record(op, contender, w.size, count, settings, m);
+        writer.record("collective", record);
+        table.row(collective_row(op, record, several));
+        wrong += m.wrong;
+        busbw_sum += record["busbw_Bps"].get<double>();
+        ++rows;
       }
     }
   }
+  if (settings.check) {
+    table.title(fmt::format("Out of bounds values : {} {}", wrong, wrong == 0 ? "OK" : "FAILED"));
+  }
+  table.title(fmt::format("Avg bus bandwidth    : {} GB/s (the mean of the rows' busbw)",
+                          gbps_cell(rows > 0 ? busbw_sum / static_cast<double>(rows) : 0.0)));
   if (failures > 0) {
     const std::string error =
         failures == 1 ? first_failure
@@ -419,14 +580,23 @@ Mode register_collective(CLI::App& app) {
                    kLibraryAlgorithmName, list_names(every_hand_written_algorithm())),
        "LIST", "all"},
   };
-  const FlagGroup repeats = {
-      {"--iterations", &flags->iterations, "Timed calls per algorithm and size", "N", "10"},
-      {"--warmup", &flags->warmup, "Untimed (but verified) calls before them", "N", "2"},
-  };
+  FlagGroup repeats = repeat_flags(&flags->repeats, "Timed calls per algorithm and size", "10",
+                                   "Untimed (but verified) calls before them", "2");
+  repeats.push_back(
+      {"--check,-c", &flags->check,
+       "1: check every call's result (warm-up and timed, the library's too) against the "
+       "expected result, outside the timed region, and count wrong elements into #wrong; 0: "
+       "only the hand-written algorithms' comparison with the library (nccl-tests' -c)",
+       "0|1", "1"});
   const FlagGroup faults = {
       {"--inject-error", &flags->inject_error,
        "Corrupt one element of every hand-written result on the last rank, to show that "
        "verification catches it",
+       "", {}, FlagKind::kHidden},
+      {"--inject-wrong-input", &flags->inject_wrong_input,
+       "Add one to rank 0's first input element, so that every result (the library's too) "
+       "differs from the expected sum where it depends on it, to show that --check catches "
+       "it",
        "", {}, FlagKind::kHidden},
   };
   CLI::App* cmd = add_command(app, {
@@ -440,7 +610,10 @@ Mode register_collective(CLI::App& app) {
       "reduce-scatter input, the all-gather output, the all-to-all send buffer), in int64\n"
       "elements, rounded up to whole elements (and to a multiple of the ranks where the\n"
       "buffer is one block per rank); records carry the bytes actually used.\n"
-      "Example: mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB"});
+      "While it runs, rank 0 prints nccl-tests' table on stderr, a row per record (--quiet:\n"
+      "none); the JSON Lines go to --out or stdout.\n"
+      "Examples: mpirun -np 2 scalewall-mpi collective -b 8 -e 64M -f 2 --out allreduce.jsonl\n"
+      "          mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB"});
   return {cmd, [flags](const World& w) { return run_collective(w, *flags); }};
 }
 

@@ -1,6 +1,8 @@
 // Flags the scalewall-mpi modes share; see mpi/modes.h.
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 
 #include <fmt/format.h>
@@ -31,6 +33,8 @@ FlagGroup common_flags(CommonFlags* flags) {
        "Write the JSON Lines to FILE instead of stdout (rank 0 writes; every line is flushed "
        "as it is measured)",
        "FILE"},
+      {"--quiet,-q", &flags->quiet,
+       "Print no live table or summary on stderr (errors still print)"},
       {"--abort-rank", &flags->abort_rank,
        "Rank that calls MPI_Abort at the start of the second measured unit", "", {},
        FlagKind::kHidden},
@@ -40,15 +44,24 @@ FlagGroup common_flags(CommonFlags* flags) {
   };
 }
 
+std::ostream* live_output(const World& world, const CommonFlags& flags) {
+  return world.is_root() && !flags.quiet ? &std::cerr : nullptr;
+}
+
 FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,
                      const std::string& default_max) {
   return {
-      {"--min-bytes", &flags->min_bytes,
-       "Smallest message of the sweep, which visits it, every power of two above it and "
-       "--max-bytes",
+      {"--min-bytes,-b", &flags->min_bytes,
+       "Smallest message of the sweep, which visits it, every power of two above it (or "
+       "each --step-factor times the last) and --max-bytes; 64K, 64M, 2G are binary, as in "
+       "nccl-tests",
        "M", default_min, FlagKind::kOptional, &flags->min_option},
-      {"--max-bytes", &flags->max_bytes, "Largest message of the sweep", "M", default_max,
+      {"--max-bytes,-e", &flags->max_bytes, "Largest message of the sweep", "M", default_max,
        FlagKind::kOptional, &flags->max_option},
+      {"--step-factor,-f", &flags->factor,
+       "Geometric sweep: each size this factor (> 1) times the last, rounded down to whole "
+       "bytes, as nccl-tests' -f (default: the powers of two)",
+       "F", {}, FlagKind::kOptional, &flags->factor_option},
       {"--sizes", &flags->sizes,
        "Comma-separated sizes to measure instead of the sweep: 0,8,1000,1MiB", "LIST", {},
        FlagKind::kOptional, &flags->sizes_option},
@@ -57,30 +70,80 @@ FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,
 
 std::vector<double> resolve_sizes(const SizeFlags& flags) {
   if (given(flags.sizes_option) || !flags.sizes.empty()) {
-    if (given(flags.min_option) || given(flags.max_option)) {
+    if (given(flags.min_option) || given(flags.max_option) || given(flags.factor_option)) {
       throw InputError(
-          "--sizes lists the sizes to measure and cannot be combined with --min-bytes or "
-          "--max-bytes (which set a sweep)");
+          "--sizes lists the sizes to measure and cannot be combined with --min-bytes, "
+          "--max-bytes or --step-factor (which set a sweep)");
     }
     if (flags.sizes.empty()) {
       throw InputError("--sizes: the list is empty (give sizes such as 0,8,1000,1MiB, or "
                        "leave --sizes out for the sweep)");
     }
-    std::vector<double> sizes = flag_size_list("--sizes", flags.sizes);
+    std::vector<double> sizes;
+    for (const std::string& item : split_list(flags.sizes)) {
+      sizes.push_back(whole_bytes("--sizes", harness_bytes("--sizes", item)));
+    }
     if (sizes.size() > kMaxSizeListItems) {
       throw InputError(fmt::format("--sizes: {} sizes is more than the {} one run measures",
                                    sizes.size(), kMaxSizeListItems));
     }
-    for (double& s : sizes) s = whole_bytes("--sizes", s);
     return sizes;
   }
-  const double min_bytes = whole_bytes("--min-bytes", flag_bytes("--min-bytes", flags.min_bytes));
-  const double max_bytes = whole_bytes("--max-bytes", flag_bytes("--max-bytes", flags.max_bytes));
+  const double min_bytes =
+      whole_bytes("--min-bytes", harness_bytes("--min-bytes", flags.min_bytes));
+  const double max_bytes =
+      whole_bytes("--max-bytes", harness_bytes("--max-bytes", flags.max_bytes));
   if (min_bytes > max_bytes) {
     throw InputError(fmt::format("--min-bytes {} is above --max-bytes {}", flags.min_bytes,
                                  flags.max_bytes));
   }
-  return size_sweep(min_bytes, max_bytes);
+  if (flags.factor.empty() && !given(flags.factor_option)) {
+    return size_sweep(min_bytes, max_bytes);
+  }
+  const double factor = flag_number("--step-factor", flags.factor);
+  if (!(factor > 1)) {
+    throw InputError(fmt::format("--step-factor: {} is not above 1 (each size must grow; 2 "
+                                 "doubles it)",
+                                 flags.factor));
+  }
+  std::vector<double> sizes = geometric_sweep(min_bytes, max_bytes, factor, kMaxSizeListItems);
+  if (sizes.size() > kMaxSizeListItems) {
+    throw InputError(fmt::format("--step-factor {} from {} to {} is more than the {} sizes one "
+                                 "run measures",
+                                 flags.factor, flags.min_bytes, flags.max_bytes,
+                                 kMaxSizeListItems));
+  }
+  return sizes;
+}
+
+double harness_bytes(std::string_view flag, const std::string& text) {
+  // nccl-tests' parsesize: a number and one of K, M, G (either case), powers of 1024.
+  constexpr std::string_view kBinarySuffixes = "KMG";
+  if (!text.empty()) {
+    const auto suffix = kBinarySuffixes.find(static_cast<char>(std::toupper(
+        static_cast<unsigned char>(text.back()))));
+    const bool digit_before =
+        text.size() >= 2 && std::isdigit(static_cast<unsigned char>(text[text.size() - 2]));
+    if (suffix != std::string_view::npos && digit_before) {
+      static constexpr const char* kBinaryUnits[] = {"KiB", "MiB", "GiB"};
+      return flag_bytes(flag, text.substr(0, text.size() - 1) + kBinaryUnits[suffix]);
+    }
+  }
+  return flag_bytes(flag, text);
+}
+
+FlagGroup repeat_flags(RepeatFlags* flags, const std::string& what,
+                       const std::string& default_iterations, const std::string& warmup_what,
+                       const std::string& default_warmup) {
+  return {
+      {"--iterations,-n", &flags->iterations, what, "N", default_iterations},
+      {"--warmup,-w", &flags->warmup, warmup_what, "N", default_warmup},
+  };
+}
+
+Repeats resolve_repeats(const RepeatFlags& flags) {
+  return {static_cast<int>(flag_count("--iterations", flags.iterations, 1, kMaxRepeats)),
+          static_cast<int>(flag_count("--warmup", flags.warmup, 0, kMaxRepeats))};
 }
 
 int flag_rank(std::string_view flag, const std::string& text, int ranks) {

@@ -80,6 +80,19 @@ std::vector<double> size_sweep(double min_bytes, double max_bytes) {
   return sizes;
 }
 
+std::vector<double> geometric_sweep(double min_bytes, double max_bytes, double factor,
+                                    std::size_t limit) {
+  SCALEWALL_CHECK(min_bytes >= 0 && min_bytes <= max_bytes && factor > 1);
+  std::vector<double> sizes;
+  if (min_bytes == 0) sizes.push_back(0);
+  for (double s = std::max(min_bytes, 1.0); s <= max_bytes && sizes.size() <= limit;
+       s = std::max(s + 1, std::floor(s * factor))) {
+    sizes.push_back(s);
+  }
+  if (sizes.size() <= limit && sizes.back() < max_bytes) sizes.push_back(max_bytes);
+  return sizes;
+}
+
 std::string utc_timestamp() {
   const std::time_t t = std::time(nullptr);
   std::tm utc{};

@@ -73,6 +73,13 @@ Summary summarize(std::vector<double> values);
 // power of two in [min, max], and min and max themselves. REQUIRES: 0 <= min <= max.
 std::vector<double> size_sweep(double min_bytes, double max_bytes);
 
+// nccl-tests' geometric sweep (-f): 0 when min is 0; then from max(min, 1) on, each size
+// the one before times `factor`, rounded down to whole bytes (and at least one byte more),
+// while at most max; and max itself. Stops after `limit` + 1 sizes, so that a caller can
+// tell a sweep that is too long without building it. REQUIRES: 0 <= min <= max, factor > 1.
+std::vector<double> geometric_sweep(double min_bytes, double max_bytes, double factor,
+                                    std::size_t limit);
+
 // The current UTC time as ISO 8601, "2026-11-30T05:00:00Z".
 std::string utc_timestamp();
 

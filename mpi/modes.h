@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,34 +27,68 @@
 
 namespace scalewall::mpi {
 
-// Flags every mode has: --out FILE, and the hidden fault injection of the tests.
+// Flags every mode has: --out FILE, --quiet, and the hidden fault injection of the tests.
 struct CommonFlags {
   std::string out;
+  bool quiet = false;  // no live table or summary on stderr (errors still print)
   int abort_rank = -1;
   int kill_rank = -1;
 
   Faults faults() const { return {abort_rank, kill_rank}; }
 };
 FlagGroup common_flags(CommonFlags* flags);
+// Where a mode prints its live table and summary (live_table.h): stderr on rank 0 unless
+// --quiet; null elsewhere.
+std::ostream* live_output(const World& world, const CommonFlags& flags);
 
-// The message sizes of pingpong and collective: --min-bytes, --max-bytes (a power-of-two
-// sweep, see size_sweep) or --sizes LIST, which replaces the sweep.
+// The message sizes of pingpong, collective and reduce, with nccl-tests' short names:
+// --min-bytes/-b and --max-bytes/-e bound a sweep (powers of two, see size_sweep, or a
+// geometric one with --step-factor/-f), or --sizes LIST replaces the sweep. The sizes also
+// take nccl-tests' single-letter suffixes K, M and G, which nccl-tests reads as binary
+// (64M is 64 MiB); everything units.h reads means what it means there (64MB is 64e6 B).
 struct SizeFlags {
   std::string min_bytes;
   std::string max_bytes;
   std::string sizes;
+  std::string factor;
   // Set by the options size_flags registers: whether each flag was given (an empty --sizes is an error, and
   // --sizes cannot be combined with the sweep's bounds).
   const CLI::Option* min_option = nullptr;
   const CLI::Option* max_option = nullptr;
   const CLI::Option* sizes_option = nullptr;
+  const CLI::Option* factor_option = nullptr;
 };
 // The most sizes one --sizes list may hold.
 inline constexpr std::size_t kMaxSizeListItems = 1024;
 FlagGroup size_flags(SizeFlags* flags, const std::string& default_min,
                      const std::string& default_max);
-// The sizes to visit, in bytes, each a whole number. Throws InputError naming the flag.
+// The sizes to visit, in bytes, each a whole number. Throws InputError naming the flag: a
+// bad size, --sizes beside the sweep's flags, a factor not above 1, or a sweep of more than
+// kMaxSizeListItems sizes.
 std::vector<double> resolve_sizes(const SizeFlags& flags);
+// A size flag's value in bytes: nccl-tests' 64K, 64M, 2G (binary, as nccl-tests reads them),
+// else units.h's sizes (flag_bytes). Throws InputError naming the flag.
+double harness_bytes(std::string_view flag, const std::string& text);
+
+// The repetitions of the modes that time a call again and again, with nccl-tests' and OSU's
+// short names: --iterations/-n timed calls and --warmup/-w untimed ones before them.
+struct RepeatFlags {
+  std::string iterations;
+  std::string warmup;
+};
+// `what` names one timed unit in --help ("Timed round trips per size"); `warmup_what` the
+// untimed ones.
+FlagGroup repeat_flags(RepeatFlags* flags, const std::string& what,
+                       const std::string& default_iterations, const std::string& warmup_what,
+                       const std::string& default_warmup);
+// The resolved counts: iterations in [1, kMaxRepeats], warm-up in [0, kMaxRepeats].
+struct Repeats {
+  int iterations = 1;
+  int warmup = 0;
+};
+// The most calls of one kind a run repeats: 1e8, hours of calls of a microsecond each.
+inline constexpr std::int64_t kMaxRepeats = 100'000'000;
+Repeats resolve_repeats(const RepeatFlags& flags);
 
 // The delay flags of arrival and step: --compute, --jitter-sigma, --seed, --slow-rank,
 // --slow-factor.

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "mpi/live_table.h"
 #include "mpi/measure.h"
 #include "mpi/modes.h"
 #include "scalewall/base/error.h"
@@ -27,8 +28,7 @@ struct PingPongFlags {
   CommonFlags common;
   SizeFlags sizes;
   std::string pairs;
-  std::string iterations;
-  std::string warmup;
+  RepeatFlags repeats;
 };
 
 using Pair = std::pair<int, int>;
@@ -79,6 +79,12 @@ void serve_pair(int a, int bytes, int rounds, std::vector<char>& buffer, MPI_Com
   }
 }
 
+// One row of the live table: the size and the one-way times of its round trips.
+std::vector<std::string> pingpong_row(int bytes, const Summary& s) {
+  return {count_cell(bytes), us_cell(s.min), us_cell(s.median), us_cell(s.max),
+          gbps_cell(s.median > 0 ? bytes / s.median : 0.0)};
+}
+
 int run_pingpong(const World& w, const PingPongFlags& flags) {
   if (w.size < 2) {
     throw InputError(fmt::format("pingpong needs at least 2 ranks; this run has {} (launch it "
@@ -86,9 +92,7 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
                                  w.size));
   }
   const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const auto iterations =
-      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
-  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
+  const auto [iterations, warmup] = resolve_repeats(flags.repeats);
   const std::vector<Pair> pairs = resolve_pairs(flags.pairs, w.size);
   double largest = 0;
   for (const double s : sizes) largest = std::max(largest, s);
@@ -115,8 +119,18 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
   std::vector<char> in(buffer_bytes, '\0');
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
+  LiveTable table(live_output(w, flags.common), {{"size", "B", 12},
+                                                 {"min", "us", 10},
+                                                 {"median", "us", 10},
+                                                 {"max", "us", 10},
+                                                 {"bandwidth", "GB/s", 10}});
   for (const auto& [a, b] : pairs) {
-    std::string progress;
+    table.title(fmt::format(
+        "pingpong {}->{} ({} -> {}): one-way time (half the round trip), {} timed round "
+        "trips after {} warm-up per size; bandwidth: size / median",
+        a, b, w.rank_hosts[static_cast<std::size_t>(a)],
+        w.rank_hosts[static_cast<std::size_t>(b)], iterations, warmup));
+    table.header();
     for (const double size : sizes) {
       maybe_fail(w, faults, unit++);
       const auto bytes = static_cast<int>(size);
@@ -149,20 +163,10 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
         record["one_way_median_s"] = s.median;
         record["one_way_max_s"] = s.max;
         writer.record("pingpong", record);
-        if (size == sizes.front() || size == sizes.back()) {
-          progress += fmt::format("{}{}: {}", progress.empty() ? "" : ", ", format_bytes(size),
-                                  format_seconds(s.median));
-          if (size > 0 && s.median > 0) {
-            progress += fmt::format(" ({})", format_rate(size / s.median));
-          }
-        }
+        table.row(pingpong_row(bytes, s));
       }
     }
     quiet_barrier(w);
-    if (w.is_root()) {
-      std::cerr << fmt::format("pingpong {}->{}: {} sizes, median one way {}\n", a, b,
-                               sizes.size(), progress);
-    }
   }
   writer.end(true);
   return 0;
@@ -178,10 +182,8 @@ Mode register_pingpong(CLI::App& app) {
        "stands out)",
        "LIST", "0-1"},
   };
-  const FlagGroup repeats = {
-      {"--iterations", &flags->iterations, "Timed round trips per size", "N", "50"},
-      {"--warmup", &flags->warmup, "Untimed round trips before them", "N", "5"},
-  };
+  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed round trips per size", "50",
+                                         "Untimed round trips before them", "5");
   CLI::App* cmd = add_command(app, {
       "pingpong",
       "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "mpi/algorithms.h"
+#include "mpi/live_table.h"
 #include "mpi/measure.h"
 #include "mpi/modes.h"
 #include "scalewall/base/error.h"
@@ -26,8 +27,7 @@ namespace {
 struct ReduceFlags {
   CommonFlags common;
   SizeFlags sizes;
-  std::string iterations;
-  std::string warmup;
+  RepeatFlags repeats;
 };
 
 // This rank's timed reductions of `count` elements. add_into lives in algorithms.cc, another
@@ -47,9 +47,7 @@ Summary time_reductions(std::vector<Element>& acc, const std::vector<Element>& x
 
 int run_reduce(const World& w, const ReduceFlags& flags) {
   const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const auto iterations =
-      static_cast<int>(flag_count("--iterations", flags.iterations, 1, 100'000'000));
-  const auto warmup = static_cast<int>(flag_count("--warmup", flags.warmup, 0, 100'000'000));
+  const auto [iterations, warmup] = resolve_repeats(flags.repeats);
   // Whole elements only: a size is rounded down to a multiple of the element (8 B), and
   // sizes below one element are left out.
   constexpr double kElement = sizeof(Element);
@@ -80,6 +78,18 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
   std::vector<Element> x(elements, 2);
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
+  LiveTable table(live_output(w, flags.common), {{"size", "B", 12},
+                                                 {"count", "elements", 12},
+                                                 {"min", "us", 10},
+                                                 {"median", "us", 10},
+                                                 {"max", "us", 10},
+                                                 {"slowest", "us", 10},
+                                                 {"rate", "GB/s", 8}});
+  table.title(fmt::format(
+      "reduce on {} rank{} at once: acc += x (int64 add), {} timed after {} warm-up per size; "
+      "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median",
+      w.size, w.size == 1 ? "" : "s", iterations, warmup));
+  table.header();
   for (const double bytes : whole) {
     maybe_fail(w, faults, unit++);
     quiet_barrier(w);
@@ -97,10 +107,11 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
       record["time_max_s"] = s.max;
       record["slowest_rank_median_s"] = slowest;
       writer.record("reduction", record);
+      const auto b = static_cast<std::int64_t>(bytes);
+      table.row({count_cell(b), count_cell(b / static_cast<std::int64_t>(kElement)),
+                 us_cell(s.min), us_cell(s.median), us_cell(s.max), us_cell(slowest),
+                 gbps_cell(s.median > 0 ? bytes / s.median : 0.0)});
     }
-  }
-  if (w.is_root()) {
-    std::cerr << fmt::format("reduce: {} sizes on {} ranks at once\n", whole.size(), w.size);
   }
   writer.end(true);
   return 0;
@@ -110,10 +121,8 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
 
 Mode register_reduce(CLI::App& app) {
   auto flags = std::make_shared<ReduceFlags>();
-  const FlagGroup repeats = {
-      {"--iterations", &flags->iterations, "Timed reductions per size", "N", "20"},
-      {"--warmup", &flags->warmup, "Untimed reductions before them", "N", "3"},
-  };
+  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed reductions per size", "20",
+                                         "Untimed reductions before them", "3");
   CLI::App* cmd = add_command(app, {
       "reduce",
       "Local reduction time (acc += x, 64-bit integers) over a size sweep, every rank at "

@@ -161,8 +161,8 @@ int run_step(const World& w, const StepFlags& flags) {
       step_times.push_back(gathered[4 * r + 3]);
     }
   }
-  if (w.is_root()) {
-    std::cerr << fmt::format(
+  if (std::ostream* out = live_output(w, flags.common)) {
+    *out << fmt::format(
         "step ({}, {} ranks, {} steps, {} gradient{}): median step {}, communication {}, "
         "wait {}\n",
         flags.overlap ? "overlapped" : "blocking", w.size, steps, format_bytes(bytes),
@@ -179,8 +179,8 @@ int run_step(const World& w, const StepFlags& flags) {
 Mode register_step(CLI::App& app) {
   auto flags = std::make_shared<StepFlags>();
   const FlagGroup own = {
-      {"--steps", &flags->steps, "Timed steps", "N", "20"},
-      {"--warmup", &flags->warmup, "Untimed steps before them", "N", "2"},
+      {"--steps,-n", &flags->steps, "Timed steps", "N", "20"},
+      {"--warmup,-w", &flags->warmup, "Untimed steps before them", "N", "2"},
       {"--bytes", &flags->bytes,
        "Gradient buffer per rank (int64 elements; rounded up to a whole one)", "M", "4MiB"},
       {"--overlap", &flags->overlap,

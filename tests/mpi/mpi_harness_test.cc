@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -107,9 +108,68 @@ TEST(MpiCollective, InjectedErrorIsCaughtForEveryAlgorithm) {
     const bool has_data = r["bytes"].get<double>() > 0;
     // A corrupted element exists only where there is data; the library is the reference.
     EXPECT_EQ(r["verified"].get<bool>(), !(hand_written && has_data)) << r.dump();
+    // --check counts the corrupted element too: one, on the last rank.
+    EXPECT_EQ(r["wrong"], hand_written && has_data ? 1 : 0) << r.dump();
     wrong += r["verified"].get<bool>() ? 0 : 1;
   }
   EXPECT_EQ(wrong, 2 * 12);  // 12 hand-written algorithms at two non-empty sizes
+}
+
+// --check compares every call's result, the library's too, with the sum the inputs' formula
+// gives: 0 wrong elements on a correct run.
+TEST(MpiCollective, CheckFindsNoWrongElementOnACorrectRun) {
+  const MpiResult result = run_mpi(3, {"collective", "--op", "all", "--sizes", "0,8,1000",
+                                       "-n", "1", "-w", "1"});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", 3);
+  EXPECT_EQ(file.envelope["inputs"]["check"], true);
+  EXPECT_EQ(file.envelope["inputs"]["iterations"], 1);
+  ASSERT_FALSE(file.records.empty());
+  for (const auto& r : file.records) {
+    ASSERT_TRUE(r.contains("wrong")) << r.dump();
+    EXPECT_EQ(r["wrong"], 0) << r.dump();
+  }
+}
+
+// A wrong input on rank 0 makes every result that depends on its first element differ from
+// the expected sum, the library's as well, so the comparison with the library passes and
+// only --check sees it: allreduce, all-gather and broadcast carry it to every rank (3
+// wrong), reduce-scatter and all-to-all to rank 0 alone (1).
+TEST(MpiCollective, CheckCatchesAWrongSumThatTheLibraryShares) {
+  const MpiResult result = run_mpi(3, {"collective", "--op", "all", "--sizes", "64", "-n",
+                                       "2", "-w", "0", "--inject-wrong-input"});
+  EXPECT_EQ(result.exit_code, 1) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  expect_well_formed(file, "collective", "collective", 3, /*complete=*/false);
+  const std::map<std::string, int> wrong = {{"allreduce", 3}, {"reduce-scatter", 1},
+                                            {"all-gather", 3}, {"broadcast", 3},
+                                            {"all-to-all", 1}};
+  ASSERT_EQ(file.records.size(), 17u);  // 5 library calls and 12 hand-written algorithms
+  for (const auto& r : file.records) {
+    EXPECT_TRUE(r["verified"].get<bool>()) << r.dump();
+    EXPECT_EQ(r["wrong"], wrong.at(r["op"].get<std::string>())) << r.dump();
+  }
+  ASSERT_FALSE(file.end.is_null()) << describe(result);
+  EXPECT_EQ(file.end["status"], "failed");
+  EXPECT_NE(file.end["error"].get<std::string>().find(
+                "check failed: allreduce library at 64 bytes (8 elements) on 3 ranks: 3 "
+                "elements differ from the expected result"),
+            std::string::npos)
+      << file.end.dump();
+  EXPECT_NE(result.err.find("error: check failed: all-to-all pairwise at 72 bytes (9 "
+                            "elements) on 3 ranks: 1 element differs from the expected result"),
+            std::string::npos)
+      << result.err;
+
+  // -c 0: no check, so the same run passes (the library agrees with every algorithm).
+  const MpiResult unchecked = run_mpi(3, {"collective", "--op", "allreduce", "--sizes", "64",
+                                          "-n", "1", "-c", "0", "--inject-wrong-input"});
+  ASSERT_EQ(unchecked.exit_code, 0) << describe(unchecked);
+  const Jsonl plain = parse_jsonl(unchecked.out);
+  expect_well_formed(plain, "collective", "collective", 3);
+  EXPECT_EQ(plain.envelope["inputs"]["check"], false);
+  for (const auto& r : plain.records) EXPECT_FALSE(r.contains("wrong")) << r.dump();
 }
 
 TEST(MpiCollective, NamedAlgorithmsRunOnlyWhereTheyApply) {
@@ -170,6 +230,51 @@ TEST(MpiPingPong, DefaultPairOverASweep) {
     EXPECT_EQ(r["iterations"], 5);
   }
   EXPECT_NE(result.err.find("pingpong 0->1"), std::string::npos) << result.err;
+}
+
+// nccl-tests' short flags: -b, -e, -f (a geometric sweep, max included), K/M/G binary; -n, -w.
+TEST(MpiSizes, NcclTestsShortFlagsSetTheSweepAndTheRepeats) {
+  const std::vector<std::pair<std::vector<std::string>, std::vector<double>>> cases = {
+      {{"-b", "8", "-e", "64", "-f", "2"}, {8, 16, 32, 64}},
+      {{"-b", "1", "-e", "100", "-f", "3"}, {1, 3, 9, 27, 81, 100}},
+      {{"-b", "0", "-e", "4", "-f", "2"}, {0, 1, 2, 4}},
+      {{"-b", "1K", "-e", "2K"}, {1024, 2048}},
+      {{"-b", "1000", "-e", "1600", "-f", "1.5"}, {1000, 1500, 1600}},
+      {{"--sizes", "1k,1M"}, {1024, 1048576}},
+  };
+  for (const auto& [flags, sizes] : cases) {
+    std::vector<std::string> args = {"pingpong", "-n", "3", "-w", "0"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const MpiResult result = run_mpi(2, args);
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    const Jsonl file = parse_jsonl(result.out);
+    expect_well_formed(file, "pingpong", "pingpong", 2);
+    EXPECT_EQ(file.envelope["inputs"]["sizes"].get<std::vector<double>>(), sizes)
+        << file.envelope.dump();
+    EXPECT_EQ(file.envelope["inputs"]["iterations"], 3);
+    EXPECT_EQ(file.envelope["inputs"]["warmup"], 0);
+    for (const auto& r : file.records) EXPECT_EQ(r["iterations"], 3) << r.dump();
+  }
+}
+
+TEST(MpiSizes, BadFactorsAreRefused) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"pingpong", "-f", "1"}, "error: --step-factor: 1 is not above 1"},
+      {{"collective", "-f", "0.5"}, "error: --step-factor: 0.5 is not above 1"},
+      {{"reduce", "-b", "1", "-e", "1G", "-f", "1.001"},
+       "error: --step-factor 1.001 from 1 to 1G is more than the 1024 sizes one run measures"},
+      {{"pingpong", "--sizes", "8", "-f", "2"},
+       "error: --sizes lists the sizes to measure and cannot be combined with --min-bytes, "
+       "--max-bytes or --step-factor"},
+      {{"collective", "-c", "2"}, "error: --check: "},
+      {{"pingpong", "-e", "64Q"}, "error: --max-bytes: "},
+  };
+  for (const auto& [args, message] : cases) {
+    const MpiResult result = run_mpi(2, args, 30);
+    EXPECT_EQ(result.exit_code, 2) << args.front() << " " << message << "\n" << describe(result);
+    EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
 }
 
 TEST(MpiPingPong, AllPairsWithThreeRanks) {
@@ -476,6 +581,207 @@ TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {
     EXPECT_EQ(report["command"], "validate");
     EXPECT_EQ(report["points"].size(), 12u) << val.out;  // 3 algorithms x 4 sizes
     EXPECT_GE(report["median_abs_error"].get<double>(), 0.0) << val.out;
+  }
+}
+
+// ---- the live table on stderr ----
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The table's rows: the stderr lines whose first word is a number.
+std::vector<std::vector<std::string>> table_rows(const std::string& err) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    const std::vector<std::string> w = words(line);
+    if (!w.empty() && std::all_of(w[0].begin(), w[0].end(), ::isdigit)) rows.push_back(w);
+  }
+  return rows;
+}
+
+// The '#' lines that follow a title line starting with `title`: the names, then the units.
+std::pair<std::vector<std::string>, std::vector<std::string>> table_header(
+    const std::string& err, const std::string& title) {
+  const std::size_t at = err.find("# " + title);
+  if (at == std::string::npos) return {};
+  std::istringstream in(err.substr(at));
+  std::string line;
+  std::getline(in, line);
+  std::string names;
+  std::string units;
+  std::getline(in, names);
+  std::getline(in, units);
+  std::vector<std::string> n = words(names);
+  std::vector<std::string> u = words(units);
+  if (!n.empty()) n.erase(n.begin());  // the '#'
+  if (!u.empty()) u.erase(u.begin());
+  return {n, u};
+}
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// A number as the table prints it: two decimals.
+std::string two_decimals(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f", value);
+  return text;
+}
+std::string us(double seconds) { return two_decimals(seconds * 1e6); }
+std::string gbps(double rate) { return two_decimals(rate / 1e9); }
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The run, `mpirun -np 2 scalewall-mpi collective -b 8 -e 64M -f 2`, with the library
+// alone and fewer repetitions: rank 0 prints one nccl-tests row per size as it goes, each row
+// the record's own figures, and the file calibrates as before.
+TEST(MpiLive, CollectiveTableIsTheRecordsAndTheFileFeedsCalibrate) {
+  const std::string path =
+      (std::filesystem::path(::testing::TempDir()) / "scalewall_live_collective.jsonl").string();
+  const MpiResult result =
+      run_mpi(2, {"collective", "-b", "8", "-e", "64M", "-f", "2", "--algorithm", "library",
+                  "-n", "2", "-w", "1", "--out", path},
+              150);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  const Jsonl file = parse_jsonl(read_text(path));
+  expect_well_formed(file, "collective", "collective", 2);
+  ASSERT_EQ(file.records.size(), 24u);  // 8 B, 16 B, ..., 64 MiB
+
+  EXPECT_EQ(occurrences(result.err, "# allreduce on 2 ranks (1 host): int64 sum, 2 timed calls "
+                                    "after 1 warm-up per size"),
+            1u)
+      << result.err;  // rank 0 alone prints
+  const auto [names, units] = table_header(result.err, "allreduce on 2 ranks");
+  EXPECT_EQ(names, (std::vector<std::string>{"size", "count", "type", "redop", "time", "algbw",
+                                             "busbw", "#wrong"}))
+      << result.err;
+  EXPECT_EQ(units, (std::vector<std::string>{"(B)", "(elements)", "(us)", "(GB/s)", "(GB/s)"}))
+      << result.err;
+  const auto rows = table_rows(result.err);
+  ASSERT_EQ(rows.size(), file.records.size()) << result.err;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = file.records[i];
+    const auto& row = rows[i];
+    ASSERT_EQ(row.size(), 8u) << result.err;
+    const auto bytes = r["bytes"].get<std::int64_t>();
+    EXPECT_EQ(bytes, std::int64_t{8} << i);
+    EXPECT_EQ(row[0], std::to_string(bytes));
+    EXPECT_EQ(row[1], std::to_string(bytes / 8));
+    EXPECT_EQ(row[2], "int64");
+    EXPECT_EQ(row[3], "sum");
+    EXPECT_EQ(row[4], us(r["time_median_s"].get<double>())) << r.dump();
+    EXPECT_EQ(row[5], gbps(r["algbw_Bps"].get<double>())) << r.dump();
+    EXPECT_EQ(row[6], gbps(r["busbw_Bps"].get<double>())) << r.dump();
+    EXPECT_EQ(row[7], "0");
+    EXPECT_EQ(r["wrong"], 0);
+  }
+  EXPECT_NE(result.err.find("# Out of bounds values : 0 OK"), std::string::npos) << result.err;
+
+  // calibrate reads the file as before: one bus bandwidth per record, the record's own.
+  const MpiResult cal = run_scalewall_cli({"calibrate", path, "--format", "json"});
+  ASSERT_EQ(cal.exit_code, 0) << describe(cal);
+  const nlohmann::json fit = nlohmann::json::parse(cal.out);
+  ASSERT_EQ(fit["busbw"].size(), 24u) << cal.out;
+  for (std::size_t i = 0; i < 24; ++i) {
+    EXPECT_EQ(fit["busbw"][i]["bytes"].get<double>(), file.records[i]["bytes"].get<double>());
+    EXPECT_DOUBLE_EQ(fit["busbw"][i]["busbw_Bps"].get<double>(),
+                     file.records[i]["busbw_Bps"].get<double>());
+  }
+}
+
+// Several contenders add an algorithm column; a corrupted result shows in #wrong at once.
+TEST(MpiLive, AlgorithmColumnAndWrongElementsInTheTable) {
+  const MpiResult result =
+      run_mpi(3, {"collective", "--op", "allreduce,all-gather", "--algorithm", "library,ring",
+                  "--sizes", "64,4096", "-n", "1", "--inject-error"});
+  EXPECT_EQ(result.exit_code, 1) << describe(result);
+  const Jsonl file = parse_jsonl(result.out);
+  const auto [names, units] = table_header(result.err, "all-gather on 3 ranks");
+  EXPECT_EQ(names, (std::vector<std::string>{"size", "count", "type", "redop", "algorithm",
+                                             "time", "algbw", "busbw", "#wrong"}))
+      << result.err;
+  const auto rows = table_rows(result.err);
+  ASSERT_EQ(rows.size(), 8u) << result.err;
+  ASSERT_EQ(file.records.size(), 8u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = file.records[i];
+    ASSERT_EQ(rows[i].size(), 9u) << result.err;
+    EXPECT_EQ(rows[i][3], r["op"] == "allreduce" ? "sum" : "none") << r.dump();
+    EXPECT_EQ(rows[i][4], r["algorithm"]) << r.dump();
+    EXPECT_EQ(rows[i][5], us(r["time_median_s"].get<double>())) << r.dump();
+    EXPECT_EQ(rows[i][6], gbps(r["algbw_Bps"].get<double>())) << r.dump();
+    // On 3 ranks busbw is 4/3 (all-reduce) or 2/3 (all-gather) of algbw: the columns differ.
+    EXPECT_EQ(rows[i][7], gbps(r["busbw_Bps"].get<double>())) << r.dump();
+    EXPECT_EQ(rows[i][8], r["algorithm"] == "ring" ? "1" : "0") << r.dump();
+  }
+  EXPECT_NE(result.err.find("# Out of bounds values : 4 FAILED"), std::string::npos)
+      << result.err;
+
+  const MpiResult unchecked =
+      run_mpi(2, {"collective", "--algorithm", "library", "--sizes", "8", "-c", "0"});
+  ASSERT_EQ(unchecked.exit_code, 0) << describe(unchecked);
+  const auto plain = table_rows(unchecked.err);
+  ASSERT_EQ(plain.size(), 1u) << unchecked.err;
+  EXPECT_EQ(plain[0].back(), "N/A") << unchecked.err;
+}
+
+TEST(MpiLive, PingPongAndReducePrintARowPerSize) {
+  const MpiResult pp =
+      run_mpi(2, {"pingpong", "--sizes", "0,1K,64K", "-n", "3", "-w", "1"});
+  ASSERT_EQ(pp.exit_code, 0) << describe(pp);
+  const Jsonl pfile = parse_jsonl(pp.out);
+  const auto [pnames, punits] = table_header(pp.err, "pingpong 0->1");
+  EXPECT_EQ(pnames, (std::vector<std::string>{"size", "min", "median", "max", "bandwidth"}))
+      << pp.err;
+  const auto prows = table_rows(pp.err);
+  ASSERT_EQ(prows.size(), 3u) << pp.err;
+  for (std::size_t i = 0; i < prows.size(); ++i) {
+    const auto& r = pfile.records[i];
+    EXPECT_EQ(prows[i][0], std::to_string(r["bytes"].get<int>()));
+    EXPECT_EQ(prows[i][1], us(r["one_way_min_s"].get<double>()));
+    EXPECT_EQ(prows[i][2], us(r["one_way_median_s"].get<double>()));
+    EXPECT_EQ(prows[i][3], us(r["one_way_max_s"].get<double>()));
+    EXPECT_EQ(prows[i][4], gbps(r["bytes"].get<double>() / r["one_way_median_s"].get<double>()));
+  }
+
+  const MpiResult red = run_mpi(2, {"reduce", "--sizes", "8,1M", "-n", "3"});
+  ASSERT_EQ(red.exit_code, 0) << describe(red);
+  const Jsonl rfile = parse_jsonl(red.out);
+  const auto rrows = table_rows(red.err);
+  ASSERT_EQ(rrows.size(), 2u) << red.err;
+  EXPECT_EQ(rrows[1][0], "1048576");
+  EXPECT_EQ(rrows[1][1], "131072");
+  EXPECT_EQ(rrows[1][3], us(rfile.records[1]["time_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][5], us(rfile.records[1]["slowest_rank_median_s"].get<double>()));
+}
+
+TEST(MpiLive, QuietPrintsNothingOnStderr) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"collective", "--sizes", "8", "-n", "1", "--quiet"},
+      {"pingpong", "--sizes", "8", "-n", "1", "-q"},
+      {"reduce", "--sizes", "8", "-n", "1", "-q"},
+      {"arrival", "-n", "1", "-q"},
+      {"step", "-n", "1", "--compute", "1ms", "--bytes", "8", "-q"},
+  };
+  for (const auto& args : runs) {
+    const MpiResult result = run_mpi(2, args);
+    ASSERT_EQ(result.exit_code, 0) << args.front() << "\n" << describe(result);
+    EXPECT_TRUE(result.err.empty()) << args.front() << "\n" << result.err;
+    EXPECT_FALSE(parse_jsonl(result.out).records.empty()) << args.front();
   }
 }
 

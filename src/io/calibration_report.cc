@@ -1,0 +1,108 @@
+// calibrate's JSON report read back as a fabric; see scalewall/io/calibration_report.h.
+#include "scalewall/io/calibration_report.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "scalewall/base/error.h"
+#include "scalewall/model/link.h"
+#include "json_input.h"
+
+namespace scalewall {
+namespace {
+
+using Json = nlohmann::json;
+
+double number_field(const Json& object, const char* key, const std::string& place) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) {
+    throw InputError(fmt::format("{}: field \"{}\" must be a number, not {}", place, key,
+                                 it == object.end() ? std::string("missing")
+                                                    : json_type_words(*it)));
+  }
+  return it->get<double>();
+}
+
+const Json* rows(const Json& report, const char* key, const std::string& source) {
+  const auto it = report.find(key);
+  if (it == report.end() || it->is_null()) return nullptr;
+  if (!it->is_array()) {
+    throw InputError(fmt::format("{}: field \"{}\" must be an array of rows, not {}", source,
+                                 key, json_type_words(*it)));
+  }
+  return &*it;
+}
+
+Link report_link(const Json& report, const std::string& source) {
+  std::vector<LinkRegime> regimes;
+  if (const Json* table = rows(report, "regimes", source)) {
+    for (std::size_t i = 0; i < table->size(); ++i) {
+      const std::string place = fmt::format("{}: regimes[{}]", source, i);
+      const Json& row = (*table)[i];
+      if (!row.is_object()) throw InputError(place + ": not an object");
+      LinkRegime r;
+      r.from_bytes = number_field(row, "from_bytes", place);
+      r.alpha_s = number_field(row, "alpha_s", place);
+      r.bandwidth_Bps = number_field(row, "bandwidth_Bps", place);
+      regimes.push_back(r);
+    }
+  }
+  if (regimes.empty()) {
+    LinkRegime r;
+    r.alpha_s = number_field(report, "alpha_s", source);
+    r.bandwidth_Bps = number_field(report, "bandwidth_Bps", source);
+    regimes.push_back(r);
+  }
+  try {
+    return piecewise_link(regimes);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", source, e.what()));
+  }
+}
+
+}  // namespace
+
+bool is_calibration_report(std::string_view text) {
+  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return false;
+  const auto tool = j.find("tool");
+  const auto command = j.find("command");
+  return tool != j.end() && *tool == "scalewall" && command != j.end() &&
+         *command == "calibrate";
+}
+
+Topology parse_calibration_report(std::string_view text, const std::string& source_name) {
+  const Json report = parse_json_input(text, source_name);
+  if (!report.is_object()) {
+    throw InputError(fmt::format("{}: not a calibrate report (expected a JSON object)",
+                                 source_name));
+  }
+  Topology fabric = flat_topology(2, report_link(report, source_name));
+  fabric.name = optional_json_string(report, "name", "calibrated", source_name);
+  fabric.nominal = false;
+  const auto gamma = report.find("gamma_s_per_byte");
+  if (gamma != report.end() && !gamma->is_null()) {
+    fabric.gamma_s_per_byte = number_field(report, "gamma_s_per_byte", source_name);
+  }
+  if (const Json* table = rows(report, "reduction_regimes", source_name)) {
+    // The first row is the gamma from 0 B (the fabric's own, as calibrate --out writes it;
+    // the top-level figure is one rate over every size); the others start higher.
+    if (!table->empty()) {
+      const std::string place = fmt::format("{}: reduction_regimes[0]", source_name);
+      if (!(*table)[0].is_object()) throw InputError(place + ": not an object");
+      fabric.gamma_s_per_byte = number_field((*table)[0], "gamma_s_per_byte", place);
+    }
+    for (std::size_t i = 1; i < table->size() && i < kMaxLinkRegimes; ++i) {
+      const std::string place = fmt::format("{}: reduction_regimes[{}]", source_name, i);
+      const Json& row = (*table)[i];
+      if (!row.is_object()) throw InputError(place + ": not an object");
+      ReductionRegime& r = fabric.gamma_above.above[fabric.gamma_above.count++];
+      r.from_bytes = number_field(row, "from_bytes", place);
+      r.gamma_s_per_byte = number_field(row, "gamma_s_per_byte", place);
+    }
+  }
+  return fabric;
+}
+
+}  // namespace scalewall
