@@ -35,6 +35,7 @@ struct ValidateFlags {
   std::string regimes = "auto";  // of the link calibrated from the files
   std::string format = "table";
   std::string plot;   // empty: no figure
+  bool pool = false;
 };
 
 std::string files_text(const std::vector<std::string>& files) {
@@ -65,6 +66,14 @@ void draw_validation(const ValidateFlags& flags, const Validation& v, const Topo
   with_flag("--plot", [&] { return render_plot(validation_plot(v, subject), flags.plot, options); });
 }
 
+// "2 nodes x 32" when the series' log gives its layout, "as the fabric" otherwise.
+std::string layout_words(const MeasurementSet& set, std::size_t series, std::int64_t ranks) {
+  if (series >= set.series.size() || !set.series[series].ranks_per_node) return "as the fabric";
+  const std::int64_t per_node = std::min(*set.series[series].ranks_per_node, ranks);
+  return fmt::format("{} node{} x {}", ranks / per_node, ranks / per_node == 1 ? "" : "s",
+                     per_node);
+}
+
 Report run_validate(const ValidateFlags& flags) {
   if (!flags.plot.empty()) with_flag("--plot", [&] { return plot_format_for_path(flags.plot); });
   std::optional<std::int64_t> ranks;
@@ -74,6 +83,20 @@ Report run_validate(const ValidateFlags& flags) {
   MeasurementSet set;
   for (const std::string& path : flags.files) read_measurement_file(path, set);
   if (ranks) assign_unknown_ranks(set, *ranks);
+  // --ranks-per-node lays out every series so, in place of what its log says (and the
+  // fabric file's, when there is one); it needs no fabric file here.
+  FabricFlags network = flags.network;
+  if (!network.ranks_per_node.empty()) {
+    assign_ranks_per_node(set, flag_count("--ranks-per-node", network.ranks_per_node, 1, kMaxRanks));
+    if (network.fabric.empty()) network.ranks_per_node.clear();
+  }
+  std::vector<std::string> warnings = set.warnings;
+  std::vector<std::string> pooled;
+  if (flags.pool) {
+    pooled = pool_series(set);
+  } else {
+    for (const std::string& w : series_overlaps(set)) warnings.push_back(w);
+  }
   if (set.collectives.empty()) {
     throw InputError(fmt::format(
         "no collective measurements in {} to validate against (validate needs collective "
@@ -85,7 +108,7 @@ Report run_validate(const ValidateFlags& flags) {
   std::optional<PiecewiseFit> fit;
   const std::optional<std::size_t> regime_count = flag_regimes(flags.regimes);
   std::string fabric_origin;
-  if (std::optional<Topology> file = resolve_fabric_file(flags.network)) {
+  if (std::optional<Topology> file = resolve_fabric_file(network)) {
     fabric = std::move(*file);
     fabric_origin = flags.network.fabric;
   } else {
@@ -95,8 +118,9 @@ Report run_validate(const ValidateFlags& flags) {
           "measurements (scalewall-mpi pingpong, osu_latency, IMB PingPong) among the files "
           "to calibrate one from"));
     }
+    const std::vector<PingPongPoint> link = with_flag("--pool", [&] { return link_points(set); });
     try {
-      fit = fit_piecewise(set.pingpong, {}, regime_count);
+      fit = fit_piecewise(link, {}, regime_count);
     } catch (const InputError& e) {
       throw InputError(fmt::format(
           "no fabric to validate against: the ping-pong data in {} does not calibrate one "
@@ -116,7 +140,7 @@ Report run_validate(const ValidateFlags& flags) {
       flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
   if (flags.gamma.empty()) options.gamma_above = fabric.gamma_above;
 
-  const Validation v = validate_collectives(set.collectives, fabric, options);
+  const Validation v = validate_collectives(set.collectives, fabric, options, set.series);
   if (!flags.plot.empty()) draw_validation(flags, v, fabric, fit, fabric_origin);
 
   Report report;
@@ -153,10 +177,13 @@ Report run_validate(const ValidateFlags& flags) {
     report.inputs["fabric_used"] = topology_inputs(fabric);
   }
   report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
+  report.inputs["pool"] = flags.pool;
   report.inputs["gamma_s_per_byte"] = options.gamma_s_per_byte;
 
   Table points{"points",
-               {{"op", "op", Unit::kText},
+               {{"series", "series", Unit::kText},
+                {"layout", "layout", Unit::kText},
+                {"op", "op", Unit::kText},
                 {"algorithm", "algorithm", Unit::kText},
                 {"modelled_as", "modelled as", Unit::kText},
                 {"ranks", "ranks", Unit::kCount},
@@ -169,7 +196,8 @@ Report run_validate(const ValidateFlags& flags) {
                {},
                {}};
   for (const ValidationPoint& p : v.points) {
-    points.add_row({std::string(op_name(p.op)), p.algorithm.name(), algorithm_name(p.modelled),
+    points.add_row({p.series_label, layout_words(set, p.series, p.ranks),
+                    std::string(op_name(p.op)), p.algorithm.name(), algorithm_name(p.modelled),
                     p.ranks, p.bytes, p.samples, p.measured_s,
                     p.predicted_s, p.relative_error,
                     std::string(validation_regime_name(p.regime))});
@@ -202,7 +230,8 @@ Report run_validate(const ValidateFlags& flags) {
   report.add_field("points_skipped", "points left out", Unit::kCount, v.points_skipped);
 
   report.add_list("sources", "source", set.sources);
-  report.add_list("warnings", "warning", set.warnings);
+  if (flags.pool) report.add_list("pooled", "pooled", pooled);
+  report.add_list("warnings", "warning", warnings);
   report.add_list("skipped", "left out", v.skipped);
 
   bool library = false;
@@ -242,6 +271,9 @@ void register_validate(CLI::App& app) {
        "reduce); else 0",
        "G"},
       regimes_flag(&flags->regimes),
+      {"--pool", &flags->pool,
+       "Pool the series that agree in op, rank count and layout; without it each table of each "
+       "file is validated apart, and a calibrated link needs one ping-pong series"},
       {"--plot", &flags->plot,
        "Also draw each point's measured time against its prediction to FILE (.svg or .png; "
        "needs gnuplot), one colour per algorithm, with the median and worst error in the title",
