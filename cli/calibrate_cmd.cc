@@ -37,6 +37,7 @@ struct CalibrateFlags {
   std::string weighting = "relative";
   std::string regimes = "auto";
   std::string format = "table";
+  bool pool = false;
 };
 
 
@@ -113,23 +114,32 @@ Report run_calibrate(const CalibrateFlags& flags) {
   const std::optional<std::size_t> regime_count = flag_regimes(flags.regimes);
 
   MeasurementSet set;
-  std::vector<StreamPoint> stream;
+  std::vector<StreamPoint> stream;  // osu_bw's, one direction: the gap is fitted to them
   for (const std::string& path : flags.files) {
     const std::string text = read_input_file(path, "measurement file");
     parse_measurement_text(text, path, set);
-    for (const StreamPoint& p : parse_stream_points(text, path)) stream.push_back(p);
+    for (const StreamPoint& p : parse_stream_points(text, path)) {
+      if (p.benchmark == "osu_bw") stream.push_back(p);
+    }
   }
   if (ranks) assign_unknown_ranks(set, *ranks);
+  std::vector<std::string> warnings = set.warnings;
+  std::vector<std::string> pooled;
+  if (flags.pool) {
+    pooled = pool_series(set);
+  } else {
+    for (const std::string& w : series_overlaps(set)) warnings.push_back(w);
+  }
 
   std::optional<PiecewiseFit> piecewise;
   const HockneyFit* fit = nullptr;  // the one line over every size
   std::optional<LogGPFit> loggp;
   if (!set.pingpong.empty()) {
-    piecewise = with_flag("--regimes", [&] { return fit_piecewise(set.pingpong, options, regime_count); });
+    const std::vector<PingPongPoint> link = with_flag("--pool", [&] { return link_points(set); });
+    piecewise = with_flag("--regimes", [&] { return fit_piecewise(link, options, regime_count); });
     fit = &piecewise->single;
     loggp = fit_loggp(*fit, stream);
   }
-  std::vector<std::string> warnings = set.warnings;
   const std::vector<BusBandwidthFit> busbw =
       fit_bus_bandwidth(set.collectives, options, &warnings);
   std::optional<GammaFit> gamma;
@@ -141,11 +151,17 @@ Report run_calibrate(const CalibrateFlags& flags) {
     }
   }
   if (!fit && busbw.empty() && !gamma) {
+    const bool unknown_ranks =
+        std::any_of(set.collectives.begin(), set.collectives.end(),
+                    [](const CollectivePoint& p) { return p.ranks == 0; });
     throw InputError(fmt::format(
         "nothing to calibrate in {}: no ping-pong times (for alpha and bandwidth) and no "
         "collective times of 2 or more ranks (for bus bandwidth), no reduction times (for "
-        "gamma){}",
+        "gamma){}{}",
         flags.files.size() == 1 ? flags.files.front() : fmt::format("{} files", flags.files.size()),
+        unknown_ranks ? "; its collective times have no rank count (the log prints none and "
+                        "holds no mpirun -np line): pass --ranks N, the count they ran on"
+                      : "",
         stream.empty() ? "" : "; osu_bw streams alone fit nothing without osu_latency"));
   }
   if (fit) {
@@ -307,7 +323,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   if (!busbw.empty()) {
     Table points{"busbw",
-                 {{"op", "op", Unit::kText},
+                 {{"series", "series", Unit::kText},
+                  {"op", "op", Unit::kText},
                   {"algorithm", "algorithm", Unit::kText},
                   {"ranks", "ranks", Unit::kCount},
                   {"bytes", "size", Unit::kBytes},
@@ -318,7 +335,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
                  {},
                  {}};
     Table asymptotes{"busbw_asymptotes",
-                     {{"op", "op", Unit::kText},
+                     {{"series", "series", Unit::kText},
+                      {"op", "op", Unit::kText},
                       {"algorithm", "algorithm", Unit::kText},
                       {"ranks", "ranks", Unit::kCount},
                       {"sizes", "sizes", Unit::kCount},
@@ -328,10 +346,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
                      {}};
     for (const BusBandwidthFit& b : busbw) {
       for (const BusBandwidthPoint& p : b.points) {
-        points.add_row({std::string(op_name(b.op)), b.algorithm.name(), b.ranks, p.bytes, p.samples, p.time_s, p.algbw_Bps,
+        points.add_row({series_label(set, b.series), std::string(op_name(b.op)),
+                        b.algorithm.name(), b.ranks, p.bytes, p.samples, p.time_s, p.algbw_Bps,
                         p.busbw_Bps});
       }
-      asymptotes.add_row({std::string(op_name(b.op)), b.algorithm.name(), b.ranks,
+      asymptotes.add_row({series_label(set, b.series), std::string(op_name(b.op)),
+                          b.algorithm.name(), b.ranks,
                           static_cast<std::int64_t>(b.points.size()),
                           b.asymptote_Bps ? Value{*b.asymptote_Bps} : Value{},
                           b.asymptote_method.empty() ? Value{} : Value{b.asymptote_method}});
@@ -342,7 +362,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
 
   report.extra["gap_note"] = loggp ? nlohmann::ordered_json(loggp->gap_note) : nullptr;
   report.extra["overhead_note"] = loggp ? nlohmann::ordered_json(loggp->overhead_note) : nullptr;
+  report.inputs["pool"] = flags.pool;
   report.add_list("sources", "source", set.sources);
+  std::vector<std::string> series;
+  for (const MeasurementSeries& s : set.series) series.push_back(s.label);
+  report.add_list("series", "series", series);
+  if (flags.pool) report.add_list("pooled", "pooled", pooled);
   report.add_list("warnings", "warning", warnings);
 
   if (fit) {
@@ -389,9 +414,11 @@ void register_calibrate(CLI::App& app) {
   auto flags = std::make_shared<CalibrateFlags>();
   const FlagGroup own = {
       {"files", &flags->files,
-       "Measurement files: scalewall-mpi JSON Lines, nccl-tests logs, OSU Micro-Benchmarks logs "
-       "(osu_latency, osu_bw, osu_allreduce), Intel MPI Benchmarks logs (PingPong, Allreduce); "
-       "the format is read from the content",
+       "Measurement files ('-' for standard input): scalewall-mpi JSON Lines, nccl-tests logs "
+       "and -J JSON, OSU Micro-Benchmarks logs (osu_latency, osu_multi_lat, osu_bw, osu_bibw, "
+       "osu_mbw_mr, osu_allreduce, osu_reduce, osu_bcast, osu_alltoall), Intel MPI Benchmarks "
+       "logs (PingPong, Allreduce, Reduce, Bcast, Barrier, Alltoall); the format is read from "
+       "the content, and every table of every file is a series of its own",
        "FILE", {}, FlagKind::kRequired},
       {"--out,-o", &flags->out,
        "Write the fitted link as a fabric file (TOML) that collective, select, predict and "
@@ -407,6 +434,9 @@ void register_calibrate(CLI::App& app) {
        "relative|ordinary", "relative"},
       {"--name", &flags->name, "Name of the fabric written by --out", "NAME", "calibrated"},
       regimes_flag(&flags->regimes),
+      {"--pool", &flags->pool,
+       "Pool the series (every table of every file) that agree in op, rank count and layout "
+       "into one; without it each is fitted apart, and one link needs one ping-pong series"},
       format_flag(&flags->format),
   };
   CLI::App* cmd = add_command(app, {

@@ -11,12 +11,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli/common.h"
@@ -318,36 +320,90 @@ constexpr std::string_view kUnknownRanksWords =
     "bandwidth, size / median time. Run the report again with --ranks N (the rank count the "
     "benchmark ran on) to plot bus bandwidth, as nccl-tests defines it.";
 
-// One collective series' figure: bus bandwidth against size when the rank count is known;
-// algorithm bandwidth, named so, when it is not (ranks 0).
-std::pair<std::string, std::string> collective_figure(
-    const std::tuple<std::string, std::string, std::int64_t>& key,
-    const std::vector<CollectivePoint>& points, MeasuredSeries& series) {
-  const auto& [op, algorithm, ranks] = key;
-  const bool known = ranks > 0;
-  series.x_label = "message size m per rank";
-  series.y_quantity = Quantity::kRate;
-  series.y_scale = AxisScale::kLinear;
-  for (const CollectivePoint& c : points) {
+// The line label of a measured series: its table, then the algorithm and rank count when
+// the series holds several.
+std::string line_label(const MeasurementSet& set, std::size_t series, const std::string& more) {
+  const std::string label = series_label(set, series);
+  return label.empty() ? more : fmt::format("{}, {}", label, more);
+}
+
+// The collectives' figures: one per op, every series of it a line of its own (bus bandwidth
+// against size); the series of an unknown rank count on a figure of their own, as algorithm
+// bandwidth, called so.
+void collective_figures(const MeasurementSet& set, const std::string& from,
+                        const std::function<void(const Plot&, std::string)>& draw) {
+  using Figure = std::pair<std::string, bool>;                      // op, ranks known
+  using LineKey = std::tuple<std::size_t, std::string, std::int64_t>;  // series, algorithm, ranks
+  std::map<Figure, std::map<LineKey, std::vector<const CollectivePoint*>>> figures;
+  for (const CollectivePoint& c : set.collectives) {
     if (c.bytes <= 0) continue;
-    series.x.push_back(c.bytes);
-    series.measured.push_back(known ? c.busbw_Bps : c.algbw_Bps);
+    figures[{std::string(op_name(c.op)), c.ranks > 0}][{c.series, c.algorithm.name(), c.ranks}]
+        .push_back(&c);
   }
-  if (!known) {
-    series.what = fmt::format("{} algorithm bandwidth ({}, ranks unknown)", op, algorithm);
-    series.y_label = "algorithm bandwidth (size / time)";
-    return {fmt::format("algbw-{}-{}-ranks-unknown", op, algorithm),
-            fmt::format("Measured {} algorithm bandwidth (size / median time) against message "
-                        "size, {} algorithm, ranks unknown: the log gives no rank count, so no "
-                        "bus bandwidth; --ranks N gives it.",
-                        op, algorithm)};
+  for (const auto& [figure, lines] : figures) {
+    const auto& [op, known] = figure;
+    MeasuredOverlay o;
+    o.subject = from;
+    o.x_label = "message size m per rank";
+    o.y_label = known ? "bus bandwidth" : "algorithm bandwidth (size / time)";
+    o.what = known ? fmt::format("{} bus bandwidth, {} series", op, lines.size())
+                   : fmt::format("{} algorithm bandwidth (ranks unknown), {} series", op,
+                                 lines.size());
+    for (const auto& [key, points] : lines) {
+      const auto& [series, algorithm, ranks] = key;
+      MeasuredLine line;
+      line.label = line_label(set, series,
+                              known ? fmt::format("{}, {} ranks", algorithm, ranks)
+                                    : fmt::format("{}, ranks unknown", algorithm));
+      for (const CollectivePoint* c : points) {
+        line.x.push_back(c->bytes);
+        line.y.push_back(known ? c->busbw_Bps : c->algbw_Bps);
+      }
+      o.lines.push_back(std::move(line));
+    }
+    Plot plot = measured_overlay_plot(o);
+    plot.name = known ? fmt::format("busbw-{}", op) : fmt::format("algbw-{}-ranks-unknown", op);
+    draw(plot, known ? fmt::format("Measured {} bus bandwidth (from the median time) against "
+                                   "message size, one line per series (table of a file), "
+                                   "algorithm and rank count (nccl-tests convention).",
+                                   op)
+                     : fmt::format("Measured {} algorithm bandwidth (size / median time) "
+                                   "against message size: the logs give no rank count, so no "
+                                   "bus bandwidth; --ranks N gives it.",
+                                   op));
   }
-  series.what = fmt::format("{} bus bandwidth ({}, {} ranks)", op, algorithm, ranks);
-  series.y_label = "bus bandwidth";
-  return {fmt::format("busbw-{}-{}-{}", op, algorithm, ranks),
-          fmt::format("Measured {} bus bandwidth (from the median time) against message size, "
-                      "{} algorithm, {} ranks (nccl-tests convention).",
-                      op, algorithm, ranks)};
+}
+
+// The ping-pong figure: one-way time against size, one line per series and rank pair.
+void pingpong_figure(const MeasurementSet& set, const std::string& from,
+                     const std::function<void(const Plot&, std::string)>& draw) {
+  using LineKey = std::tuple<std::size_t, std::int64_t, std::int64_t>;  // series, from, to
+  std::map<LineKey, std::vector<const PingPongPoint*>> lines;
+  for (const PingPongPoint& p : set.pingpong) {
+    if (p.bytes > 0 && p.one_way_median_s > 0) lines[{p.series, p.from, p.to}].push_back(&p);
+  }
+  if (lines.empty()) return;
+  MeasuredOverlay o;
+  o.subject = from;
+  o.what = fmt::format("one-way message time, {} series", lines.size());
+  o.x_label = "message size m";
+  o.y_label = "one-way time (median)";
+  o.y_quantity = Quantity::kSeconds;
+  o.y_scale = AxisScale::kLog10;
+  for (const auto& [key, points] : lines) {
+    const auto& [series, a, b] = key;
+    MeasuredLine line;
+    line.label = line_label(set, series, fmt::format("ranks {} and {}", a, b));
+    for (const PingPongPoint* p : points) {
+      line.x.push_back(p->bytes);
+      line.y.push_back(p->one_way_median_s);
+    }
+    o.lines.push_back(std::move(line));
+  }
+  Plot plot = measured_overlay_plot(o);
+  plot.name = "pingpong";
+  draw(plot, "Measured one-way time (half the round trip) against message size, one line per "
+             "series (table of a file) and rank pair.");
 }
 
 HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
@@ -366,49 +422,21 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
                                ? set.sources.front()
                                : fmt::format("measurements from {} files", set.sources.size());
   for (const std::string& w : set.warnings) add(HtmlParagraph{"Warning: " + w});
+  for (const std::string& w : series_overlaps(set)) add(HtmlParagraph{"Note: " + w});
   const std::string stem = canvas.unique_stem("measured");
-  constexpr std::size_t kMaxSeries = 12;
-
-  // One figure per group of points, in the groups' key order, at most kMaxSeries of them;
-  // `figure` fills a series with a group's points and gives the plot's name and caption.
-  const auto draw_groups = [&](const auto& groups, std::string_view what_more, auto figure) {
-    std::size_t drawn = 0;
-    for (const auto& [key, points] : groups) {
-      if (drawn == kMaxSeries) {
-        add(HtmlParagraph{fmt::format("{} more {} are in the table only.",
-                                      groups.size() - kMaxSeries, what_more)});
-        break;
-      }
-      MeasuredSeries series;
-      series.subject = from;
-      series.x_quantity = Quantity::kBytes;
-      series.x_scale = AxisScale::kLog2;
-      const auto [name, caption] = figure(key, points, series);
-      if (series.x.empty()) continue;
-      Plot plot = measured_vs_predicted_plot(series);
-      plot.name = name;
-      add(canvas.draw(plot, stem, caption));
-      ++drawn;
-    }
+  const auto draw = [&](const Plot& plot, std::string caption) {
+    add(canvas.draw(plot, stem, std::move(caption)));
   };
 
-  // Collectives: bus bandwidth against size, one figure per (op, algorithm, ranks). A log
-  // that gives no rank count (OSU's without an mpirun -np line) has no bus bandwidth: its
-  // points are drawn as algorithm bandwidth, called so, for "ranks unknown".
   if (!set.collectives.empty()) {
-    std::map<std::tuple<std::string, std::string, std::int64_t>, std::vector<CollectivePoint>>
-        groups;
-    // Keyed by the names, so that the figures come in the names' order.
-    for (const CollectivePoint& c : set.collectives) {
-      groups[{std::string(op_name(c.op)), c.algorithm.name(), c.ranks}].push_back(c);
-    }
-    draw_groups(groups, "collective series", collective_figure);
+    collective_figures(set, from, draw);
     if (std::any_of(set.collectives.begin(), set.collectives.end(),
                     [](const CollectivePoint& c) { return c.ranks == 0; })) {
       add(HtmlParagraph{std::string(kUnknownRanksWords)});
     }
     Table t{"collectives",
-            {{"op", "op", Unit::kText},
+            {{"series", "series", Unit::kText},
+             {"op", "op", Unit::kText},
              {"algorithm", "algorithm", Unit::kText},
              {"ranks", "ranks", Unit::kCount},
              {"bytes", "size", Unit::kBytes},
@@ -420,7 +448,7 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
             {}};
     for (const CollectivePoint& c : set.collectives) {
       const bool known = c.ranks > 0;
-      t.add_row({std::string(op_name(c.op)), c.algorithm.name(),
+      t.add_row({series_label(set, c.series), std::string(op_name(c.op)), c.algorithm.name(),
                  known ? Value{c.ranks} : Value{std::string("unknown")}, c.bytes,
                  c.time_median_s, c.algbw_Bps, known ? Value{c.busbw_Bps} : Value{},
                  c.verified ? "yes" : "NO"});
@@ -428,30 +456,11 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
     add(HtmlTable{"Measured collectives", t});
   }
 
-  // Ping-pong: one-way time against size, one figure per pair.
   if (!set.pingpong.empty()) {
-    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<PingPongPoint>> pairs;
-    for (const PingPongPoint& p : set.pingpong) pairs[{p.from, p.to}].push_back(p);
-    draw_groups(pairs, "rank pairs", [](const auto& pair, const auto& points,
-                                        MeasuredSeries& series) {
-      series.what =
-          fmt::format("one-way message time, ranks {} and {}", pair.first, pair.second);
-      series.x_label = "message size m";
-      series.y_label = "one-way time (median)";
-      series.y_quantity = Quantity::kSeconds;
-      series.y_scale = AxisScale::kLog10;
-      for (const PingPongPoint& p : points) {
-        if (p.bytes <= 0 || p.one_way_median_s <= 0) continue;
-        series.x.push_back(p.bytes);
-        series.measured.push_back(p.one_way_median_s);
-      }
-      return std::pair{fmt::format("pingpong-{}-{}", pair.first, pair.second),
-                       fmt::format("Measured one-way time (half the round trip) between ranks "
-                                   "{} and {}, against message size.",
-                                   pair.first, pair.second)};
-    });
+    pingpong_figure(set, from, draw);
     Table t{"pingpong",
-            {{"from", "from", Unit::kCount},
+            {{"series", "series", Unit::kText},
+             {"from", "from", Unit::kCount},
              {"to", "to", Unit::kCount},
              {"bytes", "size", Unit::kBytes},
              {"one_way_median_s", "one-way (median)", Unit::kSeconds},
@@ -460,7 +469,8 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
             {},
             {}};
     for (const PingPongPoint& p : set.pingpong) {
-      t.add_row({p.from, p.to, p.bytes, p.one_way_median_s, p.one_way_min_s, p.one_way_max_s});
+      t.add_row({series_label(set, p.series), p.from, p.to, p.bytes, p.one_way_median_s,
+                 p.one_way_min_s, p.one_way_max_s});
     }
     add(HtmlTable{"Measured ping-pong", t});
   }

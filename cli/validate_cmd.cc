@@ -36,6 +36,7 @@ struct ValidateFlags {
   std::string format = "table";
   std::string plot;   // empty: no figure
   std::string selector = "auto";  // how the library's call is priced
+  bool pool = false;
 };
 
 // --selector: auto, nccl or mpi.
@@ -74,6 +75,14 @@ void draw_validation(const ValidateFlags& flags, const Validation& v, const Topo
   with_flag("--plot", [&] { return render_plot(validation_plot(v, subject), flags.plot, options); });
 }
 
+// "2 nodes x 32" when the series' log gives its layout, "as the fabric" otherwise.
+std::string layout_words(const MeasurementSet& set, std::size_t series, std::int64_t ranks) {
+  if (series >= set.series.size() || !set.series[series].ranks_per_node) return "as the fabric";
+  const std::int64_t per_node = std::min(*set.series[series].ranks_per_node, ranks);
+  return fmt::format("{} node{} x {}", ranks / per_node, ranks / per_node == 1 ? "" : "s",
+                     per_node);
+}
+
 Report run_validate(const ValidateFlags& flags) {
   if (!flags.plot.empty()) with_flag("--plot", [&] { return plot_format_for_path(flags.plot); });
   std::optional<std::int64_t> ranks;
@@ -83,6 +92,20 @@ Report run_validate(const ValidateFlags& flags) {
   MeasurementSet set;
   for (const std::string& path : flags.files) read_measurement_file(path, set);
   if (ranks) assign_unknown_ranks(set, *ranks);
+  // --ranks-per-node lays out every series so, in place of what its log says (and the
+  // fabric file's, when there is one); it needs no fabric file here.
+  FabricFlags network = flags.network;
+  if (!network.ranks_per_node.empty()) {
+    assign_ranks_per_node(set, flag_count("--ranks-per-node", network.ranks_per_node, 1, kMaxRanks));
+    if (network.fabric.empty()) network.ranks_per_node.clear();
+  }
+  std::vector<std::string> warnings = set.warnings;
+  std::vector<std::string> pooled;
+  if (flags.pool) {
+    pooled = pool_series(set);
+  } else {
+    for (const std::string& w : series_overlaps(set)) warnings.push_back(w);
+  }
   if (set.collectives.empty()) {
     throw InputError(fmt::format(
         "no collective measurements in {} to validate against (validate needs collective "
@@ -94,7 +117,7 @@ Report run_validate(const ValidateFlags& flags) {
   std::optional<PiecewiseFit> fit;
   const std::optional<std::size_t> regime_count = flag_regimes(flags.regimes);
   std::string fabric_origin;
-  if (std::optional<Topology> file = resolve_fabric_file(flags.network)) {
+  if (std::optional<Topology> file = resolve_fabric_file(network)) {
     fabric = std::move(*file);
     fabric_origin = flags.network.fabric;
   } else {
@@ -104,8 +127,9 @@ Report run_validate(const ValidateFlags& flags) {
           "measurements (scalewall-mpi pingpong, osu_latency, IMB PingPong) among the files "
           "to calibrate one from"));
     }
+    const std::vector<PingPongPoint> link = with_flag("--pool", [&] { return link_points(set); });
     try {
-      fit = fit_piecewise(set.pingpong, {}, regime_count);
+      fit = fit_piecewise(link, {}, regime_count);
     } catch (const InputError& e) {
       throw InputError(fmt::format(
           "no fabric to validate against: the ping-pong data in {} does not calibrate one "
@@ -126,8 +150,9 @@ Report run_validate(const ValidateFlags& flags) {
   if (flags.gamma.empty()) options.gamma_above = fabric.gamma_above;
 
   const ValidationSelector selector = validation_selector(flags.selector);
-  const Validation v = with_flag(
-      "--selector", [&] { return validate_collectives(set.collectives, fabric, options, selector); });
+  const Validation v = with_flag("--selector", [&] {
+    return validate_collectives(set.collectives, fabric, options, set.series, selector);
+  });
   if (!flags.plot.empty()) draw_validation(flags, v, fabric, fit, fabric_origin);
 
   Report report;
@@ -164,11 +189,14 @@ Report run_validate(const ValidateFlags& flags) {
     report.inputs["fabric_used"] = topology_inputs(fabric);
   }
   report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
+  report.inputs["pool"] = flags.pool;
   report.inputs["gamma_s_per_byte"] = options.gamma_s_per_byte;
   report.inputs["selector"] = flags.selector;
 
   Table points{"points",
-               {{"op", "op", Unit::kText},
+               {{"series", "series", Unit::kText},
+                {"layout", "layout", Unit::kText},
+                {"op", "op", Unit::kText},
                 {"algorithm", "algorithm", Unit::kText},
                 {"modelled_as", "modelled as", Unit::kText},
                 {"ranks", "ranks", Unit::kCount},
@@ -181,7 +209,8 @@ Report run_validate(const ValidateFlags& flags) {
                {},
                {}};
   for (const ValidationPoint& p : v.points) {
-    points.add_row({std::string(op_name(p.op)), p.algorithm.name(), p.modelled_name,
+    points.add_row({p.series_label, layout_words(set, p.series, p.ranks),
+                    std::string(op_name(p.op)), p.algorithm.name(), p.modelled_name,
                     p.ranks, p.bytes, p.samples, p.measured_s,
                     p.predicted_s, p.relative_error,
                     std::string(validation_regime_name(p.regime))});
@@ -214,7 +243,8 @@ Report run_validate(const ValidateFlags& flags) {
   report.add_field("points_skipped", "points left out", Unit::kCount, v.points_skipped);
 
   report.add_list("sources", "source", set.sources);
-  report.add_list("warnings", "warning", set.warnings);
+  if (flags.pool) report.add_list("pooled", "pooled", pooled);
+  report.add_list("warnings", "warning", warnings);
   report.add_list("skipped", "left out", v.skipped);
 
   bool library = false;
@@ -270,6 +300,9 @@ void register_validate(CLI::App& app) {
        "default on a fabric whose ranks are GPUs, such as --fabric dgx-h100), mpi (the model's "
        "cheapest MPI algorithm; the default otherwise), or auto",
        "SELECTOR", "auto"},
+      {"--pool", &flags->pool,
+       "Pool the series that agree in op, rank count and layout; without it each table of each "
+       "file is validated apart, and a calibrated link needs one ping-pong series"},
       {"--plot", &flags->plot,
        "Also draw each point's measured time against its prediction to FILE (.svg or .png; "
        "needs gnuplot), one colour per algorithm, with the median and worst error in the title",

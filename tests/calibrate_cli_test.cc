@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -466,6 +467,81 @@ TEST(CalibrateCli, AProtocolSwitchIsFittedAsTwoRegimes) {
                              fmt::format("{:.0f}", bytes)});
     EXPECT_NEAR(c["algorithms"][0]["total_s"].get<double>(), expected, 1e-6 * expected) << bytes;
   }
+}
+
+}  // namespace
+}  // namespace scalewall::testing
+
+namespace scalewall::testing {
+namespace {
+
+// Two nccl-tests logs from different clusters given together: two series, labelled by file,
+// each with the busbw its own log prints at 8 GB, never one blend of both; the overlap is
+// warned about, and --pool pools only series that agree in op, ranks and layout.
+TEST(CalibrateCliSeries, TwoClustersStayApart) {
+  const std::string a = data("nccl/a100_2node_16gpu_oci-hpc-oke.txt");
+  const std::string b = data("nccl/h100_2node_16gpu_ocitutorials.txt");
+  const auto j = run_json({"calibrate", a, b});
+  ASSERT_EQ(j["series"].size(), 2u);
+  EXPECT_EQ(j["series"][0], a + ": all_reduce_perf");
+  EXPECT_EQ(j["series"][1], b + ": all_reduce_perf");
+  const auto& rows = j["busbw_asymptotes"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["series"], a + ": all_reduce_perf");
+  EXPECT_EQ(rows[1]["series"], b + ": all_reduce_perf");
+  bool warned = false;
+  for (const auto& w : j["warnings"]) {
+    warned = warned || contains(w.get<std::string>(), "kept apart as two series");
+  }
+  EXPECT_TRUE(warned) << j["warnings"];
+  // 8 GB: 237.94 GB/s on the A100s, the H100s' is larger; neither is a blend.
+  double a_busbw = 0;
+  for (const auto& r : j["busbw"]) {
+    if (r["series"] == a + ": all_reduce_perf" && number(r["bytes"]) == 8589934592.0) {
+      a_busbw = number(r["busbw_Bps"]);
+    }
+  }
+  EXPECT_NEAR(a_busbw / 1e9, 237.7, 1.0);
+  // Both 2 nodes x 8: --pool pools them into one series.
+  const auto pooled = run_json({"calibrate", a, b, "--pool"});
+  EXPECT_EQ(pooled["busbw_asymptotes"].size(), 1u);
+  ASSERT_EQ(pooled["pooled"].size(), 1u);
+}
+
+// An OSU collective log with no rank count: the error says to pass --ranks, which reads it.
+TEST(CalibrateCliSeries, OsuWithoutARankCountAsksForRanks) {
+  const std::string log = data("real-logs/osu_allreduce_v5.7_f_128rank_cpu_aistabci_abci2.0benchmark.txt");
+  expect_input_error({"calibrate", log}, "pass --ranks N, the count they ran on");
+  const auto j = run_json({"calibrate", log, "--ranks", "128"});
+  EXPECT_EQ(j["busbw_asymptotes"][0]["ranks"], 128);
+}
+
+// '-' and /dev/stdin read standard input, as a file.
+TEST(CalibrateCliSeries, StandardInput) {
+  std::ifstream in(data("nccl_all_reduce_perf.txt"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* name : {"-", "/dev/stdin"}) {
+    const CliResult r = run_scalewall_with_input({"calibrate", name, "--format", "json"}, text);
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["series"][0], std::string(name) + ": all_reduce_perf") << name;
+  }
+}
+
+// A 4 x 36-rank OSU run (mpirun -n 144 -N 36) is validated on the fabric laid out as 4 nodes
+// of 36, sharing each node's NIC, not as 144 nodes of one; --ranks-per-node overrides it.
+TEST(ValidateCliSeries, MultiNodeOsuIsValidatedOnItsLayout) {
+  const std::string log =
+      data("real-logs/osu_allreduce_v7.5_144proc_mpirun-n_oracle-japan_ocitutorials.txt");
+  const std::string fabric = source_path("examples/fabrics/tcp-100gbe.toml");
+  const auto laid = run_json({"validate", log, "--fabric", fabric});
+  EXPECT_EQ(laid["points"][0]["layout"], "4 nodes x 36");
+  const auto flat = run_json(
+      {"validate", log, "--fabric", fabric, "--ranks-per-node", "1"});
+  EXPECT_EQ(flat["points"][0]["layout"], "144 nodes x 1");
+  EXPECT_NE(number(laid["median_abs_error"]), number(flat["median_abs_error"]));
+  std::cerr << "median |error|: as logged " << number(laid["median_abs_error"])
+            << ", one rank per node " << number(flat["median_abs_error"]) << "\n";
 }
 
 }  // namespace

@@ -210,7 +210,7 @@ TEST_F(ReportCli, MeasurementFilesAreToldApartByContentAndPlotted) {
   EXPECT_EQ(r.out.rfind("# MEASUREMENT: plots of 3 measurement files\n", 0), 0u) << r.out;
   const std::string html = ReadFile(out / "index.html");
   for (const char* name :
-       {"measured-per-rank-wait", "measured-per-rank-arrival", "measured-busbw-allreduce-ring-4"}) {
+       {"measured-per-rank-wait", "measured-per-rank-arrival", "measured-busbw-allreduce"}) {
     ExpectPlotFiles(out / (std::string(name) + ".svg"), out / (std::string(name) + ".png"),
                     "MEASUREMENT");
     EXPECT_TRUE(Contains(html, "<img src=\"" + std::string(name) + ".svg\"")) << name;
@@ -277,8 +277,9 @@ TEST_F(ReportCli, CollectiveLogWithoutRankCountPlotsAlgbwUntilRanksAreGiven) {
   ASSERT_EQ(k.exit_code, 0) << k.err;
   EXPECT_EQ(k.err, "");
   const std::string known_html = ReadFile(known / "index.html");
-  EXPECT_TRUE(Contains(k.out, "allreduce bus bandwidth (library, 4 ranks)")) << k.out;
-  EXPECT_TRUE(Contains(known_html, "library algorithm, 4 ranks")) << known_html;
+  EXPECT_TRUE(Contains(k.out, "allreduce bus bandwidth, 1 series")) << k.out;
+  EXPECT_TRUE(Contains(ReadFile(known / "measured-busbw-allreduce.svg"),
+                       "osu_allreduce, library, 4 ranks"));
   EXPECT_FALSE(Contains(known_html, "ranks unknown"));
   // The rank count fills in only what the log leaves out: a log that names its ranks keeps
   // them, so --ranks does not relabel the file that says "mpirun -np 4".
@@ -286,7 +287,30 @@ TEST_F(ReportCli, CollectiveLogWithoutRankCountPlotsAlgbwUntilRanksAreGiven) {
   const CliResult n = run_scalewall({"report", source_path("tests/data/osu_allreduce.txt"),
                                      "--ranks", "16", "-o", named.string()});
   ASSERT_EQ(n.exit_code, 0) << n.err;
-  EXPECT_TRUE(Contains(n.out, "allreduce bus bandwidth (library, 4 ranks)")) << n.out;
+  EXPECT_TRUE(Contains(ReadFile(named / "measured-busbw-allreduce.svg"),
+                       "osu_allreduce, library, 4 ranks"));
+}
+
+// Two nccl-tests logs of two clusters: one all-reduce figure, a line for each file labelled by
+// it, and no series left out of the figures.
+TEST_F(ReportCli, SeveralFilesAreLinesOfOneFigure) {
+  const std::string a = source_path("tests/data/nccl/a100_2node_16gpu_oci-hpc-oke.txt");
+  const std::string b = source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt");
+  const std::string c = source_path("tests/data/constructed/nccl_two_runs_8rank_cscs+rccl.txt");
+  const fs::path out = FreshDir("series");
+  const CliResult r = run_scalewall({"report", a, b, c, "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "allreduce bus bandwidth, 4 series")) << r.out;
+  const std::string svg = ReadFile(out / "measured-busbw-allreduce.svg");
+  for (const std::string& label :
+       {a + ": all_reduce_perf, library, 16 ranks", b + ": all_reduce_perf, library, 16 ranks",
+        c + ", table 1: all_reduce_perf, library, 8 ranks",
+        c + ", table 2: all_reduce_perf, library, 8 ranks"}) {
+    EXPECT_TRUE(Contains(svg, label)) << label;
+  }
+  const std::string html = ReadFile(out / "index.html");
+  EXPECT_FALSE(Contains(html, "in the table only"));
+  EXPECT_TRUE(Contains(html, "kept apart as two series")) << "the overlap is noted";
 }
 
 // Every line of a figure's title fits the picture: gnuplot centres the title on the plot

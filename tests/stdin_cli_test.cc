@@ -25,6 +25,14 @@ std::string read_file(const std::string& path) {
 // rest must be the same whichever way the file came in.
 nlohmann::json without_names(nlohmann::json j) {
   for (const char* key : {"inputs", "sources", "title"}) j.erase(key);
+  // The series' labels name the file too, in the list and in every row that carries one.
+  j.erase("series");
+  for (auto& [key, value] : j.items()) {
+    if (!value.is_array()) continue;
+    for (auto& row : value) {
+      if (row.is_object()) row.erase("series");
+    }
+  }
   return j;
 }
 

@@ -10,7 +10,9 @@
 #include <cmath>
 #include <string_view>
 #include <map>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "scalewall/model/collective.h"
@@ -505,12 +507,13 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
                                                const FitOptions& options,
                                                std::vector<std::string>* warnings) {
   require_range(options);
-  using Key = std::tuple<Op, MeasuredAlgorithm, std::int64_t>;
+  // Keyed by series first: two series of one op at one rank count are two fits.
+  using Key = std::tuple<std::size_t, Op, MeasuredAlgorithm, std::int64_t>;
   std::vector<Key> order;
   std::map<Key, std::map<double, std::vector<double>>> groups;
   std::map<Key, bool> warned;
   for (const CollectivePoint& p : points) {
-    const Key key{p.op, p.algorithm, p.ranks};
+    const Key key{p.series, p.op, p.algorithm, p.ranks};
     if (p.ranks < 2) {
       if (!warned[key] && warnings != nullptr) {
         warnings->push_back(fmt::format(
@@ -529,7 +532,7 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
   std::vector<BusBandwidthFit> fits;
   for (const Key& key : order) {
     BusBandwidthFit fit;
-    std::tie(fit.op, fit.algorithm, fit.ranks) = key;
+    std::tie(fit.series, fit.op, fit.algorithm, fit.ranks) = key;
     const double factor = busbw_factor(fit.op, fit.ranks);
     for (const auto& [bytes, times] : groups[key]) {
       BusBandwidthPoint p;
@@ -552,10 +555,139 @@ std::int64_t assign_unknown_ranks(MeasurementSet& set, std::int64_t ranks) {
   for (CollectivePoint& p : set.collectives) {
     if (p.ranks != 0) continue;
     p.ranks = ranks;
+    if (p.bytes_per_peer) {
+      // The log's per-peer size becomes nccl-tests' size, what one rank sends in all.
+      p.bytes *= static_cast<double>(ranks);
+      p.algbw_Bps = p.time_median_s > 0 ? p.bytes / p.time_median_s : 0.0;
+      p.bytes_per_peer = false;
+    }
     p.busbw_Bps = p.algbw_Bps * busbw_factor(p.op, ranks);
     ++changed;
   }
+  for (const CollectivePoint& p : set.collectives) {
+    if (p.series < set.series.size() && set.series[p.series].ranks == 0) {
+      set.series[p.series].ranks = ranks;
+    }
+  }
   return changed;
+}
+
+void assign_ranks_per_node(MeasurementSet& set, std::int64_t ranks_per_node) {
+  if (ranks_per_node < 1) {
+    throw InputError(fmt::format("ranks per node must be >= 1, not {}", ranks_per_node));
+  }
+  for (MeasurementSeries& s : set.series) {
+    s.ranks_per_node = ranks_per_node;
+    s.nodes.reset();
+    if (s.ranks >= ranks_per_node && s.ranks % ranks_per_node == 0) {
+      s.nodes = s.ranks / ranks_per_node;
+    }
+  }
+}
+
+namespace {
+
+// What must agree for two series to be pooled: the ops and rank counts they time, whether
+// they hold ping-pong times, and their layout.
+struct SeriesShape {
+  std::set<std::pair<Op, std::int64_t>> collectives;
+  bool pingpong = false;
+  std::optional<std::int64_t> nodes;
+  std::optional<std::int64_t> ranks_per_node;
+  friend bool operator==(const SeriesShape&, const SeriesShape&) = default;
+};
+
+std::vector<SeriesShape> series_shapes(const MeasurementSet& set) {
+  std::vector<SeriesShape> shapes(set.series.size());
+  for (std::size_t i = 0; i < set.series.size(); ++i) {
+    shapes[i].nodes = set.series[i].nodes;
+    shapes[i].ranks_per_node = set.series[i].ranks_per_node;
+  }
+  for (const CollectivePoint& p : set.collectives) {
+    if (p.series < shapes.size()) shapes[p.series].collectives.insert({p.op, p.ranks});
+  }
+  for (const PingPongPoint& p : set.pingpong) {
+    if (p.series < shapes.size()) shapes[p.series].pingpong = true;
+  }
+  return shapes;
+}
+
+// "all-reduce at 8 ranks" for a shape's collectives, "ping-pong" for its ping-pong times.
+std::string shape_words(const SeriesShape& shape) {
+  std::vector<std::string> words;
+  for (const auto& [op, ranks] : shape.collectives) {
+    words.push_back(ranks > 0 ? fmt::format("{} at {} ranks", op_name(op), ranks)
+                              : fmt::format("{} at an unknown rank count", op_name(op)));
+  }
+  if (shape.pingpong) words.emplace_back("ping-pong");
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> series_overlaps(const MeasurementSet& set) {
+  const std::vector<SeriesShape> shapes = series_shapes(set);
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    for (std::size_t j = i + 1; j < shapes.size(); ++j) {
+      std::set<std::pair<Op, std::int64_t>> both;
+      std::set_intersection(shapes[i].collectives.begin(), shapes[i].collectives.end(),
+                            shapes[j].collectives.begin(), shapes[j].collectives.end(),
+                            std::inserter(both, both.end()));
+      if (both.empty()) continue;
+      lines.push_back(fmt::format(
+          "'{}' and '{}' both time {}: kept apart as two series (--pool pools series that "
+          "agree in op, ranks and layout)",
+          set.series[i].label, set.series[j].label, shape_words({both, false, {}, {}})));
+    }
+  }
+  return lines;
+}
+
+std::vector<std::string> pool_series(MeasurementSet& set) {
+  const std::vector<SeriesShape> shapes = series_shapes(set);
+  std::vector<std::size_t> into(shapes.size());
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    into[i] = i;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (into[j] != j || !(shapes[j] == shapes[i])) continue;
+      into[i] = j;
+      lines.push_back(fmt::format("'{}' pooled with '{}' ({})", set.series[i].label,
+                                  set.series[j].label, shape_words(shapes[i])));
+      set.series[j].label += " + " + set.series[i].label;
+      break;
+    }
+  }
+  for (CollectivePoint& p : set.collectives) {
+    if (p.series < into.size()) p.series = into[p.series];
+  }
+  for (PingPongPoint& p : set.pingpong) {
+    if (p.series < into.size()) p.series = into[p.series];
+  }
+  return lines;
+}
+
+std::vector<PingPongPoint> link_points(const MeasurementSet& set) {
+  std::vector<std::size_t> series;
+  for (const PingPongPoint& p : set.pingpong) {
+    if (std::find(series.begin(), series.end(), p.series) == series.end()) {
+      series.push_back(p.series);
+    }
+  }
+  if (series.size() > 1) {
+    std::string names;
+    for (const std::size_t i : series) {
+      names += fmt::format("{}'{}'", names.empty() ? "" : ", ", series_label(set, i));
+    }
+    throw InputError(fmt::format(
+        "{} ping-pong series ({}): one link is fitted to one series; give one of them, or "
+        "--pool to fit one link over every series that agrees in layout",
+        series.size(), names));
+  }
+  return set.pingpong;
 }
 
 std::string_view validation_regime_name(ValidationRegime regime) {
@@ -575,8 +707,9 @@ namespace {
 // out: enough to show the cause, without a message as long as the file.
 constexpr std::size_t kQuotedSkipReasons = 3;
 
-// One measured (op, algorithm, ranks, size) of validate_collectives.
-using ValidationKey = std::tuple<Op, MeasuredAlgorithm, std::int64_t, double>;
+// One measured (series, op, algorithm, ranks, size) of validate_collectives: two series are
+// never pooled into one point.
+using ValidationKey = std::tuple<std::size_t, Op, MeasuredAlgorithm, std::int64_t, double>;
 
 // The measured times per key, keys in the order they first appear.
 struct MeasuredTimes {
@@ -705,7 +838,7 @@ MeasuredTimes group_measured(std::span<const CollectivePoint> measured, SkipTall
       skipped.add(p.op, p.algorithm, std::move(*why), p.ranks, p.bytes, 1);
       continue;
     }
-    const ValidationKey key{p.op, p.algorithm, p.ranks, p.bytes};
+    const ValidationKey key{p.series, p.op, p.algorithm, p.ranks, p.bytes};
     if (m.times.find(key) == m.times.end()) m.order.push_back(key);
     m.times[key].push_back(p.time_median_s);
   }
@@ -754,13 +887,33 @@ PricedPoint nccl_priced(Op op, double bytes, const Topology& topology) {
 
 // The model's cost of one key on the fabric scaled to its ranks, or nothing (with why in
 // `skipped`, for the key's `points` measured points).
+// The fabric laid out as the series ran: its ranks per node, when the log says, in place of
+// the fabric's own (a fabric with an explicit placement keeps its own).
+Topology laid_out(const Topology& fabric, std::int64_t ranks, const MeasurementSeries* series) {
+  if (series == nullptr || !series->ranks_per_node || fabric.placement == Placement::kExplicit) {
+    return scaled_topology(fabric, ranks);
+  }
+  Topology t = fabric;
+  t.ranks_per_node = std::min(*series->ranks_per_node, ranks);
+  t.nodes = 1;
+  return scaled_topology(t, ranks);
+}
+
+// How one key is priced: the fabric, the cost options, the selector, the key's series.
+struct PricingContext {
+  const Topology& fabric;
+  const CostOptions& options;
+  ValidationSelector selector;
+  const MeasurementSeries* series;
+};
+
 std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t points,
-                                         const Topology& fabric, const CostOptions& options,
-                                         ValidationSelector selector, SkipTally& skipped) {
-  const auto& [op, algorithm, ranks, bytes] = key;
+                                         const PricingContext& how, SkipTally& skipped) {
+  const auto& [index, op, algorithm, ranks, bytes] = key;
+  const CostOptions& options = how.options;
   Topology topology;
   try {
-    topology = scaled_topology(fabric, ranks);
+    topology = laid_out(how.fabric, ranks, how.series);
   } catch (const InputError& e) {
     skipped.add(op, algorithm, fmt::format("the fabric does not fit {} ranks: {}", ranks, e.what()),
                 ranks, bytes, points);
@@ -768,7 +921,7 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
   }
   std::optional<CollectiveCost> cost;
   if (algorithm.is_library()) {
-    if (priced_by_nccl(op, topology, selector)) return nccl_priced(op, bytes, topology);
+    if (priced_by_nccl(op, topology, how.selector)) return nccl_priced(op, bytes, topology);
     const auto specs = applicable_algorithms(op, topology);
     if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
   } else {
@@ -795,7 +948,7 @@ ValidationPoint validation_point(const ValidationKey& key, const std::vector<dou
                                  const PricedPoint& priced) {
   const CollectiveCost& cost = priced.cost;
   ValidationPoint p;
-  std::tie(p.op, p.algorithm, p.ranks, p.bytes) = key;
+  std::tie(p.series, p.op, p.algorithm, p.ranks, p.bytes) = key;
   p.modelled = cost.algorithm;
   p.nccl = priced.nccl;
   p.modelled_name = priced.nccl ? fmt::format("nccl {}/{}",
@@ -854,6 +1007,14 @@ void add_summaries(Validation& v) {
   add_group_summaries(
       v, "ranks", [](const ValidationPoint& p) { return p.ranks; },
       [](std::int64_t n) { return std::to_string(n); });
+  const bool several_series = std::any_of(v.points.begin(), v.points.end(), [&](const auto& p) {
+    return p.series != v.points.front().series;
+  });
+  if (several_series) {
+    add_group_summaries(
+        v, "series", [](const ValidationPoint& p) { return p.series_label; },
+        [](const std::string& label) { return label; });
+  }
   for (const ValidationRegime regime :
        {ValidationRegime::kLatencyBound, ValidationRegime::kBandwidthBound}) {
     std::vector<std::size_t> members;
@@ -870,16 +1031,22 @@ void add_summaries(Validation& v) {
 }  // namespace
 
 Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
-                                const CostOptions& options, ValidationSelector selector) {
+                                const CostOptions& options,
+                                std::span<const MeasurementSeries> series,
+                                ValidationSelector selector) {
   require_valid(fabric);
   Validation v;
   SkipTally skipped;
   const MeasuredTimes m = group_measured(measured, skipped);
   for (const ValidationKey& key : m.order) {
     const std::vector<double>& times = m.times.at(key);
+    const std::size_t index = std::get<0>(key);
+    const MeasurementSeries* of = index < series.size() ? &series[index] : nullptr;
     const std::optional<PricedPoint> cost = modelled_cost(
-        key, static_cast<std::int64_t>(times.size()), fabric, options, selector, skipped);
-    if (cost) v.points.push_back(validation_point(key, times, *cost));
+        key, static_cast<std::int64_t>(times.size()), {fabric, options, selector, of}, skipped);
+    if (!cost) continue;
+    v.points.push_back(validation_point(key, times, *cost));
+    if (of != nullptr) v.points.back().series_label = of->label;
   }
   skipped.write(v);
   require_points(v);

@@ -47,14 +47,11 @@
 #include "scalewall/io/input_file.h"
 #include "json_input.h"
 #include "scalewall/model/scaling.h"
+#include "measurement_text.h"
 
 namespace scalewall {
-namespace {
+namespace measurement_text {
 
-struct Line {
-  std::int64_t number = 0;  // 1-based
-  std::string text;         // without the tag-output prefix and trailing blanks
-};
 
 std::string_view trim(std::string_view text) {
   const auto is_space = [](char c) {
@@ -77,8 +74,17 @@ std::vector<std::string_view> split_words(std::string_view text) {
   return words;
 }
 
-// Removes Open MPI's --tag-output prefix "[1,0]<stdout>:" (or <stderr>).
+// Removes a launcher's prefix: Open MPI's --tag-output "[1,0]<stdout>:" (or <stderr>), and
+// srun -l's task number "0: " (blanks may pad the number).
 std::string_view strip_tag(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] == ' ') ++digits;
+  const std::size_t number = digits;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits > number && text.substr(digits).starts_with(": ")) {
+    return text.substr(digits + 2);
+  }
+  if (digits > number && text.substr(digits) == ":") return {};
   if (text.empty() || text.front() != '[') return text;
   const std::size_t close = text.find(']');
   if (close == std::string_view::npos) return text;
@@ -201,7 +207,7 @@ double measured_size(double bytes, const std::string& place, std::string_view wh
 // or a step's parts are differences of clock readings, where a few ulps above 0 are 0 in
 // truth, so those are held to the upper limit only (`fitted` false).
 double measured_time(double seconds, const std::string& place, std::string_view what,
-                     bool fitted = true) {
+                     bool fitted) {
   if (seconds > kMaxMeasuredSeconds ||
       (fitted && seconds > 0 && seconds < kMinMeasuredSeconds)) {
     throw InputError(fmt::format("{}: {} of {:g} s is outside the range of a measured time ({})",
@@ -236,46 +242,145 @@ std::string join_words(const std::vector<std::string>& words, std::string_view s
   return out;
 }
 
-// The rank count of an mpirun/mpiexec/srun command line in the file ("-np 4", "-n 4",
-// "--np 4", "--ntasks=4"), or 0. A count above 2^40 is an InputError naming the line.
-std::int64_t launcher_ranks(const std::string& path, const std::vector<Line>& lines) {
-  for (const Line& line : lines) {
-    const auto checked = [&](std::string_view digits) {
-      std::int64_t n = 0;
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-      if (ec == std::errc::result_out_of_range || n > kMaxRanks) {
-        throw InputError(fmt::format("{}: the launcher's rank count {} is above the limit of 2^40",
-                                     at(path, line.number), digits));
-      }
-      return n;
-    };
-    const auto words = split_words(line.text);
-    bool launcher = false;
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      const std::string_view w = words[i];
-      const std::string_view base = w.substr(w.rfind('/') == std::string_view::npos
-                                                 ? 0
-                                                 : w.rfind('/') + 1);
-      if (base == "mpirun" || base == "mpiexec" || base == "srun" || base == "mpiexec.hydra") {
-        launcher = true;
-        continue;
-      }
-      if (!launcher) continue;
-      for (std::string_view flag : {"-np", "-n", "--np", "--n", "--ntasks", "-ntasks"}) {
-        if (w == flag && i + 1 < words.size() && all_digits(words[i + 1])) {
-          const std::int64_t n = checked(words[i + 1]);
-          if (n >= 1) return n;
-        }
-        const std::string with_eq = std::string(flag) + "=";
-        if (w.starts_with(with_eq) && all_digits(w.substr(with_eq.size()))) {
-          const std::int64_t n = checked(w.substr(with_eq.size()));
-          if (n >= 1) return n;
-        }
+namespace {
+
+// A whole number of ranks, nodes or ranks per node on a launcher line, within 1 .. 2^40;
+// nothing for 0 or text that is not digits. Above 2^40 is an InputError naming the line.
+std::optional<std::int64_t> launcher_count(std::string_view digits, const std::string& place) {
+  if (!all_digits(digits)) return std::nullopt;
+  std::int64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec == std::errc::result_out_of_range || n > kMaxRanks) {
+    throw InputError(
+        fmt::format("{}: the launcher's count {} is above the limit of 2^40", place, digits));
+  }
+  if (n < 1) return std::nullopt;
+  return n;
+}
+
+// The value of a flag among `words` at i: "-n 4" (the next word) or "--ntasks=4"; empty when
+// words[i] is not the flag.
+std::optional<std::string_view> flag_value(const std::vector<std::string_view>& words,
+                                           std::size_t i, std::string_view flag) {
+  const std::string_view w = words[i];
+  if (w == flag) {
+    if (i + 1 < words.size()) return words[i + 1];
+    return std::nullopt;
+  }
+  if (w.size() > flag.size() + 1 && w.starts_with(flag) && w[flag.size()] == '=') {
+    return w.substr(flag.size() + 1);
+  }
+  // A one-letter flag takes its value attached too: srun -N2, mpirun -n64.
+  if (flag.size() == 2 && w.size() > 2 && w.starts_with(flag) && all_digits(w.substr(2))) {
+    return w.substr(2);
+  }
+  return std::nullopt;
+}
+
+// The K of Open MPI's "--map-by ppr:K:node".
+std::optional<std::string_view> ppr_per_node(std::string_view value) {
+  if (!value.starts_with("ppr:")) return std::nullopt;
+  value.remove_prefix(4);
+  const std::size_t colon = value.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const std::string_view unit = value.substr(colon + 1);
+  if (!unit.starts_with("node")) return std::nullopt;
+  return value.substr(0, colon);
+}
+
+// Which launcher a word names; srun's and #SBATCH's -N is a node count, mpirun's a count per
+// node.
+enum class Launcher { kNone, kMpirun, kSrun };
+
+Launcher launcher_of(std::string_view word) {
+  const std::size_t slash = word.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
+  if (base == "mpirun" || base == "mpiexec" || base == "mpiexec.hydra" || base == "orterun") {
+    return Launcher::kMpirun;
+  }
+  if (base == "srun" || base == "#SBATCH") return Launcher::kSrun;
+  return Launcher::kNone;
+}
+
+// The benchmark a launcher runs: nccl-tests' *_perf, OSU's osu_*, IMB-*.
+bool is_benchmark_program(std::string_view word) {
+  const std::size_t slash = word.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
+  return base.starts_with("osu_") || base.starts_with("IMB-") || base.ends_with("_perf") ||
+         base.ends_with("_perf_mpi");
+}
+
+// Reads the flags after the launcher's name into `out`.
+void read_launcher_flags(const std::vector<std::string_view>& words, std::size_t from,
+                         Launcher launcher, const std::string& place, LauncherLine& out) {
+  constexpr std::string_view kRankFlags[] = {"-np", "-n", "--np", "--n", "--ntasks", "-ntasks"};
+  constexpr std::string_view kPerNodeFlags[] = {"-ppn", "--ppn", "-npernode", "--npernode",
+                                                "--ntasks-per-node", "-perhost"};
+  const auto count_of = [&](std::optional<std::string_view> v, auto& into) {
+    if (!v) return;
+    if (const auto n = launcher_count(*v, place)) into = *n;
+  };
+  for (std::size_t i = from; i < words.size(); ++i) {
+    if (is_benchmark_program(words[i])) break;  // its own flags follow (nccl-tests' -n ...)
+    for (const std::string_view flag : kRankFlags) {
+      if (out.ranks == 0) count_of(flag_value(words, i, flag), out.ranks);
+    }
+    for (const std::string_view flag : kPerNodeFlags) {
+      count_of(flag_value(words, i, flag), out.ranks_per_node);
+    }
+    for (const std::string_view flag : {std::string_view("-N"), std::string_view("--nodes")}) {
+      if (launcher == Launcher::kSrun || flag == "--nodes") {
+        count_of(flag_value(words, i, flag), out.nodes);
+      } else {
+        count_of(flag_value(words, i, flag), out.ranks_per_node);
       }
     }
+    if (const auto v = flag_value(words, i, "--map-by")) count_of(ppr_per_node(*v), out.ranks_per_node);
   }
-  return 0;
 }
+
+}  // namespace
+
+std::vector<LauncherLine> launcher_lines(const std::string& path, const std::vector<Line>& lines) {
+  std::vector<LauncherLine> found;
+  for (const Line& line : lines) {
+    const auto words = split_words(line.text);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const Launcher launcher = launcher_of(words[i]);
+      if (launcher == Launcher::kNone) continue;
+      LauncherLine l;
+      l.line = line.number;
+      read_launcher_flags(words, i + 1, launcher, at(path, line.number), l);
+      if (l.ranks > 0 || l.nodes || l.ranks_per_node) found.push_back(l);
+      break;
+    }
+  }
+  return found;
+}
+
+std::optional<LauncherLine> launcher_for(const std::vector<LauncherLine>& launchers,
+                                         std::int64_t line) {
+  std::optional<LauncherLine> best;
+  for (const LauncherLine& l : launchers) {
+    if (l.line < line) best = l;
+  }
+  if (!best && !launchers.empty()) best = launchers.front();
+  return best;
+}
+
+void complete_layout(MeasurementSeries& s) {
+  if (s.ranks < 1) return;
+  if (s.ranks_per_node && !s.nodes && s.ranks % *s.ranks_per_node == 0) {
+    s.nodes = s.ranks / *s.ranks_per_node;
+  }
+  if (s.nodes && !s.ranks_per_node && s.ranks % *s.nodes == 0) {
+    s.ranks_per_node = s.ranks / *s.nodes;
+  }
+  // A layout the rank count contradicts (more ranks per node than ranks) is no layout.
+  if (s.ranks_per_node && *s.ranks_per_node > s.ranks) s.ranks_per_node.reset();
+  if (s.nodes && *s.nodes > s.ranks) s.nodes.reset();
+}
+
 
 CollectivePoint collective_point(Op op, std::int64_t ranks, double bytes,
                                  std::int64_t iterations, double t_min, double t_median,
@@ -294,6 +399,34 @@ CollectivePoint collective_point(Op op, std::int64_t ranks, double bytes,
   p.verified = verified;
   return p;
 }
+
+
+std::size_t begin_series(MeasurementSet& set, const std::string& path, std::string benchmark,
+                         std::int64_t first_line) {
+  MeasurementSeries s;
+  s.source = path;
+  s.benchmark = std::move(benchmark);
+  s.first_line = first_line;
+  set.series.push_back(std::move(s));
+  return set.series.size() - 1;
+}
+
+void label_series(MeasurementSet& set, std::size_t first) {
+  const std::size_t count = set.series.size() - first;
+  for (std::size_t i = first; i < set.series.size(); ++i) {
+    MeasurementSeries& s = set.series[i];
+    s.table = static_cast<std::int64_t>(i - first + 1);
+    s.label = count == 1 ? fmt::format("{}: {}", s.source, s.benchmark)
+                         : fmt::format("{}, table {}: {}", s.source, s.table, s.benchmark);
+  }
+}
+
+
+}  // namespace measurement_text
+
+namespace {
+
+using namespace measurement_text;
 
 // ---------------------------------------------------------------------------------------
 // scalewall-mpi JSON Lines
@@ -533,6 +666,21 @@ MeasurementRun scalewall_mpi_run(const std::string& source, const std::string& c
   return run;
 }
 
+// The file's one series: its run's ranks and layout from the envelope's context.
+std::size_t scalewall_mpi_series(const std::string& path, const std::string& command,
+                                 const MeasurementRun& run, MeasurementSet& set) {
+  const std::size_t index = begin_series(set, path, "scalewall-mpi " + command, 1);
+  MeasurementSeries& s = set.series[index];
+  if (run.ranks && *run.ranks >= 1 && *run.ranks <= kMaxRanks) s.ranks = *run.ranks;
+  if (run.ranks_per_host && *run.ranks_per_host >= 1 && *run.ranks_per_host <= kMaxRanks) {
+    s.ranks_per_node = *run.ranks_per_host;
+  }
+  if (!run.hosts.empty()) s.nodes = static_cast<std::int64_t>(run.hosts.size());
+  complete_layout(s);
+  label_series(set, index);
+  return index;
+}
+
 void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
                         std::size_t first, const Json& envelope, MeasurementSet& set) {
   const std::string envelope_place = at(path, lines[first].number);
@@ -544,6 +692,9 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
   }
   set.sources.push_back(fmt::format("{} (scalewall-mpi {})", path, command));
   set.runs.push_back(scalewall_mpi_run(set.sources.back(), command, envelope));
+  const std::size_t series = scalewall_mpi_series(path, command, set.runs.back(), set);
+  const std::size_t pingpong_before = set.pingpong.size();
+  const std::size_t collectives_before = set.collectives.size();
   std::int64_t records = 0;
   bool ended = false;
   std::set<std::string> unknown_kinds;
@@ -595,736 +746,12 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
         "{}: incomplete (no end record: the run stopped early); {} record(s) read", path,
         records));
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// nccl-tests
-
-struct NcclProgram {
-  std::string_view program;
-  Op op;
-};
-constexpr NcclProgram kNcclPrograms[] = {
-    {"all_reduce_perf", Op::kAllreduce},   {"all_gather_perf", Op::kAllgather},
-    {"reduce_scatter_perf", Op::kReduceScatter}, {"broadcast_perf", Op::kBroadcast},
-    {"reduce_perf", Op::kReduce},           {"alltoall_perf", Op::kAlltoall},
-};
-
-std::string nccl_program_list() {
-  std::vector<std::string> names;
-  for (const auto& p : kNcclPrograms) names.emplace_back(p.program);
-  return join_words(names, ", ");
-}
-
-bool is_nccl_header(std::string_view text) {
-  if (!text.starts_with('#')) return false;
-  const auto words = split_words(text.substr(1));
-  const auto has = [&](std::string_view w) {
-    return std::find(words.begin(), words.end(), w) != words.end();
-  };
-  return has("size") && has("count") && has("type") && (has("time") || has("cputime")) &&
-         has("algbw") && has("busbw");
-}
-
-struct NcclRow {
-  std::int64_t line = 0;
-  double bytes = 0;
-  double time_a_s = 0;  // out-of-place
-  std::optional<double> time_b_s;  // in-place
-  double printed_algbw = 0;
-  double printed_busbw = 0;
-  std::string redop;
-  std::int64_t root = -1;
-  bool wrong = false;
-};
-
-// What a pass over an nccl-tests log collects: its comment lines' facts and its table rows.
-struct NcclLog {
-  std::string program;
-  std::int64_t program_line = 0;
-  std::int64_t iterations = 0;
-  std::set<std::int64_t> rank_ids;
-  std::vector<std::string> columns;  // header words after '#'
-  std::vector<NcclRow> rows;
-};
-
-// The program name from "# Collective test starting: PATH/all_reduce_perf_mpi": the last path
-// part, without the MPI build's "_mpi" suffix.
-std::string nccl_program_name(std::string_view body) {
-  std::string_view name = trim(body.substr(std::string_view("Collective test starting:").size()));
-  if (const auto slash = name.rfind('/'); slash != std::string_view::npos) {
-    name.remove_prefix(slash + 1);
-  }
-  if (name.ends_with("_mpi")) name.remove_suffix(4);
-  return std::string(name);
-}
-
-// Reads one '#' line of an nccl-tests log: the program, iterations, a rank, the column
-// header or a wrong-results report.
-void read_nccl_comment(std::string_view text, const Line& line, const std::string& place,
-                       NcclLog& log, MeasurementSet& set) {
-  const std::string_view body = trim(text.substr(1));
-  if (body.starts_with("Collective test starting:")) {
-    log.program = nccl_program_name(body);
-    log.program_line = line.number;
-  } else if (body.starts_with("nThread")) {
-    const auto words = split_words(body);
-    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-      if (words[i] == "iters:" && (i == 0 || words[i - 1] != "agg") &&
-          (i == 0 || words[i - 1] != "warmup")) {
-        if (all_digits(words[i + 1])) log.iterations = read_whole(words[i + 1], place, "iters");
-      }
-    }
-  } else if (body.starts_with("Rank")) {
-    const auto words = split_words(body);
-    if (words.size() >= 2 && all_digits(words[1])) {
-      log.rank_ids.insert(read_whole(words[1], place, "Rank"));
-    }
-  } else if (is_nccl_header(text)) {
-    log.columns.clear();
-    for (const auto w : split_words(text.substr(1))) log.columns.emplace_back(w);
-  } else if (body.starts_with("Out of bounds values") &&
-             body.find("FAILED") != std::string_view::npos) {
-    set.warnings.push_back(fmt::format("{}: nccl-tests reports wrong results: {}", place, body));
+  for (std::size_t i = pingpong_before; i < set.pingpong.size(); ++i) set.pingpong[i].series = series;
+  for (std::size_t i = collectives_before; i < set.collectives.size(); ++i) {
+    set.collectives[i].series = series;
   }
 }
 
-// Reads the root column's value, -1 or a rank.
-std::int64_t read_nccl_root(std::string_view w, const std::string& place) {
-  std::int64_t root = -1;
-  const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), root);
-  if (ec != std::errc() || end != w.data() + w.size()) {
-    throw InputError(fmt::format("{}: '{}' in the root column is not a whole number",
-                                 place, w));
-  }
-  return root;
-}
-
-// Reads one table row's fields by the header's column names.
-NcclRow read_nccl_row(const std::vector<std::string_view>& words,
-                      const std::vector<std::string>& columns, const Line& line,
-                      const std::string& place) {
-  NcclRow row;
-  row.line = line.number;
-  int time_seen = 0;
-  int wrong_seen = 0;
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    const std::string& name = columns[c];
-    const std::string_view w = words[c];
-    if (name == "size") {
-      row.bytes = read_size(w, place, "size");
-    } else if (name == "count") {
-      read_whole(w, place, "count");
-    } else if (name == "redop") {
-      row.redop = std::string(w);
-    } else if (name == "root") {
-      row.root = read_nccl_root(w, place);
-    } else if (name == "time" || name == "cputime") {
-      const double t = read_us(w, place, time_seen == 0 ? "out-of-place time" : "in-place time");
-      if (time_seen == 0) {
-        row.time_a_s = t;
-      } else {
-        row.time_b_s = t;
-      }
-      ++time_seen;
-    } else if (name == "algbw") {
-      const double v = read_number(w, place, "algbw");
-      if (row.printed_algbw == 0) row.printed_algbw = v;
-    } else if (name == "busbw") {
-      const double v = read_number(w, place, "busbw");
-      if (row.printed_busbw == 0) row.printed_busbw = v;
-    } else if (name == "#wrong") {
-      const char* which = wrong_seen == 0 ? "out-of-place #wrong" : "in-place #wrong";
-      if (w != "N/A" && read_whole(w, place, which) > 0) {
-        row.wrong = true;
-      }
-      ++wrong_seen;
-    }
-  }
-  return row;
-}
-
-// Reads an nccl-tests log's lines into its facts and rows; throws when it has no rows.
-NcclLog scan_nccl_log(const std::string& path, const std::vector<Line>& lines,
-                      MeasurementSet& set) {
-  NcclLog log;
-  for (const Line& line : lines) {
-    const std::string_view text = trim(line.text);
-    const std::string place = at(path, line.number);
-    if (text.starts_with('#')) {
-      read_nccl_comment(text, line, place, log, set);
-      continue;
-    }
-    const auto words = split_words(text);
-    if (!starts_row(words)) continue;  // NCCL INFO lines and the like
-    if (log.columns.empty()) {
-      throw InputError(fmt::format("{}: a table row before the column header", place));
-    }
-    if (words.size() != log.columns.size()) {
-      throw InputError(fmt::format(
-          "{}: truncated table row: {} field(s), expected {} ({})", place, words.size(),
-          log.columns.size(), join_words(log.columns, " ")));
-    }
-    log.rows.push_back(read_nccl_row(words, log.columns, line, place));
-  }
-  if (log.rows.empty()) {
-    throw InputError(fmt::format(
-        "{}: an nccl-tests log with no result rows (did the run fail before its table?)", path));
-  }
-  return log;
-}
-
-// The collective named by the program line, when the log has one (nccl-tests 2.13 and later
-// print it); throws for a program scalewall does not model.
-std::optional<Op> nccl_program_op(const std::string& path, const NcclLog& log) {
-  if (log.program.empty()) return std::nullopt;
-  std::optional<Op> op;
-  for (const auto& p : kNcclPrograms) {
-    if (log.program == p.program) op = p.op;
-  }
-  if (!op) {
-    throw InputError(fmt::format(
-        "{}: nccl-tests program '{}' times a pattern scalewall does not model (it reads {})",
-        at(path, log.program_line), log.program, nccl_program_list()));
-  }
-  return op;
-}
-
-// busbw / algbw as printed, from the row where both are largest (least rounding); 0 when no
-// row prints a bandwidth.
-double nccl_bus_factor(const std::vector<NcclRow>& rows) {
-  const NcclRow* best = nullptr;
-  for (const NcclRow& r : rows) {
-    if (r.printed_algbw > 0 && (best == nullptr || r.printed_algbw > best->printed_algbw)) {
-      best = &r;
-    }
-  }
-  return best != nullptr ? best->printed_busbw / best->printed_algbw : 0;
-}
-
-// The bus-bandwidth factor above which a reducing log with no root is all_reduce_perf:
-// all-reduce's factor 2(N-1)/N is >= 1 for N >= 2, reduce-scatter's (N-1)/N is below 1; the
-// margin below 1 absorbs the rounding of the printed bandwidths.
-constexpr double kAllreduceFactorFloor = 0.99;
-
-// The collective read from the columns (a root, a reduction operator) and the bus-bandwidth
-// factor, for a log with no program line.
-Op nccl_op_from_columns(const std::string& path, const NcclRow& first, double factor) {
-  const bool reducing = !first.redop.empty() && first.redop != "none";
-  if (first.root >= 0) return reducing ? Op::kReduce : Op::kBroadcast;
-  if (reducing) {
-    if (factor == 0) {
-      throw InputError(fmt::format(
-          "{}: cannot tell all_reduce_perf from reduce_scatter_perf: the log has no "
-          "'# Collective test starting:' line and no bandwidth to tell them by", path));
-    }
-    return factor > kAllreduceFactorFloor ? Op::kAllreduce : Op::kReduceScatter;
-  }
-  throw InputError(fmt::format(
-      "{}: cannot tell all_gather_perf from alltoall_perf: the log has no "
-      "'# Collective test starting:' line (keep nccl-tests' header with its table)", path));
-}
-
-// The rank counts a bus-bandwidth factor is believed for: from 2 (1.5 rounds up to it) to
-// below 1e6, past which the factor lies too close to its limit for the printed digits to
-// tell one N from the next.
-constexpr double kMinInferredRanks = 1.5;
-constexpr double kMaxInferredRanks = 1e6;
-// How far from a whole number, as a fraction of it, an inverted factor may lie: the printed
-// bandwidths are rounded to two decimals.
-constexpr double kInferredRanksTolerance = 0.05;
-
-// The rank count that inverts the bus-bandwidth factor (2(N-1)/N or (N-1)/N), when the
-// collective's factor depends on N and the inverse is near a whole number.
-std::optional<std::int64_t> ranks_from_factor(Op op, double factor) {
-  if (!(factor > 0)) return std::nullopt;
-  double n = 0;
-  switch (op) {
-    case Op::kAllreduce:
-      n = factor < 2 ? 2.0 / (2.0 - factor) : 0;
-      break;
-    case Op::kReduceScatter:
-    case Op::kAllgather:
-    case Op::kAlltoall:
-      n = factor < 1 ? 1.0 / (1.0 - factor) : 0;
-      break;
-    case Op::kBroadcast:
-    case Op::kReduce:
-    case Op::kBarrier:
-      n = 0;  // factor 1 at every N
-      break;
-  }
-  if (n >= kMinInferredRanks && n < kMaxInferredRanks &&
-      std::fabs(n - std::round(n)) < kInferredRanksTolerance * n) {
-    return static_cast<std::int64_t>(std::round(n));
-  }
-  return std::nullopt;
-}
-
-// The rank count: the '#  Rank' lines counted, else inferred from the bus-bandwidth factor
-// with a warning, else 0 with a warning.
-std::int64_t nccl_ranks(const std::string& path, const NcclLog& log, Op op, double factor,
-                        MeasurementSet& set) {
-  std::int64_t ranks = static_cast<std::int64_t>(log.rank_ids.size());
-  if (ranks != 0) return ranks;
-  if (const auto inferred = ranks_from_factor(op, factor)) {
-    ranks = *inferred;
-    set.warnings.push_back(fmt::format(
-        "{}: no '#  Rank' lines; {} ranks inferred from busbw/algbw = {:.3g}", path, ranks,
-        factor));
-  } else {
-    set.warnings.push_back(fmt::format(
-        "{}: no '#  Rank' lines: the rank count is unknown (give {})", path,
-        setting_words(Setting::kRankCount)));
-  }
-  return ranks;
-}
-
-void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
-                     MeasurementSet& set) {
-  const NcclLog log = scan_nccl_log(path, lines, set);
-  const double factor = nccl_bus_factor(log.rows);
-  std::optional<Op> op = nccl_program_op(path, log);
-  if (!op) op = nccl_op_from_columns(path, log.rows.front(), factor);
-  const std::int64_t ranks = nccl_ranks(path, log, *op, factor, set);
-  for (const NcclRow& r : log.rows) {
-    const double a = r.time_a_s;
-    const double b = r.time_b_s.value_or(a);
-    const char* which = a == 0 ? "the out-of-place time" : "the in-place time";
-    if (!timed(std::min(a, b), at(path, r.line), which, set)) continue;
-    set.collectives.push_back(collective_point(*op, ranks, r.bytes, log.iterations,
-                                               std::min(a, b), (a + b) / 2.0, std::max(a, b),
-                                               !r.wrong));
-  }
-  set.sources.push_back(fmt::format(
-      "{} (nccl-tests {})", path,
-      log.program.empty() ? fmt::format("{}, op read from its columns", op_name(*op))
-                          : log.program));
-}
-
-// ---------------------------------------------------------------------------------------
-// OSU Micro-Benchmarks
-
-enum class OsuKind { kLatency, kBandwidth, kCollective };
-
-struct OsuTable {
-  OsuKind kind = OsuKind::kLatency;
-  std::string title;            // "OSU MPI Latency Test v7.3"
-  std::string benchmark;        // "osu_latency"
-  Op op = Op::kAllreduce;       // kCollective only
-  std::vector<std::string> columns;  // normalised: "size", "latency(us)", ...
-  struct Row {
-    std::int64_t line = 0;
-    std::vector<std::string> cells;
-  };
-  std::vector<Row> rows;
-};
-
-std::string normalise_column(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (c != ' ') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
-// "# Size       Avg Latency(us)   Min Latency(us)" -> size, avglatency(us), minlatency(us).
-// Columns are separated by two or more spaces; OSU 2.x printed "# Size Latency (us)" with
-// single spaces, where "Size" is split off the rest.
-std::vector<std::string> osu_columns(std::string_view header) {
-  std::vector<std::string> names;
-  std::string_view rest = trim(header.substr(1));
-  while (!rest.empty()) {
-    std::size_t gap = rest.find("  ");
-    std::size_t tab = rest.find('\t');
-    if (tab != std::string_view::npos && (gap == std::string_view::npos || tab < gap)) gap = tab;
-    names.push_back(normalise_column(rest.substr(0, gap)));
-    if (gap == std::string_view::npos) break;
-    rest = trim(rest.substr(gap));
-  }
-  if (!names.empty() && names.front().starts_with("size") && names.front() != "size") {
-    names.front() = names.front().substr(4);
-    names.insert(names.begin(), "size");
-  }
-  return names;
-}
-
-constexpr const char* kOsuRead =
-    "osu_latency, osu_bw, osu_allreduce, osu_reduce, osu_bcast";
-
-// Reads the title line "OSU MPI[-X] <words> Test ..." into the table's kind, benchmark and
-// collective; throws for a benchmark scalewall does not read.
-void read_osu_title(std::string_view body, const std::string& place, OsuTable& table) {
-  table.title = std::string(body);
-  std::vector<std::string> words;
-  for (const auto w : split_words(body)) words.emplace_back(w);
-  // Words between "OSU MPI[-X]" and "Test": "Latency", "Bandwidth", "Allreduce Latency".
-  std::vector<std::string> middle;
-  for (std::size_t i = 2; i < words.size() && words[i] != "Test"; ++i) {
-    middle.push_back(words[i]);
-  }
-  const auto has = [&](std::string_view w) {
-    return std::find(middle.begin(), middle.end(), w) != middle.end();
-  };
-  if (middle == std::vector<std::string>{"Latency"}) {
-    table.kind = OsuKind::kLatency;
-    table.benchmark = "osu_latency";
-  } else if (middle == std::vector<std::string>{"Bandwidth"}) {
-    table.kind = OsuKind::kBandwidth;
-    table.benchmark = "osu_bw";
-  } else if (middle == std::vector<std::string>{"Allreduce", "Latency"}) {
-    table.kind = OsuKind::kCollective;
-    table.op = Op::kAllreduce;
-    table.benchmark = "osu_allreduce";
-  } else if (middle == std::vector<std::string>{"Reduce", "Latency"}) {
-    table.kind = OsuKind::kCollective;
-    table.op = Op::kReduce;
-    table.benchmark = "osu_reduce";
-  } else if ((has("Broadcast") || has("Bcast")) && has("Latency") && middle.size() == 2) {
-    table.kind = OsuKind::kCollective;
-    table.op = Op::kBroadcast;
-    table.benchmark = "osu_bcast";
-  } else {
-    throw InputError(fmt::format("{}: '{}' is an OSU benchmark scalewall does not read "
-                                 "(it reads {})",
-                                 place, body, kOsuRead));
-  }
-}
-
-// Reads a '# Size' header into the table's columns.
-void read_osu_header(std::string_view text, const std::string& place, OsuTable& table) {
-  std::vector<std::string> columns = osu_columns(text);
-  // Rows already read belong to the columns they were read with: a header that changes
-  // them starts another table, which this reader does not take.
-  if (!table.rows.empty() && columns != table.columns) {
-    throw InputError(fmt::format(
-        "{}: a second OSU table (a '# Size' header with other columns after rows of the "
-        "first); give each table in a file of its own",
-        place));
-  }
-  table.columns = std::move(columns);
-}
-
-OsuTable read_osu_table(const std::string& path, const std::vector<Line>& lines) {
-  OsuTable table;
-  std::int64_t title_line = 0;
-  for (const Line& line : lines) {
-    const std::string_view text = trim(line.text);
-    const std::string place = at(path, line.number);
-    if (text.starts_with('#')) {
-      const std::string_view body = trim(text.substr(1));
-      if (body.starts_with("OSU ") && title_line == 0) {
-        title_line = line.number;
-        read_osu_title(body, place, table);
-      } else if (body.starts_with("Size")) {
-        read_osu_header(text, place, table);
-      }
-      continue;
-    }
-    const auto words = split_words(text);
-    if (!starts_row(words)) continue;
-    if (title_line == 0 || table.columns.empty()) {
-      throw InputError(fmt::format("{}: a table row before the OSU title and '# Size' header",
-                                   place));
-    }
-    if (words.size() != table.columns.size()) {
-      throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
-                                   place, words.size(), table.columns.size(),
-                                   join_words(table.columns, ", ")));
-    }
-    OsuTable::Row row;
-    row.line = line.number;
-    for (const auto w : words) row.cells.emplace_back(w);
-    table.rows.push_back(std::move(row));
-  }
-  if (title_line == 0) {
-    throw InputError(fmt::format("{}: no '# OSU MPI ... Test' title line", path));
-  }
-  if (table.rows.empty()) {
-    throw InputError(fmt::format("{}: an OSU log ({}) with no result rows", path, table.title));
-  }
-  return table;
-}
-
-std::optional<std::size_t> column_of(const OsuTable& table, std::string_view name) {
-  for (std::size_t i = 0; i < table.columns.size(); ++i) {
-    if (table.columns[i] == name) return i;
-  }
-  return std::nullopt;
-}
-
-std::size_t require_column(const OsuTable& table, const std::string& path,
-                           std::initializer_list<std::string_view> names) {
-  for (const auto name : names) {
-    if (const auto c = column_of(table, name)) return *c;
-  }
-  std::vector<std::string> wanted;
-  for (const auto name : names) wanted.emplace_back(name);
-  throw InputError(fmt::format("{}: the '# Size' header has no {} column (it has: {})", path,
-                               join_words(wanted, " or "), join_words(table.columns, ", ")));
-}
-
-bool osu_row_passed(const OsuTable& table, const OsuTable::Row& row) {
-  const auto v = column_of(table, "validation");
-  return !v || lower(row.cells[*v]) != "fail";
-}
-
-void read_osu(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set) {
-  const OsuTable table = read_osu_table(path, lines);
-  const std::size_t size_col = require_column(table, path, {"size"});
-  switch (table.kind) {
-    case OsuKind::kLatency: {
-      const std::size_t t_col = require_column(table, path, {"latency(us)", "avglatency(us)"});
-      for (const auto& row : table.rows) {
-        const std::string place = at(path, row.line);
-        PingPongPoint p;
-        p.bytes = read_size(row.cells[size_col], place, "Size");
-        const double t = read_us(row.cells[t_col], place, "Latency (us)");
-        p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = t;
-        if (!timed(t, place, "the latency", set)) continue;
-        if (!osu_row_passed(table, row)) {
-          set.warnings.push_back(fmt::format("{}: OSU validation failed at this size", place));
-        }
-        set.pingpong.push_back(p);
-      }
-      break;
-    }
-    case OsuKind::kBandwidth:
-      // A stream of messages, not a ping-pong: no record here; read_stream_points reads it
-      // for the LogGP gap, and the source line says what it is.
-      break;
-    case OsuKind::kCollective: {
-      const std::size_t avg_col = require_column(table, path, {"avglatency(us)", "latency(us)"});
-      const auto min_col = column_of(table, "minlatency(us)");
-      const auto max_col = column_of(table, "maxlatency(us)");
-      const auto iter_col = column_of(table, "iterations");
-      const std::int64_t ranks = launcher_ranks(path, lines);
-      if (ranks == 0) {
-        set.warnings.push_back(fmt::format(
-            "{}: {} does not print its rank count and the file holds no mpirun command line "
-            "(give {})",
-            path, table.benchmark, setting_words(Setting::kRankCount)));
-      }
-      for (const auto& row : table.rows) {
-        const std::string place = at(path, row.line);
-        const double bytes = read_size(row.cells[size_col], place, "Size");
-        const double avg = read_us(row.cells[avg_col], place, "Avg Latency(us)");
-        const double lo = min_col ? read_us(row.cells[*min_col], place, "Min Latency(us)") : avg;
-        const double hi = max_col ? read_us(row.cells[*max_col], place, "Max Latency(us)") : avg;
-        const std::int64_t iters = iter_col ? read_whole(row.cells[*iter_col], place, "Iterations") : 0;
-        if (!timed(avg, place, "the average latency", set)) continue;
-        set.collectives.push_back(collective_point(table.op, ranks, bytes, iters, std::min(lo, avg),
-                                                   avg, std::max(hi, avg),
-                                                   osu_row_passed(table, row)));
-      }
-      break;
-    }
-  }
-  set.sources.push_back(fmt::format(
-      "{} ({}{})", path, table.benchmark,
-      table.kind == OsuKind::kBandwidth ? ": streaming bandwidth, no ping-pong or collective times"
-                                        : ""));
-}
-
-// ---------------------------------------------------------------------------------------
-// Intel MPI Benchmarks
-
-enum class ImbKind { kPingPong, kCollective, kSkipped };
-
-// Where a pass over an IMB log stands: the section being read and what was read so far.
-struct ImbLog {
-  std::string section;
-  std::int64_t section_line = 0;
-  ImbKind kind = ImbKind::kSkipped;
-  Op op = Op::kAllreduce;
-  std::int64_t processes = 0;
-  std::vector<std::string> columns;
-  std::vector<std::string> read_sections;
-  std::vector<std::string> skipped_sections;
-  std::size_t points = 0;
-};
-
-// Appends name to names unless it is there already.
-void add_once(std::vector<std::string>& names, const std::string& name) {
-  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-}
-
-// Starts the section of a "# Benchmarking <name>" line: what it times, or that it is skipped.
-void start_imb_section(std::string_view name, std::int64_t line, ImbLog& log) {
-  log.section = std::string(name);
-  log.section_line = line;
-  log.processes = 0;
-  log.columns.clear();
-  const std::string& section = log.section;
-  if (section == "PingPong" || section == "PingPongSpecificSource" ||
-      section == "PingPongAnySource") {
-    log.kind = ImbKind::kPingPong;
-  } else if (section == "Allreduce" || section == "Reduce" || section == "Bcast" ||
-             section == "Barrier") {
-    log.kind = ImbKind::kCollective;
-    log.op = section == "Allreduce" ? Op::kAllreduce
-             : section == "Reduce"  ? Op::kReduce
-             : section == "Bcast"   ? Op::kBroadcast
-                                    : Op::kBarrier;
-  } else {
-    log.kind = ImbKind::kSkipped;
-    add_once(log.skipped_sections, section);
-  }
-  if (log.kind != ImbKind::kSkipped) add_once(log.read_sections, section);
-}
-
-// Reads the N of a "# #processes = N" line.
-std::int64_t read_imb_processes(std::string_view body, const std::string& place) {
-  const auto eq = body.find('=');
-  const std::string_view n = eq == std::string_view::npos ? "" : trim(body.substr(eq + 1));
-  const std::int64_t processes = read_whole(n, place, "#processes");
-  if (processes > kMaxRanks) {
-    throw InputError(fmt::format("{}: #processes = {} is above the limit of 2^40", place,
-                                 processes));
-  }
-  return processes;
-}
-
-// Reads one '#' line of an IMB log: a column header, a section start or its process count.
-void read_imb_comment(std::string_view text, const Line& line, const std::string& place,
-                      ImbLog& log) {
-  if (text.starts_with("#bytes") || text.starts_with("#repetitions")) {
-    log.columns.clear();
-    for (const auto w : split_words(text)) log.columns.emplace_back(w);
-    return;
-  }
-  const std::string_view body = trim(text.substr(1));
-  if (body.starts_with("Benchmarking ")) {
-    start_imb_section(trim(body.substr(std::string_view("Benchmarking ").size())), line.number,
-                      log);
-  } else if (body.starts_with("#processes")) {
-    log.processes = read_imb_processes(body, place);
-  }
-}
-
-// One IMB table row's values, by column.
-struct ImbRow {
-  double bytes = 0;
-  std::int64_t repetitions = 0;
-  std::optional<double> t;
-  std::optional<double> t_min;
-  std::optional<double> t_max;
-  std::optional<double> t_avg;
-  bool defects = false;
-};
-
-// Reads one table row's fields by the header's column names; the others are checked as
-// numbers and not used.
-ImbRow read_imb_row(const std::vector<std::string_view>& words,
-                    const std::vector<std::string>& columns, const std::string& place) {
-  ImbRow row;
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    const std::string& name = columns[c];
-    const std::string_view w = words[c];
-    if (name == "#bytes") {
-      row.bytes = read_size(w, place, "#bytes");
-    } else if (name == "#repetitions") {
-      row.repetitions = read_whole(w, place, "#repetitions");
-    } else if (name == "t[usec]") {
-      row.t = read_us(w, place, "t[usec]");
-    } else if (name == "t_min[usec]") {
-      row.t_min = read_us(w, place, "t_min[usec]");
-    } else if (name == "t_max[usec]") {
-      row.t_max = read_us(w, place, "t_max[usec]");
-    } else if (name == "t_avg[usec]") {
-      row.t_avg = read_us(w, place, "t_avg[usec]");
-    } else if (name == "defects") {
-      row.defects = read_number(w, place, "defects") > 0;
-    } else {
-      read_number(w, place, name);  // Mbytes/sec and the like: checked, not used
-    }
-  }
-  return row;
-}
-
-// Adds a row of a section read to the ping-pong or collective points.
-void add_imb_point(const ImbRow& row, const ImbLog& log, const std::string& place,
-                   MeasurementSet& set) {
-  switch (log.kind) {
-    case ImbKind::kPingPong: {
-      if (!row.t) {
-        throw InputError(fmt::format("{}: section '{}' has no t[usec] column", place,
-                                     log.section));
-      }
-      PingPongPoint p;
-      p.bytes = row.bytes;
-      p.iterations = row.repetitions;
-      p.one_way_min_s = p.one_way_median_s = p.one_way_max_s = *row.t;
-      if (timed(*row.t, place, "t[usec]", set)) set.pingpong.push_back(p);
-      break;
-    }
-    case ImbKind::kCollective: {
-      if (!row.t_avg) {
-        throw InputError(fmt::format("{}: section '{}' has no t_avg[usec] column", place,
-                                     log.section));
-      }
-      const double avg = *row.t_avg;
-      if (!timed(avg, place, "t_avg[usec]", set)) break;
-      set.collectives.push_back(collective_point(
-          log.op, log.processes, row.bytes, row.repetitions,
-          std::min(row.t_min.value_or(avg), avg), avg, std::max(row.t_max.value_or(avg), avg),
-          !row.defects));
-      break;
-    }
-    case ImbKind::kSkipped:
-      break;
-  }
-}
-
-// Reads one table row: checks it against its section and header, and adds it unless its
-// section is skipped.
-void read_imb_table_row(const std::vector<std::string_view>& words, const std::string& place,
-                        ImbLog& log, MeasurementSet& set) {
-  if (log.section.empty()) {
-    throw InputError(fmt::format("{}: a table row before any '# Benchmarking' header", place));
-  }
-  if (log.columns.empty()) {
-    throw InputError(fmt::format("{}: a table row before the '#bytes #repetitions ...' header",
-                                 place));
-  }
-  if (words.size() != log.columns.size()) {
-    throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
-                                 place, words.size(), log.columns.size(),
-                                 join_words(log.columns, " ")));
-  }
-  if (log.kind == ImbKind::kSkipped) return;
-  if (log.processes == 0) {
-    throw InputError(fmt::format("{}: section '{}' (line {}) has no '# #processes = N' line",
-                                 place, log.section, log.section_line));
-  }
-  add_imb_point(read_imb_row(words, log.columns, place), log, place, set);
-  ++log.points;
-}
-
-void read_imb(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set) {
-  ImbLog log;
-  for (const Line& line : lines) {
-    const std::string_view text = trim(line.text);
-    const std::string place = at(path, line.number);
-    if (text.starts_with('#')) {
-      read_imb_comment(text, line, place, log);
-      continue;
-    }
-    const auto words = split_words(text);
-    if (starts_row(words)) read_imb_table_row(words, place, log, set);
-  }
-  if (!log.skipped_sections.empty()) {
-    set.warnings.push_back(fmt::format(
-        "{}: IMB section(s) {} skipped (scalewall reads PingPong, Allreduce, Reduce, Bcast, "
-        "Barrier)",
-        path, join_words(log.skipped_sections, ", ")));
-  }
-  if (log.points == 0) {
-    throw InputError(fmt::format(
-        "{}: an Intel MPI Benchmarks log with no rows scalewall reads", path));
-  }
-  set.sources.push_back(fmt::format("{} (IMB {})", path, join_words(log.read_sections, ", ")));
-}
 
 // ---------------------------------------------------------------------------------------
 
@@ -1344,6 +771,13 @@ std::optional<FileFormat> toml_format(const std::vector<Line>& lines) {
   return std::nullopt;
 }
 
+// nccl-tests' -J document opens with its version and, on the same line (it writes no line
+// breaks), its "nccl_version" and "results".
+bool is_nccl_json_line(std::string_view line) {
+  return line.find("\"nccl_version\"") != std::string_view::npos &&
+         line.find("\"results\"") != std::string_view::npos;
+}
+
 // A scaling table: its first line that is not blank or a comment opens JSON rows or is a CSV
 // header naming `ranks`.
 std::optional<FileFormat> scaling_table_format(const std::vector<Line>& lines) {
@@ -1351,7 +785,9 @@ std::optional<FileFormat> scaling_table_format(const std::vector<Line>& lines) {
     const std::string_view line = trim(l.text);
     if (line.empty() || line.front() == '#') continue;
     if (line.front() == '{') {
-      if (line.find("scalewall-mpi") != std::string_view::npos) return std::nullopt;
+      if (line.find("scalewall-mpi") != std::string_view::npos || is_nccl_json_line(line)) {
+        return std::nullopt;
+      }
       return FileFormat::kScalingTableJson;
     }
     if (line.front() == '[') return FileFormat::kScalingTableJson;
@@ -1367,7 +803,10 @@ std::optional<FileFormat> scaling_table_format(const std::vector<Line>& lines) {
 // The measurement logs by their marks; `first` is the first non-blank line. A first line
 // that opens a JSON object is scalewall-mpi's envelope, which its reader checks.
 FileFormat log_format(const std::vector<Line>& lines, std::size_t first) {
-  if (trim(lines[first].text).starts_with('{')) return FileFormat::kScalewallMpi;
+  if (trim(lines[first].text).starts_with('{')) {
+    return is_nccl_json_line(lines[first].text) ? FileFormat::kNcclTests
+                                                : FileFormat::kScalewallMpi;
+  }
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
     if (!text.starts_with('#')) {
@@ -1473,7 +912,16 @@ void parse_measurement_text(std::string_view text, const std::string& path,
       read_scalewall_mpi(path, lines, first, scalewall_mpi_envelope(path, lines[first]), set);
       return;
     case FileFormat::kNcclTests:
-      read_nccl_tests(path, lines, set);
+      if (trim(lines[first].text).starts_with('{')) {
+        if (!read_nccl_json(text, path, set)) {
+          throw InputError(fmt::format(
+              "{}: a JSON document naming \"nccl_version\" that is not nccl-tests' -J output "
+              "(an object with \"config\" and a \"results\" list)",
+              at(path, lines[first].number)));
+        }
+      } else {
+        read_nccl_tests(path, lines, set);
+      }
       log_run();
       return;
     case FileFormat::kOsu:
@@ -1501,21 +949,11 @@ std::vector<StreamPoint> parse_stream_points(std::string_view text, const std::s
   const std::vector<Line> lines = split_lines(text, path);
   const std::size_t first = first_content(lines);
   if (log_format(lines, first) != FileFormat::kOsu) return {};
-  const OsuTable table = read_osu_table(path, lines);
-  if (table.kind != OsuKind::kBandwidth) return {};
-  const std::size_t size_col = require_column(table, path, {"size"});
-  const std::size_t bw_col = require_column(table, path, {"bandwidth(mb/s)"});
-  std::vector<StreamPoint> points;
-  for (const auto& row : table.rows) {
-    const std::string place = at(path, row.line);
-    StreamPoint p;
-    p.bytes = read_size(row.cells[size_col], place, "Size");
-    p.bandwidth_Bps =
-        measured_rate(read_number(row.cells[bw_col], place, "Bandwidth (MB/s)") * 1e6, place,
-                      "Bandwidth (MB/s)");
-    points.push_back(p);
-  }
-  return points;
+  return read_osu_streams(path, lines);
+}
+
+std::string series_label(const MeasurementSet& set, std::size_t index) {
+  return index < set.series.size() ? set.series[index].label : std::string();
 }
 
 // ---- the file-format detector (file_format.h) ----

@@ -3,12 +3,15 @@
 // file is an InputError naming the file and the line.
 #include "scalewall/io/measurement.h"
 
+#include "scalewall/io/file_format.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "scalewall/analysis/calibrate.h"
@@ -570,10 +573,10 @@ TEST(MeasurementFileErrors, UnmodelledBenchmarks) {
                 "     0    11.55    0.00    0.00       0\n");
   EXPECT_TRUE(contains(error_reading(nccl), nccl + ":1: nccl-tests program 'sendrecv_perf'"))
       << error_reading(nccl);
-  const std::string osu = temp_file("bibw.txt",
-                                    "# OSU MPI Bi-Directional Bandwidth Test v7.3\n"
-                                    "# Size      Bandwidth (MB/s)\n1 3.2\n");
-  EXPECT_TRUE(contains(error_reading(osu), osu + ":1: 'OSU MPI Bi-Directional Bandwidth"))
+  const std::string osu = temp_file("put.txt",
+                                    "# OSU MPI_Put Latency Test v7.3\n"
+                                    "# Size          Latency (us)\n1 3.2\n");
+  EXPECT_TRUE(contains(error_reading(osu), osu + ":1: 'OSU MPI_Put Latency Test v7.3' is an OSU"))
       << error_reading(osu);
 }
 
@@ -603,8 +606,9 @@ namespace scalewall {
 namespace {
 
 // An OSU log whose second '# Size' header has more columns than the rows read before it: the
-// rows are never read against the new columns (that read past the end of a row).
-TEST(MeasurementFileErrors, SecondOsuHeaderWithOtherColumnsIsRefused) {
+// header starts a table of its own, so the rows are never read against the new columns (that
+// read past the end of a row); the second table, of osu_bw's title, has no bandwidth column.
+TEST(MeasurementFileErrors, SecondOsuHeaderWithOtherColumnsStartsATable) {
   const std::string text =
       "# OSU MPI Bandwidth Test v6.3\n"
       "# Size      Bandwidth (MB/s)\n"
@@ -616,11 +620,286 @@ TEST(MeasurementFileErrors, SecondOsuHeaderWithOtherColumnsIsRefused) {
     parse_stream_points(text, "two.txt");
     ADD_FAILURE() << "a second table was read into the first";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("two.txt:5: a second OSU table"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("two.txt:5: the '# Size' header has no bandwidth(mb/s) "
+                                         "or mb/s column"),
+              std::string::npos)
         << e.what();
   }
   MeasurementSet set;
-  EXPECT_THROW(parse_measurement_text(text, "two.txt", set), InputError);
+  parse_measurement_text(text, "two.txt", set);
+  ASSERT_EQ(set.series.size(), 2u);
+  EXPECT_EQ(set.series[0].label, "two.txt, table 1: osu_bw");
+  EXPECT_EQ(set.series[1].label, "two.txt, table 2: osu_bw");
+  EXPECT_EQ(set.series[1].first_line, 5);
+}
+
+// ---- series: every table of every file its own ----
+
+std::string real_log(const std::string& name) { return read_text(data("real-logs/" + name)); }
+
+// A Slurm output with osu_latency then osu_bw: two series, the second header never read as a
+// row of the first.
+TEST(MeasurementSeries, OsuLatencyThenBandwidthInOneFile) {
+  MeasurementSet set;
+  parse_measurement_text(real_log("osu_latency+bw_v7.5_onefile_singlenode_course-guide.txt"),
+                         "slurm.out", set);
+  ASSERT_EQ(set.series.size(), 2u);
+  EXPECT_EQ(set.series[0].label, "slurm.out, table 1: osu_latency");
+  EXPECT_EQ(set.series[1].label, "slurm.out, table 2: osu_bw");
+  ASSERT_FALSE(set.pingpong.empty());
+  for (const PingPongPoint& p : set.pingpong) EXPECT_EQ(p.series, 0u);
+  EXPECT_DOUBLE_EQ(set.pingpong.front().one_way_median_s, 0.35 * kUs);
+}
+
+// A launcher log of five OSU runs whose first is a test scalewall does not read: that table is
+// skipped with a note naming it, the others read, each with its own launcher line's layout.
+TEST(MeasurementSeries, OsuLauncherLogSkipsTheTestsItDoesNotRead) {
+  MeasurementSet set;
+  read_measurement_file(data("constructed/osu_launcher_five_tables.txt"), set);
+  ASSERT_EQ(set.series.size(), 4u);
+  EXPECT_TRUE(contains(set.series[0].label, "table 1: osu_allreduce")) << set.series[0].label;
+  EXPECT_TRUE(contains(set.series[1].label, "table 2: osu_latency"));
+  EXPECT_TRUE(contains(set.series[2].label, "table 3: osu_bibw"));
+  EXPECT_TRUE(contains(set.series[3].label, "table 4: osu_bw"));
+  EXPECT_EQ(set.series[0].ranks, 4);
+  EXPECT_EQ(set.series[0].ranks_per_node, 2);
+  EXPECT_EQ(set.series[0].nodes, 2);
+  EXPECT_EQ(set.series[1].ranks_per_node, 1);
+  bool noted = false;
+  for (const std::string& w : set.warnings) {
+    noted = noted || contains(w, "OSU test(s) 'OSU MPI_Put Latency Test v5.6.2' (line 2) skipped");
+  }
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(set.collectives.size(), 4u);
+  EXPECT_EQ(set.pingpong.size(), 4u);
+}
+
+// A log of only a test scalewall does not read is refused, naming it and what is read.
+TEST(MeasurementSeries, OsuLogOfOnlyAnUnreadTestIsRefused) {
+  const std::string error = input_error_of([] {
+    MeasurementSet set;
+    parse_measurement_text("# OSU MPI_Get Bandwidth Test v5.6.2\n# Size      Bandwidth (MB/s)\n"
+                           "1                       0.41\n",
+                           "get.txt", set);
+  });
+  EXPECT_TRUE(contains(error, "get.txt:1: 'OSU MPI_Get Bandwidth Test v5.6.2' is an OSU benchmark "
+                              "scalewall does not read (it reads osu_latency, osu_multi_lat"))
+      << error;
+}
+
+// Two runs of all_reduce_perf on 8 ranks in one file: two series, each with its own bus
+// bandwidth, never one median over both.
+TEST(MeasurementSeries, TwoNcclRunsOfOneOpAndRankCountInOneFile) {
+  MeasurementSet set;
+  read_measurement_file(data("constructed/nccl_two_runs_8rank_cscs+rccl.txt"), set);
+  ASSERT_EQ(set.series.size(), 2u);
+  EXPECT_TRUE(contains(set.series[0].label, ", table 1: all_reduce_perf"));
+  EXPECT_TRUE(contains(set.series[1].label, ", table 2: all_reduce_perf"));
+  EXPECT_EQ(set.series[0].ranks, 8);
+  EXPECT_EQ(set.series[1].ranks, 8);
+  EXPECT_EQ(set.series[0].nodes, 2);
+  EXPECT_EQ(set.series[1].nodes, 1);
+  std::vector<BusBandwidthFit> fits = fit_bus_bandwidth(set.collectives, {}, nullptr);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_NEAR(fits[0].points.back().busbw_Bps / 1e9, 122.57, 1.0);
+  EXPECT_NEAR(fits[1].points.back().busbw_Bps / 1e9, 315.69, 3.0);
+  ASSERT_EQ(series_overlaps(set).size(), 1u);
+  EXPECT_TRUE(contains(series_overlaps(set)[0], "both time allreduce at 8 ranks: kept apart"))
+      << series_overlaps(set)[0];
+  // Pooling asks that the layouts agree: 2 nodes x 4 and 1 node x 8 stay apart.
+  EXPECT_TRUE(pool_series(set).empty());
+  EXPECT_EQ(fit_bus_bandwidth(set.collectives, {}, nullptr).size(), 2u);
+}
+
+// Two files given together: two series, labelled by file; pooled on request when they agree.
+TEST(MeasurementSeries, TwoFilesStayApartUnlessPooled) {
+  MeasurementSet set;
+  const std::string text = read_text(data("nccl/a100_2node_16gpu_oci-hpc-oke.txt"));
+  parse_measurement_text(text, "a.txt", set);
+  parse_measurement_text(text, "b.txt", set);
+  ASSERT_EQ(set.series.size(), 2u);
+  EXPECT_EQ(set.series[0].label, "a.txt: all_reduce_perf");
+  EXPECT_EQ(set.series[1].label, "b.txt: all_reduce_perf");
+  EXPECT_EQ(fit_bus_bandwidth(set.collectives, {}, nullptr).size(), 2u);
+  const std::vector<std::string> pooled = pool_series(set);
+  ASSERT_EQ(pooled.size(), 1u);
+  EXPECT_EQ(pooled[0], "'b.txt: all_reduce_perf' pooled with 'a.txt: all_reduce_perf' "
+                       "(allreduce at 16 ranks)");
+  const std::vector<BusBandwidthFit> fits = fit_bus_bandwidth(set.collectives, {}, nullptr);
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_EQ(fits[0].points.back().samples, 2);
+  EXPECT_EQ(set.series[0].label, "a.txt: all_reduce_perf + b.txt: all_reduce_perf");
+}
+
+// One link is fitted to one ping-pong series: two are refused, naming them and --pool.
+TEST(MeasurementSeries, TwoPingPongSeriesNeedPooling) {
+  MeasurementSet set;
+  read_measurement_file(data("osu_latency.txt"), set);
+  read_measurement_file(data("imb_pingpong.txt"), set);
+  const std::string error = input_error_of([&] { link_points(set); });
+  EXPECT_TRUE(contains(error, "2 ping-pong series")) << error;
+  EXPECT_TRUE(contains(error, "--pool")) << error;
+  pool_series(set);
+  EXPECT_EQ(link_points(set).size(), set.pingpong.size());
+}
+
+// ---- the formats of the issue ----
+
+// osu_alltoall's Size is per peer: nccl-tests' size is Size x ranks, with the rank count from
+// the mpirun line, or once --ranks gives it.
+TEST(MeasurementFormats, OsuAlltoallSizeIsPerPeer) {
+  const std::string text = real_log("osu_alltoall_v7.5_36proc_oracle-japan_ocitutorials.txt");
+  MeasurementSet set;
+  parse_measurement_text(text, "a2a.txt", set);
+  ASSERT_FALSE(set.collectives.empty());
+  const CollectivePoint& first = set.collectives.front();
+  EXPECT_EQ(first.op, Op::kAlltoall);
+  EXPECT_EQ(first.ranks, 36);
+  EXPECT_DOUBLE_EQ(first.bytes, 36.0);
+  EXPECT_DOUBLE_EQ(first.time_median_s, 10.29 * kUs);
+  EXPECT_NEAR(first.busbw_Bps, 36.0 / (10.29 * kUs) * 35.0 / 36.0, 1e-6);
+  MeasurementSet bare;
+  parse_measurement_text(text.substr(text.find("# OSU")), "bare.txt", bare);
+  EXPECT_EQ(bare.collectives.front().ranks, 0);
+  EXPECT_TRUE(bare.collectives.front().bytes_per_peer);
+  EXPECT_DOUBLE_EQ(bare.collectives.front().bytes, 1.0);
+  assign_unknown_ranks(bare, 36);
+  EXPECT_DOUBLE_EQ(bare.collectives.front().bytes, 36.0);
+  EXPECT_DOUBLE_EQ(bare.collectives.front().busbw_Bps, first.busbw_Bps);
+  EXPECT_EQ(bare.series.front().ranks, 36);
+}
+
+// IMB Alltoall: #bytes per peer too, x #processes.
+TEST(MeasurementFormats, ImbAlltoall) {
+  const std::string text =
+      "#    Intel(R) MPI Benchmarks 2019 Update 5, MPI-1 part\n"
+      "# Benchmarking Alltoall\n"
+      "# #processes = 4\n"
+      "#----------------------------------------------------------------\n"
+      "       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n"
+      "            0         1000         0.04         0.05         0.04\n"
+      "         1024         1000         2.00         2.40         2.20\n";
+  MeasurementSet set;
+  parse_measurement_text(text, "imb.txt", set);
+  ASSERT_EQ(set.collectives.size(), 2u);
+  EXPECT_EQ(set.collectives[1].op, Op::kAlltoall);
+  EXPECT_EQ(set.collectives[1].ranks, 4);
+  EXPECT_DOUBLE_EQ(set.collectives[1].bytes, 4096.0);
+  EXPECT_DOUBLE_EQ(set.collectives[1].time_median_s, 2.20 * kUs);
+  EXPECT_EQ(set.series.at(0).label, "imb.txt: IMB Alltoall");
+}
+
+// osu_multi_lat has osu_latency's columns; osu_mbw_mr's streams are MB/s and messages/s.
+TEST(MeasurementFormats, OsuMultiLatAndMbwMr) {
+  MeasurementSet set;
+  parse_measurement_text("# OSU MPI Multi Latency Test v5.6.2\n# Size          Latency (us)\n"
+                         "0                       1.20\n8                       1.31\n",
+                         "multi.txt", set);
+  ASSERT_EQ(set.pingpong.size(), 2u);
+  EXPECT_DOUBLE_EQ(set.pingpong[1].one_way_median_s, 1.31 * kUs);
+  EXPECT_EQ(set.series.at(0).benchmark, "osu_multi_lat");
+  const std::vector<StreamPoint> mbw = parse_stream_points(
+      "# OSU MPI Multiple Bandwidth / Message Rate Test v5.6.2\n"
+      "# [ pairs: 1 ] [ window size: 64 ]\n"
+      "# Size                  MB/s        Messages/s\n"
+      "1                       2.91        2907196.12\n"
+      "4194304             12228.34           2915.47\n",
+      "mbw.txt");
+  ASSERT_EQ(mbw.size(), 2u);
+  EXPECT_EQ(mbw[1].benchmark, "osu_mbw_mr");
+  EXPECT_DOUBLE_EQ(mbw[1].bandwidth_Bps, 12228.34e6);
+}
+
+// Old alltoall_perf leaves its redop field blank: the row is one field short, and the op is
+// all-to-all; old all_gather_perf prints no redop column at all.
+TEST(MeasurementFormats, OldNcclAlltoallWithABlankRedop) {
+  const std::string text =
+      "# nThread 1 nGpus 4 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20 "
+      "validation: 1\n"
+      "#   Rank  0 Pid 1 on node1 device  0 [0x07] Tesla V100\n"
+      "#   Rank  1 Pid 1 on node1 device  1 [0x08] Tesla V100\n"
+      "#   Rank  2 Pid 1 on node1 device  2 [0x09] Tesla V100\n"
+      "#   Rank  3 Pid 1 on node1 device  3 [0x0a] Tesla V100\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw"
+      "   busbw  error\n"
+      "        1024            64   float            28.05    0.04    0.03  0e+00    27.73    0.04"
+      "    0.03  0e+00\n"
+      "        4096           256   float            30.00    0.14    0.10  0e+00    30.00    0.14"
+      "    0.10  0e+00\n";
+  MeasurementSet set;
+  parse_measurement_text(text, "a2a.log", set);
+  ASSERT_EQ(set.collectives.size(), 2u);
+  EXPECT_EQ(set.collectives[0].op, Op::kAlltoall);
+  EXPECT_EQ(set.collectives[0].ranks, 4);
+  EXPECT_DOUBLE_EQ(set.collectives[1].time_median_s, 30.0 * kUs);
+  EXPECT_TRUE(contains(set.sources.at(0), "alltoall_perf, op read from its columns"))
+      << set.sources.at(0);
+}
+
+// srun -l prefixes every line with its task: "0: ".
+TEST(MeasurementFormats, SrunTaskPrefixIsRemoved) {
+  MeasurementSet set;
+  read_measurement_file(data("constructed/nccl_allreduce_srun-l_from_cscs-docs.txt"), set);
+  ASSERT_EQ(set.series.size(), 1u);
+  EXPECT_EQ(set.series[0].ranks, 8);
+  EXPECT_EQ(set.series[0].ranks_per_node, 4);
+  EXPECT_EQ(set.collectives.back().bytes, 134217728.0);
+}
+
+// A Rank line that lost its '#' is not counted; the bus-bandwidth factor, computed by
+// nccl-tests from the true count, gives 16 and says so.
+TEST(MeasurementFormats, RankCountIsCheckedAgainstTheBusBandwidthFactor) {
+  std::string text = real_log(
+      "nccl_allreduce_oldformat_tagoutput_ncclinfo_16rank_p4d_aws-samples_aws-efa-eks.txt");
+  const std::string rank0 = "[1,0]<stdout>:#   Rank  0";
+  ASSERT_NE(text.find(rank0), std::string::npos);
+  text.replace(text.find(rank0), rank0.size(), "[1,0]<stdout>:   Rank  0");
+  MeasurementSet set;
+  parse_measurement_text(text, "aws.txt", set);
+  EXPECT_EQ(set.series.at(0).ranks, 16);
+  EXPECT_EQ(set.collectives.front().ranks, 16);
+  bool warned = false;
+  for (const std::string& w : set.warnings) {
+    warned = warned || contains(w, "aws.txt: 15 '#  Rank' line(s), but busbw/algbw");
+  }
+  EXPECT_TRUE(warned);
+}
+
+// nccl-tests -J: one JSON document, read as the text log it was built from.
+TEST(MeasurementFormats, NcclTestsJson) {
+  MeasurementSet json;
+  read_measurement_file(data("constructed/nccl_allreduce_json_2node_from_cscs-docs.json"), json);
+  MeasurementSet text;
+  read_measurement_file(data("real-logs/nccl_allreduce_v2.18.2_gh200_2node_eth-cscs_cscs-docs.txt"),
+                        text);
+  ASSERT_EQ(json.collectives.size(), text.collectives.size());
+  for (std::size_t i = 0; i < json.collectives.size(); ++i) {
+    EXPECT_DOUBLE_EQ(json.collectives[i].bytes, text.collectives[i].bytes);
+    EXPECT_NEAR(json.collectives[i].time_median_s, text.collectives[i].time_median_s, 1e-12);
+  }
+  EXPECT_EQ(json.series.at(0).nodes, 2);
+  EXPECT_TRUE(contains(json.sources.at(0), "(nccl-tests all_reduce_perf, JSON)"));
+  EXPECT_EQ(detect_file_format(read_text(
+                data("constructed/nccl_allreduce_json_2node_from_cscs-docs.json"))),
+            FileFormat::kNcclTests);
+}
+
+// Launcher lines: -ppn, Open MPI's -N (per node) and --map-by ppr:K:node, srun's -N (nodes).
+TEST(MeasurementFormats, LayoutFromTheLauncherLine) {
+  const auto layout = [](const std::string& launcher) {
+    MeasurementSet set;
+    parse_measurement_text(launcher + "\n# OSU MPI Allreduce Latency Test v7.5\n"
+                                      "# Size       Avg Latency(us)\n4   11.69\n8   15.34\n",
+                           "l.txt", set);
+    const MeasurementSeries& s = set.series.at(0);
+    return std::tuple{s.ranks, s.nodes.value_or(0), s.ranks_per_node.value_or(0)};
+  };
+  EXPECT_EQ(layout("mpirun -np 64 -ppn 32 ./osu_allreduce"), std::tuple(64, 2, 32));
+  EXPECT_EQ(layout("mpirun -n 144 -N 36 ./osu_allreduce"), std::tuple(144, 4, 36));
+  EXPECT_EQ(layout("mpirun -np 64 --map-by ppr:32:node ./osu_allreduce"), std::tuple(64, 2, 32));
+  EXPECT_EQ(layout("srun -N 2 --ntasks=64 ./osu_allreduce"), std::tuple(64, 2, 32));
+  EXPECT_EQ(layout("srun -N2 -n 64 ./osu_allreduce"), std::tuple(64, 2, 32));
+  EXPECT_EQ(layout("mpirun -np 64 ./osu_allreduce"), std::tuple(64, 0, 0));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -1191,6 +1192,90 @@ Plot measured_vs_predicted_plot(const MeasuredSeries& s) {
   series_data(s, order, units, plot.data);
   series_axes(plot.commands, s, order, units);
   series_plot_command(plot.commands, s);
+  return plot;
+}
+
+namespace {
+
+// The overlay's axes' units, from the largest magnitude over every line.
+SeriesUnits overlay_units(const MeasuredOverlay& o) {
+  double x_max = 0;
+  double y_max = 0;
+  for (const MeasuredLine& l : o.lines) {
+    for (const double x : l.x) x_max = std::max(x_max, std::abs(x));
+    for (const double y : l.y) y_max = std::max(y_max, std::abs(y));
+  }
+  return {axis_unit(o.x_quantity, o.x_scale, x_max), axis_unit(o.y_quantity, o.y_scale, y_max)};
+}
+
+// Checks every line: points to draw, as many y as x, every value finite (and above zero on a
+// log axis). Throws InputError naming the line and the index otherwise.
+void check_overlay(const MeasuredOverlay& o) {
+  if (o.lines.empty()) throw InputError(fmt::format("{}: no series to plot", o.what));
+  for (const MeasuredLine& l : o.lines) {
+    if (l.x.empty() || l.x.size() != l.y.size()) {
+      throw InputError(fmt::format("{}: series '{}' has {} x and {} y values", o.what, l.label,
+                                   l.x.size(), l.y.size()));
+    }
+    for (std::size_t i = 0; i < l.x.size(); ++i) {
+      require_finite(l.x[i], o.what + ": " + l.label + ": x", i, o.x_scale != AxisScale::kLinear);
+      require_finite(l.y[i], o.what + ": " + l.label + ": y", i, o.y_scale != AxisScale::kLinear);
+    }
+  }
+}
+
+}  // namespace
+
+// The height one line of the overlay's key takes: a 12-point line of text and its spacing.
+constexpr int kOverlayKeyLinePx = 18;
+
+Plot measured_overlay_plot(const MeasuredOverlay& o) {
+  check_overlay(o);
+  const SeriesUnits u = overlay_units(o);
+  Plot plot;
+  plot.kind = Kind::kMeasurement;
+  plot.name = "measured-overlay";
+  plot.title = fmt::format("MEASUREMENT: {}", o.what);
+  plot.subtitle = o.subject;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = 0;
+  std::string command = "plot ";
+  for (std::size_t k = 0; k < o.lines.size(); ++k) {
+    const MeasuredLine& l = o.lines[k];
+    std::vector<std::size_t> order(l.x.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return l.x[a] < l.x[b]; });
+    std::vector<std::string> rows = {"# x y"};
+    for (const std::size_t i : order) {
+      const double x = l.x[i] * u.x.multiply / u.x.divide;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      rows.push_back(fmt::format("{} {}", num(x), num(l.y[i] * u.y.multiply / u.y.divide)));
+    }
+    datablock(plot.data, fmt::format("line{}", k), rows);
+    command += fmt::format("{}$line{} using 1:2 with linespoints pt 7 ps 0.8 lw 2 lc rgb '{}' "
+                           "title {}",
+                           k == 0 ? "" : ", \\\n     ", k, colour(k), gp_string(l.label));
+  }
+  std::string& c = plot.commands;
+  // The key under the plot, one series a line: the labels name files and tables, too long to
+  // sit beside one another or inside the plot; the picture grows by a line per series.
+  put(c, "set key below left Left reverse vertical maxcols 1");
+  plot.height_px += kOverlayKeyLinePx * static_cast<int>(o.lines.size());
+  put(c, "set grid xtics ytics lc rgb '#e5e5e5'");
+  axis_settings(c, "x", o.x_label, u.x, o.x_scale);
+  axis_settings(c, "y", o.y_label, u.y, o.y_scale);
+  if (o.x_scale == AxisScale::kLog2) {
+    put(c, "set xrange [{}:{}]", num(lo / kLogAxisPadding), num(hi * kLogAxisPadding));
+    if (u.x.size_tics) {
+      put(c, "set xtics ({})", size_tics(lo / kLogAxisPadding, hi * kLogAxisPadding));
+    } else if (hi > lo) {
+      put(c, "set xtics {}", num(log2_tic_factor(lo, hi)));
+    }
+  }
+  if (o.y_scale == AxisScale::kLinear) put(c, "set yrange [0:*]");
+  put(c, "{}", command);
   return plot;
 }
 

@@ -257,6 +257,7 @@ struct BusBandwidthPoint {
 };
 
 struct BusBandwidthFit {
+  std::size_t series = 0;       // the measurement series (MeasurementSet::series) it is of
   Op op = Op::kAllreduce;
   MeasuredAlgorithm algorithm;  // as measured (the library's call, ring, ...)
   std::int64_t ranks = 0;
@@ -266,7 +267,8 @@ struct BusBandwidthFit {
                                           // "largest size"
 };
 
-// One fit per (op, algorithm, ranks), in order of first appearance. Points with ranks < 2
+// One fit per (series, op, algorithm, ranks), in order of first appearance: two series are
+// never pooled (pool_series pools them first, when asked). Points with ranks < 2
 // (no bus to measure) or an unreadable op are skipped, each with a line in *warnings.
 // Points outside the options' size range are left out.
 std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> points,
@@ -276,7 +278,29 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
 // Gives `ranks` to every collective point whose log did not record its rank count (ranks 0,
 // as OSU's collective logs), recomputing its busbw. Returns how many points it changed.
 // REQUIRES: ranks >= 1 (throws InputError otherwise).
+// A point whose bytes are still per peer (all-to-all of OSU and IMB) gets bytes x ranks; a
+// series of such points gets the rank count too.
 std::int64_t assign_unknown_ranks(MeasurementSet& set, std::int64_t ranks);
+
+// Gives every series `ranks_per_node` (--ranks-per-node), in place of what its log says, and
+// the nodes that follow from its rank count. REQUIRES: ranks_per_node >= 1 (throws).
+void assign_ranks_per_node(MeasurementSet& set, std::int64_t ranks_per_node);
+
+// ---- Series: every table of every file is its own, never pooled unless asked ----
+
+// One line for each two series that time the same op at the same rank count, kept apart (for
+// the report's warnings).
+std::vector<std::string> series_overlaps(const MeasurementSet& set);
+
+// Pools the series that agree in what they time (their ops at their rank counts, ping-pong
+// or not) and in layout (nodes, ranks per node): each point of a later one moves to the first
+// it agrees with, whose label becomes "A + B". Series that disagree stay apart. Returns one
+// line per series pooled.
+std::vector<std::string> pool_series(MeasurementSet& set);
+
+// The ping-pong points one link is fitted to: every one, when they are of one series. Throws
+// InputError naming the series (and --pool) when they are of several.
+std::vector<PingPongPoint> link_points(const MeasurementSet& set);
 
 // ---- Validation: the model against measured collectives ----
 //
@@ -299,6 +323,8 @@ enum class ValidationRegime { kLatencyBound, kBandwidthBound };
 std::string_view validation_regime_name(ValidationRegime regime);
 
 struct ValidationPoint {
+  std::size_t series = 0;        // the measurement series (MeasurementSet::series) it is of
+  std::string series_label;      // that series' label; empty when none was given
   Op op = Op::kAllreduce;
   MeasuredAlgorithm algorithm;   // as measured: ring, the library's call, ...
   AlgorithmSpec modelled;        // the model algorithm predicted (ring; for the library's
@@ -318,7 +344,8 @@ struct ValidationPoint {
 
 // Median and worst |error| over a group of points.
 struct ValidationSummary {
-  std::string group;             // "all", "algorithm", "ranks" or "regime"
+  std::string group;             // "all", "algorithm", "ranks", "series" (when the points
+                                 // come from several) or "regime"
   std::string name;              // "all", an algorithm as measured, a rank count, or a
                                  // regime name
   std::int64_t points = 0;
@@ -347,6 +374,12 @@ struct Validation {
 // zero-byte points are scored); the measured time is 0; the algorithm is not a model
 // algorithm or does not implement the op; the fabric cannot be scaled to the rank count.
 // Throws InputError when no point is left to validate (the message gives the reasons).
+//
+// Points of different series (CollectivePoint::series) are never pooled: each series has its
+// points, labelled from `series` when it is given. A series whose log gives its ranks per node
+// is predicted on the fabric laid out so (its nodes = ranks / ranks per node), in place of the
+// fabric's own ranks per node: a 2 x 32-rank run is two nodes sharing their NICs, not 64.
+//
 // How the library's call is priced: kAuto as described above, kNccl always NCCL's pick
 // (throws InputError when the fabric's ranks are not GPUs or NCCL does not choose for the
 // op), kMpi always the model's cheapest algorithm.
@@ -354,6 +387,7 @@ enum class ValidationSelector { kAuto, kNccl, kMpi };
 
 Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
                                 const CostOptions& options = {},
+                                std::span<const MeasurementSeries> series = {},
                                 ValidationSelector selector = ValidationSelector::kAuto);
 
 // ---- The calibrated fabric ----

@@ -88,6 +88,7 @@ inline constexpr std::string_view kLibraryAlgorithmName = "library";
 MeasuredAlgorithm parse_measured_algorithm(std::string_view text);
 
 struct PingPongPoint {
+  std::size_t series = 0;  // index into MeasurementSet::series: the table it was read from
   std::int64_t from = 0;
   std::int64_t to = 1;
   std::string from_host;  // the ranks' hosts; empty when the record does not say
@@ -111,6 +112,7 @@ struct TimedSize {
 
 // bytes in nccl-tests' size convention.
 struct CollectivePoint : TimedSize {
+  std::size_t series = 0;  // index into MeasurementSet::series: the table it was read from
   Op op = Op::kAllreduce;
   MeasuredAlgorithm algorithm;  // the library's call, or a model algorithm
   std::int64_t ranks = 0;    // 0 when the log does not say (OSU collectives without an
@@ -118,6 +120,10 @@ struct CollectivePoint : TimedSize {
   double algbw_Bps = 0;
   double busbw_Bps = 0;
   bool verified = true;
+  // True when `bytes` is still the log's per-peer size (osu_alltoall, IMB Alltoall print the
+  // bytes one rank sends to each other rank) because the rank count is unknown: bytes x ranks
+  // is nccl-tests' size, and assign_unknown_ranks (calibrate.h) converts it with the count.
+  bool bytes_per_peer = false;
 };
 
 // One size of a local reduction sweep (scalewall-mpi reduce): the time to add `bytes` of
@@ -160,8 +166,23 @@ struct MeasurementRun {
   std::string date;                            // context.date, as written; empty if none
 };
 
+// One table of one file: the points of one run of one benchmark. Tables are never pooled by
+// the reader: two runs of one op in one file, or two files, are two series.
+struct MeasurementSeries {
+  std::string label;      // "run.txt: all_reduce_perf", "osu.log, table 3: osu_bw"
+  std::string source;     // the file, as given
+  std::int64_t table = 1; // its place among the series of its file, from 1
+  std::string benchmark;  // "all_reduce_perf", "osu_latency", "IMB Allreduce",
+                          // "scalewall-mpi collective"
+  std::int64_t ranks = 0; // the run's rank count; 0 when the log does not say
+  std::optional<std::int64_t> nodes;           // from the log's host names or launcher line
+  std::optional<std::int64_t> ranks_per_node;  // likewise; empty when the log does not say
+  std::int64_t first_line = 0;                 // where the table starts in its file
+};
+
 // Everything read from one or more files.
 struct MeasurementSet {
+  std::vector<MeasurementSeries> series;  // every table of every file, in reading order
   std::vector<std::string> sources;  // "path (format)", one per file read
   std::vector<MeasurementRun> runs;  // one per file read, in the order of `sources`
   std::vector<std::string> warnings; // e.g. "run.jsonl: incomplete (no end record)"
@@ -176,9 +197,15 @@ struct MeasurementSet {
 enum class MeasurementFormat {
   kScalewallMpi,  // JSON Lines as above
   kNcclTests,     // all_reduce_perf and friends
-  kOsu,           // osu_latency, osu_bw, osu_allreduce
-  kImb,           // Intel MPI Benchmarks PingPong, Allreduce
+  kOsu,           // osu_latency, osu_multi_lat, osu_bw, osu_bibw, osu_mbw_mr, osu_allreduce,
+                  // osu_reduce, osu_bcast, osu_alltoall
+  kImb,           // Intel MPI Benchmarks PingPong, Allreduce, Reduce, Bcast, Barrier,
+                  // Alltoall
 };
+
+// The label of series `index` of `set`, or "" when the set has no such series (points built
+// by hand).
+std::string series_label(const MeasurementSet& set, std::size_t index);
 
 // Reads one file, detecting its format by content, and appends to `set`. Throws InputError
 // naming the file (and line) when the file is missing, empty, of no known format, or holds a
@@ -197,10 +224,12 @@ void parse_measurement_text(std::string_view text, const std::string& source_nam
 struct StreamPoint {
   double bytes = 0;
   double bandwidth_Bps = 0;
+  std::string benchmark = "osu_bw";  // osu_bw (one direction), osu_bibw (both directions
+                                     // summed), osu_mbw_mr (every pair summed)
 };
 
-// The streaming points of an OSU bandwidth log (osu_bw), in file order; empty when `path`
-// is a measurement file of another kind. Throws InputError as read_measurement_file does
+// The streaming points of an OSU bandwidth log (osu_bw, osu_bibw, osu_mbw_mr tables), in file
+// order; empty when `path` is a measurement file of another kind. Throws InputError as read_measurement_file does
 // (the file is read by the same OSU table reader).
 std::vector<StreamPoint> read_stream_points(const std::string& path);
 

@@ -166,6 +166,31 @@ struct MeasuredSeries {
 // finite, and > 0 on a log axis (throws InputError naming the series and index).
 Plot measured_vs_predicted_plot(const MeasuredSeries& series);
 
+// Several measured series on one figure, one line each in its own colour, named by its label
+// in the key: every table of every file drawn, none pooled. Title "MEASUREMENT: <what>".
+struct MeasuredLine {
+  std::string label;  // "run.txt: all_reduce_perf, library, 8 ranks"
+  std::vector<double> x;
+  std::vector<double> y;
+};
+
+struct MeasuredOverlay {
+  std::string what;
+  std::string subject;
+  std::string x_label;
+  Quantity x_quantity = Quantity::kBytes;
+  AxisScale x_scale = AxisScale::kLog2;
+  std::string y_label;
+  Quantity y_quantity = Quantity::kRate;
+  AxisScale y_scale = AxisScale::kLinear;
+  std::vector<MeasuredLine> lines;
+};
+
+// REQUIRES: at least one line; each with as many y as x, at least one point, every value
+// finite and > 0 on a log axis (throws InputError naming the line and index). Name:
+// "measured-overlay".
+Plot measured_overlay_plot(const MeasuredOverlay& overlay);
+
 // validate's figure: each point's measured time against the model's prediction for it, log-log
 // in seconds on equal axes, one colour per algorithm as measured (in order of first
 // appearance, each named with its point count), the line measured = predicted and dashed

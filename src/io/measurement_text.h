@@ -1,0 +1,91 @@
+// The pieces the measurement readers share (measurement.cc, measurement_nccl.cc,
+// measurement_osu.cc): the lines of a log, its words and numbers with their limits, the
+// launcher lines' rank counts and layout, and the series every table becomes. Not a public
+// header: only the readers include it.
+#ifndef SCALEWALL_IO_MEASUREMENT_TEXT_H_
+#define SCALEWALL_IO_MEASUREMENT_TEXT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scalewall/io/measurement.h"
+
+namespace scalewall::measurement_text {
+
+struct Line {
+  std::int64_t number = 0;  // 1-based
+  std::string text;         // without the launcher's prefix and trailing blanks
+};
+
+std::string_view trim(std::string_view text);
+std::vector<std::string_view> split_words(std::string_view text);
+bool all_digits(std::string_view word);
+// A table row starts with a whole number, the size (or a signed one, refused later).
+bool starts_row(const std::vector<std::string_view>& words);
+std::string lower(std::string_view text);
+// The text's lines, launcher prefixes removed; none when it holds nothing but blanks.
+std::vector<Line> lines_or_none(std::string_view text);
+// "path:line".
+std::string at(const std::string& path, std::int64_t line);
+std::string join_words(const std::vector<std::string>& words, std::string_view separator);
+
+// Numbers of a table, each checked against the range of a measured value (InputError naming
+// the place and the column otherwise).
+double read_number(std::string_view word, const std::string& place, std::string_view column);
+std::int64_t read_whole(std::string_view word, const std::string& place, std::string_view column);
+double read_size(std::string_view word, const std::string& place, std::string_view column);
+double read_us(std::string_view word, const std::string& place, std::string_view column);
+double measured_rate(double bytes_per_second, const std::string& place, std::string_view what);
+double measured_size(double bytes, const std::string& place, std::string_view what);
+double measured_time(double seconds, const std::string& place, std::string_view what,
+                     bool fitted = true);
+// False (with a warning naming the place) when `seconds` is 0: the row is left out.
+bool timed(double seconds, const std::string& place, std::string_view what, MeasurementSet& set);
+
+// A launcher's command line in the log (mpirun, mpiexec, srun, an #SBATCH line): the rank
+// count and the layout it asks for, each 0 or empty when it does not say.
+struct LauncherLine {
+  std::int64_t line = 0;
+  std::int64_t ranks = 0;
+  std::optional<std::int64_t> nodes;
+  std::optional<std::int64_t> ranks_per_node;
+};
+// Every launcher line of the log, in order. A count above 2^40 is an InputError naming the
+// line.
+std::vector<LauncherLine> launcher_lines(const std::string& path, const std::vector<Line>& lines);
+// The launcher line a table starting at `line` ran under: the last one before it, else the
+// first of the file; nothing when the file has none.
+std::optional<LauncherLine> launcher_for(const std::vector<LauncherLine>& launchers,
+                                         std::int64_t line);
+// Fills the series' nodes and ranks per node from what is known (ranks, and one of nodes and
+// ranks per node, give the other when they divide).
+void complete_layout(MeasurementSeries& series);
+
+CollectivePoint collective_point(Op op, std::int64_t ranks, double bytes,
+                                 std::int64_t iterations, double t_min, double t_median,
+                                 double t_max, bool verified);
+
+// Opens a series of `path` for the table that starts at `first_line`; returns its index.
+std::size_t begin_series(MeasurementSet& set, const std::string& path, std::string benchmark,
+                         std::int64_t first_line);
+// Labels the series from `first` on (those of one file): "path: benchmark" when the file
+// holds one, "path, table K: benchmark" when it holds several.
+void label_series(MeasurementSet& set, std::size_t first);
+
+// The readers of the text formats; each appends its series, points and one source line.
+void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
+                     MeasurementSet& set);
+void read_osu(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set);
+void read_imb(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set);
+std::vector<StreamPoint> read_osu_streams(const std::string& path, const std::vector<Line>& lines);
+bool is_nccl_header(std::string_view text);
+// nccl-tests' -J document (one JSON object with "config" and "results"): read into `set` and
+// true; false, with nothing read, when the text is no such document.
+bool read_nccl_json(std::string_view text, const std::string& path, MeasurementSet& set);
+
+}  // namespace scalewall::measurement_text
+
+#endif  // SCALEWALL_IO_MEASUREMENT_TEXT_H_
