@@ -120,4 +120,51 @@ SplitSearch search_splits(const TransformerJob& job, std::int64_t gpus,
   return out;
 }
 
+std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_t gpus,
+                                          SplitConstraints constraints) {
+  constraints.tp = 1;
+  constraints.pp = 1;
+  constraints.dp = gpus;
+  constraints.interleave = 1;
+  constraints.sequence_parallel = false;
+  std::vector<NamedSplit> out;
+  for (const auto& [name, zero] : {std::pair<const char*, int>{"pure data parallel", 0},
+                                   std::pair<const char*, int>{"pure ZeRO-3", 3}}) {
+    SplitConstraints c = constraints;
+    c.zero = zero;
+    const SplitSearch s = search_splits(job, gpus, c, 1);
+    NamedSplit n{name, std::nullopt, SplitProblem::kNone};
+    if (!s.ranked.empty()) {
+      n.best = s.ranked.front();
+    } else {
+      n.problem = evaluate_split(job, c.defaults()).problem;
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+ScaleRegime scale_regime(std::int64_t gpus) {
+  // Seed D01 section 3.5, the scale-boundary table: its five rows by rank count.
+  if (gpus <= 8) return {"1-8 (one node)", "intra-node link bandwidth"};
+  if (gpus <= 64) return {"8-64", "inter-node bandwidth, injection gap"};
+  if (gpus <= 1024) return {"64-1k", "topology and oversubscription"};
+  if (gpus <= 10240) return {"1k-10k", "latency term, O(N) step counts; variance"};
+  return {"10k+", "failure rate; bisection bandwidth"};
+}
+
+std::vector<SplitSearch> best_split_curve(const TransformerJob& job,
+                                          const std::vector<std::int64_t>& grid,
+                                          const SplitConstraints& constraints) {
+  std::vector<SplitSearch> out;
+  for (const std::int64_t n : grid) {
+    SplitConstraints c = constraints;
+    // Degrees fixed by the scenario for one count cannot all hold at another: the data
+    // parallel degree follows N.
+    c.dp.reset();
+    out.push_back(search_splits(job, n, c, 1));
+  }
+  return out;
+}
+
 }  // namespace scalewall

@@ -211,6 +211,20 @@ std::string_view split_problem_name(SplitProblem problem) {
   return "";
 }
 
+std::string_view split_problem_text(SplitProblem problem) {
+  switch (problem) {
+    case SplitProblem::kNone: return "it can run";
+    case SplitProblem::kLayers: return "pp x interleave does not divide the layers";
+    case SplitProblem::kHeads: return "tp does not divide the heads and the KV heads";
+    case SplitProblem::kBatch: return "dp x micro-batch does not divide the global batch";
+    case SplitProblem::kInterleave:
+      return "interleaving needs pp > 1 and the micro-batches a multiple of pp";
+    case SplitProblem::kFabric: return "the GPUs (or the TP group) do not fill whole nodes";
+  }
+  SCALEWALL_CHECK(false && "unknown SplitProblem");
+  return "";
+}
+
 std::string_view split_binding_name(SplitBinding binding) {
   switch (binding) {
     case SplitBinding::kCompute: return "compute";

@@ -9,6 +9,8 @@
 #define SCALEWALL_SPLIT_SEARCH_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "scalewall/model/parallel_step.h"
@@ -38,6 +40,31 @@ SplitSearch search_splits(const TransformerJob& job, std::int64_t gpus,
 
 // Whether split a ranks above b (the ranking above).
 bool ranks_before(const SplitStep& a, const SplitStep& b);
+
+// The best split of a named kind, for plan's "why the others lose": "pure data parallel"
+// (tp 1, pp 1, no ZeRO) and "pure ZeRO-3" (tp 1, pp 1, zero 3), the rest of the choices
+// searched as `constraints` allows. `best` is empty when no split of that kind can run.
+struct NamedSplit {
+  std::string name;
+  std::optional<SplitStep> best;
+  SplitProblem problem = SplitProblem::kNone;  // without `best`: why its plainest split cannot run
+};
+std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_t gpus,
+                                          SplitConstraints constraints);
+
+// The regime of seed D01 section 3.5's scale-boundary table that `gpus` falls in: "1-8 (one
+// node)", "8-64", "64-1k", "1k-10k", "10k+", and what binds first there.
+struct ScaleRegime {
+  std::string ranks;       // "64-1k"
+  std::string binds;       // "topology and oversubscription"
+};
+ScaleRegime scale_regime(std::int64_t gpus);
+
+// The best split at each GPU count of `grid` (each searched under `constraints`), for the
+// scaling curve of a transformer. A count whose GPUs no split can use has an empty `ranked`.
+std::vector<SplitSearch> best_split_curve(const TransformerJob& job,
+                                          const std::vector<std::int64_t>& grid,
+                                          const SplitConstraints& constraints);
 
 }  // namespace scalewall
 

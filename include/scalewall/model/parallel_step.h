@@ -101,6 +101,8 @@ enum class SplitProblem {
 };
 // "", "layers", "heads", "batch", "interleave", "fabric".
 std::string_view split_problem_name(SplitProblem problem);
+// The problem in words: "pp x interleave does not divide the layers", ...
+std::string_view split_problem_text(SplitProblem problem);
 
 // The binding mechanism of a split: the largest part lost against pure compute, or memory.
 enum class SplitBinding {
