@@ -262,11 +262,11 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
     const double exposed = exposed_under(c.total_s, bytes, bucket, hidden_s);
     return c.times(exposed / c.total_s);
   };
+  Cost out;
+  if (s.zero == 0) return hide(collective(Op::kAllreduce, bytes, group), w.backward_s);
   const Cost gather = collective(Op::kAllgather, bytes, group);
   const Cost scatter = collective(Op::kReduceScatter, bytes, group);
-  Cost out;
   switch (s.zero) {
-    case 0: out = hide(collective(Op::kAllreduce, bytes, group), w.backward_s); break;
     case 1:
       out = hide(scatter, w.backward_s);
       out += hide(gather, w.forward_s);
