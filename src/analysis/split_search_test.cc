@@ -104,5 +104,102 @@ TEST(MegatronTable, EveryRowWithinTenPercent) {
                            100 * median(errors), 100 * worst);
 }
 
+TransformerJob gpt_job(std::int64_t hidden, std::int64_t heads, std::int64_t layers,
+                       std::int64_t batch) {
+  TransformerJob job;
+  job.model = {hidden, 4 * hidden, heads, heads, layers, 2048, 51200};
+  job.training = {batch, 1, DType::kBf16};
+  job.gpu = accelerator_preset("a100-80gb");
+  job.fabric = load_fabric("dgx-a100");
+  return job;
+}
+
+// The 1T model of Table 1 on 3072 GPUs with every choice open: the search lands on the
+// papers' kind of split (TP 8 inside the node, PP across nodes), and nothing that does not fit
+// ranks above anything that does.
+TEST(SplitSearch, OneTrillionOn3072FindsTensorInsideAndPipelineAcross) {
+  const TransformerJob job = gpt_job(25600, 160, 128, 3072);
+  const SplitSearch s = search_splits(job, 3072, {}, 5);
+  ASSERT_EQ(s.ranked.size(), 5u);
+  EXPECT_GT(s.evaluated, 5000);
+  EXPECT_LT(s.fitting, s.evaluated);  // many splits of 1T do not fit an 80 GB GPU
+  const SplitStep& best = s.ranked.front();
+  EXPECT_TRUE(best.fits);
+  EXPECT_EQ(best.split.tp, 8);
+  EXPECT_GE(best.split.pp, 8);
+  EXPECT_GE(best.split.tp * best.split.dp, 8);  // a stage's neighbour is on another node
+  for (std::size_t i = 1; i < s.ranked.size(); ++i) {
+    EXPECT_FALSE(ranks_before(s.ranked[i], s.ranked[i - 1]));
+    EXPECT_TRUE(s.ranked[i].fits);
+  }
+}
+
+TEST(SplitSearch, ASplitThatDoesNotFitIsNeverTheAnswer) {
+  // 175B on 64 GPUs of 40 GB: nothing fits; the least lacking comes first, marked as such.
+  TransformerJob job = gpt_job(12288, 96, 96, 1536);
+  job.gpu = accelerator_preset("a100-40gb");
+  const SplitSearch s = search_splits(job, 64, {}, 3);
+  EXPECT_EQ(s.fitting, 0);
+  ASSERT_FALSE(s.ranked.empty());
+  EXPECT_FALSE(s.ranked.front().fits);
+  EXPECT_EQ(s.ranked.front().binding, SplitBinding::kMemory);
+  EXPECT_LE(s.ranked[0].lacks_bytes, s.ranked[1].lacks_bytes);
+  // On 1024 of them a split fits, and it ranks above every one that does not.
+  const SplitSearch big = search_splits(job, 1024, {}, 3);
+  EXPECT_TRUE(big.ranked.front().fits);
+  SplitStep over = big.ranked.front();
+  over.fits = false;
+  over.step_s /= 10;  // even ten times faster, a split that does not fit ranks below
+  EXPECT_TRUE(ranks_before(big.ranked.front(), over));
+}
+
+TEST(SplitSearch, PureDataParallelAndZero3AreNamedWithTheirNumbers) {
+  const TransformerJob job = gpt_job(12288, 96, 96, 2048);
+  SplitConstraints c;
+  c.dp_overlap = false;
+  const std::vector<NamedSplit> alt = pure_alternatives(job, 1024, c);
+  ASSERT_EQ(alt.size(), 2u);
+  EXPECT_EQ(alt[0].name, "pure data parallel");
+  ASSERT_TRUE(alt[0].best.has_value());
+  EXPECT_FALSE(alt[0].best->fits);  // 16 B x 175e9: 2.8 TB per GPU
+  EXPECT_NEAR(alt[0].best->memory.weights_bytes + alt[0].best->memory.gradients_bytes +
+                  alt[0].best->memory.optimizer_bytes,
+              16 * (model_parameters(job.model) - 2 * 12288.0), 1e3);
+  EXPECT_EQ(alt[1].name, "pure ZeRO-3");
+  ASSERT_TRUE(alt[1].best.has_value());
+  EXPECT_TRUE(alt[1].best->fits);
+  EXPECT_EQ(alt[1].best->split.zero, 3);
+  const SplitSearch best = search_splits(job, 1024, c, 1);
+  EXPECT_GT(alt[1].best->step_s, 1.2 * best.ranked.front().step_s);
+  // With 1536 sequences, 1024 data-parallel ranks cannot share the batch.
+  const TransformerJob odd = gpt_job(12288, 96, 96, 1536);
+  const std::vector<NamedSplit> none = pure_alternatives(odd, 1024, c);
+  EXPECT_FALSE(none[0].best.has_value());
+  EXPECT_EQ(none[0].problem, SplitProblem::kBatch);
+}
+
+TEST(SplitSearch, ScaleRegimesAreTheSeedsRows) {
+  EXPECT_EQ(scale_regime(8).ranks, "1-8 (one node)");
+  EXPECT_EQ(scale_regime(9).ranks, "8-64");
+  EXPECT_EQ(scale_regime(64).ranks, "8-64");
+  EXPECT_EQ(scale_regime(1024).ranks, "64-1k");
+  EXPECT_EQ(scale_regime(3072).ranks, "1k-10k");
+  EXPECT_EQ(scale_regime(16384).binds, "failure rate; bisection bandwidth");
+}
+
+TEST(SplitSearch, FixedChoicesAreHeld) {
+  const TransformerJob job = gpt_job(4096, 32, 36, 512);
+  SplitConstraints c;
+  c.tp = 4;
+  c.recompute = Recompute::kSelective;
+  const SplitSearch s = search_splits(job, 128, c, 10);
+  for (const SplitStep& r : s.ranked) {
+    EXPECT_EQ(r.split.tp, 4);
+    EXPECT_EQ(r.split.recompute, Recompute::kSelective);
+    EXPECT_EQ(r.split.gpus(), 128);
+  }
+  EXPECT_EQ(input_error_of([&] { (void)search_splits(job, 0, c); }), "gpus 0 must be at least 1");
+}
+
 }  // namespace
 }  // namespace scalewall
