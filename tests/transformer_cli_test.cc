@@ -119,3 +119,18 @@ TEST(TransformerCli, PredictWithoutASplitDrawsTheBestSplitCurve) {
 
 }  // namespace
 }  // namespace scalewall::testing
+
+namespace scalewall::testing {
+namespace {
+
+TEST(TransformerCli, CommandsThatTakeADataParallelScenarioSaySo) {
+  expect_input_error({"report", source_path("examples/gpt3-175b-a100.toml"), "-o",
+                      "transformer-report-dir"},
+                     "is a transformer scenario ([model]); report draws data-parallel scenarios");
+  expect_input_error({"diagnose", source_path("examples/runs.csv"), "--scenario",
+                      source_path("examples/gpt3-175b-a100.toml")},
+                     "is a transformer scenario ([model]); diagnose compares a data-parallel one");
+}
+
+}  // namespace
+}  // namespace scalewall::testing
