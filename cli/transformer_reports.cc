@@ -101,10 +101,15 @@ Table curve_table(const std::vector<SplitSearch>& curve) {
       continue;
     }
     const SplitStep& b = s.ranked.front();
+    // A split that does not fit has no throughput to show: it cannot run.
+    const auto if_fits = [&](double v) { return b.fits ? Value{v} : Value{}; };
     table.add_row({s.gpus, regime, b.split.tp, b.split.pp, b.split.dp, b.split.micro_batch,
                    std::string(recompute_name(b.split.recompute)),
-                   static_cast<std::int64_t>(b.split.zero), b.step_s, b.fits, b.tflops_per_gpu,
-                   b.mfu, b.tokens_per_s, std::string(split_binding_name(b.binding))});
+                   static_cast<std::int64_t>(b.split.zero), if_fits(b.step_s), b.fits,
+                   if_fits(b.tflops_per_gpu), if_fits(b.mfu), if_fits(b.tokens_per_s),
+                   std::string(split_binding_name(b.binding))},
+                  b.fits ? "" : fmt::format("<-- does not fit: lacks {} per GPU",
+                                            format_bytes(b.lacks_bytes)));
   }
   return table;
 }

@@ -113,8 +113,14 @@ TEST(TransformerCli, PredictWithoutASplitDrawsTheBestSplitCurve) {
   EXPECT_EQ(curve[0]["gpus"], 256);
   EXPECT_EQ(curve[0]["regime"], "64-1k");
   for (const auto& row : curve) EXPECT_TRUE(row["fits"].get<bool>());
-  // Weak in nothing: the batch is fixed, so more GPUs shorten the step.
+  // The global batch is fixed, so more GPUs shorten the step.
   EXPECT_GT(curve[0]["step_s"].get<double>(), curve[2]["step_s"].get<double>());
+  // On 8 GPUs 175B fits no split: the row says so and shows no throughput.
+  const auto small = run_json({"predict", Example("gpt3-175b-a100-plan"), "--ranks", "8"});
+  EXPECT_FALSE(small["curve"][0]["fits"].get<bool>());
+  EXPECT_TRUE(small["curve"][0]["step_s"].is_null());
+  EXPECT_TRUE(small["curve"][0]["tflops_per_gpu"].is_null());
+  EXPECT_EQ(small["curve"][0]["binding"], "memory");
 }
 
 }  // namespace
