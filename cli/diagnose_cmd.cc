@@ -67,6 +67,11 @@ Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
   if (!flags.scenario.empty()) {
     const ScenarioFile file = with_flag("--scenario", [&] { return load_scenario_file(flags.scenario); });
     scenario_name = file.scenario.name;
+    if (file.transformer) {
+      throw InputError(fmt::format("--scenario: {} is a transformer scenario ([model]); diagnose "
+                                   "compares a data-parallel one ([workload])",
+                                   flags.scenario));
+    }
     if (file.scenario.workload.mode != d.mode) {
       throw InputError(fmt::format(
           "--scenario: {} describes {} scaling, but {} is {} scaling ({})", flags.scenario,

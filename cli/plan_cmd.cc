@@ -9,6 +9,7 @@
 #include "scalewall/present/prediction_tables.h"
 #include "cli/next_measurement.h"
 #include "cli/scenario_flags.h"
+#include "cli/transformer_reports.h"
 #include "scalewall/analysis/efficiency_drop.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/model/scaling.h"
@@ -133,7 +134,18 @@ Report observed_report(const PlanFlags& flags) {
 }
 
 Report plan_report(const PlanFlags& flags) {
-  const ScenarioFile file = load_scenario(flags.scenario);
+  ScenarioFile file = load_scenario(flags.scenario);
+  if (file.transformer) {
+    if (!flags.ranks.empty()) {
+      file.transformer->gpus = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
+      const SplitConstraints& c = file.transformer->parallel;
+      if (c.degrees_fixed() && *c.tp * *c.pp * *c.dp != file.transformer->gpus) {
+        throw InputError(fmt::format("--ranks: {} GPUs is not the scenario's tp x pp x dp = {}",
+                                     file.transformer->gpus, *c.tp * *c.pp * *c.dp));
+      }
+    }
+    return transformer_plan_report(file, flags.scenario.path);
+  }
   const Scenario& s = file.scenario;
   if (flags.ranks.empty()) throw InputError("--ranks is required with a scenario");
   if (flags.ranks.find_first_of(",.") != std::string::npos) {
@@ -258,6 +270,8 @@ void register_plan(CLI::App& app) {
       {scenario_flags(&flags->scenario, true), own},
       "Examples:\n"
       "  scalewall plan examples/seed-7b-bf16.toml --ranks 512\n"
+      "  scalewall plan examples/gpt3-175b-a100.toml --tp 8 --pp 8\n"
+      "      a transformer scenario: the best splits of 1024 A100s, and why the others lose\n"
       "  scalewall plan --observed 128:94%,1024:61%\n"
       "      the seed's interview question: bandwidth, latency or variance?"});
   cmd->callback([flags] {

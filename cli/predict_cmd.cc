@@ -7,6 +7,7 @@
 
 #include "cli/common.h"
 #include "cli/scenario_flags.h"
+#include "cli/transformer_reports.h"
 #include "scalewall/platform/gnuplot.h"
 #include "scalewall/present/plot.h"
 #include "scalewall/present/prediction_tables.h"
@@ -221,7 +222,9 @@ void register_predict(CLI::App& app) {
       "  scalewall predict examples/seed-7b-bf16.toml --ranks 8,64,512\n"
       "      the seed's worked example: the all-reduce, not the compute, sets the step\n"
       "  scalewall predict examples/bandwidth-bound-1.3b-100gbe.toml --what-if --at 64\n"
-      "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json"});
+      "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json\n"
+      "  scalewall predict examples/gpt3-175b-a100.toml\n"
+      "      a transformer scenario with a fixed split: its step by mechanism and its memory"});
   cmd->callback([flags] {
     if (!flags->at.empty() && !flags->what_if) {
       throw InputError("--at: only with --what-if (the rank count the remedies are ranked at)");
@@ -231,6 +234,16 @@ void register_predict(CLI::App& app) {
       with_flag("--plot", [&] { return plot_format_for_path(flags->plot); });
     }
     const ScenarioFile file = load_scenario(flags->scenario);
+    if (file.transformer) {
+      if (flags->what_if || !flags->plot.empty() || !flags->max_ranks.empty()) {
+        throw InputError(fmt::format(
+            "{}: a transformer scenario takes --ranks (the GPU counts of its curve), not "
+            "--what-if, --plot or --max-ranks",
+            flags->what_if ? "--what-if" : (!flags->plot.empty() ? "--plot" : "--max-ranks")));
+      }
+      emit(transformer_predict_report(file, flags->scenario.path, flags->ranks), flags->format);
+      return;
+    }
     emit(flags->what_if ? what_if_report(*flags, file) : predict_report(*flags, file),
          flags->format);
   });

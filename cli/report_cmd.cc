@@ -532,6 +532,12 @@ Report run_report(const ReportFlags& flags) {
       case FileFormat::kScenario: {
         ScenarioFile file = parse_scenario(
             text, path, is_standard_input(path) ? "" : fs::path(path).parent_path().string());
+        if (file.transformer) {
+          throw InputError(fmt::format(
+              "{}: is a transformer scenario ([model]); report draws data-parallel scenarios "
+              "([workload]) and measurements (predict and plan take a transformer scenario)",
+              path));
+        }
         with_flag("--max-ranks", [&] { return default_rank_grid(file.scenario, max_ranks); });
         scenarios.emplace_back(path, std::move(file));
         break;

@@ -8,6 +8,8 @@
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/base/units.h"
+#include "scalewall/model/accelerator.h"
+#include "scalewall/model/transformer.h"
 
 namespace scalewall::cli {
 namespace {
@@ -52,6 +54,91 @@ void add_remedy_levels(nlohmann::ordered_json& j, const Levels& levels) {
   j["batch_scale"] = levels.batch_scale;
 }
 
+// The first transformer flag given, or "".
+std::string_view first_transformer_flag(const TransformerFlags& t) {
+  const std::pair<std::string_view, const std::string*> all[] = {
+      {"--tp", &t.tp}, {"--pp", &t.pp}, {"--dp", &t.dp}, {"--micro-batch", &t.micro_batch},
+      {"--interleave", &t.interleave}, {"--sequence-parallel", &t.sequence_parallel},
+      {"--recompute", &t.recompute}, {"--zero", &t.zero}, {"--dp-overlap", &t.dp_overlap},
+      {"--gpu", &t.gpu}, {"--gpus", &t.gpus}, {"--global-batch", &t.global_batch},
+      {"--dtype", &t.dtype}};
+  for (const auto& [name, value] : all) {
+    if (!value->empty()) return name;
+  }
+  return "";
+}
+
+// The data-parallel overrides a transformer scenario refuses: its compute and communication
+// come from the model and the split.
+void reject_data_parallel_flags(const ScenarioFlags& f) {
+  const std::pair<std::string_view, const std::string*> all[] = {
+      {"--scaling", &f.scaling}, {"--overlap", &f.overlap}, {"--bucket", &f.bucket},
+      {"--hierarchical", &f.hierarchical}, {"--algorithm", &f.algorithm},
+      {"--selector", &f.selector}, {"--compression-ratio", &f.compression_ratio},
+      {"--accumulation-steps", &f.accumulation_steps}, {"--batch-scale", &f.batch_scale}};
+  for (const auto& [name, value] : all) {
+    if (!value->empty()) {
+      throw InputError(fmt::format(
+          "{}: applies to a data-parallel scenario ([workload]); {} is a transformer scenario "
+          "(its compute and communication follow from [model] and [parallel])",
+          name, f.path));
+    }
+  }
+}
+
+constexpr std::int64_t kMaxDegree = std::int64_t{1} << 40;
+
+void apply_parallel_flags(const TransformerFlags& f, SplitConstraints& c) {
+  if (!f.tp.empty()) c.tp = flag_count("--tp", f.tp, 1, kMaxDegree);
+  if (!f.pp.empty()) c.pp = flag_count("--pp", f.pp, 1, kMaxDegree);
+  if (!f.dp.empty()) c.dp = flag_count("--dp", f.dp, 1, kMaxDegree);
+  if (!f.micro_batch.empty()) c.micro_batch = flag_count("--micro-batch", f.micro_batch, 1, kMaxDegree);
+  if (!f.interleave.empty()) c.interleave = flag_count("--interleave", f.interleave, 1, kMaxDegree);
+  if (!f.sequence_parallel.empty()) {
+    c.sequence_parallel = flag_on_off("--sequence-parallel", f.sequence_parallel);
+  }
+  if (!f.recompute.empty()) {
+    c.recompute = with_flag("--recompute", [&] { return parse_recompute(f.recompute); });
+  }
+  if (!f.zero.empty()) c.zero = static_cast<int>(flag_count("--zero", f.zero, 0, 3));
+  if (!f.dp_overlap.empty()) c.dp_overlap = flag_on_off("--dp-overlap", f.dp_overlap);
+}
+
+void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
+  reject_data_parallel_flags(flags);
+  TransformerScenario& t = *file.transformer;
+  const TransformerFlags& f = flags.transformer;
+  apply_parallel_flags(f, t.parallel);
+  if (!f.micro_batch.empty()) t.job.training.micro_batch = *t.parallel.micro_batch;
+  if (!f.gpu.empty()) t.job.gpu = with_flag("--gpu", [&] { return accelerator_preset(f.gpu); });
+  if (!f.global_batch.empty()) {
+    t.job.training.global_batch = flag_count("--global-batch", f.global_batch, 1, kMaxDegree);
+  }
+  if (!f.dtype.empty()) t.job.training.dtype = with_flag("--dtype", [&] { return parse_dtype(f.dtype); });
+  if (!flags.sigma.empty()) t.job.sigma = flag_fraction("--sigma", flags.sigma);
+  if (!flags.network.fabric.empty()) {
+    t.job.fabric = with_flag("--fabric", [&] { return load_fabric(flags.network.fabric); });
+    t.fabric_name = flags.network.fabric;
+  }
+  if (has_fabric_overrides(flags.network)) apply_fabric_overrides(flags.network, t.job.fabric);
+  file.network_description = describe_scenario_fabric(t.job.fabric);
+  const SplitConstraints& c = t.parallel;
+  const std::int64_t product = c.degrees_fixed() ? *c.tp * *c.pp * *c.dp : 0;
+  if (!f.gpus.empty()) {
+    t.gpus = flag_count("--gpus", f.gpus, 1, kMaxDegree);
+  } else if (product != 0 && !t.gpus_given) {
+    t.gpus = product;
+  }
+  if (product != 0 && t.gpus != 0 && product != t.gpus) {
+    throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} is not the {} GPUs", *c.tp,
+                                 *c.pp, *c.dp, product, t.gpus));
+  }
+  if (t.gpus == 0) {
+    throw InputError(fmt::format(
+        "{}: system.gpus is missing (give it, --gpus N, or all of tp, pp and dp)", flags.path));
+  }
+}
+
 }  // namespace
 
 FlagGroup scenario_flags(ScenarioFlags* flags, bool optional) {
@@ -85,11 +172,42 @@ FlagGroup scenario_flags(ScenarioFlags* flags, bool optional) {
        "X"},
       {"--sigma", &flags->sigma, "Override: per-rank compute jitter (0.02 or 2%)", "F"},
   });
+  TransformerFlags& t = flags->transformer;
+  group.insert(group.end(), {
+      {"--tp", &t.tp, "Transformer scenarios: tensor-parallel degree (parallel.tp)", "N"},
+      {"--pp", &t.pp, "Transformer scenarios: pipeline-parallel degree (parallel.pp)", "N"},
+      {"--dp", &t.dp, "Transformer scenarios: data-parallel degree (parallel.dp)", "N"},
+      {"--micro-batch", &t.micro_batch, "Transformer scenarios: sequences per micro-batch",
+       "B"},
+      {"--interleave", &t.interleave, "Transformer scenarios: model chunks per pipeline stage",
+       "V"},
+      {"--sequence-parallel", &t.sequence_parallel,
+       "Transformer scenarios: sequence parallelism (on/off)", "on|off"},
+      {"--recompute", &t.recompute,
+       "Transformer scenarios: activation recomputation (none, selective, full)", "MODE"},
+      {"--zero", &t.zero, "Transformer scenarios: ZeRO stage (0-3; 3: FSDP)", "Z"},
+      {"--dp-overlap", &t.dp_overlap,
+       "Transformer scenarios: overlap the gradient reduction with backward (on/off)", "on|off"},
+      {"--gpu", &t.gpu, "Transformer scenarios: accelerator preset (system.gpu)", "NAME"},
+      {"--gpus", &t.gpus, "Transformer scenarios: GPU count (system.gpus)", "N"},
+      {"--global-batch", &t.global_batch, "Transformer scenarios: sequences per step", "B"},
+      {"--dtype", &t.dtype, "Transformer scenarios: bf16, fp16 or fp8", "DTYPE"},
+  });
   return group;
 }
 
 ScenarioFile load_scenario(const ScenarioFlags& flags) {
   ScenarioFile file = load_scenario_file(flags.path);
+  if (file.transformer) {
+    apply_transformer_flags(flags, file);
+    return file;
+  }
+  if (const std::string_view name = first_transformer_flag(flags.transformer); !name.empty()) {
+    throw InputError(fmt::format(
+        "{}: applies to a transformer scenario (one with [model]); {} is a data-parallel "
+        "scenario",
+        name, flags.path));
+  }
   Scenario& s = file.scenario;
   if (!flags.scaling.empty()) {
     const std::optional<ScalingMode> mode = parse_scaling_mode(flags.scaling);
@@ -163,6 +281,51 @@ std::string selector_used(const ScenarioFile& file) {
 std::string selector_used_text(const ScenarioFile& file) {
   return selector_used(file) == "nccl" ? "nccl (NCCL's algorithm and protocol choice)"
                                        : "mpi (the cheapest MPI algorithm per call)";
+}
+
+nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
+  const TransformerScenario& t = *file.transformer;
+  const TransformerJob& job = t.job;
+  nlohmann::ordered_json j;
+  j["name"] = file.scenario.name;
+  nlohmann::ordered_json& m = j["model"];
+  m["hidden"] = job.model.hidden;
+  m["ffn"] = job.model.ffn;
+  m["heads"] = job.model.heads;
+  m["kv_heads"] = job.model.kv_heads;
+  m["layers"] = job.model.layers;
+  m["seq"] = job.model.seq;
+  m["vocab"] = job.model.vocab;
+  m["parameters"] = model_parameters(job.model);
+  nlohmann::ordered_json& tr = j["training"];
+  tr["global_batch"] = job.training.global_batch;
+  tr["micro_batch"] = t.parallel.micro_batch ? nlohmann::ordered_json(*t.parallel.micro_batch)
+                                             : nlohmann::ordered_json();
+  tr["dtype"] = std::string(dtype_name(job.training.dtype));
+  nlohmann::ordered_json& p = j["parallel"];
+  const SplitConstraints& c = t.parallel;
+  const auto opt = [](const auto& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+  };
+  p["tp"] = opt(c.tp);
+  p["pp"] = opt(c.pp);
+  p["dp"] = opt(c.dp);
+  p["interleave"] = opt(c.interleave);
+  p["sequence_parallel"] = opt(c.sequence_parallel);
+  p["recompute"] = c.recompute ? nlohmann::ordered_json(std::string(recompute_name(*c.recompute)))
+                               : nlohmann::ordered_json();
+  p["zero"] = opt(c.zero);
+  p["dp_overlap"] = opt(c.dp_overlap);
+  nlohmann::ordered_json& y = j["system"];
+  y["gpu"] = job.gpu.name;
+  y["peak_flops_per_s"] = job.gpu.peak_flops_per_s(job.training.dtype);
+  y["hbm_bytes"] = job.gpu.hbm_bytes;
+  y["hbm_Bps"] = job.gpu.hbm_Bps;
+  y["fabric"] = t.fabric_name;
+  add_fabric_figures(job.fabric, y["fabric_figures"]);
+  y["gpus"] = t.gpus;
+  j["variance"]["sigma"] = job.sigma;
+  return j;
 }
 
 nlohmann::ordered_json scenario_inputs(const ScenarioFile& file) {

@@ -14,6 +14,12 @@
 
 namespace scalewall::cli {
 
+// The keys of a transformer scenario's [training], [parallel] and [system] as flags.
+struct TransformerFlags {
+  std::string tp, pp, dp, micro_batch, interleave, sequence_parallel, recompute, zero,
+      dp_overlap, gpu, gpus, global_batch, dtype;
+};
+
 struct ScenarioFlags {
   std::string path;               // the positional SCENARIO
   std::string scaling;            // strong | weak
@@ -27,6 +33,7 @@ struct ScenarioFlags {
   std::string accumulation_steps;
   std::string batch_scale;
   std::string sigma;
+  TransformerFlags transformer;   // a transformer scenario's keys ([model] scenarios only)
 };
 
 // The positional SCENARIO (required unless `optional`) and the override flags, the network
@@ -45,6 +52,9 @@ std::string selector_used_text(const ScenarioFile& file);
 
 // Every input of the scenario, after overrides, in SI units, for a JSON report's "inputs".
 nlohmann::ordered_json scenario_inputs(const ScenarioFile& file);
+
+// The same for a transformer scenario: model, training, parallel (null where searched), system.
+nlohmann::ordered_json transformer_inputs(const ScenarioFile& file);
 
 }  // namespace scalewall::cli
 

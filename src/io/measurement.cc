@@ -764,7 +764,7 @@ std::optional<FileFormat> toml_format(const std::vector<Line>& lines) {
   for (std::size_t i = 0; i < lines.size() && i < kTomlLinesLooked; ++i) {
     std::string_view t = lines[i].text;
     while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-    if (t.starts_with("[workload]")) return FileFormat::kScenario;
+    if (t.starts_with("[workload]") || t.starts_with("[model]")) return FileFormat::kScenario;
     if (t.starts_with("[inter]") || t.starts_with("[intra]")) fabric = true;
   }
   if (fabric) return FileFormat::kFabric;

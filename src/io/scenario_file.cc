@@ -619,12 +619,148 @@ std::string describe_scenario_fabric(const Topology& t) {
   return text;
 }
 
+namespace {
+
+// The largest dimension, batch or degree a transformer scenario takes: 2^40, beyond any model
+// and any machine, and small enough that products of a few stay exact in a double.
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
+
+TransformerShape read_model(const Section& m) {
+  m.reject_unknown({"hidden", "ffn", "heads", "kv_heads", "layers", "seq", "vocab"});
+  const auto need = [&](std::string_view key, std::string_view hint) {
+    if (!m.has(key)) m.missing(key, hint);
+    return m.count(key, 1, kMaxDimension);
+  };
+  TransformerShape shape;
+  shape.hidden = need("hidden", "the hidden size h");
+  shape.heads = need("heads", "the attention heads");
+  shape.layers = need("layers", "the transformer layers");
+  shape.seq = need("seq", "the sequence length in tokens");
+  shape.vocab = need("vocab", "the vocabulary size");
+  shape.ffn = m.has("ffn") ? m.count("ffn", 1, kMaxDimension) : 4 * shape.hidden;
+  shape.kv_heads = m.has("kv_heads") ? m.count("kv_heads", 1, kMaxDimension) : shape.heads;
+  if (shape.hidden % shape.heads != 0) {
+    m.fail("heads", fmt::format("does not divide model.hidden {}", shape.hidden));
+  }
+  if (shape.heads % shape.kv_heads != 0) {
+    m.fail("kv_heads", fmt::format("does not divide model.heads {}", shape.heads));
+  }
+  return shape;
+}
+
+TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro_batch) {
+  t.reject_unknown({"global_batch", "micro_batch", "dtype"});
+  if (!t.present()) t.missing("", "global_batch, and optionally micro_batch and dtype");
+  if (!t.has("global_batch")) t.missing("global_batch", "sequences per optimizer step");
+  TrainingSetup setup;
+  setup.global_batch = t.count("global_batch", 1, kMaxDimension);
+  if (t.has("micro_batch")) micro_batch = t.count("micro_batch", 1, kMaxDimension);
+  setup.micro_batch = micro_batch.value_or(1);
+  if (t.has("dtype")) {
+    try {
+      setup.dtype = parse_dtype(t.text("dtype"));
+    } catch (const InputError& e) {
+      t.fail("dtype", e.what());
+    }
+  }
+  return setup;
+}
+
+SplitConstraints read_parallel(const Section& p) {
+  p.reject_unknown({"tp", "pp", "dp", "interleave", "sequence_parallel", "recompute", "zero",
+                    "dp_overlap"});
+  SplitConstraints c;
+  const auto degree = [&](std::string_view key, std::optional<std::int64_t>& out) {
+    if (p.has(key)) out = p.count(key, 1, kMaxDimension);
+  };
+  degree("tp", c.tp);
+  degree("pp", c.pp);
+  degree("dp", c.dp);
+  degree("interleave", c.interleave);
+  if (p.has("sequence_parallel")) c.sequence_parallel = p.flag("sequence_parallel");
+  if (p.has("dp_overlap")) c.dp_overlap = p.flag("dp_overlap");
+  if (p.has("zero")) c.zero = static_cast<int>(p.count("zero", 0, 3));
+  if (p.has("recompute")) {
+    try {
+      c.recompute = parse_recompute(p.text("recompute"));
+    } catch (const InputError& e) {
+      p.fail("recompute", e.what());
+    }
+  }
+  return c;
+}
+
+void read_system(const Section& y, const std::string& base_dir, TransformerScenario& out) {
+  y.reject_unknown({"gpu", "fabric", "gpus"});
+  if (!y.present()) y.missing("", "gpu, fabric and gpus");
+  if (!y.has("gpu")) y.missing("gpu", fmt::format("one of: {}", accelerator_names()));
+  if (!y.has("fabric")) y.missing("fabric", "a fabric preset such as \"dgx-a100\" or a file");
+  try {
+    out.job.gpu = accelerator_preset(y.text("gpu"));
+  } catch (const InputError& e) {
+    y.fail("gpu", e.what());
+  }
+  out.fabric_name = y.text("fabric");
+  if (out.fabric_name.empty()) y.fail("fabric", "empty path");
+  std::filesystem::path resolved(out.fabric_name);
+  if (!names_fabric_preset(out.fabric_name) && resolved.is_relative() && !base_dir.empty()) {
+    resolved = std::filesystem::path(base_dir) / resolved;
+  }
+  try {
+    out.job.fabric = load_fabric(resolved.string());
+  } catch (const InputError& e) {
+    y.fail("fabric", e.what());
+  }
+  const SplitConstraints& c = out.parallel;
+  const std::int64_t product = c.degrees_fixed() ? *c.tp * *c.pp * *c.dp : 0;
+  if (y.has("gpus")) {
+    out.gpus = y.count("gpus", 1, kMaxDimension);
+    out.gpus_given = true;
+    if (product != 0 && product != out.gpus) {
+      y.fail("gpus", fmt::format("is not parallel.tp x pp x dp = {}", product));
+    }
+  } else {
+    out.gpus = product;
+  }
+}
+
+void read_transformer(const toml::table& root, const std::string& source,
+                      const std::string& base_dir, ScenarioFile& file) {
+  const Section top(source, "", &root);
+  top.reject_unknown({"name", "description", "model", "training", "parallel", "system",
+                      "variance"});
+  TransformerScenario t;
+  t.job.model = read_model(section(root, source, "model"));
+  std::optional<std::int64_t> micro_batch;
+  t.job.training = read_training(section(root, source, "training"), micro_batch);
+  t.parallel = read_parallel(section(root, source, "parallel"));
+  t.parallel.micro_batch = micro_batch;
+  read_system(section(root, source, "system"), base_dir, t);
+  const Section v = section(root, source, "variance");
+  v.reject_unknown({"sigma"});
+  if (v.has("sigma")) t.job.sigma = v.fraction("sigma", 0.0, 1.0);
+  file.network_description = describe_scenario_fabric(t.job.fabric);
+  file.network_is_fabric_file = true;
+  file.transformer = std::move(t);
+}
+
+}  // namespace
+
 ScenarioFile parse_scenario(std::string_view toml_text, const std::string& source_name,
                             const std::string& base_dir) {
   const toml::table root = parse_toml(toml_text, source_name);
   const Section top(source_name, "", &root);
+  if (root.contains("model")) {
+    ScenarioFile file;
+    read_transformer(root, source_name, base_dir, file);
+    file.scenario.name = top.has("name") ? top.text("name")
+                                         : std::filesystem::path(source_name).stem().string();
+    if (file.scenario.name.empty()) file.scenario.name = "scenario";
+    if (top.has("description")) file.description = top.text("description");
+    return file;
+  }
   top.reject_unknown({"name", "description", "workload", "network", "variance", "remedies",
-                      "checkpoint", "what_if"});
+                      "checkpoint", "what_if", "model"});
 
   ScenarioFile file;
   Scenario& s = file.scenario;

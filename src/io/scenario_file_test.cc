@@ -728,3 +728,88 @@ TEST(ScenarioErrors, ScenarioFileThatCannotBeRead) {
 
 }  // namespace
 }  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+constexpr const char* kTransformer = R"(
+name = "t"
+[model]
+hidden = 4096
+heads = 32
+kv_heads = 8
+layers = 32
+seq = 4096
+vocab = 128256
+[training]
+global_batch = 512
+dtype = "fp8"
+[parallel]
+tp = 4
+recompute = "selective"
+zero = 1
+[system]
+gpu = "h100-sxm"
+fabric = "dgx-h100"
+gpus = 64
+)";
+
+TEST(TransformerScenario, ReadsTheFourSectionsAndLeavesUnsetChoicesOpen) {
+  const ScenarioFile f = parse(kTransformer);
+  ASSERT_TRUE(f.transformer.has_value());
+  const TransformerScenario& t = *f.transformer;
+  EXPECT_EQ(f.scenario.name, "t");
+  EXPECT_EQ(t.job.model.hidden, 4096);
+  EXPECT_EQ(t.job.model.ffn, 4 * 4096);  // default 4h
+  EXPECT_EQ(t.job.model.kv_heads, 8);
+  EXPECT_EQ(t.job.training.global_batch, 512);
+  EXPECT_EQ(t.job.training.dtype, DType::kFp8);
+  EXPECT_EQ(t.parallel.tp, 4);
+  EXPECT_FALSE(t.parallel.pp.has_value());  // searched by plan
+  EXPECT_FALSE(t.parallel.micro_batch.has_value());
+  EXPECT_EQ(t.parallel.recompute, Recompute::kSelective);
+  EXPECT_EQ(t.parallel.zero, 1);
+  EXPECT_EQ(t.job.gpu.name, "h100-sxm");
+  EXPECT_EQ(t.job.fabric.ranks_per_node, 8);
+  EXPECT_EQ(t.gpus, 64);
+  EXPECT_EQ(t.fabric_name, "dgx-h100");
+}
+
+TEST(TransformerScenario, GpusDefaultToTheProductOfTheDegrees) {
+  std::string text = kTransformer;
+  text.replace(text.find("gpus = 64\n"), 10, "");
+  text.replace(text.find("tp = 4\n"), 7, "tp = 4\npp = 2\ndp = 8\n");
+  EXPECT_EQ(parse(text).transformer->gpus, 64);
+  std::string mismatch = kTransformer;
+  mismatch.replace(mismatch.find("tp = 4\n"), 7, "tp = 4\npp = 2\ndp = 4\n");
+  EXPECT_EQ(error_of(mismatch),
+            "test.toml: system.gpus = 64 (line 22): is not parallel.tp x pp x dp = 32");
+}
+
+TEST(TransformerScenario, BadValuesNameTheKey) {
+  std::string text = kTransformer;
+  text.replace(text.find("kv_heads = 8"), 12, "kv_heads = 5");
+  EXPECT_EQ(error_of(text), "test.toml: model.kv_heads = 5 (line 6): does not divide model.heads 32");
+  text = kTransformer;
+  text.replace(text.find("\"selective\""), 11, "\"most\"");
+  EXPECT_EQ(error_of(text),
+            "test.toml: parallel.recompute = 'most' (line 15): unknown recompute 'most' "
+            "(expected one of: none, selective, full)");
+  text = kTransformer;
+  text.replace(text.find("\"h100-sxm\""), 10, "\"v100\"");
+  EXPECT_EQ(error_of(text),
+            "test.toml: system.gpu = 'v100' (line 18): unknown gpu 'v100' (expected one of: "
+            "a100-40gb, a100-80gb, h100-sxm, h200, b200, mi300x)");
+  text = kTransformer;
+  text.replace(text.find("zero = 1"), 8, "zero = 4");
+  EXPECT_EQ(error_of(text), "test.toml: parallel.zero = 4 (line 16): 4 is outside [0, 3]");
+  text = kTransformer;
+  text += "[workload]\ncompute = \"1s\"\n";
+  EXPECT_NE(error_of(text).find("[workload]"), std::string::npos);
+  text = kTransformer;
+  text.replace(text.find("global_batch = 512\n"), 19, "");
+  EXPECT_EQ(error_of(text), "test.toml: training.global_batch is missing (sequences per optimizer step)");
+}
+
+}  // namespace
+}  // namespace scalewall

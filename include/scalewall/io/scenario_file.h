@@ -70,17 +70,66 @@
 //
 // After reading, the scenario is checked by require_valid(Scenario) (step_model.h); its
 // errors are prefixed with the file name.
+//
+// A transformer scenario has [model] instead of [workload] and [network]: its compute is
+// derived from the model, the accelerator and the parallel split (parallel_step.h):
+//
+//   [model]                                # required for a transformer scenario
+//   hidden = 12288                         # h
+//   ffn = 49152                            # default 4 h
+//   heads = 96
+//   kv_heads = 96                          # default heads (grouped-query attention: fewer)
+//   layers = 96
+//   seq = 2048
+//   vocab = 51200
+//
+//   [training]                             # required
+//   global_batch = 1536                    # sequences per optimizer step
+//   micro_batch = 1                        # optional: unset, plan searches it
+//   dtype = "bf16"                         # bf16 | fp16 | fp8; default bf16
+//
+//   [parallel]                             # optional; an unset key is searched by plan
+//   tp = 8                                 # and defaults (below) for predict
+//   pp = 8
+//   dp = 16
+//   interleave = 1                         # default 1
+//   sequence_parallel = false              # default false
+//   recompute = "none"                     # none | selective | full; default none
+//   zero = 0                               # 0 .. 3 (3: FSDP); default 0
+//   dp_overlap = true                      # default true
+//
+//   [system]                               # required
+//   gpu = "a100-80gb"                      # an accelerator preset (accelerator.h)
+//   fabric = "dgx-a100"                    # a fabric preset or file (relative to this file)
+//   gpus = 1024                            # default tp x pp x dp when all three are given
+//
+// [variance] (sigma only) may be given too; no other section may.
 #ifndef SCALEWALL_SCENARIO_FILE_H_
 #define SCALEWALL_SCENARIO_FILE_H_
 
 #include <string>
 #include <string_view>
 
+#include <optional>
+
+#include "scalewall/model/accelerator.h"
+#include "scalewall/model/parallel_step.h"
 #include "scalewall/model/step_model.h"
 
 namespace scalewall {
 
+// A transformer scenario's own part: the workload, what the split fixes, the system.
+struct TransformerScenario {
+  TransformerJob job;            // model, training, gpu, fabric (one node), sigma
+  SplitConstraints parallel;     // micro_batch from training.micro_batch
+  std::string fabric_name;       // as written (a preset name or the path)
+  std::int64_t gpus = 0;         // 0: not given (and not all three degrees given)
+  bool gpus_given = false;       // system.gpus was written (else it is tp x pp x dp, or 0)
+};
+
 struct ScenarioFile {
+  // Set for a transformer scenario ([model]); `scenario` then holds only its name.
+  std::optional<TransformerScenario> transformer;
   Scenario scenario;
   WhatIfOptions what_if;
   std::string description;

@@ -1,0 +1,182 @@
+// predict and plan on a transformer scenario; see cli/transformer_reports.h.
+#include "cli/transformer_reports.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "cli/common.h"
+#include "cli/flags.h"
+#include "cli/scenario_flags.h"
+#include "scalewall/analysis/split_search.h"
+#include "scalewall/base/units.h"
+#include "scalewall/model/scaling.h"
+#include "scalewall/present/split_tables.h"
+
+namespace scalewall::cli {
+namespace {
+
+// How many splits plan lists: the best and four runners-up.
+constexpr std::size_t kPlanSplits = 5;
+
+std::string job_title(const ScenarioFile& file) {
+  const TransformerScenario& t = *file.transformer;
+  return fmt::format("{}: {:.3g}B parameters on {} x {} ({}), {}", file.scenario.name,
+                     model_parameters(t.job.model) / 1e9, t.gpus, t.job.gpu.name,
+                     dtype_name(t.job.training.dtype), file.network_description);
+}
+
+Report base_report(const std::string& command, const ScenarioFile& file, const std::string& path) {
+  Report report = model_report(command);
+  report.inputs["scenario"] = path;
+  report.inputs["model"] = transformer_inputs(file);
+  return report;
+}
+
+void add_model_notes(Report& report) {
+  report.notes.push_back(
+      "tflops_per_gpu counts the FLOPs executed (forward, backward and recomputation: Narayanan "
+      "et al. 2021's convention); mfu counts forward and backward only, against the dtype's "
+      "dense peak. Memory is the first pipeline stage's, which holds the most.");
+  report.notes.push_back(
+      "binding: the largest part lost against pure compute when it is 10% of the step or more "
+      "(serial, latency, bandwidth, variance, pipeline bubble), memory when the split does not "
+      "fit, compute otherwise.");
+}
+
+Report split_report(const ScenarioFile& file, const std::string& path) {
+  const TransformerScenario& t = *file.transformer;
+  const ParallelSplit split = t.parallel.defaults();
+  const SplitStep step = evaluate_split(t.job, split);
+  if (step.problem != SplitProblem::kNone) {
+    throw InputError(fmt::format("{}: the split {} cannot run: {}", path, split_text(split),
+                                 split_problem_text(step.problem)));
+  }
+  Report report = base_report("predict", file, path);
+  report.title = fmt::format("One training step of {}", job_title(file));
+  report.tables.push_back(split_breakdown_table(step));
+  report.tables.push_back(split_memory_table(step));
+  add_split_fields(report, step);
+  const ScaleRegime regime = scale_regime(t.gpus);
+  report.add_field("regime", "scale regime (seed 3.5)", Unit::kText,
+                   fmt::format("{} GPUs: {} binds first", regime.ranks, regime.binds));
+  add_model_notes(report);
+  return report;
+}
+
+std::vector<std::int64_t> curve_grid(const TransformerScenario& t, const std::string& ranks_text) {
+  if (!ranks_text.empty()) return flag_rank_range("--ranks", ranks_text);
+  std::vector<std::int64_t> grid;
+  const std::int64_t g = t.job.fabric.ranks_per_node;
+  for (std::int64_t n = 1; n < t.gpus; n *= 2) {
+    if (n < g || n % g == 0) grid.push_back(n);
+  }
+  grid.push_back(t.gpus);
+  return grid;
+}
+
+Table curve_table(const std::vector<SplitSearch>& curve) {
+  Table table{"curve",
+              {{"gpus", "GPUs", Unit::kCount},
+               {"regime", "regime", Unit::kText},
+               {"tp", "tp", Unit::kCount},
+               {"pp", "pp", Unit::kCount},
+               {"dp", "dp", Unit::kCount},
+               {"micro_batch", "mb", Unit::kCount},
+               {"recompute", "recompute", Unit::kText},
+               {"zero", "zero", Unit::kCount},
+               {"step_s", "step", Unit::kSeconds},
+               {"fits", "fits", Unit::kText},
+               {"tflops_per_gpu", "TFLOP/s", Unit::kPlain},
+               {"mfu", "MFU", Unit::kFraction},
+               {"tokens_per_s", "tokens/s", Unit::kPlain},
+               {"binding", "binding", Unit::kText}},
+              {},
+              {}};
+  for (const SplitSearch& s : curve) {
+    const std::string regime = scale_regime(s.gpus).ranks;
+    if (s.ranked.empty()) {
+      table.add_row({s.gpus, regime, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{},
+                     false, Value{}, Value{}, Value{}, std::string("no split runs")});
+      continue;
+    }
+    const SplitStep& b = s.ranked.front();
+    // A split that does not fit has no throughput to show: it cannot run.
+    const auto if_fits = [&](double v) { return b.fits ? Value{v} : Value{}; };
+    table.add_row({s.gpus, regime, b.split.tp, b.split.pp, b.split.dp, b.split.micro_batch,
+                   std::string(recompute_name(b.split.recompute)),
+                   static_cast<std::int64_t>(b.split.zero), if_fits(b.step_s), b.fits,
+                   if_fits(b.tflops_per_gpu), if_fits(b.mfu), if_fits(b.tokens_per_s),
+                   std::string(split_binding_name(b.binding))},
+                  b.fits ? "" : fmt::format("<-- does not fit: lacks {} per GPU",
+                                            format_bytes(b.lacks_bytes)));
+  }
+  return table;
+}
+
+Report curve_report(const ScenarioFile& file, const std::string& path,
+                    const std::string& ranks_text) {
+  const TransformerScenario& t = *file.transformer;
+  const std::vector<std::int64_t> grid = curve_grid(t, ranks_text);
+  const Progress progress("predict");
+  progress.say(fmt::format("searching the splits at {} GPU counts", grid.size()));
+  const std::vector<SplitSearch> curve = best_split_curve(t.job, grid, t.parallel);
+  Report report = base_report("predict", file, path);
+  report.title = fmt::format("The best split at each GPU count of {}", job_title(file));
+  report.inputs["gpus"] = grid;
+  report.tables.push_back(curve_table(curve));
+  const SplitSearch& last = curve.back();
+  if (!last.ranked.empty()) add_split_fields(report, last.ranked.front());
+  report.notes.push_back(
+      "Each row is the best split found at that count (plan lists the runners-up); the "
+      "regime is seed D01 section 3.5's row for the count.");
+  add_model_notes(report);
+  return report;
+}
+
+}  // namespace
+
+Report transformer_predict_report(const ScenarioFile& file, const std::string& path,
+                                  const std::string& ranks_text) {
+  if (file.transformer->parallel.degrees_fixed() && ranks_text.empty()) {
+    return split_report(file, path);
+  }
+  return curve_report(file, path, ranks_text);
+}
+
+Report transformer_plan_report(const ScenarioFile& file, const std::string& path) {
+  const TransformerScenario& t = *file.transformer;
+  const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, kPlanSplits);
+  if (search.ranked.empty()) {
+    throw InputError(fmt::format("{}: no split of {} GPUs can run this model (check that the "
+                                 "GPUs fill whole nodes and the batch divides)",
+                                 path, t.gpus));
+  }
+  Report report = base_report("plan", file, path);
+  report.title = fmt::format("The best splits of {}", job_title(file));
+  report.tables.push_back(splits_table(search));
+  const SplitStep& best = search.ranked.front();
+  report.tables.push_back(split_breakdown_table(best));
+  report.tables.push_back(split_memory_table(best));
+  add_split_fields(report, best);
+  report.add_field("evaluated", "splits evaluated", Unit::kCount, search.evaluated);
+  report.add_field("fitting", "splits that fit", Unit::kCount, search.fitting);
+  const ScaleRegime regime = scale_regime(t.gpus);
+  report.add_field("regime", "scale regime (seed 3.5)", Unit::kText,
+                   fmt::format("{} GPUs: {} binds first", regime.ranks, regime.binds));
+  report.add_list("runners_up", "runner-up", runner_up_lines(search));
+  std::vector<std::string> others;
+  for (const NamedSplit& n : pure_alternatives(t.job, t.gpus, t.parallel)) {
+    others.push_back(n.best ? alternative_line(n.name, *n.best, best)
+                            : fmt::format("{}: cannot run ({})", n.name,
+                                          split_problem_text(n.problem)));
+  }
+  report.add_list("alternatives", "alternative", others);
+  if (!best.fits) {
+    report.notes.push_back("No split fits in memory: the one listed first lacks the least.");
+  }
+  add_model_notes(report);
+  return report;
+}
+
+}  // namespace scalewall::cli

@@ -1,0 +1,71 @@
+// scalewall/analysis/split_search.h: the best parallel split of a transformer for N GPUs: every
+// divisor split tp x pp x dp = N, micro-batch, interleave, recomputation, ZeRO stage and
+// sequence parallelism that can run, evaluated by evaluate_split (parallel_step.h) and ranked.
+//
+// Ranking: splits that fit in memory first, by step time (shortest first); then those that do
+// not fit, by how much they lack (least first). A split that does not fit is never ranked above
+// one that does. Every figure is a model, not a measurement.
+#ifndef SCALEWALL_SPLIT_SEARCH_H_
+#define SCALEWALL_SPLIT_SEARCH_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scalewall/model/parallel_step.h"
+
+namespace scalewall {
+
+// What the search may vary is SplitConstraints (parallel_step.h): a set field is held fixed.
+
+// Micro-batch sizes the search tries: powers of two up to this (Megatron-LM's runs use 1 to 8;
+// beyond 16 the activations of one micro-batch rarely fit a large model).
+inline constexpr std::int64_t kMaxSearchMicroBatch = 16;
+// Interleaved model chunks per stage the search tries: 1, 2, 4 (more multiplies the pipeline's
+// sends for a bubble already small).
+inline constexpr std::int64_t kMaxSearchInterleave = 4;
+
+struct SplitSearch {
+  std::int64_t gpus = 0;
+  std::int64_t evaluated = 0;        // splits evaluated (that can run)
+  std::int64_t fitting = 0;          // of those, the ones that fit
+  std::vector<SplitStep> ranked;     // the best `keep`, in rank order
+};
+
+// Searches every split of `gpus` GPUs allowed by `constraints` and keeps the best `keep`.
+// REQUIRES: gpus >= 1; keep >= 1 (throws InputError naming the value).
+SplitSearch search_splits(const TransformerJob& job, std::int64_t gpus,
+                          const SplitConstraints& constraints, std::size_t keep = 5);
+
+// Whether split a ranks above b (the ranking above).
+bool ranks_before(const SplitStep& a, const SplitStep& b);
+
+// The best split of a named kind, for plan's "why the others lose": "pure data parallel"
+// (tp 1, pp 1, no ZeRO) and "pure ZeRO-3" (tp 1, pp 1, zero 3), the rest of the choices
+// searched as `constraints` allows. `best` is empty when no split of that kind can run.
+struct NamedSplit {
+  std::string name;
+  std::optional<SplitStep> best;
+  SplitProblem problem = SplitProblem::kNone;  // without `best`: why its plainest split cannot run
+};
+std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_t gpus,
+                                          SplitConstraints constraints);
+
+// The regime of seed D01 section 3.5's scale-boundary table that `gpus` falls in: "1-8 (one
+// node)", "8-64", "64-1k", "1k-10k", "10k+", and what binds first there.
+struct ScaleRegime {
+  std::string ranks;       // "64-1k"
+  std::string binds;       // "topology and oversubscription"
+};
+ScaleRegime scale_regime(std::int64_t gpus);
+
+// The best split at each GPU count of `grid` (each searched under `constraints`), for the
+// scaling curve of a transformer. A count whose GPUs no split can use has an empty `ranked`.
+std::vector<SplitSearch> best_split_curve(const TransformerJob& job,
+                                          const std::vector<std::int64_t>& grid,
+                                          const SplitConstraints& constraints);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_SPLIT_SEARCH_H_

@@ -1,0 +1,66 @@
+// scalewall/model/accelerator.h: an accelerator (GPU) as a transformer step sees it: peak dense
+// matrix throughput per data type, HBM capacity and bandwidth, and a matmul efficiency curve.
+//
+// The efficiency curve is Hockney's half-performance length applied to one GEMM: a GEMM of F
+// FLOPs runs at
+//   efficiency(F) = e_max F / (F + F_half)
+// of the peak, so that its time is (F + F_half) / (e_max peak): a fixed cost of F_half FLOPs
+// (kernel launch, wave quantisation, the tail of a tile grid) on top of a sustained rate of
+// e_max peak. Large GEMMs approach e_max; a GEMM of F_half FLOPs runs at half of it. Tensor
+// parallelism shrinks every GEMM by t, so it moves the GEMMs down this curve.
+//
+// Every figure is a model, not a measurement.
+#ifndef SCALEWALL_ACCELERATOR_H_
+#define SCALEWALL_ACCELERATOR_H_
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace scalewall {
+
+// The data type of a transformer's matrix multiplications: it picks the peak the GEMMs run at.
+// Weights, activations and what is sent are held in 2-byte types under every dtype (FP8
+// training keeps BF16 copies and BF16 communication: parallel_step.h).
+enum class DType { kBf16, kFp16, kFp8 };
+// "bf16", "fp16", "fp8".
+std::string_view dtype_name(DType dtype);
+// The inverse; throws InputError naming the text and listing the names.
+DType parse_dtype(std::string_view text);
+
+struct MatmulCurve {
+  double max_efficiency = 0.8;  // e_max, of the dense peak, in (0, 1]
+  double half_flops = 1e10;     // F_half: the GEMM size (FLOPs) that runs at e_max / 2
+  // e_max F / (F + F_half); 0 for F = 0.
+  double efficiency(double flops) const;
+  // (F + F_half) / (e_max peak): the time of one GEMM of F FLOPs at `peak_flops_per_s`; 0 for F = 0.
+  double gemm_time_s(double flops, double peak_flops_per_s) const;
+};
+
+struct Accelerator {
+  std::string name;                  // "a100-80gb"
+  std::string description;           // one line, the part and its memory
+  double bf16_flops_per_s = 0;       // dense peak (no sparsity)
+  double fp16_flops_per_s = 0;
+  double fp8_flops_per_s = 0;        // 0: the part has no FP8 tensor cores
+  double hbm_bytes = 0;              // HBM capacity
+  double hbm_Bps = 0;                // HBM bandwidth
+  MatmulCurve matmul;
+
+  // The dense peak of `dtype`. Throws InputError naming the part when it is 0 (A100 with fp8).
+  double peak_flops_per_s(DType dtype) const;
+};
+
+// Every preset, in a fixed order: a100-40gb, a100-80gb, h100-sxm, h200, b200, mi300x.
+std::span<const Accelerator> accelerator_presets();
+// The preset called `name`, or nullptr.
+const Accelerator* find_accelerator(std::string_view name);
+// The preset called `name`; throws InputError naming it and listing the presets otherwise.
+const Accelerator& accelerator_preset(std::string_view name);
+// Every preset's name, joined by ", ".
+std::string accelerator_names();
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_ACCELERATOR_H_

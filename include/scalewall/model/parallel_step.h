@@ -1,0 +1,164 @@
+// scalewall/model/parallel_step.h: one training step of a transformer on N = tp x pp x dp
+// accelerators under one parallel split: its time by mechanism, its memory per GPU, MFU and
+// throughput. docs/models.md ("The parallel execution of one split") has every term with its
+// source.
+//
+// Ranks are laid out as Megatron-LM lays them (tensor fastest, then data, then pipeline): a
+// TP group is t consecutive ranks (inside one node when t <= g, the GPUs per node); a DP group
+// has stride t; a PP group stride t d. Each collective is priced on the fabric's links for the
+// group's own shape (collective.h, or NCCL's choice, nccl.h, on a GPU fabric): its ranks per
+// node, its nodes, and the NICs it gets when the node's other groups use theirs at once.
+//
+// Per micro-batch, the slowest pipeline stage (l/p layers; the last also the logits) spends
+//   compute      forward + backward GEMMs on the matmul curve (accelerator.h), plus the
+//                memory-bound elementwise work (layer norms, softmax, dropout, GeLU) at HBM rate
+//   recompute    the recomputed forward (full) or attention core (selective)
+//   tp_comm      per layer 2 all-reduces of b s h in the forward, 2 in the backward, 2 more in
+//                a fully recomputed forward (sequence parallel: each a reduce-scatter plus an
+//                all-gather of the same buffer); none overlapped (Megatron-LM 2021)
+//   pp_transfer  2 v point-to-point sends of b s h (activation forward, gradient backward,
+//                once per model chunk), divided by t when scattered across the TP ranks
+// and the step is
+//   step = m T_mb + (p - 1)/v T_mb + dp_comm + optimizer + variance + serial
+// with m = B / (d b) micro-batches, T_mb the slowest stage's time per micro-batch, and
+// (p - 1)/v T_mb the pipeline bubble (Narayanan et al. 2021, 1F1B and interleaved schedules).
+// dp_comm is the exposed data-parallel (or ZeRO) traffic of the stage's parameters: an
+// all-reduce (zero 0), reduce-scatter + all-gather (zero 1; zero 2 reduce-scatters per
+// micro-batch), or all-gathers of the weights in each forward and backward pass and a
+// reduce-scatter of the gradients per micro-batch (zero 3, Rajbhandari et al. 2020). With
+// dp_overlap, the gradient traffic runs in buckets under the last micro-batch's backward
+// (step_model.h's overlap) and ZeRO-3's gathers under the micro-batch's compute.
+//
+// Memory per GPU (the first pipeline stage, which holds the most): weights (2 B per
+// parameter), gradients (2 B), Adam state and fp32 master weights (12 B) (Rajbhandari et al.
+// 2020's 16 B per parameter), each divided by d where the ZeRO stage shards it; activations of
+// p in-flight micro-batches (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al.
+// 2022) over the stage's layers; and communication buffers (two DP buckets, the pipeline's
+// send and receive buffers).
+//
+// Every figure is a model, not a measurement.
+#ifndef SCALEWALL_PARALLEL_STEP_H_
+#define SCALEWALL_PARALLEL_STEP_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "scalewall/model/accelerator.h"
+#include "scalewall/model/topology.h"
+#include "scalewall/model/transformer.h"
+
+namespace scalewall {
+
+struct ParallelSplit {
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::int64_t dp = 1;
+  std::int64_t micro_batch = 1;
+  std::int64_t interleave = 1;    // v, model chunks per pipeline stage
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::kNone;
+  int zero = 0;                   // 0 .. 3 (3: FSDP-style full sharding)
+  bool dp_overlap = true;
+  bool scatter_pp_transfers = true;  // send 1/t of each activation per TP rank (Narayanan 4.1)
+  std::int64_t gpus() const { return tp * pp * dp; }
+};
+
+// A split with some of its choices open: a set field is fixed, an empty one is searched
+// (split_search.h). What a scenario's [parallel] section and the --tp ... flags give.
+struct SplitConstraints {
+  std::optional<std::int64_t> tp, pp, dp, micro_batch, interleave;
+  std::optional<bool> sequence_parallel;
+  std::optional<Recompute> recompute;
+  std::optional<int> zero;
+  std::optional<bool> dp_overlap;
+  // Whether the three degrees are given: then one split is evaluated, the open choices
+  // taking their defaults (defaults()).
+  bool degrees_fixed() const { return tp && pp && dp; }
+  // The split with every open choice at its default: degrees 1, micro-batch 1, interleave 1,
+  // no sequence parallelism, no recomputation, ZeRO 0, dp_overlap on.
+  ParallelSplit defaults() const;
+};
+
+struct TransformerJob {
+  TransformerShape model;
+  TrainingSetup training;
+  Accelerator gpu;
+  Topology fabric;                // one node of the fabric (scaled to the job's GPUs)
+  double dp_bucket_bytes = 25e6;  // gradient bucket with dp_overlap (PyTorch DDP's 25 MB)
+  double sigma = 0;               // per-GPU compute jitter (step_model.h's variance)
+  double serial_s = 0;            // per-step time that does not parallelise
+};
+
+// Why a split cannot run at all (as opposed to not fitting in memory).
+enum class SplitProblem {
+  kNone,
+  kLayers,          // pp v does not divide the layers
+  kHeads,           // tp does not divide the heads (or the KV heads)
+  kBatch,           // dp b does not divide the global batch
+  kInterleave,      // v > 1 needs pp > 1 and m a multiple of pp
+  kFabric,          // the GPUs do not fill whole nodes of the fabric
+};
+// "", "layers", "heads", "batch", "interleave", "fabric".
+std::string_view split_problem_name(SplitProblem problem);
+// The problem in words: "pp x interleave does not divide the layers", ...
+std::string_view split_problem_text(SplitProblem problem);
+
+// The binding mechanism of a split: the largest part lost against pure compute, or memory.
+enum class SplitBinding {
+  kCompute, kSerial, kLatency, kBandwidth, kVariance, kPipelineBubble, kMemory
+};
+// "compute", "serial", "latency", "bandwidth", "variance", "pipeline bubble", "memory".
+std::string_view split_binding_name(SplitBinding binding);
+
+struct SplitMemory {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double buffers_bytes = 0;
+  double total() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + buffers_bytes;
+  }
+};
+
+struct SplitStep {
+  ParallelSplit split;
+  SplitProblem problem = SplitProblem::kNone;  // not kNone: nothing below is filled in
+  std::int64_t micro_batches = 0;              // m per pipeline
+  double compute_s = 0;
+  double recompute_s = 0;
+  double tp_comm_s = 0;
+  double pp_bubble_s = 0;
+  double pp_transfer_s = 0;
+  double dp_comm_s = 0;        // exposed
+  double optimizer_s = 0;
+  double variance_s = 0;
+  double serial_s = 0;
+  double step_s = 0;           // the sum of the above
+  double comm_latency_s = 0;   // of tp_comm + pp_transfer + dp_comm, the latency terms
+  SplitMemory memory;          // the first pipeline stage's, per GPU
+  double memory_limit_bytes = 0;
+  bool fits = false;
+  double lacks_bytes = 0;      // memory - limit when it does not fit
+  double executed_flops = 0;   // per step: forward, backward, recomputation (Narayanan's count)
+  double model_flops = 0;      // per step: forward and backward only
+  double tflops_per_gpu = 0;   // executed_flops / (step N) / 1e12
+  double mfu = 0;              // model_flops / (step N peak)
+  double tokens_per_s = 0;
+  SplitBinding binding = SplitBinding::kCompute;
+};
+
+// A binding mechanism other than compute is named when what it loses is at least this share
+// of the step: 10%, the seed's line between a job that scales well (90%) and one that does not.
+inline constexpr double kSplitBindingShare = 0.10;
+
+// The step of `job` under `split` on split.gpus() GPUs. A split that cannot run is returned
+// with its problem set; one that does not fit is evaluated in full, with fits = false and
+// binding kMemory. REQUIRES: a valid model (require_valid), tp, pp, dp, b, v >= 1, zero in
+// [0, 3] (throws InputError naming the value).
+SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_PARALLEL_STEP_H_

@@ -1,0 +1,46 @@
+// scalewall/present/split_tables.h: one evaluated transformer split (parallel_step.h) and a
+// search of them (split_search.h) as report fields and tables, for `predict` and `plan`.
+//
+// The JSON names are issue 14's contract: step_s, fits, memory_per_gpu_bytes, tflops_per_gpu
+// (executed model FLOPs with recomputation, Narayanan's convention), mfu, tokens_per_s, and the
+// breakdown as compute_s, recompute_s, tp_comm_s, pp_bubble_s, pp_transfer_s, dp_comm_s,
+// optimizer_s, variance_s, serial_s; plan's "splits" rows carry the same keys with the degrees.
+#ifndef SCALEWALL_SPLIT_TABLES_H_
+#define SCALEWALL_SPLIT_TABLES_H_
+
+#include <string>
+#include <vector>
+
+#include "scalewall/analysis/split_search.h"
+#include "scalewall/present/report.h"
+
+namespace scalewall {
+
+// "tp 8, pp 8, dp 16, micro-batch 1, interleave 1, recompute full, zero 0, sequence parallel
+// off, dp overlap on".
+std::string split_text(const ParallelSplit& split);
+
+// The split's degrees and figures as report fields (the contract's keys at the top level).
+void add_split_fields(Report& report, const SplitStep& step);
+
+// Table "breakdown": mechanism, time_s, share (of the step), one row per mechanism.
+Table split_breakdown_table(const SplitStep& step);
+
+// Table "memory": part, bytes, one row per part and the total against the limit.
+Table split_memory_table(const SplitStep& step);
+
+// Table "splits": rank, the degrees and options, then the contract's keys, in rank order.
+Table splits_table(const SplitSearch& search);
+
+// One line per runner-up: how much slower than the best and the mechanisms that make up most of
+// the difference ("tp 4 ...: 8.1% slower (+1.2 s pipeline bubble, +0.3 s tp comm)"), or how much
+// memory it lacks.
+std::vector<std::string> runner_up_lines(const SplitSearch& search);
+
+// The same comparison of one named alternative ("pure data parallel") against `best`.
+std::string alternative_line(const std::string& name, const SplitStep& alternative,
+                             const SplitStep& best);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_SPLIT_TABLES_H_

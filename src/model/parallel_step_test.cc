@@ -1,0 +1,186 @@
+// Tests of scalewall/model/parallel_step.h: memory per GPU against a hand computation, the
+// pipeline bubble's closed form, the traffic each degree adds, and splits that cannot run or
+// do not fit.
+#include "scalewall/model/parallel_step.h"
+
+#include <gtest/gtest.h>
+
+#include "scalewall/model/link.h"
+#include "test_support.h"
+
+namespace scalewall {
+namespace {
+
+// A DGX A100-like node as the fabric preset has it (8 GPUs on 300 GB/s NVLink, 8 NICs of
+// 25 GB/s), built here so that the model layer's tests need no reader.
+Topology dgx_a100_node() {
+  Topology t;
+  t.name = "dgx-a100";
+  t.nodes = 1;
+  t.ranks_per_node = 8;
+  t.nics_per_node = 8;
+  t.intra.alpha_s = 2e-6;
+  t.intra.bandwidth_Bps = 300e9;
+  t.inter.alpha_s = 3e-6;
+  t.inter.bandwidth_Bps = 25e9;
+  t.rank_kind = RankKind::kGpu;
+  t.gpu.generation = GpuGeneration::kAmpere;
+  return t;
+}
+
+// GPT 1.7B of Narayanan et al. 2021, Table 1.
+TransformerJob gpt_1p7b() {
+  TransformerJob job;
+  job.model = {2304, 4 * 2304, 24, 24, 24, 2048, 51200};
+  job.training = {512, 1, DType::kFp16};
+  job.gpu = accelerator_preset("a100-80gb");
+  job.fabric = dgx_a100_node();
+  return job;
+}
+
+// The documented case of docs/models.md ("Memory per GPU, by hand"): GPT 1.7B, tp 1, pp 1,
+// dp 32, micro-batch 1, full recomputation, no ZeRO.
+TEST(ParallelStep, MemoryPerGpuMatchesTheHandComputation) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.dp = 32;
+  s.recompute = Recompute::kFull;
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  // Parameters on the GPU: 24 (12 h^2 + 13 h) + (V + s) h = 1,529,542,656 + 122,683,392.
+  const double params = 1652226048.0;
+  EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2 * params);      // 3.304 GB
+  EXPECT_DOUBLE_EQ(r.memory.gradients_bytes, 2 * params);    // 3.304 GB
+  EXPECT_DOUBLE_EQ(r.memory.optimizer_bytes, 12 * params);   // 19.83 GB
+  // One micro-batch in flight: 24 layers x 2 s b h (9,437,184 B) + the embedding's mask
+  // s b h (4,718,592 B) + the logits 4 s b V (419,430,400 B) = 650,641,408 B.
+  EXPECT_DOUBLE_EQ(r.memory.activations_bytes, 650641408.0);
+  EXPECT_DOUBLE_EQ(r.memory.buffers_bytes, 50e6);  // two 25 MB gradient buckets
+  EXPECT_DOUBLE_EQ(r.memory.total(), 16 * params + 650641408.0 + 50e6);  // 27.14 GB
+  EXPECT_TRUE(r.fits);
+  EXPECT_EQ(r.micro_batches, 16);  // 512 / (32 x 1)
+}
+
+TEST(ParallelStep, ZeroStagesShardWhatRajbhandariSays) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.dp = 32;
+  const double params = 1652226048.0;
+  for (int z = 0; z <= 3; ++z) {
+    s.zero = z;
+    const SplitStep r = evaluate_split(job, s);
+    EXPECT_DOUBLE_EQ(r.memory.optimizer_bytes, 12 * params / (z >= 1 ? 32 : 1)) << z;
+    EXPECT_DOUBLE_EQ(r.memory.gradients_bytes, 2 * params / (z >= 2 ? 32 : 1)) << z;
+    EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2 * params / (z >= 3 ? 32 : 1)) << z;
+    EXPECT_GT(r.dp_comm_s, 0.0) << z;
+  }
+}
+
+TEST(ParallelStep, BubbleIsPMinusOneOverVOfTheMicroBatchTime) {
+  TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.tp = 2;
+  s.pp = 4;
+  s.dp = 4;
+  s.recompute = Recompute::kFull;
+  for (const std::int64_t v : {1, 2}) {
+    s.interleave = v;
+    const SplitStep r = evaluate_split(job, s);
+    ASSERT_EQ(r.problem, SplitProblem::kNone);
+    const double m = static_cast<double>(r.micro_batches);  // 512 / 4 = 128
+    EXPECT_EQ(r.micro_batches, 128);
+    const double per_mb = (r.compute_s + r.recompute_s + r.tp_comm_s + r.pp_transfer_s) / m;
+    EXPECT_NEAR(r.pp_bubble_s, 3.0 / static_cast<double>(v) * per_mb, 1e-12);
+    EXPECT_GT(r.pp_transfer_s, 0.0);
+  }
+}
+
+TEST(ParallelStep, StepIsTheSumOfItsPartsAndFlopsFollow) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.tp = 8;
+  s.pp = 2;
+  s.dp = 2;
+  s.recompute = Recompute::kSelective;
+  s.sequence_parallel = true;
+  const SplitStep r = evaluate_split(job, s);
+  EXPECT_DOUBLE_EQ(r.step_s, r.compute_s + r.recompute_s + r.tp_comm_s + r.pp_bubble_s +
+                                 r.pp_transfer_s + r.dp_comm_s + r.optimizer_s + r.variance_s +
+                                 r.serial_s);
+  EXPECT_NEAR(r.tflops_per_gpu * 1e12 * r.step_s * 32, r.executed_flops, 1e-6 * r.executed_flops);
+  EXPECT_NEAR(r.mfu * r.step_s * 32 * 312e12, r.model_flops, 1e-6 * r.model_flops);
+  EXPECT_NEAR(r.tokens_per_s * r.step_s, 512.0 * 2048, 1e-6);
+  EXPECT_GT(r.tp_comm_s, 0.0);
+  EXPECT_LT(r.mfu, 0.8);  // never above the matmul curve's ceiling
+}
+
+TEST(ParallelStep, TensorParallelismAcrossNodesCostsMoreThanInside) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit inside;
+  inside.tp = 8;
+  inside.dp = 2;
+  ParallelSplit across = inside;
+  across.tp = 16;
+  across.dp = 1;
+  TransformerJob wide = job;
+  wide.model.heads = 48;  // 16 must divide the heads
+  wide.model.kv_heads = 48;
+  const SplitStep a = evaluate_split(wide, inside);
+  const SplitStep b = evaluate_split(wide, across);
+  // Per micro-batch (dp 1 runs twice the micro-batches of dp 2): a TP group over two nodes
+  // crosses the NICs. With 8 NICs per node NCCL's rings still get 8 x 25 GB/s across, so the
+  // all-reduce of one 9.4 MB activation is only about 1.5x dearer, not the 12x of the links.
+  EXPECT_EQ(a.micro_batches, 256);
+  EXPECT_EQ(b.micro_batches, 512);
+  const double inside_per_mb = a.tp_comm_s / 256;
+  const double across_per_mb = b.tp_comm_s / 512;
+  EXPECT_GT(across_per_mb, 1.3 * inside_per_mb);
+  EXPECT_LT(across_per_mb, 3.0 * inside_per_mb);
+}
+
+TEST(ParallelStep, ASplitThatCannotRunSaysWhy) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.pp = 5;  // 24 layers
+  EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kLayers);
+  s = {};
+  s.tp = 16;  // 24 heads
+  EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kHeads);
+  s = {};
+  s.dp = 3;  // 512 sequences
+  EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kBatch);
+  s = {};
+  s.interleave = 2;  // no pipeline
+  EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kInterleave);
+  s = {};
+  s.dp = 0;
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(job, s); }),
+            "parallel.dp 0 must be at least 1");
+  s = {};
+  s.zero = 4;
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(job, s); }),
+            "parallel.zero 4 must be 0, 1, 2 or 3");
+}
+
+// The example: 13B in pure data parallelism needs 16 B per parameter, about 208 GB,
+// on an 80 GB GPU: it does not fit, and says by how much.
+TEST(ParallelStep, PureDataParallel13BDoesNotFitAnH100) {
+  TransformerJob job;
+  job.model = {5120, 4 * 5120, 40, 40, 40, 2048, 51200};
+  job.training = {1024, 1, DType::kBf16};
+  job.gpu = accelerator_preset("h100-sxm");
+  job.fabric = dgx_a100_node();
+  job.fabric.gpu.generation = GpuGeneration::kHopper;
+  ParallelSplit s;
+  s.dp = 256;
+  const SplitStep r = evaluate_split(job, s);
+  EXPECT_FALSE(r.fits);
+  EXPECT_EQ(r.binding, SplitBinding::kMemory);
+  const double states = 16 * (model_parameters(job.model) - 2 * 5120.0);
+  EXPECT_NEAR(states / 1e9, 205.73, 0.01);  // 16 x 12.86e9
+  EXPECT_GT(r.lacks_bytes, states - 80e9);
+  EXPECT_DOUBLE_EQ(r.lacks_bytes, r.memory.total() - 80e9);
+}
+
+}  // namespace
+}  // namespace scalewall

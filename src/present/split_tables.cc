@@ -1,0 +1,178 @@
+// Implementation of scalewall/present/split_tables.h.
+#include "scalewall/present/split_tables.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "scalewall/base/units.h"
+
+namespace scalewall {
+namespace {
+
+std::string on_off(bool on) { return on ? "on" : "off"; }
+
+// The breakdown's parts, in the order every table and line lists them.
+std::array<std::pair<std::string_view, double>, 9> parts_of(const SplitStep& s) {
+  return {{{"compute", s.compute_s},
+           {"recompute", s.recompute_s},
+           {"tp comm", s.tp_comm_s},
+           {"pp bubble", s.pp_bubble_s},
+           {"pp transfer", s.pp_transfer_s},
+           {"dp comm", s.dp_comm_s},
+           {"optimizer", s.optimizer_s},
+           {"variance", s.variance_s},
+           {"serial", s.serial_s}}};
+}
+
+constexpr std::array<std::string_view, 9> kPartKeys = {
+    "compute_s", "recompute_s", "tp_comm_s", "pp_bubble_s", "pp_transfer_s",
+    "dp_comm_s", "optimizer_s", "variance_s", "serial_s"};
+
+// The two parts that grow most from `best` to `other`, as "+1.2 s pipeline bubble".
+std::string largest_increases(const SplitStep& other, const SplitStep& best) {
+  const auto a = parts_of(other);
+  const auto b = parts_of(best);
+  std::vector<std::pair<double, std::string_view>> grown;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].second > b[i].second) grown.emplace_back(a[i].second - b[i].second, a[i].first);
+  }
+  std::sort(grown.begin(), grown.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::string text;
+  for (std::size_t i = 0; i < grown.size() && i < 2; ++i) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("+{} {}", format_seconds(grown[i].first), grown[i].second);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string split_text(const ParallelSplit& s) {
+  return fmt::format(
+      "tp {}, pp {}, dp {}, micro-batch {}, interleave {}, recompute {}, zero {}, sequence "
+      "parallel {}, dp overlap {}",
+      s.tp, s.pp, s.dp, s.micro_batch, s.interleave, recompute_name(s.recompute), s.zero,
+      on_off(s.sequence_parallel), on_off(s.dp_overlap));
+}
+
+void add_split_fields(Report& r, const SplitStep& s) {
+  r.add_field("split", "split", Unit::kText, split_text(s.split));
+  r.add_field("tp", "tensor parallel", Unit::kCount, s.split.tp);
+  r.add_field("pp", "pipeline parallel", Unit::kCount, s.split.pp);
+  r.add_field("dp", "data parallel", Unit::kCount, s.split.dp);
+  r.add_field("micro_batches", "micro-batches per pipeline", Unit::kCount, s.micro_batches);
+  r.add_field("step_s", "step", Unit::kSeconds, s.step_s);
+  r.add_field("fits", "fits in memory", Unit::kText, s.fits);
+  r.add_field("memory_per_gpu_bytes", "memory per GPU (first stage)", Unit::kBytes,
+              s.memory.total());
+  r.add_field("memory_limit_bytes", "GPU memory", Unit::kBytes, s.memory_limit_bytes);
+  r.add_field("lacks_bytes", "memory lacking", Unit::kBytes, s.lacks_bytes);
+  r.add_field("tflops_per_gpu", "TFLOP/s per GPU (executed, with recomputation)", Unit::kPlain,
+              s.tflops_per_gpu);
+  r.add_field("mfu", "MFU (model FLOPs / peak)", Unit::kFraction, s.mfu);
+  r.add_field("tokens_per_s", "tokens per second", Unit::kPlain, s.tokens_per_s);
+  const auto parts = parts_of(s);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    r.add_field(std::string(kPartKeys[i]), std::string(parts[i].first), Unit::kSeconds,
+                parts[i].second);
+  }
+  r.add_field("binding", "binding", Unit::kText, std::string(split_binding_name(s.binding)));
+}
+
+Table split_breakdown_table(const SplitStep& s) {
+  Table t{"breakdown",
+          {{"mechanism", "mechanism", Unit::kText},
+           {"time_s", "time", Unit::kSeconds},
+           {"share", "share of step", Unit::kFraction}},
+          {},
+          {}};
+  for (const auto& [name, seconds] : parts_of(s)) {
+    t.add_row({std::string(name), seconds, s.step_s > 0 ? seconds / s.step_s : 0.0});
+  }
+  t.add_row({std::string("step"), s.step_s, 1.0});
+  return t;
+}
+
+Table split_memory_table(const SplitStep& s) {
+  Table t{"memory",
+          {{"part", "part", Unit::kText}, {"bytes", "per GPU", Unit::kBytes}},
+          {},
+          {}};
+  const SplitMemory& m = s.memory;
+  t.add_row({std::string("weights"), m.weights_bytes});
+  t.add_row({std::string("gradients"), m.gradients_bytes});
+  t.add_row({std::string("optimizer state"), m.optimizer_bytes});
+  t.add_row({std::string("activations"), m.activations_bytes});
+  t.add_row({std::string("buffers"), m.buffers_bytes});
+  t.add_row({std::string("total"), m.total()},
+            s.fits ? "" : fmt::format("<-- lacks {}", format_bytes(s.lacks_bytes)));
+  t.add_row({std::string("limit"), s.memory_limit_bytes});
+  return t;
+}
+
+Table splits_table(const SplitSearch& search) {
+  Table t{"splits",
+          {{"rank", "rank", Unit::kCount},
+           {"tp", "tp", Unit::kCount},
+           {"pp", "pp", Unit::kCount},
+           {"dp", "dp", Unit::kCount},
+           {"micro_batch", "mb", Unit::kCount},
+           {"interleave", "v", Unit::kCount},
+           {"recompute", "recompute", Unit::kText},
+           {"zero", "zero", Unit::kCount},
+           {"sequence_parallel", "sp", Unit::kText},
+           {"step_s", "step", Unit::kSeconds},
+           {"fits", "fits", Unit::kText},
+           {"memory_per_gpu_bytes", "memory", Unit::kBytes},
+           {"tflops_per_gpu", "TFLOP/s", Unit::kPlain},
+           {"mfu", "MFU", Unit::kFraction},
+           {"tokens_per_s", "tokens/s", Unit::kPlain}},
+          {},
+          {}};
+  for (const std::string_view key : kPartKeys) {
+    t.columns.push_back({std::string(key), std::string(key.substr(0, key.size() - 2)),
+                         Unit::kSeconds});
+  }
+  t.columns.push_back({"binding", "binding", Unit::kText});
+  std::int64_t rank = 1;
+  for (const SplitStep& s : search.ranked) {
+    const ParallelSplit& p = s.split;
+    std::vector<Value> row = {rank++, p.tp, p.pp, p.dp, p.micro_batch, p.interleave,
+                              std::string(recompute_name(p.recompute)),
+                              static_cast<std::int64_t>(p.zero), p.sequence_parallel,
+                              s.step_s, s.fits, s.memory.total(), s.tflops_per_gpu, s.mfu,
+                              s.tokens_per_s};
+    for (const auto& part : parts_of(s)) row.emplace_back(part.second);
+    row.emplace_back(std::string(split_binding_name(s.binding)));
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+std::string alternative_line(const std::string& name, const SplitStep& alt, const SplitStep& best) {
+  if (!alt.fits) {
+    return fmt::format("{} ({}): does not fit, needs {} per GPU of {} (lacks {})", name,
+                       split_text(alt.split), format_bytes(alt.memory.total()),
+                       format_bytes(alt.memory_limit_bytes), format_bytes(alt.lacks_bytes));
+  }
+  const double slower = best.step_s > 0 ? alt.step_s / best.step_s - 1.0 : 0.0;
+  const std::string why = largest_increases(alt, best);
+  return fmt::format("{} ({}): step {}, {} slower than the best{}", name, split_text(alt.split),
+                     format_seconds(alt.step_s), format_percent(slower),
+                     why.empty() ? "" : fmt::format(" ({})", why));
+}
+
+std::vector<std::string> runner_up_lines(const SplitSearch& search) {
+  std::vector<std::string> lines;
+  if (search.ranked.empty()) return lines;
+  const SplitStep& best = search.ranked.front();
+  for (std::size_t i = 1; i < search.ranked.size(); ++i) {
+    lines.push_back(alternative_line(fmt::format("#{}", i + 1), search.ranked[i], best));
+  }
+  return lines;
+}
+
+}  // namespace scalewall

@@ -1,0 +1,142 @@
+// End-to-end tests of `scalewall predict` and `scalewall plan` on transformer scenarios
+// ([model], [training], [parallel], [system]): the contract's JSON keys, the flags that set
+// the split, and the search's answer for 175B on 1024 A100s.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+std::string Example(const std::string& name) { return source_path("examples/" + name + ".toml"); }
+
+TEST(TransformerCli, PredictWithAFixedSplitGivesTheBreakdownUnderTheContractKeys) {
+  const auto j = run_json({"predict", Example("gpt3-175b-a100")});
+  EXPECT_EQ(j["kind"], "model");
+  EXPECT_EQ(j["tp"], 8);
+  EXPECT_EQ(j["pp"], 8);
+  EXPECT_EQ(j["dp"], 16);
+  EXPECT_EQ(j["micro_batches"], 96);  // 1536 / (16 x 1)
+  EXPECT_TRUE(j["fits"].get<bool>());
+  double sum = 0;
+  for (const char* key : {"compute_s", "recompute_s", "tp_comm_s", "pp_bubble_s",
+                          "pp_transfer_s", "dp_comm_s", "optimizer_s", "variance_s", "serial_s"}) {
+    ASSERT_TRUE(j.contains(key)) << key;
+    sum += j[key].get<double>();
+  }
+  const double step = j["step_s"].get<double>();
+  EXPECT_NEAR(sum, step, 1e-9 * step);
+  // Full recomputation repeats the layers' forward, a third of forward + backward; the logits
+  // are not recomputed, so the share is a little under a third.
+  EXPECT_NEAR(j["recompute_s"].get<double>() / j["compute_s"].get<double>(), 1.0 / 3, 0.02);
+  // 1F1B: bubble = (p - 1)/m of the pipelined time, 7/96.
+  const double pipelined = j["compute_s"].get<double>() + j["recompute_s"].get<double>() +
+                           j["tp_comm_s"].get<double>() + j["pp_transfer_s"].get<double>();
+  EXPECT_NEAR(j["pp_bubble_s"].get<double>(), pipelined * 7 / 96, 1e-9 * step);
+  // tokens/s = B s / step; MFU and TFLOP/s within what an A100 can do.
+  EXPECT_NEAR(j["tokens_per_s"].get<double>(), 1536.0 * 2048 / step, 1e-6);
+  EXPECT_GT(j["tflops_per_gpu"].get<double>(), 120);
+  EXPECT_LT(j["tflops_per_gpu"].get<double>(), 312 * 0.68);
+  EXPECT_GT(j["memory_per_gpu_bytes"].get<double>(), 40e9);
+  EXPECT_EQ(j["inputs"]["model"]["system"]["gpu"], "a100-80gb");
+  EXPECT_EQ(j["breakdown"].size(), 10u);  // nine mechanisms and the step
+}
+
+TEST(TransformerCli, FlagsSetTheSplitAndTheTableSaysModel) {
+  const CliResult r = run_scalewall({"predict", Example("gpt3-175b-a100"), "--tp", "8", "--pp",
+                                     "16", "--dp", "8", "--recompute", "selective",
+                                     "--sequence-parallel", "on"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# MODEL: analytic prediction, not a measurement"), std::string::npos);
+  EXPECT_NE(r.out.find("tp 8, pp 16, dp 8, micro-batch 1, interleave 1, recompute selective"),
+            std::string::npos);
+  const auto j = run_json({"predict", Example("gpt3-175b-a100"), "--tp", "8", "--pp", "16",
+                           "--dp", "8", "--recompute", "selective"});
+  EXPECT_EQ(j["micro_batches"], 192);
+  // Pure data parallelism of 175B does not fit: it says so and by how much.
+  const auto dp = run_json({"predict", Example("gpt3-175b-a100"), "--tp", "1", "--pp", "1",
+                            "--dp", "1024", "--global-batch", "2048"});
+  EXPECT_FALSE(dp["fits"].get<bool>());
+  EXPECT_EQ(dp["binding"], "memory");
+  EXPECT_GT(dp["lacks_bytes"].get<double>(), 2.6e12);  // 16 B x 175e9 is 2.8 TB
+}
+
+TEST(TransformerCli, BadSplitsAndMisplacedFlagsAreNamed) {
+  expect_input_error({"predict", Example("gpt3-175b-a100"), "--tp", "8", "--pp", "8", "--dp", "8"},
+                     "tp x pp x dp = 8 x 8 x 8 = 512 is not the 1024 GPUs");
+  expect_input_error({"predict", Example("gpt3-175b-a100"), "--recompute", "most"},
+                     "unknown recompute 'most'");
+  expect_input_error({"predict", Example("gpt3-175b-a100"), "--overlap", "on"},
+                     "--overlap: applies to a data-parallel scenario");
+  expect_input_error({"predict", Example("seed-7b-bf16"), "--tp", "8"},
+                     "--tp: applies to a transformer scenario");
+  expect_input_error({"predict", Example("gpt3-175b-a100"), "--pp", "5", "--dp", "25",
+                      "--gpus", "1000"},
+                     "cannot run: pp x interleave does not divide the layers");
+}
+
+TEST(TransformerCli, PlanFindsTensorInsideThePipelineAcrossAndSaysWhyTheOthersLose) {
+  const auto j = run_json({"plan", Example("gpt3-175b-a100-plan")});
+  const auto& splits = j["splits"];
+  ASSERT_EQ(splits.size(), 5u);
+  const auto& best = splits[0];
+  EXPECT_EQ(best["rank"], 1);
+  EXPECT_TRUE(best["fits"].get<bool>());
+  // TP inside the node (at most 8 GPUs), PP across nodes (a stage's neighbour is tp x dp >= 8
+  // ranks away).
+  EXPECT_LE(best["tp"].get<int>(), 8);
+  EXPECT_GT(best["tp"].get<int>(), 1);
+  EXPECT_GT(best["pp"].get<int>(), 1);
+  EXPECT_GE(best["tp"].get<int>() * best["dp"].get<int>(), 8);
+  for (std::size_t i = 1; i < splits.size(); ++i) {
+    EXPECT_GE(splits[i]["step_s"].get<double>(), splits[i - 1]["step_s"].get<double>());
+    EXPECT_TRUE(splits[i].contains("memory_per_gpu_bytes"));
+  }
+  ASSERT_EQ(j["alternatives"].size(), 2u);
+  const std::string dp = j["alternatives"][0];
+  const std::string zero = j["alternatives"][1];
+  EXPECT_NE(dp.find("pure data parallel"), std::string::npos);
+  EXPECT_NE(dp.find("does not fit, needs 2.8 TB per GPU of 80 GB"), std::string::npos) << dp;
+  EXPECT_NE(zero.find("pure ZeRO-3"), std::string::npos);
+  EXPECT_NE(zero.find("slower than the best"), std::string::npos) << zero;
+  EXPECT_NE(zero.find("dp comm"), std::string::npos) << zero;
+  EXPECT_EQ(j["runners_up"].size(), 4u);
+}
+
+TEST(TransformerCli, PredictWithoutASplitDrawsTheBestSplitCurve) {
+  const auto j = run_json({"predict", Example("gpt3-175b-a100-plan"), "--ranks", "256,512,1024"});
+  const auto& curve = j["curve"];
+  ASSERT_EQ(curve.size(), 3u);
+  EXPECT_EQ(curve[0]["gpus"], 256);
+  EXPECT_EQ(curve[0]["regime"], "64-1k");
+  for (const auto& row : curve) EXPECT_TRUE(row["fits"].get<bool>());
+  // The global batch is fixed, so more GPUs shorten the step.
+  EXPECT_GT(curve[0]["step_s"].get<double>(), curve[2]["step_s"].get<double>());
+  // On 8 GPUs 175B fits no split: the row says so and shows no throughput.
+  const auto small = run_json({"predict", Example("gpt3-175b-a100-plan"), "--ranks", "8"});
+  EXPECT_FALSE(small["curve"][0]["fits"].get<bool>());
+  EXPECT_TRUE(small["curve"][0]["step_s"].is_null());
+  EXPECT_TRUE(small["curve"][0]["tflops_per_gpu"].is_null());
+  EXPECT_EQ(small["curve"][0]["binding"], "memory");
+}
+
+}  // namespace
+}  // namespace scalewall::testing
+
+namespace scalewall::testing {
+namespace {
+
+TEST(TransformerCli, CommandsThatTakeADataParallelScenarioSaySo) {
+  expect_input_error({"report", source_path("examples/gpt3-175b-a100.toml"), "-o",
+                      "transformer-report-dir"},
+                     "is a transformer scenario ([model]); report draws data-parallel scenarios");
+  expect_input_error({"diagnose", source_path("examples/runs.csv"), "--scenario",
+                      source_path("examples/gpt3-175b-a100.toml")},
+                     "is a transformer scenario ([model]); diagnose compares a data-parallel one");
+}
+
+}  // namespace
+}  // namespace scalewall::testing
