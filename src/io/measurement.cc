@@ -101,6 +101,23 @@ bool all_digits(std::string_view word) {
   });
 }
 
+// Open MPI's aggregated help notices, which mpirun prints between a program's lines (even in
+// the middle of a table): "8 more processes have sent help message help-mtl-ofi.txt / OFI call
+// fail", "1 more process has sent help message ...", and the "Set MCA parameter
+// "orte_base_help_aggregate" to 0 to see all help / error messages" line after them.
+bool launcher_notice(std::string_view line) {
+  const std::string_view t = trim(line);
+  if (t.starts_with("Set MCA parameter ") && t.find("help_aggregate") != std::string_view::npos) {
+    return true;
+  }
+  std::size_t digits = 0;
+  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  const std::string_view rest = t.substr(digits);
+  return (rest.starts_with(" more processes have sent help message ") ||
+          rest.starts_with(" more process has sent help message "));
+}
+
 // A table row starts with a whole number, the size; a signed one ("-8") is a row too, so
 // that a negative size is refused rather than skipped as a line of text.
 bool starts_row(const std::vector<std::string_view>& words) {
@@ -125,6 +142,7 @@ std::vector<Line> lines_or_none(std::string_view text) {
     ++number;
     if (number == 1 && view.starts_with("\xEF\xBB\xBF")) view.remove_prefix(3);
     view = strip_tag(view);
+    if (launcher_notice(view)) view = {};
     while (!view.empty() && (view.back() == '\r' || view.back() == ' ' || view.back() == '\t')) {
       view.remove_suffix(1);
     }

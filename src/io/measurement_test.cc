@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -844,6 +845,38 @@ TEST(MeasurementFormats, SrunTaskPrefixIsRemoved) {
   EXPECT_EQ(set.series[0].ranks, 8);
   EXPECT_EQ(set.series[0].ranks_per_node, 4);
   EXPECT_EQ(set.collectives.back().bytes, 134217728.0);
+}
+
+// Open MPI prints its aggregated help notices between a program's lines, even inside a table
+// (an 8-process nccl-tests run whose OFI transport failed to start): they are not table rows.
+TEST(MeasurementFormats, OpenMpiHelpNoticesInsideATableAreSkipped) {
+  MeasurementSet plain;
+  read_measurement_file(data("nccl/a100_1node_8gpu_ocitutorials.txt"), plain);
+  std::ifstream in(data("nccl/a100_1node_8gpu_ocitutorials.txt"));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  const std::string first_row = "          64            16     float";
+  ASSERT_NE(text.find(first_row), std::string::npos);
+  text.insert(text.find(first_row),
+              "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail\n"
+              "Set MCA parameter \"orte_base_help_aggregate\" to 0 to see all help / error "
+              "messages\n");
+  const std::string last_row = "  8589934592";
+  text.insert(text.find(last_row),
+              "1 more process has sent help message help-mtl-ofi.txt / OFI call fail\n");
+  MeasurementSet set;
+  parse_measurement_text(text, "noticed.txt", set);
+  ASSERT_EQ(set.collectives.size(), plain.collectives.size());
+  EXPECT_EQ(set.series.size(), 1u);
+  for (std::size_t i = 0; i < set.collectives.size(); ++i) {
+    EXPECT_EQ(set.collectives[i].bytes, plain.collectives[i].bytes) << i;
+    EXPECT_EQ(set.collectives[i].time_median_s, plain.collectives[i].time_median_s) << i;
+  }
+  // A line that only looks like one is still refused as a row.
+  std::string other = text;
+  other.insert(other.find(last_row), "8 more bytes were sent\n");
+  MeasurementSet refused;
+  EXPECT_TRUE(contains(input_error_of([&] { parse_measurement_text(other, "x.txt", refused); }),
+                       "x.txt:"));
 }
 
 // A Rank line that lost its '#' is not counted; the bus-bandwidth factor, computed by

@@ -104,6 +104,8 @@ const std::vector<RealLog>& real_logs() {
        237.94, 16, 2, 8},
       {"nccl/h100_2node_16gpu_ocitutorials.txt", nullptr, 1, Printed::kBusbwGBps, 17179869184,
        464.57, 16, 2, 8},
+      {"nccl/h100_1node_8gpu_nccl-tests-issue290.txt", nullptr, 1, Printed::kBusbwGBps,
+       4294967296, 473.60, 8, 1, 8},
       // Constructed from the public logs above (tests/data/constructed/README.md).
       {"constructed/nccl_allreduce_json_2node_from_cscs-docs.json", nullptr, 1,
        Printed::kBusbwGBps, 134217728, 22.86, 2, 2, 1},
