@@ -38,7 +38,23 @@ struct CalibrateFlags {
   std::string regimes = "auto";
   std::string format = "table";
   bool pool = false;
+  bool ring_equivalent = false;  // fit the link to a collective series' ring steps
 };
+
+// The points one link is fitted to: the ping-pong's, or with --ring-equivalent a collective
+// series' ring steps; none when neither is there.
+std::vector<PingPongPoint> link_input(const CalibrateFlags& flags, const MeasurementSet& set) {
+  if (!flags.ring_equivalent) {
+    if (set.pingpong.empty()) return {};
+    return with_flag("--pool", [&] { return link_points(set); });
+  }
+  if (!set.pingpong.empty()) {
+    throw InputError(
+        "--ring-equivalent: the files hold ping-pong times; the link is fitted to those (give "
+        "only the collective log to fit its ring-equivalent link)");
+  }
+  return with_flag("--ring-equivalent", [&] { return ring_equivalent_points(set); });
+}
 
 
 // One row per size regime of the fitted link, with its own line and quality.
@@ -134,8 +150,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
   std::optional<PiecewiseFit> piecewise;
   const HockneyFit* fit = nullptr;  // the one line over every size
   std::optional<LogGPFit> loggp;
-  if (!set.pingpong.empty()) {
-    const std::vector<PingPongPoint> link = with_flag("--pool", [&] { return link_points(set); });
+  const std::vector<PingPongPoint> link = link_input(flags, set);
+  if (!link.empty()) {
     piecewise = with_flag("--regimes", [&] { return fit_piecewise(link, options, regime_count); });
     fit = &piecewise->single;
     loggp = fit_loggp(*fit, stream);
@@ -217,9 +233,18 @@ Report run_calibrate(const CalibrateFlags& flags) {
   if (fit) {
     report.title = fmt::format(
         "Hockney fit T(m) = alpha + m / bandwidth, {} least squares over the median one-way "
-        "time of {} sizes ({} .. {})",
+        "time of {} sizes ({} .. {}){}",
         options.weighting == Weighting::kRelative ? "relative (1/T^2-weighted)" : "ordinary",
-        fit->points.size(), format_bytes(fit->min_bytes), format_bytes(fit->max_bytes));
+        fit->points.size(), format_bytes(fit->min_bytes), format_bytes(fit->max_bytes),
+        flags.ring_equivalent ? " of the collective's ring steps (--ring-equivalent)" : "");
+    if (flags.ring_equivalent) {
+      report.notes.push_back(
+          "--ring-equivalent: each collective size m on N ranks is read as a ring's 2(N-1) steps "
+          "(N-1 for reduce-scatter and all-gather) of one message of m/N, so 'size' is m/N and "
+          "'one-way' the time per step; the link prices that ring as measured and is not a "
+          "ping-pong's (other algorithms and rank counts priced on it inherit the ring's "
+          "protocol choices).");
+    }
   } else {
     report.title = "Bus bandwidth per size (nccl-tests convention); no ping-pong times to fit a "
                    "link";
@@ -363,6 +388,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   report.extra["gap_note"] = loggp ? nlohmann::ordered_json(loggp->gap_note) : nullptr;
   report.extra["overhead_note"] = loggp ? nlohmann::ordered_json(loggp->overhead_note) : nullptr;
   report.inputs["pool"] = flags.pool;
+  report.inputs["ring_equivalent"] = flags.ring_equivalent;
   report.add_list("sources", "source", set.sources);
   std::vector<std::string> series;
   for (const MeasurementSeries& s : set.series) series.push_back(s.label);
@@ -437,6 +463,11 @@ void register_calibrate(CLI::App& app) {
       {"--pool", &flags->pool,
        "Pool the series (every table of every file) that agree in op, rank count and layout "
        "into one; without it each is fitted apart, and one link needs one ping-pong series"},
+      {"--ring-equivalent", &flags->ring_equivalent,
+       "With no ping-pong times (an nccl-tests, osu_allreduce or IMB Allreduce log alone): fit "
+       "the link to the collective series as ring steps, each size m on N ranks a message of "
+       "m/N taking t / (2(N-1)) (all-reduce; N-1 steps for reduce-scatter and all-gather). "
+       "The link prices that ring as measured; it is not a ping-pong's"},
       format_flag(&flags->format),
   };
   CLI::App* cmd = add_command(app, {

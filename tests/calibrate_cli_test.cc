@@ -224,6 +224,32 @@ TEST(CalibrateCli, TwoSizesAreRefused) {
   EXPECT_TRUE(contains(r.err, "from 2 distinct message size(s)")) << r.err;
 }
 
+// An nccl-tests log alone: no link without --ring-equivalent; with it, the ring steps' link,
+// written as a fabric with its regimes.
+TEST(CalibrateCli, RingEquivalentLinkFromAnNcclTestsLog) {
+  const std::string log = source_path("tests/data/nccl/a100_2node_16gpu_oci-hpc-oke.txt");
+  const CliResult plain =
+      run_scalewall({"calibrate", log, "--out", write_temp_file("r.toml", "")});
+  EXPECT_EQ(plain.exit_code, 2);
+  EXPECT_TRUE(contains(plain.err, "no ping-pong measurements to fit a link from")) << plain.err;
+  const std::string out = write_temp_file("ring.toml", "");
+  const auto j = run_json({"calibrate", log, "--ring-equivalent", "--out", out});
+  EXPECT_EQ(j["inputs"]["ring_equivalent"], true);
+  EXPECT_GE(j["regimes"].size(), 2u);
+  EXPECT_EQ(number(j["regimes"][0]["min_bytes"]), 1.0);  // 16 B on 16 ranks
+  // The written fabric: 16 nodes, its regimes read back, the ring priced on it.
+  const auto c = run_json({"collective", "--fabric", out, "--ranks", "16", "--bytes", "1GiB",
+                           "--algorithms", "ring"});
+  EXPECT_EQ(c["inputs"]["fabric"]["nodes"], 16);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(contains(text, "[[inter.regimes]]")) << text;
+  const CliResult both = run_scalewall(
+      {"calibrate", data("scalewall_pingpong.jsonl"), log, "--ring-equivalent"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(contains(both.err, "--ring-equivalent: the files hold ping-pong times")) << both.err;
+}
+
 TEST(ValidateCli, ScalewallCollectiveAgainstAFabric) {
   const auto j = run_json({"validate", data("scalewall_collective.jsonl"), "--fabric",
                            source_path("examples/fabrics/shm-node.toml")});

@@ -690,6 +690,72 @@ std::vector<PingPongPoint> link_points(const MeasurementSet& set) {
   return set.pingpong;
 }
 
+namespace {
+
+// The ring's steps for `op` on `ranks`, or 0 when the ring does not run it.
+std::int64_t ring_steps_of(Op op, std::int64_t ranks) {
+  switch (op) {
+    case Op::kAllreduce:
+      return 2 * (ranks - 1);
+    case Op::kReduceScatter:
+    case Op::kAllgather:
+      return ranks - 1;
+    default:
+      return 0;
+  }
+}
+
+bool ring_equivalent(const CollectivePoint& p) {
+  const bool ring = p.algorithm.is_library() ||
+                    p.algorithm == MeasuredAlgorithm::model({Algorithm::kRing, Algorithm::kRing});
+  return ring && p.ranks >= 2 && ring_steps_of(p.op, p.ranks) > 0 && p.verified &&
+         p.time_median_s > 0 && p.bytes >= static_cast<double>(p.ranks);
+}
+
+}  // namespace
+
+std::vector<PingPongPoint> ring_equivalent_points(const MeasurementSet& set) {
+  std::vector<std::size_t> series;
+  for (const CollectivePoint& p : set.collectives) {
+    if (ring_equivalent(p) && std::find(series.begin(), series.end(), p.series) == series.end()) {
+      series.push_back(p.series);
+    }
+  }
+  if (series.empty()) {
+    throw InputError(
+        "no collective series to fit a ring-equivalent link to: it needs all-reduce, "
+        "reduce-scatter or all-gather times (the library's call or the ring) of 2 or more "
+        "ranks, at sizes of at least one byte per rank");
+  }
+  if (series.size() > 1) {
+    std::string names;
+    for (const std::size_t i : series) {
+      names += fmt::format("{}'{}'", names.empty() ? "" : ", ", series_label(set, i));
+    }
+    throw InputError(fmt::format(
+        "{} collective series ({}): one ring-equivalent link is fitted to one series; give "
+        "one of them, or --pool to pool the series that agree in op, ranks and layout",
+        series.size(), names));
+  }
+  std::vector<PingPongPoint> out;
+  for (const CollectivePoint& p : set.collectives) {
+    if (!ring_equivalent(p) || p.series != series.front()) continue;
+    const auto steps = static_cast<double>(ring_steps_of(p.op, p.ranks));
+    PingPongPoint q;
+    q.series = p.series;
+    q.from = 0;
+    q.to = 1;
+    q.bytes = p.bytes / static_cast<double>(p.ranks);
+    q.iterations = p.iterations;
+    // Logs that print one time per size (nccl-tests) leave min and max 0: the median then.
+    q.one_way_median_s = p.time_median_s / steps;
+    q.one_way_min_s = p.time_min_s > 0 ? p.time_min_s / steps : q.one_way_median_s;
+    q.one_way_max_s = p.time_max_s > 0 ? p.time_max_s / steps : q.one_way_median_s;
+    out.push_back(q);
+  }
+  return out;
+}
+
 std::string_view validation_regime_name(ValidationRegime regime) {
   switch (regime) {
     case ValidationRegime::kLatencyBound:

@@ -817,3 +817,45 @@ TEST(FitGamma, TheFabricFileCarriesTheRateRegimes) {
 
 }  // namespace
 }  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+// An nccl-tests log alone (16 A100s in 2 nodes, tests/data/nccl/SOURCES.md): its all-reduce
+// read as 2(N-1) ring steps of m/N gives a link on which the ring reproduces every measured
+// size from one byte per rank up, within the fit's residuals.
+TEST(RingEquivalent, TheRingOnTheFittedLinkIsTheMeasuredAllReduce) {
+  MeasurementSet set;
+  read_measurement_file(
+      std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/nccl/a100_2node_16gpu_oci-hpc-oke.txt", set);
+  const std::vector<PingPongPoint> steps = ring_equivalent_points(set);
+  ASSERT_EQ(steps.size(), 30u);  // 31 sizes, 8 B below one byte per rank
+  EXPECT_DOUBLE_EQ(steps.front().bytes, 1.0);  // 16 B on 16 ranks
+  EXPECT_DOUBLE_EQ(steps.front().one_way_median_s * 30, set.collectives[1].time_median_s);
+  const PiecewiseFit fit = fit_piecewise(steps);
+  ASSERT_GE(fit.regimes.size(), 2u);
+  const Topology t = calibrated_topology(fit, std::nullopt, 16, "ring");
+  // The regimes' own residuals (relative least squares through 2-5 sizes each).
+  constexpr double kRingTolerance = 0.02;
+  for (const CollectivePoint& p : set.collectives) {
+    if (p.bytes < 16) continue;
+    const CollectiveCost c = collective_cost(Op::kAllreduce, {Algorithm::kRing, Algorithm::kRing},
+                                             p.bytes, t);
+    EXPECT_NEAR(c.total_s / p.time_median_s, 1.0, kRingTolerance) << p.bytes;
+  }
+}
+
+TEST(RingEquivalent, RefusesWhatIsNotOneRingSeries) {
+  MeasurementSet none;
+  EXPECT_TRUE(contains(input_error_of([&] { ring_equivalent_points(none); }),
+                       "no collective series to fit a ring-equivalent link to"));
+  MeasurementSet two;
+  const std::string dir = std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/nccl/";
+  read_measurement_file(dir + "a100_2node_16gpu_oci-hpc-oke.txt", two);
+  read_measurement_file(dir + "h100_2node_16gpu_ocitutorials.txt", two);
+  EXPECT_TRUE(contains(input_error_of([&] { ring_equivalent_points(two); }),
+                       "2 collective series ("));
+}
+
+}  // namespace
+}  // namespace scalewall

@@ -302,6 +302,17 @@ std::vector<std::string> pool_series(MeasurementSet& set);
 // InputError naming the series (and --pool) when they are of several.
 std::vector<PingPongPoint> link_points(const MeasurementSet& set);
 
+// The ring-equivalent ping-pong of a collective series, for logs that hold no ping-pong
+// (nccl-tests, osu_allreduce, IMB Allreduce): a ring all-reduce of m bytes on N ranks is
+// 2(N - 1) steps of one message of m/N (reduce-scatter and all-gather N - 1), so each point
+// becomes a message of m/N bytes taking t / steps one way. The link fitted to them prices that
+// ring exactly as measured, every size in its own regime (NCCL's protocols show as regimes);
+// it is the ring's link, not a ping-pong's. Uses the one series of such points (all-reduce,
+// reduce-scatter or all-gather; the library's call or the ring; N >= 2; sizes of at least N
+// bytes, one per rank). REQUIRES (throws InputError naming what is there): exactly one such
+// series, or several that --pool pooled into one.
+std::vector<PingPongPoint> ring_equivalent_points(const MeasurementSet& set);
+
 // ---- Validation: the model against measured collectives ----
 //
 // For each measured (op, algorithm, ranks, bytes), the measured time is the median of the
