@@ -140,12 +140,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   if (ranks) assign_unknown_ranks(set, *ranks);
   std::vector<std::string> warnings = set.warnings;
-  std::vector<std::string> pooled;
-  if (flags.pool) {
-    pooled = pool_series(set);
-  } else {
-    for (const std::string& w : series_overlaps(set)) warnings.push_back(w);
-  }
+  const std::vector<std::string> pooled = pool_or_warn(set, flags.pool, warnings);
 
   std::optional<PiecewiseFit> piecewise;
   const HockneyFit* fit = nullptr;  // the one line over every size

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "scalewall/analysis/calibrate.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/scaling.h"
@@ -21,6 +22,13 @@ FlagSpec regimes_flag(std::string* regimes) {
           "the count chosen by the Bayesian information criterion: eager and rendezvous "
           "protocols, cache levels) or a count 1 .. 10 (1: one Hockney line)",
           "auto|N", "auto"};
+}
+
+std::vector<std::string> pool_or_warn(MeasurementSet& set, bool pool,
+                                      std::vector<std::string>& warnings) {
+  if (pool) return pool_series(set);
+  for (const std::string& w : series_overlaps(set)) warnings.push_back(w);
+  return {};
 }
 
 std::optional<std::size_t> flag_regimes(const std::string& text) {

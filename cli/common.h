@@ -17,6 +17,7 @@
 
 #include "cli/flag_table.h"
 #include "cli/flags.h"
+#include "scalewall/io/measurement.h"
 #include "scalewall/present/report.h"
 #include "scalewall/model/topology.h"
 
@@ -30,6 +31,12 @@ FlagSpec format_flag(std::string* format);
 FlagSpec regimes_flag(std::string* regimes);
 // Its value: empty for "auto" (the criterion chooses), else a count 1 .. kMaxLinkRegimes.
 std::optional<std::size_t> flag_regimes(const std::string& text);
+
+// --pool: the series of `set` pooled (the pooled series' descriptions); without it, nothing
+// pooled and a warning for each op and rank count that several series share, added to
+// `warnings`.
+std::vector<std::string> pool_or_warn(MeasurementSet& set, bool pool,
+                                      std::vector<std::string>& warnings);
 
 // The network a command runs on: a flat link (--alpha, --bandwidth; defaults 2.5 us and
 // 25 GB/s), or a fabric file (--fabric) whose fields the other flags override.

@@ -100,12 +100,7 @@ Report run_validate(const ValidateFlags& flags) {
     if (network.fabric.empty()) network.ranks_per_node.clear();
   }
   std::vector<std::string> warnings = set.warnings;
-  std::vector<std::string> pooled;
-  if (flags.pool) {
-    pooled = pool_series(set);
-  } else {
-    for (const std::string& w : series_overlaps(set)) warnings.push_back(w);
-  }
+  const std::vector<std::string> pooled = pool_or_warn(set, flags.pool, warnings);
   if (set.collectives.empty()) {
     throw InputError(fmt::format(
         "no collective measurements in {} to validate against (validate needs collective "

@@ -670,27 +670,28 @@ std::vector<std::string> pool_series(MeasurementSet& set) {
   return lines;
 }
 
-std::vector<PingPongPoint> link_points(const MeasurementSet& set) {
+namespace {
+
+// The labels of `series` (indices into set.series), quoted and joined: "'a', 'b'".
+std::string quoted_series(const MeasurementSet& set, const std::vector<std::size_t>& series) {
+  std::string names;
+  for (const std::size_t i : series) {
+    names += fmt::format("{}'{}'", names.empty() ? "" : ", ", series_label(set, i));
+  }
+  return names;
+}
+
+// The distinct series of the points that `keep` accepts, in order of first appearance.
+template <typename Point, typename Keep>
+std::vector<std::size_t> series_of(const std::vector<Point>& points, Keep keep) {
   std::vector<std::size_t> series;
-  for (const PingPongPoint& p : set.pingpong) {
-    if (std::find(series.begin(), series.end(), p.series) == series.end()) {
+  for (const Point& p : points) {
+    if (keep(p) && std::find(series.begin(), series.end(), p.series) == series.end()) {
       series.push_back(p.series);
     }
   }
-  if (series.size() > 1) {
-    std::string names;
-    for (const std::size_t i : series) {
-      names += fmt::format("{}'{}'", names.empty() ? "" : ", ", series_label(set, i));
-    }
-    throw InputError(fmt::format(
-        "{} ping-pong series ({}): one link is fitted to one series; give one of them, or "
-        "--pool to fit one link over every series that agrees in layout",
-        series.size(), names));
-  }
-  return set.pingpong;
+  return series;
 }
-
-namespace {
 
 // The ring's steps for `op` on `ranks`, or 0 when the ring does not run it.
 std::int64_t ring_steps_of(Op op, std::int64_t ranks) {
@@ -714,13 +715,20 @@ bool ring_equivalent(const CollectivePoint& p) {
 
 }  // namespace
 
-std::vector<PingPongPoint> ring_equivalent_points(const MeasurementSet& set) {
-  std::vector<std::size_t> series;
-  for (const CollectivePoint& p : set.collectives) {
-    if (ring_equivalent(p) && std::find(series.begin(), series.end(), p.series) == series.end()) {
-      series.push_back(p.series);
-    }
+std::vector<PingPongPoint> link_points(const MeasurementSet& set) {
+  const std::vector<std::size_t> series =
+      series_of(set.pingpong, [](const PingPongPoint&) { return true; });
+  if (series.size() > 1) {
+    throw InputError(fmt::format(
+        "{} ping-pong series ({}): one link is fitted to one series; give one of them, or "
+        "--pool to fit one link over every series that agrees in layout",
+        series.size(), quoted_series(set, series)));
   }
+  return set.pingpong;
+}
+
+std::vector<PingPongPoint> ring_equivalent_points(const MeasurementSet& set) {
+  const std::vector<std::size_t> series = series_of(set.collectives, ring_equivalent);
   if (series.empty()) {
     throw InputError(
         "no collective series to fit a ring-equivalent link to: it needs all-reduce, "
@@ -728,14 +736,10 @@ std::vector<PingPongPoint> ring_equivalent_points(const MeasurementSet& set) {
         "ranks, at sizes of at least one byte per rank");
   }
   if (series.size() > 1) {
-    std::string names;
-    for (const std::size_t i : series) {
-      names += fmt::format("{}'{}'", names.empty() ? "" : ", ", series_label(set, i));
-    }
     throw InputError(fmt::format(
         "{} collective series ({}): one ring-equivalent link is fitted to one series; give "
         "one of them, or --pool to pool the series that agree in op, ranks and layout",
-        series.size(), names));
+        series.size(), quoted_series(set, series)));
   }
   std::vector<PingPongPoint> out;
   for (const CollectivePoint& p : set.collectives) {
