@@ -51,7 +51,7 @@ struct ReportFlags {
   std::string max_ranks = "1024";
   std::string target_efficiency = "0.5";
   std::string ranks;  // for collective logs that give no rank count
-  std::string fabric; // --fabric FILE|PRESET: the model's line over the measured collectives
+  FabricFlags network;  // --fabric and its overrides: the model's line over the collectives
   std::string format = "table";
 };
 
@@ -618,13 +618,11 @@ auto on_output_flag(F&& body) -> decltype(body()) {
 // The model's lines on --fabric over the measured collectives (none without --fabric); a note
 // when validate can price none of them. Throws InputError for a bad fabric, or a fabric with
 // no measurements to draw it over.
-std::optional<ModelLines> fabric_model(const std::string& name, bool measured,
+std::optional<ModelLines> fabric_model(const FabricFlags& network, bool measured,
                                        const MeasurementSet& set,
                                        std::vector<std::string>& notes) {
-  if (name.empty()) return std::nullopt;
-  FabricFlags network;
-  network.fabric = name;
   const std::optional<Topology> fabric = resolve_fabric_file(network);
+  if (!fabric) return std::nullopt;
   if (!measured) {
     throw InputError("--fabric draws the model over measured collectives; give measurement "
                      "files (a scenario names its own fabric)");
@@ -703,7 +701,7 @@ Report run_report(const ReportFlags& flags) {
   // --fabric: the model's line over the collectives, priced as validate prices them.
   std::vector<std::string> model_notes;
   const std::optional<ModelLines> model =
-      fabric_model(flags.fabric, !measurements.empty(), measured_set, model_notes);
+      fabric_model(flags.network, !measurements.empty(), measured_set, model_notes);
   // The report is drawn into a staging directory beside DIR and moved into place only when
   // every figure and the page are written (platform/staged_output.h).
   std::optional<StagedOutput> staged;
@@ -759,7 +757,8 @@ Report run_report(const ReportFlags& flags) {
   report.inputs["max_ranks"] = max_ranks;
   report.inputs["target_efficiency"] = target;
   report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
-  report.inputs["fabric"] = flags.fabric.empty() ? nullptr : nlohmann::ordered_json(flags.fabric);
+  report.inputs["fabric"] =
+      flags.network.fabric.empty() ? nullptr : nlohmann::ordered_json(flags.network.fabric);
   Table files{"figures",
               {{"kind", "kind", Unit::kText},
                {"svg", "svg", Unit::kText},
@@ -799,10 +798,6 @@ void register_report(CLI::App& app) {
        "Rank count of collective logs that do not record one (OSU's without an mpirun -np "
        "line): gives their bus bandwidth",
        "N"},
-      {"--fabric", &flags->fabric,
-       "Fabric file or preset name: each collective figure gets the model's line on it (as "
-       "validate prices every measured point), dashed and labelled as a model",
-       "FILE|PRESET"},
       format_flag(&flags->format),
   };
   CLI::App* cmd = add_command(app, {
@@ -811,7 +806,9 @@ void register_report(CLI::App& app) {
       "link, selection map, with the what-if table) or of measurement files (bus bandwidth and "
       "one-way time against size, per-rank arrival and wait) as SVG and PNG, and write a "
       "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.",
-      {own},
+      {own, fabric_flags(&flags->network, FabricUse::kFabricOnly,
+                         "each measured collective figure gets the model's line on it, priced "
+                         "as validate prices every measured point; without one, no model line")},
       "Examples:\n"
       "  scalewall report examples/seed-7b-bf16.toml -o report/\n"
       "  scalewall report examples/dgx-llm-weak.toml --max-ranks 4096 -o report-dgx/\n"
