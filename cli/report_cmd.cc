@@ -51,6 +51,7 @@ struct ReportFlags {
   std::string max_ranks = "1024";
   std::string target_efficiency = "0.5";
   std::string ranks;  // for collective logs that give no rank count
+  FabricFlags network;  // --fabric and its overrides: the model's line over the collectives
   std::string format = "table";
 };
 
@@ -327,10 +328,46 @@ std::string line_label(const MeasurementSet& set, std::size_t series, const std:
   return label.empty() ? more : fmt::format("{}, {}", label, more);
 }
 
+// The model's bus bandwidth at the measured sizes of each (series, op, algorithm, ranks), as
+// validate prices them on --fabric: size / predicted time x busbw_factor(op, ranks).
+using ModelKey = std::tuple<std::size_t, std::string, std::string, std::int64_t>;
+struct ModelLines {
+  std::string fabric;  // its name, for the lines' labels
+  std::map<ModelKey, std::vector<std::pair<double, double>>> busbw;  // (bytes, busbw_Bps)
+};
+
+ModelLines model_lines(const Validation& v, const std::string& fabric) {
+  ModelLines lines;
+  lines.fabric = fabric;
+  for (const ValidationPoint& p : v.points) {
+    if (p.bytes <= 0 || !(p.predicted_s > 0)) continue;
+    lines.busbw[{p.series, std::string(op_name(p.op)), p.algorithm.name(), p.ranks}].push_back(
+        {p.bytes, p.bytes / p.predicted_s * busbw_factor(p.op, p.ranks)});
+  }
+  return lines;
+}
+
+// The model's line for one measured line, when --fabric prices it.
+std::optional<MeasuredLine> model_line(const ModelLines* model, const ModelKey& key,
+                                       const std::string& label) {
+  if (model == nullptr) return std::nullopt;
+  const auto it = model->busbw.find(key);
+  if (it == model->busbw.end()) return std::nullopt;
+  MeasuredLine line;
+  line.model = true;
+  line.label = fmt::format("{} on {}", label, model->fabric);
+  for (const auto& [bytes, busbw] : it->second) {
+    line.x.push_back(bytes);
+    line.y.push_back(busbw);
+  }
+  return line;
+}
+
 // The collectives' figures: one per op, every series of it a line of its own (bus bandwidth
-// against size); the series of an unknown rank count on a figure of their own, as algorithm
-// bandwidth, called so.
+// against size), with the model's line after each that `model` prices; the series of an
+// unknown rank count on a figure of their own, as algorithm bandwidth, called so.
 void collective_figures(const MeasurementSet& set, const std::string& from,
+                        const ModelLines* model,
                         const std::function<void(const Plot&, std::string)>& draw) {
   using Figure = std::pair<std::string, bool>;                      // op, ranks known
   using LineKey = std::tuple<std::size_t, std::string, std::int64_t>;  // series, algorithm, ranks
@@ -359,14 +396,22 @@ void collective_figures(const MeasurementSet& set, const std::string& from,
         line.x.push_back(c->bytes);
         line.y.push_back(known ? c->busbw_Bps : c->algbw_Bps);
       }
+      std::optional<MeasuredLine> priced =
+          known ? model_line(model, {series, op, algorithm, ranks}, line.label) : std::nullopt;
       o.lines.push_back(std::move(line));
+      if (priced) o.lines.push_back(std::move(*priced));
     }
     Plot plot = measured_overlay_plot(o);
     plot.name = known ? fmt::format("busbw-{}", op) : fmt::format("algbw-{}-ranks-unknown", op);
     draw(plot, known ? fmt::format("Measured {} bus bandwidth (from the median time) against "
                                    "message size, one line per series (table of a file), "
-                                   "algorithm and rank count (nccl-tests convention).",
-                                   op)
+                                   "algorithm and rank count (nccl-tests convention).{}",
+                                   op,
+                                   model == nullptr
+                                       ? ""
+                                       : " Dashed: the model's bus bandwidth at the same sizes "
+                                         "on the fabric, as validate prices each point (a "
+                                         "prediction, not a measurement).")
                      : fmt::format("Measured {} algorithm bandwidth (size / median time) "
                                    "against message size: the logs give no rank count, so no "
                                    "bus bandwidth; --ranks N gives it.",
@@ -374,8 +419,53 @@ void collective_figures(const MeasurementSet& set, const std::string& from,
   }
 }
 
-// The ping-pong figure: one-way time against size, one line per series and rank pair.
+// The fitted regimes of one series' ping-pong times (fit_piecewise, as calibrate fits them):
+// one segment per regime over the sizes it was fitted to, alpha + m / bandwidth at each end.
+// Nothing, and a note, when the series does not fit.
+std::vector<MeasuredLine> regime_lines(const MeasurementSet& set, std::size_t series,
+                                       std::vector<std::string>& notes) {
+  std::vector<PingPongPoint> points;
+  for (const PingPongPoint& p : set.pingpong) {
+    if (p.series == series) points.push_back(p);
+  }
+  std::optional<PiecewiseFit> fit;
+  try {
+    fit = fit_piecewise(points);
+  } catch (const InputError& e) {
+    notes.push_back(fmt::format("{}: no fitted regimes drawn: {}",
+                                line_label(set, series, "ping-pong"), e.what()));
+    return {};
+  }
+  std::vector<MeasuredLine> lines;
+  for (std::size_t k = 0; k < fit->regimes.size(); ++k) {
+    const HockneyFit& r = fit->regimes[k].fit;
+    MeasuredLine line;
+    line.model = true;
+    line.label = line_label(
+        set, series,
+        fmt::format("fitted regime {} of {}, {} .. {}: alpha {}, bandwidth {}", k + 1,
+                    fit->regimes.size(), format_cell(r.min_bytes, Unit::kBytes),
+                    format_cell(r.max_bytes, Unit::kBytes), format_cell(r.alpha_s, Unit::kSeconds),
+                    format_cell(r.bandwidth_Bps, Unit::kRate)));
+    // The log axis has no 0 B: the first regime starts at its smallest size above zero.
+    double lo = r.max_bytes;
+    for (const FitPoint& p : r.points) {
+      if (p.bytes > 0) lo = std::min(lo, p.bytes);
+    }
+    for (const double m : {lo, r.max_bytes}) {
+      if (m <= 0 || (!line.x.empty() && m == line.x.back())) continue;
+      line.x.push_back(m);
+      line.y.push_back(r.alpha_s + m / r.bandwidth_Bps);
+    }
+    if (!line.x.empty()) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+// The ping-pong figure: one-way time against size, one line per series and rank pair, and
+// after each series its fitted regimes.
 void pingpong_figure(const MeasurementSet& set, const std::string& from,
+                     std::vector<std::string>& notes,
                      const std::function<void(const Plot&, std::string)>& draw) {
   using LineKey = std::tuple<std::size_t, std::int64_t, std::int64_t>;  // series, from, to
   std::map<LineKey, std::vector<const PingPongPoint*>> lines;
@@ -390,23 +480,30 @@ void pingpong_figure(const MeasurementSet& set, const std::string& from,
   o.y_label = "one-way time (median)";
   o.y_quantity = Quantity::kSeconds;
   o.y_scale = AxisScale::kLog10;
-  for (const auto& [key, points] : lines) {
-    const auto& [series, a, b] = key;
+  for (auto it = lines.begin(); it != lines.end(); ++it) {
+    const auto& [series, a, b] = it->first;
     MeasuredLine line;
     line.label = line_label(set, series, fmt::format("ranks {} and {}", a, b));
-    for (const PingPongPoint* p : points) {
+    for (const PingPongPoint* p : it->second) {
       line.x.push_back(p->bytes);
       line.y.push_back(p->one_way_median_s);
     }
     o.lines.push_back(std::move(line));
+    const auto next = std::next(it);
+    if (next == lines.end() || std::get<0>(next->first) != series) {
+      for (MeasuredLine& r : regime_lines(set, series, notes)) o.lines.push_back(std::move(r));
+    }
   }
   Plot plot = measured_overlay_plot(o);
   plot.name = "pingpong";
   draw(plot, "Measured one-way time (half the round trip) against message size, one line per "
-             "series (table of a file) and rank pair.");
+             "series (table of a file) and rank pair; dashed, each series' fitted regimes "
+             "(the piecewise link calibrate fits: alpha + m / bandwidth over each regime's "
+             "sizes, a model, not a measurement).");
 }
 
-HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
+HtmlSection measurement_section(const MeasurementSet& set, const ModelLines* model,
+                                const std::vector<std::string>& model_notes, Canvas& canvas) {
   HtmlSection section;
   section.heading = "Measurements";
   section.kind = Kind::kMeasurement;
@@ -428,8 +525,9 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
     add(canvas.draw(plot, stem, std::move(caption)));
   };
 
+  for (const std::string& n : model_notes) add(HtmlParagraph{"Note: " + n});
   if (!set.collectives.empty()) {
-    collective_figures(set, from, draw);
+    collective_figures(set, from, model, draw);
     if (std::any_of(set.collectives.begin(), set.collectives.end(),
                     [](const CollectivePoint& c) { return c.ranks == 0; })) {
       add(HtmlParagraph{std::string(kUnknownRanksWords)});
@@ -457,7 +555,9 @@ HtmlSection measurement_section(const MeasurementSet& set, Canvas& canvas) {
   }
 
   if (!set.pingpong.empty()) {
-    pingpong_figure(set, from, draw);
+    std::vector<std::string> notes;
+    pingpong_figure(set, from, notes, draw);
+    for (const std::string& n : notes) add(HtmlParagraph{"Note: " + n});
     Table t{"pingpong",
             {{"series", "series", Unit::kText},
              {"from", "from", Unit::kCount},
@@ -512,6 +612,31 @@ auto on_output_flag(F&& body) -> decltype(body()) {
     return with_flag("-o", body);
   } catch (const OutputError& e) {
     throw OutputError(std::string("-o: ") + e.what());
+  }
+}
+
+// The model's lines on --fabric over the measured collectives (none without --fabric); a note
+// when validate can price none of them. Throws InputError for a bad fabric, or a fabric with
+// no measurements to draw it over.
+std::optional<ModelLines> fabric_model(const FabricFlags& network, bool measured,
+                                       const MeasurementSet& set,
+                                       std::vector<std::string>& notes) {
+  const std::optional<Topology> fabric = resolve_fabric_file(network);
+  if (!fabric) return std::nullopt;
+  if (!measured) {
+    throw InputError("--fabric draws the model over measured collectives; give measurement "
+                     "files (a scenario names its own fabric)");
+  }
+  if (set.collectives.empty()) return std::nullopt;
+  CostOptions options;  // as validate's without --gamma: the fabric's reduction cost
+  options.gamma_s_per_byte = fabric->gamma_s_per_byte;
+  options.gamma_above = fabric->gamma_above;
+  try {
+    return model_lines(validate_collectives(set.collectives, *fabric, options, set.series),
+                       fabric->name);
+  } catch (const InputError& e) {
+    notes.push_back(fmt::format("no model line on {}: {}", fabric->name, e.what()));
+    return std::nullopt;
   }
 }
 
@@ -573,6 +698,10 @@ Report run_report(const ReportFlags& flags) {
           path);
     }
   }
+  // --fabric: the model's line over the collectives, priced as validate prices them.
+  std::vector<std::string> model_notes;
+  const std::optional<ModelLines> model =
+      fabric_model(flags.network, !measurements.empty(), measured_set, model_notes);
   // The report is drawn into a staging directory beside DIR and moved into place only when
   // every figure and the page are written (platform/staged_output.h).
   std::optional<StagedOutput> staged;
@@ -600,7 +729,8 @@ Report run_report(const ReportFlags& flags) {
     page.sections.push_back(scenario_section(path, file, max_ranks, target, canvas, progress));
   }
   if (!measurements.empty()) {
-    page.sections.push_back(measurement_section(measured_set, canvas));
+    page.sections.push_back(
+        measurement_section(measured_set, model ? &*model : nullptr, model_notes, canvas));
   }
   const fs::path index = dir / "index.html";
   progress.say(fmt::format("writing {}", index.string()));
@@ -627,6 +757,8 @@ Report run_report(const ReportFlags& flags) {
   report.inputs["max_ranks"] = max_ranks;
   report.inputs["target_efficiency"] = target;
   report.inputs["ranks"] = ranks ? nlohmann::ordered_json(*ranks) : nullptr;
+  report.inputs["fabric"] =
+      flags.network.fabric.empty() ? nullptr : nlohmann::ordered_json(flags.network.fabric);
   Table files{"figures",
               {{"kind", "kind", Unit::kText},
                {"svg", "svg", Unit::kText},
@@ -674,7 +806,9 @@ void register_report(CLI::App& app) {
       "link, selection map, with the what-if table) or of measurement files (bus bandwidth and "
       "one-way time against size, per-rank arrival and wait) as SVG and PNG, and write a "
       "self-contained DIR/index.html that shows them with their tables. Needs gnuplot.",
-      {own},
+      {own, fabric_flags(&flags->network, FabricUse::kFabricOnly,
+                         "each measured collective figure gets the model's line on it, priced "
+                         "as validate prices every measured point; without one, no model line")},
       "Examples:\n"
       "  scalewall report examples/seed-7b-bf16.toml -o report/\n"
       "  scalewall report examples/dgx-llm-weak.toml --max-ranks 4096 -o report-dgx/\n"

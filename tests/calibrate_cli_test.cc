@@ -283,6 +283,54 @@ TEST(ValidateCli, ScalewallCollectiveAgainstAFabric) {
   EXPECT_TRUE(ring && library && latency);
 }
 
+// scalewall-mpi -c 1 writes "wrong" per collective record: a point with wrong elements is
+// no measurement of the op, so validate and calibrate leave it out and say why.
+std::string checked_collective_file() {
+  const auto record = [](double bytes, double time_s, const char* wrong) {
+    return fmt::format(
+        R"({{"record":"collective","op":"allreduce","algorithm":"ring","ranks":4,"bytes":{},)"
+        R"("iterations":10,"time_min_s":{},"time_median_s":{},"time_max_s":{},)"
+        R"("algbw_Bps":{},"busbw_Bps":{},"verified":true,"wrong":{}}})"
+        "\n",
+        bytes, exact(time_s), exact(time_s), exact(time_s), exact(bytes / time_s),
+        exact(bytes / time_s * 1.5), wrong);
+  };
+  return write_temp_file(
+      "checked.jsonl",
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"collective","kind":"measurement",)"
+      R"("format":"jsonl","inputs":{"check":true},"context":{"ranks":4,"ranks_per_host":4}})"
+      "\n" +
+          record(1024, 6e-6, "0") + record(65536, 2.4e-5, "0") + record(1048576, 2.8e-4, "3") +
+          record(4194304, 1.1e-3, "0") +
+          R"({"record":"end","status":"complete","records":4})"
+          "\n");
+}
+
+TEST(ValidateCli, LeavesOutAPointWithWrongElements) {
+  const std::string path = checked_collective_file();
+  const auto j = run_json({"validate", path, "--fabric", source_path("examples/fabrics/shm-node.toml")});
+  ASSERT_EQ(j["points"].size(), 3u);
+  for (const auto& p : j["points"]) EXPECT_NE(number(p["bytes"]), 1048576.0);
+  EXPECT_EQ(j["points_skipped"], 1);
+  ASSERT_EQ(j["skipped"].size(), 1u);
+  EXPECT_EQ(j["skipped"][0],
+            "allreduce ring, 1 point at 4 ranks, 1.05 MB: 3 wrong elements: the result was "
+            "not the expected sum");
+}
+
+TEST(CalibrateCli, LeavesOutAPointWithWrongElements) {
+  const auto j = run_json({"calibrate", checked_collective_file()});
+  const auto& points = j["busbw"];
+  ASSERT_EQ(points.size(), 3u);
+  for (const auto& p : points) EXPECT_NE(number(p["bytes"]), 1048576.0);
+  bool said = false;
+  for (const auto& w : j["warnings"]) {
+    said = said || w == "allreduce ring at 4 ranks, 1.05 MB: left out, 3 wrong elements: "
+                        "the result was not the expected sum";
+  }
+  EXPECT_TRUE(said) << j["warnings"].dump();
+}
+
 TEST(ValidateCli, CalibratesFromTheFilesPingPongByDefault) {
   const auto j =
       run_json({"validate", data("scalewall_pingpong.jsonl"), data("scalewall_collective.jsonl")});

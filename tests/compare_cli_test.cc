@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,46 @@ TEST(CompareCli, ALogWithoutSpreadSaysSo) {
                                  "max): its differences are ratios only");
 }
 
+// A file of two runs (tests/data/constructed: GH200 then MI300X, all_reduce_perf on 8 ranks)
+// compares as two columns, labelled by series, never as one run: the second table against
+// the first at every size both have, medians of the out-of-place and in-place times.
+TEST(CompareCli, AFileOfTwoRunsIsTwoColumns) {
+  const std::string two = source_path("tests/data/constructed/nccl_two_runs_8rank_cscs+rccl.txt");
+  const std::string first = two + ", table 1: all_reduce_perf";
+  const std::string second = two + ", table 2: all_reduce_perf";
+  const auto j = run_json({"compare", two});
+  const auto& rows = j["rows"];
+  ASSERT_EQ(rows.size(), 25u) << j.dump();  // 8 B .. 128 MiB in both
+  for (const auto& r : rows) {
+    EXPECT_EQ(r["run"], second) << r.dump();
+    EXPECT_EQ(r["measurement"], "allreduce");
+    EXPECT_EQ(r["variant"], "library");
+    EXPECT_EQ(r["ranks"], 8);
+  }
+  EXPECT_EQ(rows[0]["bytes"], 8);
+  EXPECT_DOUBLE_EQ(rows[0]["baseline_s"].get<double>(), (17.93 + 17.72) / 2 * 1e-6);
+  EXPECT_DOUBLE_EQ(rows[0]["time_s"].get<double>(), (19.28 + 17.24) / 2 * 1e-6);
+  const auto& last = rows[24];
+  EXPECT_EQ(last["bytes"], 134217728);
+  EXPECT_DOUBLE_EQ(last["baseline_s"].get<double>(), (1916.4 + 1907.8) / 2 * 1e-6);
+  EXPECT_DOUBLE_EQ(last["time_s"].get<double>(), (800.3 + 808.3) / 2 * 1e-6);
+  EXPECT_NEAR(last["ratio"].get<double>(), 804.3 / 1912.1, 1e-12);
+  bool left_out = false;
+  for (const auto& n : j["notes"]) {
+    left_out = left_out || n == second + ": 6 point(s) are not in " + first + " and are left out";
+  }
+  EXPECT_TRUE(left_out) << j["notes"].dump();
+
+  // Beside a single-run file, each of its runs is a column of its own after it.
+  const std::string one = source_path("tests/data/nccl_all_reduce_perf.txt");
+  const auto k = run_json({"compare", one, two});
+  std::set<std::string> runs;
+  for (const auto& r : k["rows"]) runs.insert(r["run"].get<std::string>());
+  EXPECT_EQ(runs, (std::set<std::string>{first, second}));
+  // The runs as compared: the baseline file, then the two runs of the other.
+  EXPECT_EQ(k["inputs"]["files"], (nlohmann::json{one, first, second}));
+}
+
 std::string fabric_file(const std::string& name, double alpha_s, double bandwidth_Bps) {
   return write_temp_file(
       name, fmt::format("name = \"{}\"\nnominal = false\nnodes = 2\nranks_per_node = 1\n"
@@ -204,7 +245,7 @@ TEST(CompareCli, CalibrateJsonReportMatchesItsFabricFile) {
 
 TEST(CompareCli, RefusedInputs) {
   const TwoRuns runs = two_runs();
-  expect_input_error({"compare", runs.a}, "compare needs two files or more; 1 given");
+  expect_input_error({"compare", runs.a}, "compare needs two runs or more (two files, or a file of two tables); 1 given");
   const std::string fabric = fabric_file("compare_mixed.toml", p2(20), 1e9);
   expect_input_error({"compare", runs.a, fabric},
                      "compare takes runs or calibrations, not both: " + fabric +

@@ -313,6 +313,119 @@ TEST_F(ReportCli, SeveralFilesAreLinesOfOneFigure) {
   EXPECT_TRUE(Contains(html, "kept apart as two series")) << "the overlap is noted";
 }
 
+// The rows of the datablock `$name` of the figure whose script sets `output_stem`: (x, y).
+std::vector<std::pair<double, double>> Datablock(const std::string& scripts,
+                                                 const std::string& output_stem,
+                                                 const std::string& name) {
+  const std::size_t output = scripts.find(output_stem);
+  std::vector<std::pair<double, double>> rows;
+  if (output == std::string::npos) return rows;
+  const std::size_t at = scripts.find("$" + name + " << EOD\n", output);
+  if (at == std::string::npos) return rows;
+  std::istringstream in(scripts.substr(at));
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line) && line != "EOD") {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream row(line);
+    double x = 0;
+    double y = 0;
+    row >> x >> y;
+    rows.emplace_back(x, y);
+  }
+  return rows;
+}
+
+// report --fabric: each collective figure carries the model's line on that fabric at the
+// measured sizes (ring all-reduce of m bytes on 4 ranks, one link of alpha and bandwidth:
+// 6 alpha + 1.5 m / bandwidth, busbw 1.5 m / time), and the ping-pong figure its fitted
+// regimes, each segment's ends at alpha + m / bandwidth.
+TEST_F(ReportCli, FabricDrawsTheModelLineAndThePingPongRegimes) {
+  const fs::path dir = FreshDir("model");
+  const std::optional<std::string> real = OnPath({"gnuplot"});
+  ASSERT_TRUE(real.has_value());
+  const fs::path bin = dir / "bin";
+  const fs::path log = dir / "scripts.gp";
+  fs::create_directories(bin);
+  std::ofstream(bin / "gnuplot") << "#!/bin/sh\ntee -a '" << log.string() << "' | exec "
+                                 << *real << " \"$@\"\n";
+  fs::permissions(bin / "gnuplot", fs::perms::owner_all);
+  constexpr double kAlpha = 10e-6;
+  constexpr double kBandwidth = 1e9;
+  const std::string fabric = write_temp_file(
+      "flat.toml", fmt::format("name = \"flat4\"\nnodes = 4\nranks_per_node = 1\n"
+                               "[intra]\nalpha = {}\nbandwidth = {}\n"
+                               "[inter]\nalpha = {}\nbandwidth = {}\n",
+                               kAlpha, kBandwidth, kAlpha, kBandwidth));
+  std::vector<std::string> collectives;
+  std::vector<double> sizes;
+  for (int k = 0; k < 4; ++k) {
+    const double bytes = 1024.0 * std::pow(16.0, k);
+    sizes.push_back(bytes);
+    const double t = 5e-6 + bytes / 4e9;
+    collectives.push_back(fmt::format(
+        R"({{"record":"collective","op":"allreduce","algorithm":"ring","ranks":4,"bytes":{},)"
+        R"("iterations":20,"time_min_s":{},"time_median_s":{},"time_max_s":{},"algbw_Bps":{},)"
+        R"("busbw_Bps":{},"verified":true}})",
+        bytes, t, t, t, bytes / t, 1.5 * bytes / t));
+  }
+  // Two regimes, no noise: 2 us and 5 GB/s to 4 KiB, 20 us and 10 GB/s from 16 KiB.
+  std::vector<std::string> pingpong;
+  for (int k = 0; k <= 20; k += 2) {
+    const double bytes = std::pow(2.0, k);
+    const double t = bytes <= 4096 ? 2e-6 + bytes / 5e9 : 20e-6 + bytes / 10e9;
+    pingpong.push_back(fmt::format(
+        R"({{"record":"pingpong","from":0,"to":1,"bytes":{},"iterations":100,)"
+        R"("one_way_min_s":{},"one_way_median_s":{},"one_way_max_s":{}}})",
+        bytes, t, t, t));
+  }
+  const std::string coll = write_temp_file("model-coll.jsonl", MpiFile("collective", collectives));
+  const std::string pp = write_temp_file("model-pp.jsonl", MpiFile("pingpong", pingpong));
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (bin.string() + ":" + saved).c_str(), 1);
+  const fs::path out = dir / "report";
+  const CliResult r =
+      run_scalewall({"report", coll, pp, "--fabric", fabric, "-o", out.string()});
+  ::setenv("PATH", saved.c_str(), 1);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string scripts = ReadFile(log);
+  const std::string svg = ReadFile(out / "measured-busbw-allreduce.svg");
+  EXPECT_TRUE(Contains(svg, "model (not a measurement): " + coll +
+                                ": scalewall-mpi collective, ring, 4 ranks on flat4"))
+      << svg.substr(0, 2000);
+  // line0 the measured ring, line1 its model, in GB/s.
+  const auto model = Datablock(scripts, "measured-busbw-allreduce.svg", "line1");
+  ASSERT_EQ(model.size(), sizes.size()) << scripts.substr(0, 3000);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const double time_s = 6 * kAlpha + 1.5 * sizes[i] / kBandwidth;
+    EXPECT_NEAR(model[i].second, 1.5 * sizes[i] / time_s / 1e9, 1e-6 * model[i].second) << i;
+  }
+  // The ping-pong figure: line0 measured, line1 and line2 the regimes, in seconds.
+  const std::string pp_svg = ReadFile(out / "measured-pingpong.svg");
+  EXPECT_TRUE(Contains(pp_svg, "model (not a measurement): " + pp +
+                                   ": scalewall-mpi pingpong, fitted regime 1 of 2"))
+      << pp_svg.substr(0, 2000);
+  const auto first = Datablock(scripts, "measured-pingpong.svg", "line1");
+  const auto second = Datablock(scripts, "measured-pingpong.svg", "line2");
+  ASSERT_EQ(first.size(), 2u) << scripts;
+  ASSERT_EQ(second.size(), 2u) << scripts;
+  EXPECT_DOUBLE_EQ(first[0].first, 1.0);
+  EXPECT_DOUBLE_EQ(first[1].first, 4096.0);
+  EXPECT_NEAR(first[0].second, 2e-6 + 1 / 5e9, 1e-15);
+  EXPECT_NEAR(first[1].second, 2e-6 + 4096 / 5e9, 1e-15);
+  EXPECT_DOUBLE_EQ(second[0].first, 16384.0);
+  EXPECT_DOUBLE_EQ(second[1].first, 1048576.0);
+  EXPECT_NEAR(second[0].second, 20e-6 + 16384 / 10e9, 1e-15);
+  EXPECT_NEAR(second[1].second, 20e-6 + 1048576 / 10e9, 1e-15);
+
+  // Without measurements there is nothing to draw the model over.
+  const CliResult bad = run_scalewall({"report", source_path("examples/seed-7b-bf16.toml"),
+                                       "--fabric", fabric, "-o", (dir / "none").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(Contains(bad.err, "--fabric draws the model over measured collectives")) << bad.err;
+}
+
 // Every line of a figure's title fits the picture: gnuplot centres the title on the plot
 // area, so with the key beside the plot a long title or subtitle ran off the left edge. The
 // breakdown of a strong-scaling curve with a long scenario name: each centred 13-point line

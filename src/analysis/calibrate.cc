@@ -501,6 +501,20 @@ void set_asymptote(BusBandwidthFit& fit, double factor) {
   }
 }
 
+// Why a measured point's time is no measurement of its op, or nothing when it is one: its
+// result did not match the library's, or (with scalewall-mpi's check) was not the expected sum.
+std::optional<std::string> wrong_result_reason(const CollectivePoint& p) {
+  if (!p.verified) {
+    return std::string("the result was not verified (a wrong result's time is no measurement "
+                       "of the algorithm)");
+  }
+  if (p.wrong && *p.wrong > 0) {
+    return fmt::format("{} wrong {}: the result was not the expected sum", *p.wrong,
+                       *p.wrong == 1 ? "element" : "elements");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> points,
@@ -523,6 +537,14 @@ std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> 
                          : std::string("one rank moves nothing")));
       }
       warned[key] = true;
+      continue;
+    }
+    if (std::optional<std::string> why = wrong_result_reason(p)) {
+      if (warnings != nullptr) {
+        warnings->push_back(fmt::format("{} {} at {} ranks, {}: left out, {}", op_name(p.op),
+                                        p.algorithm.name(), p.ranks, format_bytes(p.bytes),
+                                        *why));
+      }
       continue;
     }
     if (!in_range(p.bytes, options)) continue;
@@ -810,10 +832,7 @@ ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::str
 // Why a measured point is not scored, or nothing when it is; the reason does not name the
 // point (SkipTally says which points it covers).
 std::optional<std::string> unscored_reason(const CollectivePoint& p) {
-  if (!p.verified) {
-    return std::string("the result was not verified (a wrong result's time is no measurement "
-                       "of the algorithm)");
-  }
+  if (std::optional<std::string> why = wrong_result_reason(p)) return why;
   if (p.ranks == 0) {
     return fmt::format("the rank count is unknown (give {})", setting_words(Setting::kRankCount));
   }
@@ -840,7 +859,9 @@ std::string value_words(std::vector<T> values, Show show, std::string_view unit_
                         std::string_view unit_many, std::string_view many) {
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  const std::string_view unit = values.size() == 1 ? unit_one : unit_many;
+  // "1 rank", "4 ranks": the singular only for the one value 1.
+  const std::string_view unit =
+      values.size() == 1 && values.front() == T{1} ? unit_one : unit_many;
   if (values.size() > kListedValues) {
     return fmt::format("{} .. {}{} ({} {})", show(values.front()), show(values.back()), unit,
                        values.size(), many);

@@ -240,6 +240,47 @@ Comparison compare_calibrations(const std::vector<CompareRun>& inputs) {
   return c;
 }
 
+// The points of `set` that are of series `series`, as a set of that one series (index 0).
+// Reductions carry no series: they go with the first.
+MeasurementSet series_part(const MeasurementSet& set, std::size_t series) {
+  MeasurementSet part;
+  part.series.push_back(set.series[series]);
+  part.sources = set.sources;
+  part.runs = set.runs;
+  part.warnings = set.warnings;
+  const auto take = [&](const auto& from, auto& to) {
+    for (auto p : from) {
+      if (p.series != series) continue;
+      p.series = 0;
+      to.push_back(std::move(p));
+    }
+  };
+  take(set.pingpong, part.pingpong);
+  take(set.collectives, part.collectives);
+  if (series == 0) part.reductions = set.reductions;
+  return part;
+}
+
+// Each run of several series (a file of two tables or two runs) as one run per series,
+// labelled by it; a run of one series, and a calibration, as it is.
+std::vector<CompareRun> split_series(const std::vector<CompareRun>& inputs) {
+  std::vector<CompareRun> runs;
+  for (const CompareRun& run : inputs) {
+    if (run.fabric || run.measurements.series.size() < 2) {
+      runs.push_back(run);
+      continue;
+    }
+    for (std::size_t s = 0; s < run.measurements.series.size(); ++s) {
+      CompareRun part;
+      part.label = run.measurements.series[s].label;
+      part.measurements = series_part(run.measurements, s);
+      part.has_spread = run.has_spread;
+      runs.push_back(std::move(part));
+    }
+  }
+  return runs;
+}
+
 }  // namespace
 
 std::string verdict_name(Verdict verdict) {
@@ -265,9 +306,12 @@ std::vector<double> calibration_sizes() {
   return sizes;
 }
 
-Comparison compare_runs(const std::vector<CompareRun>& inputs) {
+Comparison compare_runs(const std::vector<CompareRun>& given) {
+  const std::vector<CompareRun> inputs = split_series(given);
   if (inputs.size() < 2) {
-    throw InputError(fmt::format("compare needs two files or more; {} given", inputs.size()));
+    throw InputError(fmt::format(
+        "compare needs two runs or more (two files, or a file of two tables); {} given",
+        inputs.size()));
   }
   std::size_t calibrations = 0;
   for (const CompareRun& run : inputs) calibrations += run.fabric ? 1u : 0u;

@@ -517,6 +517,11 @@ class RecordReader {
     }
     return v.get<std::string>();
   }
+  // Whether the record has `key` (not null).
+  bool has(const char* key) const {
+    const auto it = record_.find(key);
+    return it != record_.end() && !it->is_null();
+  }
   // A string field that may be absent (or null): empty then.
   std::string optional_text(const char* key) const {
     return optional_json_string(record_, key, "", place_);
@@ -593,6 +598,7 @@ void read_collective_record(const RecordReader& r, const std::string& place,
   p.algbw_Bps = r.rate("algbw_Bps");
   p.busbw_Bps = r.rate("busbw_Bps");
   p.verified = r.flag("verified");
+  if (r.has("wrong")) p.wrong = r.whole("wrong", 0, std::numeric_limits<std::int64_t>::max());
   if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
 }
 

@@ -157,6 +157,34 @@ TEST(MeasurementFile, ACollectiveOfAnAlgorithmTheModelDoesNotHaveIsRead) {
   EXPECT_EQ(set.collectives[0].algorithm, MeasuredAlgorithm::unknown("bine-tree"));
 }
 
+TEST(MeasurementFile, ACheckedCollectiveCarriesItsWrongCount) {
+  const std::string head =
+      "{\"tool\":\"scalewall-mpi\",\"version\":\"0.1.0\",\"command\":\"collective\","
+      "\"kind\":\"measurement\",\"format\":\"jsonl\",\"inputs\":{},\"context\":{\"ranks\":4}}\n";
+  const auto record = [](const std::string& tail) {
+    return "{\"record\":\"collective\",\"op\":\"allreduce\",\"algorithm\":\"ring\","
+           "\"ranks\":4,\"bytes\":64,\"iterations\":1,\"time_min_s\":1e-6,"
+           "\"time_median_s\":1e-6,\"time_max_s\":1e-6,\"algbw_Bps\":6.4e7,"
+           "\"busbw_Bps\":9.6e7,\"verified\":true" + tail + "}\n";
+  };
+  MeasurementSet set;
+  parse_measurement_text(head + record(",\"wrong\":7") + record(",\"wrong\":0") + record(""),
+                         "checked.jsonl", set);
+  ASSERT_EQ(set.collectives.size(), 3u);
+  ASSERT_TRUE(set.collectives[0].wrong.has_value());
+  EXPECT_EQ(*set.collectives[0].wrong, 7);
+  EXPECT_TRUE(set.collectives[0].verified);  // matched the library's; wrong against the sum
+  ASSERT_TRUE(set.collectives[1].wrong.has_value());
+  EXPECT_EQ(*set.collectives[1].wrong, 0);
+  EXPECT_FALSE(set.collectives[2].wrong.has_value());  // -c 0: not checked
+
+  MeasurementSet bad;
+  const std::string e = input_error_of(
+      [&] { parse_measurement_text(head + record(",\"wrong\":-1"), "bad.jsonl", bad); });
+  EXPECT_TRUE(contains(e, "bad.jsonl:2")) << e;
+  EXPECT_TRUE(contains(e, "\"wrong\" = -1 is outside")) << e;
+}
+
 TEST(MeasurementFile, NcclTestsAllReducePerf) {
   const MeasurementSet set = read(data("nccl_all_reduce_perf.txt"));
   ASSERT_EQ(set.collectives.size(), 13u);

@@ -1240,8 +1240,10 @@ Plot measured_overlay_plot(const MeasuredOverlay& o) {
   double lo = std::numeric_limits<double>::infinity();
   double hi = 0;
   std::string command = "plot ";
+  std::size_t measured = 0;  // measured lines so far: a model line takes the last one's colour
   for (std::size_t k = 0; k < o.lines.size(); ++k) {
     const MeasuredLine& l = o.lines[k];
+    const std::size_t hue = l.model ? (measured == 0 ? 0 : measured - 1) : measured++;
     std::vector<std::size_t> order(l.x.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
@@ -1254,9 +1256,10 @@ Plot measured_overlay_plot(const MeasuredOverlay& o) {
       rows.push_back(fmt::format("{} {}", num(x), num(l.y[i] * u.y.multiply / u.y.divide)));
     }
     datablock(plot.data, fmt::format("line{}", k), rows);
-    command += fmt::format("{}$line{} using 1:2 with linespoints pt 7 ps 0.8 lw 2 lc rgb '{}' "
-                           "title {}",
-                           k == 0 ? "" : ", \\\n     ", k, colour(k), gp_string(l.label));
+    command += fmt::format(
+        "{}$line{} using 1:2 with {} lw 2 lc rgb '{}' title {}", k == 0 ? "" : ", \\\n     ", k,
+        l.model ? "lines dt 2" : "linespoints pt 7 ps 0.8", colour(hue),
+        gp_string(l.model ? std::string(kModelLineWords) + l.label : l.label));
   }
   std::string& c = plot.commands;
   // The key under the plot, one series a line: the labels name files and tables, too long to

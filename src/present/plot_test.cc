@@ -608,6 +608,32 @@ TEST(Plot, ValidationDrawsMeasuredAgainstPredictedPerAlgorithm) {
   EXPECT_MATCH(c, R"re( +\$algorithm1 using 1:2 with points .*title 'recursive-doubling \(1 point\)')re");
 }
 
+// A model line over measured points: drawn dashed without points, in the colour of the
+// measured line before it, its key saying it is no measurement; its values as given.
+TEST(Plot, OverlayDrawsModelLinesDashedInTheirSeriesColour) {
+  MeasuredOverlay o;
+  o.what = "allreduce bus bandwidth, 2 series";
+  o.subject = "run.jsonl";
+  o.x_label = "message size m per rank";
+  o.y_label = "bus bandwidth";
+  o.lines.push_back({"run.jsonl: ring, 4 ranks", {1024, 4096}, {1e9, 2e9}, false});
+  o.lines.push_back({"run.jsonl: ring, 4 ranks on flat", {4096, 1024}, {2.5e9, 1.5e9}, true});
+  o.lines.push_back({"run.jsonl: library, 4 ranks", {1024}, {3e9}, false});
+  o.lines.push_back({"run.jsonl: library, 4 ranks on flat", {1024}, {3.5e9}, true});
+  const Plot plot = measured_overlay_plot(o);
+  const auto data = Lines(plot.data);
+  // line1: the model's, in ascending size, in GB/s as the measured ones.
+  const int at = FindLine(data, "$line1 << EOD");
+  ASSERT_GE(at, 0);
+  EXPECT_EQ(data[static_cast<std::size_t>(at) + 2], "1024 1.5");
+  EXPECT_EQ(data[static_cast<std::size_t>(at) + 3], "4096 2.5");
+  const auto c = Lines(plot.commands);
+  EXPECT_MATCH(c, R"re(plot \$line0 using 1:2 with linespoints pt 7 ps 0\.8 lw 2 lc rgb '#1f77b4' title 'run\.jsonl: ring, 4 ranks', \\)re");
+  EXPECT_MATCH(c, R"re( +\$line1 using 1:2 with lines dt 2 lw 2 lc rgb '#1f77b4' title 'model \(not a measurement\): run\.jsonl: ring, 4 ranks on flat', \\)re");
+  EXPECT_MATCH(c, R"re( +\$line2 using 1:2 with linespoints pt 7 ps 0\.8 lw 2 lc rgb '#ff7f0e' .*)re");
+  EXPECT_MATCH(c, R"re( +\$line3 using 1:2 with lines dt 2 lw 2 lc rgb '#ff7f0e' title 'model \(not a measurement\): run\.jsonl: library, 4 ranks on flat')re");
+}
+
 TEST(Plot, ValidationRefusesNothingAndNonPositiveTimes) {
   EXPECT_THROW(validation_plot(Validation{}, "x"), InputError);
   Validation v = TwoAlgorithmValidation();

@@ -269,7 +269,8 @@ struct BusBandwidthFit {
 
 // One fit per (series, op, algorithm, ranks), in order of first appearance: two series are
 // never pooled (pool_series pools them first, when asked). Points with ranks < 2
-// (no bus to measure) or an unreadable op are skipped, each with a line in *warnings.
+// (no bus to measure) or an unreadable op are skipped, each with a line in *warnings; so are
+// points whose result was wrong (not verified, or CollectivePoint::wrong > 0), one line each.
 // Points outside the options' size range are left out.
 std::vector<BusBandwidthFit> fit_bus_bandwidth(std::span<const CollectivePoint> points,
                                                const FitOptions& options,
@@ -378,7 +379,8 @@ struct Validation {
 };
 
 // Validates the model on `fabric` against `measured`. Points are left out (and listed in
-// `skipped`) when: the result was not verified; ranks is 0 (unknown) or 1 (the model predicts
+// `skipped`) when: the result was not verified or had wrong elements (CollectivePoint::wrong
+// > 0: "N wrong elements: the result was not the expected sum"); ranks is 0 (unknown) or 1 (the model predicts
 // zero: nothing to exchange); the size is 0 bytes for the library's call of an op that moves
 // data (a zero-count MPI_Bcast, MPI_Allreduce, ... returns at once in Open MPI, while the
 // model charges latency; a hand-written algorithm's zero-length messages do pay it, so its

@@ -2,7 +2,9 @@
 // each measured (or modelled) time beside the first input's, their ratio, and whether the
 // difference exceeds the runs' own spread, in the manner of google/benchmark's compare.py.
 //
-// Runs are measurement sets (io/measurement.h), one per file. A point is keyed by what was
+// Runs are measurement sets (io/measurement.h), one per file; a file of several series (two
+// runs of one benchmark, or several tables: MeasurementSet::series) is one run per series,
+// labelled by the series ("run.txt, table 2: all_reduce_perf"). A point is keyed by what was
 // measured: the ping-pong pair, the collective's op, algorithm and rank count, or the local
 // reduction's rank count; and by its size in bytes. A key of the first run that a later run
 // also has gives one row per later run. The spread of a point is the [min, max] of its
@@ -89,8 +91,9 @@ struct Comparison {
 // (16 sizes), from the latency-bound to the bandwidth-bound end of any link.
 std::vector<double> calibration_sizes();
 
-// REQUIRES nothing. Throws InputError when fewer than two inputs are given, when runs and
-// calibrations are mixed, or when no key of the first run is in any later one.
+// REQUIRES nothing. Throws InputError when fewer than two runs (after splitting files into
+// their series) or calibrations are given, when runs and calibrations are mixed, or when no
+// key of the first run is in any later one.
 Comparison compare_runs(const std::vector<CompareRun>& inputs);
 
 }  // namespace scalewall

@@ -22,7 +22,9 @@
 //                 (nccl-tests' size convention, as collective.h), iterations, time_min_s,
 //                 time_median_s, time_max_s (over ranks and iterations), algbw_Bps,
 //                 busbw_Bps (from the median), verified (true when the result matched the
-//                 library's exactly)
+//                 library's exactly), wrong (optional, written when the run checked its
+//                 results, -c 1: the most wrong elements in one call against the expected
+//                 sum, summed over the ranks)
 //   "arrival"     iteration, rank, host, arrival_s (time the rank reached the collective,
 //                 relative to the earliest rank in that iteration), injected_s (busy-wait the
 //                 harness added to that rank), collective_s (the zero-byte collective's time on
@@ -120,6 +122,9 @@ struct CollectivePoint : TimedSize {
   double algbw_Bps = 0;
   double busbw_Bps = 0;
   bool verified = true;
+  // The most elements wrong against the expected sum in one call, summed over the ranks
+  // (scalewall-mpi's "wrong"); empty when the run did not check its results (-c 0).
+  std::optional<std::int64_t> wrong;
   // True when `bytes` is still the log's per-peer size (osu_alltoall, IMB Alltoall print the
   // bytes one rank sends to each other rank) because the rank count is unknown: bytes x ranks
   // is nccl-tests' size, and assign_unknown_ranks (calibrate.h) converts it with the count.

@@ -172,7 +172,14 @@ struct MeasuredLine {
   std::string label;  // "run.txt: all_reduce_perf, library, 8 ranks"
   std::vector<double> x;
   std::vector<double> y;
+  // A line of the model's, not measured (a prediction at the measured sizes, a fitted
+  // regime): drawn dashed without points, in the colour of the measured line before it, its
+  // key entry starting with kModelLineWords.
+  bool model = false;
 };
+
+// How a model line's key entry starts: it is no measurement.
+inline constexpr std::string_view kModelLineWords = "model (not a measurement): ";
 
 struct MeasuredOverlay {
   std::string what;
