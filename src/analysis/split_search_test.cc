@@ -178,6 +178,49 @@ TEST(SplitSearch, PureDataParallelAndZero3AreNamedWithTheirNumbers) {
   EXPECT_EQ(none[0].problem, SplitProblem::kBatch);
 }
 
+// "change the decomposition": against the scenario's own split when its degrees are fixed,
+// against pure data parallelism otherwise; no gain where the baseline does not fit.
+TEST(SplitSearch, ChangeTheDecompositionComparesTheBestSplitWithTheBaseline) {
+  const TransformerJob job = gpt_job(12288, 96, 96, 1536);
+  SplitConstraints fixed;  // examples/gpt3-175b-a100.toml's split
+  fixed.tp = 8;
+  fixed.pp = 8;
+  fixed.dp = 16;
+  fixed.micro_batch = 1;
+  fixed.interleave = 1;
+  fixed.sequence_parallel = false;
+  fixed.recompute = Recompute::kFull;
+  fixed.zero = 0;
+  fixed.dp_overlap = false;
+  const Decomposition d = change_decomposition(job, 1024, fixed);
+  EXPECT_EQ(d.baseline_name, "the scenario's split");
+  ASSERT_TRUE(d.baseline && d.best && d.gain);
+  EXPECT_TRUE(d.best->fits);
+  EXPECT_EQ(d.baseline->split.tp, 8);
+  EXPECT_EQ(d.baseline->step_s, evaluate_split(job, fixed.defaults()).step_s);
+  EXPECT_DOUBLE_EQ(*d.gain, d.baseline->step_s / d.best->step_s);
+  // The scenario's split is one the open search tries, so the best is never slower.
+  EXPECT_GE(*d.gain, 1.0);
+  EXPECT_FALSE(d.best->split.dp_overlap);  // dp_overlap is the framework's, not searched
+  ASSERT_EQ(d.pure.size(), 2u);
+  // Nothing fixed, 2048 sequences: the baseline is pure DP, which does not fit (2.8 TB per
+  // GPU), so there is no gain to state; the best split fits.
+  SplitConstraints open;
+  open.dp_overlap = false;
+  const Decomposition p = change_decomposition(gpt_job(12288, 96, 96, 2048), 1024, open);
+  EXPECT_EQ(p.baseline_name, "pure data parallel");
+  ASSERT_TRUE(p.baseline && p.best);
+  EXPECT_FALSE(p.baseline->fits);
+  EXPECT_TRUE(p.best->fits);
+  EXPECT_FALSE(p.gain.has_value());
+  // A 1.3B model on 8 GPUs fits in pure DP: the gain is the ratio of the two steps.
+  const Decomposition small = change_decomposition(gpt_job(2048, 16, 24, 64), 8, open);
+  ASSERT_TRUE(small.baseline && small.best && small.gain);
+  EXPECT_TRUE(small.baseline->fits);
+  EXPECT_DOUBLE_EQ(*small.gain, small.baseline->step_s / small.best->step_s);
+  EXPECT_GE(*small.gain, 1.0);
+}
+
 TEST(SplitSearch, ScaleRegimesAreTheSeedsRows) {
   EXPECT_EQ(scale_regime(8).ranks, "1-8 (one node)");
   EXPECT_EQ(scale_regime(9).ranks, "8-64");
