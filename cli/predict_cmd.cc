@@ -235,13 +235,16 @@ void register_predict(CLI::App& app) {
     }
     const ScenarioFile file = load_scenario(flags->scenario);
     if (file.transformer) {
-      if (flags->what_if || !flags->plot.empty() || !flags->max_ranks.empty()) {
+      if (!flags->plot.empty() || !flags->max_ranks.empty()) {
         throw InputError(fmt::format(
-            "{}: a transformer scenario takes --ranks (the GPU counts of its curve), not "
-            "--what-if, --plot or --max-ranks",
-            flags->what_if ? "--what-if" : (!flags->plot.empty() ? "--plot" : "--max-ranks")));
+            "{}: a transformer scenario takes --ranks (the GPU counts of its curve) or "
+            "--what-if, not --plot or --max-ranks",
+            !flags->plot.empty() ? "--plot" : "--max-ranks"));
       }
-      emit(transformer_predict_report(file, flags->scenario.path, flags->ranks), flags->format);
+      emit(flags->what_if
+               ? transformer_what_if_report(file, flags->scenario.path, flags->at)
+               : transformer_predict_report(file, flags->scenario.path, flags->ranks),
+           flags->format);
       return;
     }
     emit(flags->what_if ? what_if_report(*flags, file) : predict_report(*flags, file),

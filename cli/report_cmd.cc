@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "cli/transformer_reports.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/present/html_page.h"
 #include "scalewall/io/file_format.h"
@@ -657,13 +658,9 @@ Report run_report(const ReportFlags& flags) {
       case FileFormat::kScenario: {
         ScenarioFile file = parse_scenario(
             text, path, is_standard_input(path) ? "" : fs::path(path).parent_path().string());
-        if (file.transformer) {
-          throw InputError(fmt::format(
-              "{}: is a transformer scenario ([model]); report draws data-parallel scenarios "
-              "([workload]) and measurements (predict and plan take a transformer scenario)",
-              path));
+        if (!file.transformer) {
+          with_flag("--max-ranks", [&] { return default_rank_grid(file.scenario, max_ranks); });
         }
-        with_flag("--max-ranks", [&] { return default_rank_grid(file.scenario, max_ranks); });
         scenarios.emplace_back(path, std::move(file));
         break;
       }
@@ -726,6 +723,16 @@ Report run_report(const ReportFlags& flags) {
       "with a PNG of the same figure beside it.");
   page.footer = fmt::format("scalewall {}", SCALEWALL_VERSION);
   for (const auto& [path, file] : scenarios) {
+    if (file.transformer) {
+      progress.say(fmt::format("{}: searching the splits", file.scenario.name));
+      const std::string stem = canvas.unique_stem(file.scenario.name);
+      page.sections.push_back(transformer_report_section(
+          file, path, stem,
+          [&](const Plot& plot, std::string caption) {
+            return canvas.draw(plot, stem, std::move(caption));
+          }));
+      continue;
+    }
     page.sections.push_back(scenario_section(path, file, max_ranks, target, canvas, progress));
   }
   if (!measurements.empty()) {

@@ -9,8 +9,10 @@
 #include "cli/flags.h"
 #include "cli/scenario_flags.h"
 #include "scalewall/analysis/split_search.h"
+#include "scalewall/analysis/predict.h"
 #include "scalewall/base/units.h"
 #include "scalewall/model/scaling.h"
+#include "scalewall/present/split_plots.h"
 #include "scalewall/present/split_tables.h"
 
 namespace scalewall::cli {
@@ -144,6 +146,42 @@ Report transformer_predict_report(const ScenarioFile& file, const std::string& p
   return curve_report(file, path, ranks_text);
 }
 
+Report transformer_what_if_report(const ScenarioFile& file, const std::string& path,
+                                  const std::string& at_text) {
+  const TransformerScenario& t = *file.transformer;
+  const std::int64_t gpus = at_text.empty() ? t.gpus : flag_count("--at", at_text, 1, kMaxRanks);
+  const Decomposition d = change_decomposition(t.job, gpus, t.parallel);
+  Report report = base_report("predict", file, path);
+  report.title = fmt::format("What changing the decomposition buys at {} GPUs of {}", gpus,
+                             job_title(file));
+  report.inputs["what_if_gpus"] = gpus;
+  report.tables.push_back(decomposition_table(d));
+  report.add_field("ranks", "GPUs", Unit::kCount, gpus);
+  report.add_field("baseline", "baseline", Unit::kText, d.baseline_name);
+  const auto step_of = [](const std::optional<SplitStep>& s) {
+    return s && s->fits ? Value{s->step_s} : Value{};
+  };
+  report.add_field("baseline_step_s", "baseline step", Unit::kSeconds, step_of(d.baseline),
+                   d.baseline ? "does not fit" : "cannot run");
+  report.add_field("best_step_s", "best split's step", Unit::kSeconds, step_of(d.best),
+                   "no split fits");
+  report.add_field("gain", "gain of the best split", Unit::kRatio,
+                   d.gain ? Value{*d.gain} : Value{},
+                   d.best && d.best->fits ? "the baseline cannot run: the best split can"
+                                          : "no split fits");
+  const bool helps = d.best && d.best->fits &&
+                     (!d.gain || *d.gain >= 1.0 + kNegligibleGain);
+  report.add_field("top_remedy", "first remedy to try", Unit::kText,
+                   helps ? Value{std::string(kChangeDecomposition)} : Value{},
+                   "none gains 1% or more");
+  if (d.best) add_split_fields(report, *d.best);
+  report.notes.push_back(
+      "gain = the baseline's step / the row's, both in the split model (the same global batch, "
+      "so the same work per step); a split that does not fit cannot run and has no gain.");
+  add_model_notes(report);
+  return report;
+}
+
 Report transformer_plan_report(const ScenarioFile& file, const std::string& path) {
   const TransformerScenario& t = *file.transformer;
   const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, kPlanSplits);
@@ -177,6 +215,67 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   }
   add_model_notes(report);
   return report;
+}
+
+namespace {
+
+// The bars of report's figures: the best splits ("#1 tp 8 pp 8 dp 16"), then pure data
+// parallelism and pure ZeRO-3 when they can run and are not among them.
+void add_alternative_bars(const TransformerScenario& t, std::vector<SplitStep>& bars,
+                          std::vector<std::string>& labels) {
+  for (const NamedSplit& n : pure_alternatives(t.job, t.gpus, t.parallel)) {
+    if (!n.best) continue;
+    const ParallelSplit& p = n.best->split;
+    labels.push_back(fmt::format("{} (tp {} pp {} dp {})", n.name, p.tp, p.pp, p.dp));
+    bars.push_back(*n.best);
+  }
+}
+
+}  // namespace
+
+HtmlSection transformer_report_section(const ScenarioFile& file, const std::string& path,
+                                       const std::string& stem, const FigureDrawer& draw) {
+  const TransformerScenario& t = *file.transformer;
+  HtmlSection section;
+  section.heading = fmt::format("Scenario {} ({})", file.scenario.name, path);
+  section.kind = Kind::kModel;
+  section.id = "scenario-" + stem;
+  const auto add = [&](HtmlBlock b) { section.blocks.push_back(std::move(b)); };
+  if (!file.description.empty()) add(HtmlParagraph{file.description});
+  add(HtmlParagraph{fmt::format("{}. Every figure and table in this section is an analytic "
+                                "prediction of the split model, not a measurement.",
+                                job_title(file))});
+  const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, kPlanSplits);
+  if (search.ranked.empty()) {
+    add(HtmlParagraph{fmt::format("No split of {} GPUs can run this model: the GPUs must fill "
+                                  "whole nodes and the batch must divide.",
+                                  t.gpus)});
+    return section;
+  }
+  const SplitStep& best = search.ranked.front();
+  std::vector<SplitStep> bars = search.ranked;
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    labels.push_back(fmt::format("#{} tp {} pp {} dp {}", i + 1, bars[i].split.tp,
+                                 bars[i].split.pp, bars[i].split.dp));
+  }
+  add_alternative_bars(t, bars, labels);
+  const std::string network = file.network_description;
+  add(draw(split_breakdown_plot(bars, file.scenario.name, network, labels),
+           "The step time of each split by mechanism, in seconds: the best splits in rank "
+           "order, then the best pure data-parallel and pure ZeRO-3 splits. The label over "
+           "a bar is its step time."));
+  add(draw(split_memory_plot(bars, file.scenario.name, network, labels),
+           "Memory per GPU of each split (its first pipeline stage, which holds the most) by "
+           "part; the dashed line is the GPU's memory. A split above it does not fit and "
+           "cannot run, whatever its step time."));
+  add(HtmlTable{fmt::format("The best splits of {} GPUs ({} evaluated, {} fit)", t.gpus,
+                            search.evaluated, search.fitting),
+                splits_table(search)});
+  add(HtmlTable{fmt::format("Step time of the best split ({})", split_text(best.split)),
+                split_breakdown_table(best)});
+  add(HtmlTable{"Memory per GPU of the best split", split_memory_table(best)});
+  return section;
 }
 
 }  // namespace scalewall::cli

@@ -3,6 +3,11 @@
 // the split, and the search's answer for 175B on 1024 A100s.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -129,10 +134,101 @@ TEST(TransformerCli, PredictWithoutASplitDrawsTheBestSplitCurve) {
 namespace scalewall::testing {
 namespace {
 
+bool HasGnuplot() {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) {
+    if (std::filesystem::exists(std::filesystem::path(dir) / "gnuplot")) return true;
+  }
+  return false;
+}
+
+std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// report on a transformer scenario: the step time by mechanism and the memory per GPU of the
+// best splits (and of pure DP and pure ZeRO-3), with the search's table; the bars are the
+// splits plan ranks, in its order.
+TEST(TransformerCli, ReportDrawsTheBestSplitsBreakdownAndMemory) {
+  if (!HasGnuplot()) GTEST_SKIP() << "gnuplot is not installed (Debian: gnuplot-nox)";
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() /
+                       ("scalewall-transformer-report-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const auto j = run_json({"report", Example("gpt3-175b-a100-plan"), "-o", out.string()});
+  ASSERT_EQ(j["figures"].size(), 2u);
+  EXPECT_EQ(j["figures"][0]["svg"], "gpt3-175b-a100-plan-split-breakdown.svg");
+  EXPECT_EQ(j["figures"][0]["title"],
+            "MODEL: step time by mechanism of the best splits of gpt3-175b-a100-plan");
+  EXPECT_EQ(j["figures"][1]["svg"], "gpt3-175b-a100-plan-memory.svg");
+  EXPECT_EQ(j["figures"][1]["kind"], "model");
+  const auto plan = run_json({"plan", Example("gpt3-175b-a100-plan")});
+  const std::string breakdown = ReadText(out / "gpt3-175b-a100-plan-split-breakdown.svg");
+  const std::string memory = ReadText(out / "gpt3-175b-a100-plan-memory.svg");
+  for (std::size_t i = 0; i < plan["splits"].size(); ++i) {
+    const auto& s = plan["splits"][i];
+    const std::string label = "#" + std::to_string(i + 1) + " tp " + s["tp"].dump() + " pp " +
+                              s["pp"].dump() + " dp " + s["dp"].dump();
+    EXPECT_NE(breakdown.find(label), std::string::npos) << label;
+    EXPECT_NE(memory.find(label), std::string::npos) << label;
+  }
+  EXPECT_NE(memory.find("pure data parallel (tp 1 pp 1 dp 1024)"), std::string::npos);
+  EXPECT_NE(memory.find("lacks"), std::string::npos);  // pure DP does not fit
+  const std::string html = ReadText(out / "index.html");
+  EXPECT_NE(html.find("The best splits of 1024 GPUs"), std::string::npos);
+  EXPECT_NE(html.find("<img src=\"gpt3-175b-a100-plan-memory.svg\""), std::string::npos);
+  fs::remove_all(out);
+}
+
+// predict --what-if on a transformer scenario: "change the decomposition" against the
+// scenario's split, and against pure DP where nothing is fixed (which does not fit 175B).
+TEST(TransformerCli, WhatIfRanksChangingTheDecomposition) {
+  const auto j = run_json({"predict", Example("gpt3-175b-a100"), "--what-if"});
+  const auto& rows = j["remedies"];
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0]["name"], "baseline: the scenario's split");
+  EXPECT_EQ(rows[0]["tp"], 8);
+  EXPECT_EQ(rows[1]["name"], "pure data parallel");
+  EXPECT_FALSE(rows[1]["fits"].get<bool>());
+  EXPECT_TRUE(rows[1]["gain"].is_null());  // it cannot run: no gain to compare
+  EXPECT_EQ(rows[2]["name"], "pure ZeRO-3");
+  EXPECT_EQ(rows[3]["name"], "change the decomposition");
+  EXPECT_TRUE(rows[3]["fits"].get<bool>());
+  EXPECT_EQ(j["baseline_step_s"], rows[0]["step_s"]);
+  EXPECT_EQ(j["best_step_s"], rows[3]["step_s"]);
+  EXPECT_DOUBLE_EQ(rows[3]["gain"].get<double>(),
+                   j["baseline_step_s"].get<double>() / j["best_step_s"].get<double>());
+  EXPECT_EQ(j["gain"], rows[3]["gain"]);
+  EXPECT_EQ(j["step_s"], j["best_step_s"]);  // the best split's own keys follow
+  EXPECT_EQ(j["ranks"], 1024);
+  const auto open = run_json({"predict", Example("gpt3-175b-a100-plan"), "--what-if"});
+  EXPECT_EQ(open["remedies"][0]["name"], "baseline: pure data parallel");
+  EXPECT_FALSE(open["remedies"][0]["fits"].get<bool>());
+  EXPECT_TRUE(open["gain"].is_null());
+  EXPECT_EQ(open["top_remedy"], "change the decomposition");
+  EXPECT_EQ(open["remedies"].size(), 3u);  // baseline, pure ZeRO-3, the best split
+  // --at sets the GPU count.
+  const auto at = run_json({"predict", Example("gpt3-175b-a100-plan"), "--what-if", "--at",
+                            "512"});
+  EXPECT_EQ(at["ranks"], 512);
+}
+
+// A data-parallel scenario has no shape or GPU for the search: the remedy says what to add,
+// and the seed's remedies keep their numbers and order.
+TEST(TransformerCli, DataParallelWhatIfSaysWhatTheDecompositionNeeds) {
+  const auto j = run_json({"predict", source_path("examples/seed-7b-bf16.toml"), "--what-if",
+                           "--at", "512"});
+  const auto& rows = j["remedies"];
+  const auto& last = rows[rows.size() - 1];
+  EXPECT_EQ(last["name"], "change the decomposition");
+  EXPECT_FALSE(last["applicable"].get<bool>());
+  const std::string change = last["change"];
+  EXPECT_NE(change.find("[model] hidden, heads, layers, seq, vocab"), std::string::npos);
+  EXPECT_EQ(rows[1]["name"], "accumulation");  // the seed's first remedy, as before
+  EXPECT_EQ(j["top_remedy"], "accumulation");
+}
+
 TEST(TransformerCli, CommandsThatTakeADataParallelScenarioSaySo) {
-  expect_input_error({"report", source_path("examples/gpt3-175b-a100.toml"), "-o",
-                      "transformer-report-dir"},
-                     "is a transformer scenario ([model]); report draws data-parallel scenarios");
   expect_input_error({"diagnose", source_path("examples/runs.csv"), "--scenario",
                       source_path("examples/gpt3-175b-a100.toml")},
                      "is a transformer scenario ([model]); diagnose compares a data-parallel one");

@@ -526,6 +526,8 @@ WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions
   together.gain = base / together.time_per_work_s;
   remedies.push_back(std::move(together));
   w.remedies = std::move(remedies);
+  w.decomposition = run.evaluate(std::string(kChangeDecomposition),
+                                 std::string(kDecompositionNeeds), false, scenario);
   if (scenario.network.fabric && scenario.network.fabric->rank_kind == RankKind::kGpu) {
     for (const CallSelector c : {CallSelector::kNccl, CallSelector::kMpi}) {
       Scenario s = scenario;

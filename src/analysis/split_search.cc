@@ -144,6 +144,34 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
   return out;
 }
 
+Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
+                                   const SplitConstraints& constraints) {
+  Decomposition d;
+  d.gpus = gpus;
+  SplitConstraints open;
+  open.dp_overlap = constraints.dp_overlap;
+  const SplitSearch search = search_splits(job, gpus, open, 1);
+  if (!search.ranked.empty()) d.best = search.ranked.front();
+  d.pure = pure_alternatives(job, gpus, constraints);
+  if (constraints.degrees_fixed() && constraints.defaults().gpus() == gpus) {
+    d.baseline_name = "the scenario's split";
+    const SplitSearch own = search_splits(job, gpus, constraints, 1);
+    if (!own.ranked.empty()) {
+      d.baseline = own.ranked.front();
+    } else {
+      d.baseline_problem = evaluate_split(job, constraints.defaults()).problem;
+    }
+  } else {
+    d.baseline_name = d.pure.front().name;
+    d.baseline = d.pure.front().best;
+    d.baseline_problem = d.pure.front().problem;
+  }
+  if (d.baseline && d.best && d.baseline->fits && d.best->fits && d.best->step_s > 0) {
+    d.gain = d.baseline->step_s / d.best->step_s;
+  }
+  return d;
+}
+
 ScaleRegime scale_regime(std::int64_t gpus) {
   // Seed D01 section 3.5, the scale-boundary table: its five rows by rank count.
   if (gpus <= 8) return {"1-8 (one node)", "intra-node link bandwidth"};

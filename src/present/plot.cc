@@ -21,6 +21,7 @@
 #include "scalewall/base/error.h"
 #include "scalewall/base/stats.h"
 #include "scalewall/base/units.h"
+#include "plot_text.h"
 
 namespace scalewall {
 namespace {
@@ -341,6 +342,12 @@ void require_finite(double x, std::string_view what, std::size_t index, bool pos
 }
 
 }  // namespace
+
+namespace plot_text {
+std::string quoted(std::string_view text) { return gp_string(text); }
+std::string data_column(std::string_view text) { return data_text(text); }
+std::string number(double x) { return num(x); }
+}  // namespace plot_text
 
 std::string_view kind_title(Kind kind) {
   switch (kind) {

@@ -133,6 +133,7 @@ Table what_if_table(const WhatIf& w, TableWords words) {
     }
   }
   for (const Remedy& r : w.selectors) add(r, page ? "selector" : "(selector)");
+  if (!w.decomposition.name.empty()) add(w.decomposition, "");
   return t;
 }
 

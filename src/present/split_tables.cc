@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "scalewall/base/units.h"
@@ -173,6 +174,53 @@ std::vector<std::string> runner_up_lines(const SplitSearch& search) {
     lines.push_back(alternative_line(fmt::format("#{}", i + 1), search.ranked[i], best));
   }
   return lines;
+}
+
+namespace {
+
+// One row of the decomposition table: a split that runs, or one that cannot (`step` empty).
+void add_decomposition_row(Table& t, const std::string& name, const std::optional<SplitStep>& step,
+                           SplitProblem problem, const std::optional<SplitStep>& baseline) {
+  if (!step) {
+    t.add_row({name, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, false,
+               Value{}, Value{}, std::string(split_problem_text(problem))},
+              "cannot run");
+    return;
+  }
+  const SplitStep& s = *step;
+  const bool comparable = baseline && baseline->fits && s.fits && s.step_s > 0;
+  const ParallelSplit& p = s.split;
+  t.add_row({name, p.tp, p.pp, p.dp, p.micro_batch, std::string(recompute_name(p.recompute)),
+             static_cast<std::int64_t>(p.zero), s.step_s, s.fits, s.memory.total(),
+             comparable ? Value{baseline->step_s / s.step_s} : Value{}, split_text(p)},
+            s.fits ? "" : fmt::format("does not fit: lacks {} per GPU", format_bytes(s.lacks_bytes)));
+}
+
+}  // namespace
+
+Table decomposition_table(const Decomposition& d) {
+  Table t{"remedies",
+          {{"name", "remedy", Unit::kText},
+           {"tp", "tp", Unit::kCount},
+           {"pp", "pp", Unit::kCount},
+           {"dp", "dp", Unit::kCount},
+           {"micro_batch", "mb", Unit::kCount},
+           {"recompute", "recompute", Unit::kText},
+           {"zero", "zero", Unit::kCount},
+           {"step_s", "step", Unit::kSeconds},
+           {"fits", "fits", Unit::kText},
+           {"memory_per_gpu_bytes", "memory", Unit::kBytes},
+           {"gain", "gain", Unit::kRatio},
+           {"change", "split", Unit::kText}},
+          {},
+          {}};
+  add_decomposition_row(t, "baseline: " + d.baseline_name, d.baseline, d.baseline_problem,
+                        d.baseline);
+  for (const NamedSplit& n : d.pure) {
+    if (n.name != d.baseline_name) add_decomposition_row(t, n.name, n.best, n.problem, d.baseline);
+  }
+  add_decomposition_row(t, "change the decomposition", d.best, SplitProblem::kFabric, d.baseline);
+  return t;
 }
 
 }  // namespace scalewall

@@ -103,7 +103,20 @@ struct WhatIf {
   // its gain against the baseline: a comparison of the two models, not a remedy. Empty
   // elsewhere.
   std::vector<Remedy> selectors;
+  // "change the decomposition" (tensor, pipeline and sharded data parallelism): a data-parallel
+  // scenario gives its compute as a time and carries neither the model's shape nor the GPU,
+  // which the split search needs (split_search.h), so here the remedy never applies: its
+  // `change` says what to add (a transformer scenario; predict --what-if on it ranks the
+  // decomposition). Not among `remedies`: "all together" cannot include it.
+  Remedy decomposition;
 };
+
+// The name of the decomposition remedy, and what a data-parallel scenario lacks for it.
+inline constexpr std::string_view kChangeDecomposition = "change the decomposition";
+inline constexpr std::string_view kDecompositionNeeds =
+    "not applicable: the split search needs the model's shape and the GPU; write the job as a "
+    "transformer scenario ([model] hidden, heads, layers, seq, vocab; [training] global_batch; "
+    "[system] gpu, fabric, gpus) and run predict --what-if on it";
 
 WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions& options = {});
 

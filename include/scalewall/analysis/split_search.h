@@ -52,6 +52,27 @@ struct NamedSplit {
 std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_t gpus,
                                           SplitConstraints constraints);
 
+// "change the decomposition", the what-if remedy of a transformer scenario: the best split of
+// `gpus` GPUs with the decomposition open (tp, pp, dp, micro-batch, interleave, sequence
+// parallelism, recomputation, ZeRO stage; dp_overlap and the dtype as the scenario has them)
+// beside the baseline: the scenario's own split when its degrees are fixed, else pure data
+// parallelism (tp 1, pp 1, ZeRO 0, the rest as the scenario allows). `pure` is
+// pure_alternatives(job, gpus, constraints).
+struct Decomposition {
+  std::int64_t gpus = 0;
+  std::string baseline_name;           // "the scenario's split" or "pure data parallel"
+  std::optional<SplitStep> baseline;   // empty when it cannot run (baseline_problem says why)
+  SplitProblem baseline_problem = SplitProblem::kNone;
+  std::optional<SplitStep> best;       // empty when no split of `gpus` GPUs can run
+  std::vector<NamedSplit> pure;
+  // baseline step / best step when both fit; empty when the baseline does not fit (it cannot
+  // run: the decomposition is then what makes the job possible) or either is missing.
+  std::optional<double> gain;
+};
+// REQUIRES: gpus >= 1 (throws InputError naming the value).
+Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
+                                   const SplitConstraints& constraints);
+
 // The regime of seed D01 section 3.5's scale-boundary table that `gpus` falls in: "1-8 (one
 // node)", "8-64", "64-1k", "1k-10k", "10k+", and what binds first there.
 struct ScaleRegime {

@@ -37,6 +37,12 @@ Table splits_table(const SplitSearch& search);
 // memory it lacks.
 std::vector<std::string> runner_up_lines(const SplitSearch& search);
 
+// predict --what-if on a transformer scenario: the baseline, then pure data parallelism and pure
+// ZeRO-3 (when not the baseline), then "change the decomposition" (the best split), each with
+// its degrees, step, memory per GPU and gain (the baseline's step over the row's, when both
+// fit; empty otherwise). Table "remedies"; a row that cannot run or does not fit says so.
+Table decomposition_table(const Decomposition& decomposition);
+
 // The same comparison of one named alternative ("pure data parallel") against `best`.
 std::string alternative_line(const std::string& name, const SplitStep& alternative,
                              const SplitStep& best);
