@@ -146,10 +146,11 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
   for (std::size_t i = 0; i < splits.size(); ++i) {
     const SplitStep& s = splits[i];
     std::string row = data_column(bar_label(i, s, labels));
-    for (const Part& p : kTimeParts) row += " " + number(s.*p.seconds);
-    row += " " + number(s.step_s) + " " +
-           data_column(s.fits ? format_seconds(s.step_s)
-                              : fmt::format("{}, does not fit", format_seconds(s.step_s)));
+    for (const Part& p : kTimeParts) row += fmt::format(" {}", number(s.*p.seconds));
+    row += fmt::format(" {} {}", number(s.step_s),
+                       data_column(s.fits ? format_seconds(s.step_s)
+                                          : fmt::format("{}, does not fit",
+                                                        format_seconds(s.step_s))));
     put(plot.data, "{}", row);
     top = std::max(top, s.step_s);
   }
@@ -197,7 +198,7 @@ Plot split_memory_plot(std::span<const SplitStep> splits, std::string_view subje
   for (std::size_t i = 0; i < splits.size(); ++i) {
     const SplitStep& s = splits[i];
     std::string row = data_column(bar_label(i, s, labels));
-    for (const MemoryPart& p : kMemoryParts) row += " " + number(s.memory.*p.bytes);
+    for (const MemoryPart& p : kMemoryParts) row += fmt::format(" {}", number(s.memory.*p.bytes));
     const std::string label =
         s.fits ? format_bytes(s.memory.total())
                : fmt::format("{}, lacks {}", format_bytes(s.memory.total()),
