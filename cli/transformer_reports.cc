@@ -77,45 +77,6 @@ std::vector<std::int64_t> curve_grid(const TransformerScenario& t, const std::st
   return grid;
 }
 
-Table curve_table(const std::vector<SplitSearch>& curve) {
-  Table table{"curve",
-              {{"gpus", "GPUs", Unit::kCount},
-               {"regime", "regime", Unit::kText},
-               {"tp", "tp", Unit::kCount},
-               {"pp", "pp", Unit::kCount},
-               {"dp", "dp", Unit::kCount},
-               {"micro_batch", "mb", Unit::kCount},
-               {"recompute", "recompute", Unit::kText},
-               {"zero", "zero", Unit::kCount},
-               {"step_s", "step", Unit::kSeconds},
-               {"fits", "fits", Unit::kText},
-               {"tflops_per_gpu", "TFLOP/s", Unit::kPlain},
-               {"mfu", "MFU", Unit::kFraction},
-               {"tokens_per_s", "tokens/s", Unit::kPlain},
-               {"binding", "binding", Unit::kText}},
-              {},
-              {}};
-  for (const SplitSearch& s : curve) {
-    const std::string regime = scale_regime(s.gpus).ranks;
-    if (s.ranked.empty()) {
-      table.add_row({s.gpus, regime, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{},
-                     false, Value{}, Value{}, Value{}, std::string("no split runs")});
-      continue;
-    }
-    const SplitStep& b = s.ranked.front();
-    // A split that does not fit has no throughput to show: it cannot run.
-    const auto if_fits = [&](double v) { return b.fits ? Value{v} : Value{}; };
-    table.add_row({s.gpus, regime, b.split.tp, b.split.pp, b.split.dp, b.split.micro_batch,
-                   std::string(recompute_name(b.split.recompute)),
-                   static_cast<std::int64_t>(b.split.zero), if_fits(b.step_s), b.fits,
-                   if_fits(b.tflops_per_gpu), if_fits(b.mfu), if_fits(b.tokens_per_s),
-                   std::string(split_binding_name(b.binding))},
-                  b.fits ? "" : fmt::format("<-- does not fit: lacks {} per GPU",
-                                            format_bytes(b.lacks_bytes)));
-  }
-  return table;
-}
-
 Report curve_report(const ScenarioFile& file, const std::string& path,
                     const std::string& ranks_text) {
   const TransformerScenario& t = *file.transformer;
@@ -126,7 +87,7 @@ Report curve_report(const ScenarioFile& file, const std::string& path,
   Report report = base_report("predict", file, path);
   report.title = fmt::format("The best split at each GPU count of {}", job_title(file));
   report.inputs["gpus"] = grid;
-  report.tables.push_back(curve_table(curve));
+  report.tables.push_back(split_curve_table(curve));
   const SplitSearch& last = curve.back();
   if (!last.ranked.empty()) add_split_fields(report, last.ranked.front());
   report.notes.push_back(

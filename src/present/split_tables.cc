@@ -49,6 +49,36 @@ std::string largest_increases(const SplitStep& other, const SplitStep& best) {
   return text;
 }
 
+// The degrees every split table shows, in this order: tp, pp, dp, micro-batch, recompute,
+// zero. degree_cells gives one split's values for them.
+std::vector<Column> degree_columns() {
+  return {{"tp", "tp", Unit::kCount},          {"pp", "pp", Unit::kCount},
+          {"dp", "dp", Unit::kCount},          {"micro_batch", "mb", Unit::kCount},
+          {"recompute", "recompute", Unit::kText}, {"zero", "zero", Unit::kCount}};
+}
+
+std::vector<Value> degree_cells(const ParallelSplit& p) {
+  return {p.tp, p.pp, p.dp, p.micro_batch, std::string(recompute_name(p.recompute)),
+          static_cast<std::int64_t>(p.zero)};
+}
+
+// Columns, then the degree columns inserted after the first `before` of them.
+std::vector<Column> with_degrees(std::vector<Column> columns, std::size_t before) {
+  const std::vector<Column> degrees = degree_columns();
+  columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(before), degrees.begin(),
+                 degrees.end());
+  return columns;
+}
+
+// Cells, then the split's degree cells inserted after the first `before` of them.
+std::vector<Value> with_degree_cells(std::vector<Value> cells, std::size_t before,
+                                     const ParallelSplit& p) {
+  const std::vector<Value> degrees = degree_cells(p);
+  cells.insert(cells.begin() + static_cast<std::ptrdiff_t>(before), degrees.begin(),
+               degrees.end());
+  return cells;
+}
+
 }  // namespace
 
 std::string split_text(const ParallelSplit& s) {
@@ -190,9 +220,10 @@ void add_decomposition_row(Table& t, const std::string& name, const std::optiona
   const SplitStep& s = *step;
   const bool comparable = baseline && baseline->fits && s.fits && s.step_s > 0;
   const ParallelSplit& p = s.split;
-  t.add_row({name, p.tp, p.pp, p.dp, p.micro_batch, std::string(recompute_name(p.recompute)),
-             static_cast<std::int64_t>(p.zero), s.step_s, s.fits, s.memory.total(),
-             comparable ? Value{baseline->step_s / s.step_s} : Value{}, split_text(p)},
+  t.add_row(with_degree_cells({name, s.step_s, s.fits, s.memory.total(),
+                               comparable ? Value{baseline->step_s / s.step_s} : Value{},
+                               split_text(p)},
+                              1, p),
             s.fits ? "" : fmt::format("does not fit: lacks {} per GPU", format_bytes(s.lacks_bytes)));
 }
 
@@ -200,18 +231,12 @@ void add_decomposition_row(Table& t, const std::string& name, const std::optiona
 
 Table decomposition_table(const Decomposition& d) {
   Table t{"remedies",
-          {{"name", "remedy", Unit::kText},
-           {"tp", "tp", Unit::kCount},
-           {"pp", "pp", Unit::kCount},
-           {"dp", "dp", Unit::kCount},
-           {"micro_batch", "mb", Unit::kCount},
-           {"recompute", "recompute", Unit::kText},
-           {"zero", "zero", Unit::kCount},
+          with_degrees({{"name", "remedy", Unit::kText},
            {"step_s", "step", Unit::kSeconds},
            {"fits", "fits", Unit::kText},
            {"memory_per_gpu_bytes", "memory", Unit::kBytes},
            {"gain", "gain", Unit::kRatio},
-           {"change", "split", Unit::kText}},
+           {"change", "split", Unit::kText}}, 1),
           {},
           {}};
   add_decomposition_row(t, "baseline: " + d.baseline_name, d.baseline, d.baseline_problem,
@@ -221,6 +246,40 @@ Table decomposition_table(const Decomposition& d) {
   }
   add_decomposition_row(t, "change the decomposition", d.best, SplitProblem::kFabric, d.baseline);
   return t;
+}
+
+Table split_curve_table(const std::vector<SplitSearch>& curve) {
+  Table table{"curve",
+              with_degrees({{"gpus", "GPUs", Unit::kCount},
+                            {"regime", "regime", Unit::kText},
+                            {"step_s", "step", Unit::kSeconds},
+                            {"fits", "fits", Unit::kText},
+                            {"tflops_per_gpu", "TFLOP/s", Unit::kPlain},
+                            {"mfu", "MFU", Unit::kFraction},
+                            {"tokens_per_s", "tokens/s", Unit::kPlain},
+                            {"binding", "binding", Unit::kText}},
+                           2),
+              {},
+              {}};
+  for (const SplitSearch& s : curve) {
+    const std::string regime = scale_regime(s.gpus).ranks;
+    if (s.ranked.empty()) {
+      table.add_row({s.gpus, regime, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{},
+                     false, Value{}, Value{}, Value{}, std::string("no split runs")});
+      continue;
+    }
+    const SplitStep& b = s.ranked.front();
+    // A split that does not fit has no throughput to show: it cannot run.
+    const auto if_fits = [&](double v) { return b.fits ? Value{v} : Value{}; };
+    table.add_row(with_degree_cells({s.gpus, regime, if_fits(b.step_s), b.fits,
+                                     if_fits(b.tflops_per_gpu), if_fits(b.mfu),
+                                     if_fits(b.tokens_per_s),
+                                     std::string(split_binding_name(b.binding))},
+                                    2, b.split),
+                  b.fits ? "" : fmt::format("<-- does not fit: lacks {} per GPU",
+                                            format_bytes(b.lacks_bytes)));
+  }
+  return table;
 }
 
 }  // namespace scalewall

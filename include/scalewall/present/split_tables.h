@@ -43,6 +43,11 @@ std::vector<std::string> runner_up_lines(const SplitSearch& search);
 // fit; empty otherwise). Table "remedies"; a row that cannot run or does not fit says so.
 Table decomposition_table(const Decomposition& decomposition);
 
+// predict on a transformer scenario over a range of GPU counts: table "curve", one row per count
+// with its scale regime (seed 3.5), the best split's degrees and figures, and its binding
+// mechanism; a best split that does not fit shows no throughput and says what it lacks.
+Table split_curve_table(const std::vector<SplitSearch>& curve);
+
 // The same comparison of one named alternative ("pure data parallel") against `best`.
 std::string alternative_line(const std::string& name, const SplitStep& alternative,
                              const SplitStep& best);
