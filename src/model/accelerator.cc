@@ -40,27 +40,31 @@ std::vector<Accelerator> make_presets() {
   // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM column: BF16/FP16 tensor 312 TFLOPS
   // dense (624 with sparsity); no FP8; 40 GB HBM2 at 1,555 GB/s.
   out.push_back({"a100-40gb", "NVIDIA A100 SXM4 40 GB (HBM2)", 312e12, 312e12, 0, 40e9, 1555e9,
-                 curve_for_peak(312e12)});
+                 curve_for_peak(312e12), 108});
+  // The SM count, both A100s: NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020),
+  // "108 SMs" on the A100 (of the GA100's 128).
   // Same datasheet, A100 80GB SXM: 312 TFLOPS dense BF16/FP16; 80 GB HBM2e at 2,039 GB/s.
   out.push_back({"a100-80gb", "NVIDIA A100 SXM4 80 GB (HBM2e)", 312e12, 312e12, 0, 80e9, 2039e9,
-                 curve_for_peak(312e12)});
+                 curve_for_peak(312e12), 108});
   // NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: BF16/FP16 1,979 TFLOPS with sparsity
-  // (989.4 dense), FP8 3,958 with sparsity (1,979 dense); 80 GB HBM3 at 3.35 TB/s.
+  // (989.4 dense), FP8 3,958 with sparsity (1,979 dense); 80 GB HBM3 at 3.35 TB/s. NVIDIA
+  // H100 Tensor Core GPU Architecture whitepaper: 132 SMs on the H100 SXM5.
   out.push_back({"h100-sxm", "NVIDIA H100 SXM5 80 GB (HBM3)", 989.4e12, 989.4e12, 1979e12, 80e9,
-                 3.35e12, curve_for_peak(989.4e12)});
+                 3.35e12, curve_for_peak(989.4e12), 132});
   // NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: the H100's tensor cores (989 TFLOPS dense
-  // BF16/FP16, 1,979 FP8); 141 GB HBM3e at 4.8 TB/s.
+  // BF16/FP16, 1,979 FP8, the same 132-SM GH100); 141 GB HBM3e at 4.8 TB/s.
   out.push_back({"h200", "NVIDIA H200 SXM 141 GB (HBM3e)", 989.4e12, 989.4e12, 1979e12, 141e9,
-                 4.8e12, curve_for_peak(989.4e12)});
+                 4.8e12, curve_for_peak(989.4e12), 132});
   // NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training for 8 GPUs with sparsity, i.e. 4.5
   // PFLOPS dense FP8 and 2.25 PFLOPS dense BF16/FP16 per B200; 1,440 GB of HBM3e for 8 GPUs
-  // (180 GB each) at 64 TB/s (8 TB/s each).
+  // (180 GB each) at 64 TB/s (8 TB/s each). The datasheet gives no SM count: 148 is what the
+  // CUDA device query reports on a B200 (two dies of 74 enabled SMs).
   out.push_back({"b200", "NVIDIA B200 180 GB (HBM3e)", 2.25e15, 2.25e15, 4.5e15, 180e9, 8e12,
-                 curve_for_peak(2.25e15)});
+                 curve_for_peak(2.25e15), 148});
   // AMD Instinct MI300X data sheet: 1,307.4 TFLOPS peak dense BF16/FP16, 2,614.9 FP8; 192 GB
-  // HBM3 at 5.3 TB/s.
+  // HBM3 at 5.3 TB/s; 304 compute units.
   out.push_back({"mi300x", "AMD Instinct MI300X 192 GB (HBM3)", 1307.4e12, 1307.4e12, 2614.9e12,
-                 192e9, 5.3e12, curve_for_peak(1307.4e12)});
+                 192e9, 5.3e12, curve_for_peak(1307.4e12), 304});
   return out;
 }
 

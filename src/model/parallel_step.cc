@@ -38,12 +38,14 @@ constexpr double kBucketsInFlight = 2.0;
 struct Cost {
   double total_s = 0;
   double latency_s = 0;
+  double unit_s = 0;  // compute units x seconds its kernels hold (NCCL: channels x time)
   Cost& operator+=(const Cost& o) {
     total_s += o.total_s;
     latency_s += o.latency_s;
+    unit_s += o.unit_s;
     return *this;
   }
-  Cost times(double k) const { return {total_s * k, latency_s * k}; }
+  Cost times(double k) const { return {total_s * k, latency_s * k, unit_s * k}; }
 };
 
 // The topology of a group of `ranks` ranks with stride `stride` in the job's rank order on
@@ -73,7 +75,7 @@ Cost collective(Op op, double bytes, const Topology& group) {
   if (group.ranks() <= 1 || bytes <= 0.0) return {};
   if (group.rank_kind == RankKind::kGpu && nccl_chooses(op)) {
     const NcclCost c = nccl_choice(op, bytes, nccl_fabric(group));
-    return {c.total_s, c.latency_s};
+    return {c.total_s, c.latency_s, c.total_s * static_cast<double>(c.channels)};
   }
   Cost best;
   bool first = true;
@@ -257,10 +259,15 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
   const Topology group = group_topology(job.fabric, s.dp, s.tp);
   const double bytes = kElementBytes * params;
   const double bucket = s.dp_overlap ? job.dp_bucket_bytes : 0.0;
+  // What stays exposed, plus what the hidden part takes from the compute it runs beside: its
+  // kernels hold unit_s / total_s compute units (NCCL's channels) of job.gpu.compute_units
+  // while they run, so the compute they overlap slows by that share (the GPU's LogP o).
+  const double units = job.gpu.compute_units;
   const auto hide = [&](const Cost& c, double hidden_s) {
     if (!s.dp_overlap || c.total_s <= 0) return c;
     const double exposed = exposed_under(c.total_s, bytes, bucket, hidden_s);
-    return c.times(exposed / c.total_s);
+    const double held = units > 0 ? (c.total_s - exposed) * c.unit_s / c.total_s / units : 0.0;
+    return c.times((exposed + held) / c.total_s);
   };
   Cost out;
   if (s.zero == 0) return hide(collective(Op::kAllreduce, bytes, group), w.backward_s);

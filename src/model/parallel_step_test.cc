@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "scalewall/model/link.h"
 #include "test_support.h"
 
@@ -136,6 +138,37 @@ TEST(ParallelStep, TensorParallelismAcrossNodesCostsMoreThanInside) {
   const double across_per_mb = b.tp_comm_s / 512;
   EXPECT_GT(across_per_mb, 1.3 * inside_per_mb);
   EXPECT_LT(across_per_mb, 3.0 * inside_per_mb);
+}
+
+// Overlapped gradient traffic is not free: NCCL's kernels hold one SM per channel while they
+// run, so the compute they hide under slows by channels / SMs of the hidden time. Without
+// overlap there is nothing to charge; with it, the charge is the hidden time times a whole
+// number of channels over the SM count, and halves when the SMs double.
+TEST(ParallelStep, OverlappedTrafficTakesItsChannelsShareOfTheSms) {
+  TransformerJob job = gpt_1p7b();
+  job.fabric.nodes = 4;
+  ParallelSplit s;
+  s.dp = 32;
+  s.dp_overlap = false;
+  const double traffic = evaluate_split(job, s).dp_comm_s;  // all of it exposed
+  s.dp_overlap = true;
+  const auto dp_comm = [&](double units) {
+    TransformerJob j = job;
+    j.gpu.compute_units = units;
+    return evaluate_split(j, s).dp_comm_s;
+  };
+  const double exposed = dp_comm(0);  // no SM count: the exposed part alone
+  ASSERT_GT(traffic, exposed);
+  const double charge = dp_comm(108) - exposed;
+  EXPECT_GT(charge, 0.0);
+  const double channels = charge * 108 / (traffic - exposed);
+  EXPECT_NEAR(channels, std::round(channels), 1e-9);
+  EXPECT_GE(channels, 1.0);
+  EXPECT_LE(channels, 32.0);  // NCCL's MAXCHANNELS
+  EXPECT_NEAR(dp_comm(216) - exposed, charge / 2, 1e-12);
+  EXPECT_EQ(accelerator_preset("a100-80gb").compute_units, 108);
+  EXPECT_EQ(accelerator_preset("h100-sxm").compute_units, 132);
+  EXPECT_EQ(accelerator_preset("mi300x").compute_units, 304);
 }
 
 TEST(ParallelStep, ASplitThatCannotRunSaysWhy) {

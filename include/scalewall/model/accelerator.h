@@ -47,6 +47,11 @@ struct Accelerator {
   double hbm_bytes = 0;              // HBM capacity
   double hbm_Bps = 0;                // HBM bandwidth
   MatmulCurve matmul;
+  // Streaming multiprocessors (NVIDIA) or compute units (AMD): a communication kernel that
+  // runs beside compute holds one of them per channel (NCCL and RCCL run one thread block per
+  // channel), so that overlapped traffic still takes channels / compute_units of the compute
+  // while it runs. 0: not known, no charge.
+  double compute_units = 0;
 
   // The dense peak of `dtype`. Throws InputError naming the part when it is 0 (A100 with fp8).
   double peak_flops_per_s(DType dtype) const;
