@@ -151,6 +151,22 @@ Report run_calibrate(const CalibrateFlags& flags) {
     fit = &piecewise->single;
     loggp = fit_loggp(*fit, stream);
   }
+  std::optional<PiecewiseFit> exchange;
+  const std::vector<PingPongPoint> exchanges =
+      with_flag("--pool", [&] { return exchange_points(set); });
+  if (!exchanges.empty()) {
+    exchange = with_flag("--regimes", [&] {
+      try {
+        return fit_piecewise(exchanges, options, regime_count);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("the exchange times: {}", e.what()));
+      }
+    });
+    for (const std::string& w : exchange_fit_warnings(*exchange)) {
+      std::cerr << "warning: " << w << "\n";
+      warnings.push_back(w);
+    }
+  }
   const std::vector<BusBandwidthFit> busbw =
       fit_bus_bandwidth(set.collectives, options, &warnings);
   std::optional<GammaFit> gamma;
@@ -206,8 +222,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
       fabric->gamma_s_per_byte = gamma->first_gamma();
       fabric->gamma_above = gamma->regimes_above();
     }
-    const std::string toml =
-        fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr);
+    if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
+    const std::string toml = fabric_toml(*fabric, *piecewise, set.sources,
+                                         gamma ? &*gamma : nullptr, exchange ? &*exchange : nullptr);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {
@@ -306,12 +323,20 @@ Report run_calibrate(const CalibrateFlags& flags) {
                      gamma->r_squared);
     report.add_field("reduction_regime_rule", "reduction rates", Unit::kText, gamma->rule);
   }
+  report.add_field("exchange_regime_count", "size regimes of the exchanges", Unit::kCount,
+                   exchange ? Value{static_cast<std::int64_t>(exchange->regimes.size())} : Value{},
+                   "no exchange data (scalewall-mpi exchange)");
   report.add_field("fabric_file", "fabric written to", Unit::kText,
                    flags.out.empty() ? Value{} : Value{flags.out}, "none (give --out)");
 
   if (piecewise) {
     report.tables.push_back(residuals_table(*piecewise));
     report.tables.push_back(regimes_table(*piecewise));
+  }
+  if (exchange) {
+    Table t = regimes_table(*exchange);
+    t.key = "exchange_regimes";
+    report.tables.push_back(std::move(t));
   }
   if (gamma) {
     Table reduction{"reduction",

@@ -139,6 +139,19 @@ Report run_validate(const ValidateFlags& flags) {
       fabric.gamma_above = reduction.regimes_above();
       fabric_origin += " and reduction times";
     }
+    const std::vector<PingPongPoint> exchanges =
+        with_flag("--pool", [&] { return exchange_points(set); });
+    if (!exchanges.empty()) {
+      try {
+        const PiecewiseFit exchange = fit_piecewise(exchanges, {}, regime_count);
+        fabric = with_exchange_fit(fabric, exchange);
+        for (const std::string& w : exchange_fit_warnings(exchange)) warnings.push_back(w);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("the exchange times in {} do not fit ({})",
+                                     files_text(flags.files), e.what()));
+      }
+      fabric_origin += " and exchange times";
+    }
   }
   options.gamma_s_per_byte =
       flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);

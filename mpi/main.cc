@@ -33,7 +33,8 @@ int parse_and_run(int argc, char** argv, int rank) {
       "Run 'scalewall-mpi <mode> --help' for a mode's flags. docs/mpi.md describes each mode's\n"
       "method. Sizes: 4096, 64KiB, 1MB. Times: 2.5us, 10ms.");
   std::vector<scalewall::mpi::Mode> modes = {
-      scalewall::mpi::register_pingpong(app), scalewall::mpi::register_collective(app),
+      scalewall::mpi::register_pingpong(app), scalewall::mpi::register_exchange(app),
+      scalewall::mpi::register_collective(app),
       scalewall::mpi::register_arrival(app), scalewall::mpi::register_step(app),
       scalewall::mpi::register_reduce(app)};
 

@@ -131,6 +131,7 @@ struct Mode {
 };
 
 Mode register_pingpong(CLI::App& app);
+Mode register_exchange(CLI::App& app);
 Mode register_collective(CLI::App& app);
 Mode register_arrival(CLI::App& app);
 Mode register_step(CLI::App& app);

@@ -1,9 +1,15 @@
-// scalewall-mpi pingpong: one-way time between rank pairs over a size sweep; see docs/mpi.md.
+// scalewall-mpi pingpong and exchange: the time between rank pairs over a size sweep; see
+// docs/mpi.md.
 //
-// For each pair (a, b) and size, rank a sends the message to b and b sends it straight back,
-// `warmup` times untimed and `iterations` times timed one by one; the one-way time is half
-// of each round trip. The other ranks wait in a sleeping barrier so that, oversubscribed,
-// they leave the cores to the pair.
+// pingpong: for each pair (a, b) and size, rank a sends the message to b and b sends it
+// straight back, `warmup` times untimed and `iterations` times timed one by one; the one-way
+// time is half of each round trip.
+// exchange: both ranks of the pair send the message to each other at once (MPI_Sendrecv, as a
+// ring or recursive-doubling step does), back to back; the time is that of one exchange, as
+// rank a sees it.
+// The other ranks wait in a sleeping barrier so that, oversubscribed, they leave the cores to
+// the pair.
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <iostream>
@@ -23,6 +29,7 @@ namespace {
 
 constexpr int kPingTag = 7200;
 constexpr int kSummaryTag = 7201;
+constexpr int kSyncTag = 7202;
 
 struct PingPongFlags {
   CommonFlags common;
@@ -71,6 +78,29 @@ Summary measure_pair(int b, int bytes, int warmup, int iterations, std::vector<c
   return summarize(std::move(one_way));
 }
 
+// Either side of an exchange: `warmup` + `iterations` simultaneous sends and receives with
+// `peer`, each timed as collective mode times a call: the receive buffer freshly written, the
+// pair started together (a zero-byte exchange, the pair's barrier), then the timed exchange.
+// So an exchange costs what one step of a measured ring or recursive doubling costs, not what
+// back-to-back transfers between hot buffers do.
+Summary measure_exchange(int peer, int bytes, int warmup, int iterations, std::vector<char>& out,
+                         std::vector<char>& in, MPI_Comm comm) {
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(iterations));
+  char token = 0;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    std::fill(in.begin(), in.begin() + bytes, '\0');
+    MPI_Sendrecv(&token, 0, MPI_BYTE, peer, kSyncTag, &token, 0, MPI_BYTE, peer, kSyncTag, comm,
+                 MPI_STATUS_IGNORE);
+    const double t0 = now_s();
+    MPI_Sendrecv(out.data(), bytes, MPI_BYTE, peer, kPingTag, in.data(), bytes, MPI_BYTE, peer,
+                 kPingTag, comm, MPI_STATUS_IGNORE);
+    const double t1 = now_s();
+    if (i >= warmup) times.push_back(t1 - t0);
+  }
+  return summarize(std::move(times));
+}
+
 // Rank b's side: send every message straight back.
 void serve_pair(int a, int bytes, int rounds, std::vector<char>& buffer, MPI_Comm comm) {
   for (int i = 0; i < rounds; ++i) {
@@ -85,11 +115,17 @@ std::vector<std::string> pingpong_row(int bytes, const Summary& s) {
           gbps_cell(s.median > 0 ? bytes / s.median : 0.0)};
 }
 
-int run_pingpong(const World& w, const PingPongFlags& flags) {
+// The two modes this file runs.
+enum class PairMode { kPingPong, kExchange };
+
+const char* mode_name(PairMode mode) { return mode == PairMode::kPingPong ? "pingpong" : "exchange"; }
+
+int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
+  const char* name = mode_name(mode);
   if (w.size < 2) {
-    throw InputError(fmt::format("pingpong needs at least 2 ranks; this run has {} (launch it "
-                                 "as mpirun -np 2 scalewall-mpi pingpong)",
-                                 w.size));
+    throw InputError(fmt::format("{} needs at least 2 ranks; this run has {} (launch it as "
+                                 "mpirun -np 2 scalewall-mpi {})",
+                                 name, w.size, name));
   }
   const std::vector<double> sizes = resolve_sizes(flags.sizes);
   const auto [iterations, warmup] = resolve_repeats(flags.repeats);
@@ -112,7 +148,7 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
   for (const double s : sizes) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
   inputs["iterations"] = iterations;
   inputs["warmup"] = warmup;
-  writer.envelope("pingpong", inputs, context_json(w));
+  writer.envelope(name, inputs, context_json(w));
 
   const auto buffer_bytes = static_cast<std::size_t>(std::max(1.0, largest));
   std::vector<char> out(buffer_bytes, 'p');
@@ -124,25 +160,37 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
                                                  {"median", "us", 10},
                                                  {"max", "us", 10},
                                                  {"bandwidth", "GB/s", 10}});
+  const bool exchange = mode == PairMode::kExchange;
   for (const auto& [a, b] : pairs) {
-    table.title(fmt::format(
-        "pingpong {}->{} ({} -> {}): one-way time (half the round trip), {} timed round "
-        "trips after {} warm-up per size; bandwidth: size / median",
-        a, b, w.rank_hosts[static_cast<std::size_t>(a)],
-        w.rank_hosts[static_cast<std::size_t>(b)], iterations, warmup));
+    const std::string& host_a = w.rank_hosts[static_cast<std::size_t>(a)];
+    const std::string& host_b = w.rank_hosts[static_cast<std::size_t>(b)];
+    table.title(exchange
+                    ? fmt::format("exchange {}<->{} ({} <-> {}): time of one exchange (each rank "
+                                  "sends the size and receives it), {} timed exchanges after {} "
+                                  "warm-up per size; bandwidth: size / median, each way",
+                                  a, b, host_a, host_b, iterations, warmup)
+                    : fmt::format("pingpong {}->{} ({} -> {}): one-way time (half the round "
+                                  "trip), {} timed round trips after {} warm-up per size; "
+                                  "bandwidth: size / median",
+                                  a, b, host_a, host_b, iterations, warmup));
     table.header();
     for (const double size : sizes) {
       maybe_fail(w, faults, unit++);
       const auto bytes = static_cast<int>(size);
       Summary s;
       if (w.rank == a) {
-        s = measure_pair(b, bytes, warmup, iterations, out, in, w.comm);
+        s = exchange ? measure_exchange(b, bytes, warmup, iterations, out, in, w.comm)
+                     : measure_pair(b, bytes, warmup, iterations, out, in, w.comm);
         if (a != 0) {
           const double figures[3] = {s.min, s.median, s.max};
           MPI_Send(figures, 3, MPI_DOUBLE, 0, kSummaryTag, w.comm);
         }
       } else if (w.rank == b) {
-        serve_pair(a, bytes, warmup + iterations, in, w.comm);
+        if (exchange) {
+          measure_exchange(a, bytes, warmup, iterations, out, in, w.comm);
+        } else {
+          serve_pair(a, bytes, warmup + iterations, in, w.comm);
+        }
       }
       if (w.is_root()) {
         if (a != 0) {
@@ -159,10 +207,11 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
         record["to_host"] = w.rank_hosts[static_cast<std::size_t>(b)];
         record["bytes"] = bytes;
         record["iterations"] = iterations;
-        record["one_way_min_s"] = s.min;
-        record["one_way_median_s"] = s.median;
-        record["one_way_max_s"] = s.max;
-        writer.record("pingpong", record);
+        const std::string stem = exchange ? "exchange" : "one_way";
+        record[stem + "_min_s"] = s.min;
+        record[stem + "_median_s"] = s.median;
+        record[stem + "_max_s"] = s.max;
+        writer.record(name, record);
         table.row(pingpong_row(bytes, s));
       }
     }
@@ -176,6 +225,7 @@ int run_pingpong(const World& w, const PingPongFlags& flags) {
 
 Mode register_pingpong(CLI::App& app) {
   auto flags = std::make_shared<PingPongFlags>();
+  const auto run = [flags](const World& w) { return run_pairs(w, *flags, PairMode::kPingPong); };
   const FlagGroup pairs = {
       {"--pairs", &flags->pairs,
        "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow link or host "
@@ -191,7 +241,26 @@ Mode register_pingpong(CLI::App& app) {
       {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
       "Example: mpirun -np 2 scalewall-mpi pingpong --max-bytes 64MiB --out pp.jsonl\n"
       "         then scalewall calibrate pp.jsonl fits alpha and beta."});
-  return {cmd, [flags](const World& w) { return run_pingpong(w, *flags); }};
+  return {cmd, run};
+}
+
+Mode register_exchange(CLI::App& app) {
+  auto flags = std::make_shared<PingPongFlags>();
+  const FlagGroup pairs = {
+      {"--pairs", &flags->pairs,
+       "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j)", "LIST", "0-1"},
+  };
+  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed exchanges per size", "50",
+                                         "Untimed exchanges before them", "5");
+  CLI::App* cmd = add_command(app, {
+      "exchange",
+      "Time of one exchange between rank pairs over a size sweep: both ranks send the size to "
+      "each other at once (MPI_Sendrecv), as every step of a ring or recursive doubling does; "
+      "needs 2 ranks or more.",
+      {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
+      "Example: mpirun -np 2 scalewall-mpi exchange --max-bytes 64MiB --out ex.jsonl\n"
+      "         then scalewall calibrate pp.jsonl ex.jsonl prices such steps by the exchanges."});
+  return {cmd, [flags](const World& w) { return run_pairs(w, *flags, PairMode::kExchange); }};
 }
 
 }  // namespace scalewall::mpi

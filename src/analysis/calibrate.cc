@@ -689,6 +689,9 @@ std::vector<std::string> pool_series(MeasurementSet& set) {
   for (PingPongPoint& p : set.pingpong) {
     if (p.series < into.size()) p.series = into[p.series];
   }
+  for (PingPongPoint& p : set.exchanges) {
+    if (p.series < into.size()) p.series = into[p.series];
+  }
   return lines;
 }
 
@@ -747,6 +750,18 @@ std::vector<PingPongPoint> link_points(const MeasurementSet& set) {
         series.size(), quoted_series(set, series)));
   }
   return set.pingpong;
+}
+
+std::vector<PingPongPoint> exchange_points(const MeasurementSet& set) {
+  const std::vector<std::size_t> series =
+      series_of(set.exchanges, [](const PingPongPoint&) { return true; });
+  if (series.size() > 1) {
+    throw InputError(fmt::format(
+        "{} exchange series ({}): one link's exchanges are fitted to one series; give one of "
+        "them, or --pool to fit one over every series that agrees in layout",
+        series.size(), quoted_series(set, series)));
+  }
+  return set.exchanges;
 }
 
 std::vector<PingPongPoint> ring_equivalent_points(const MeasurementSet& set) {
@@ -1169,7 +1184,41 @@ Topology calibrated_topology(const PiecewiseFit& fit, std::optional<double> gap_
   return t;
 }
 
+Topology with_exchange_fit(Topology t, const PiecewiseFit& exchange) {
+  const Link measured = exchange.link();
+  std::vector<LinkRegime> regimes;
+  for (std::size_t i = 0; i < measured.regime_count(); ++i) regimes.push_back(measured.regime(i));
+  t.intra = with_exchange(t.intra, regimes);
+  t.inter = with_exchange(t.inter, regimes);
+  require_valid(t);
+  return t;
+}
+
+std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange) {
+  std::vector<std::string> out;
+  for (const std::string& w : piecewise_fit_warnings(exchange)) out.push_back("exchange fit: " + w);
+  return out;
+}
+
 namespace {
+
+// The comment lines on the exchange fit: each regime and the warnings.
+std::string exchange_comment(const PiecewiseFit& fit) {
+  std::string out = fmt::format(
+      "# Exchanges (both ranks send at once), segmented least squares over {} sizes ({}):\n",
+      fit.single.points.size(), toml_comment_text(fit.rule));
+  for (std::size_t i = 0; i < fit.regimes.size(); ++i) {
+    const HockneyFit& r = fit.regimes[i].fit;
+    out += fmt::format("#   {}. from {}: {} sizes {} .. {}, alpha {}, bandwidth {}, R^2 = {:.6f}\n",
+                       i + 1, format_bytes(fit.regimes[i].from_bytes), r.points.size(),
+                       format_bytes(r.min_bytes), format_bytes(r.max_bytes),
+                       format_seconds(r.alpha_s), format_rate(r.bandwidth_Bps), r.r_squared);
+  }
+  for (const std::string& w : exchange_fit_warnings(fit)) {
+    out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
+  }
+  return out;
+}
 
 // The comment lines on the fit: the one line over every size, then each regime.
 std::string fit_comment(const PiecewiseFit& fit) {
@@ -1226,18 +1275,33 @@ std::string link_section(const char* section, const Link& l) {
                        format_bytes(r.from_bytes));
     out += regime_keys(r);
   }
+  if (l.has_exchange()) {
+    const std::string name = fmt::format("{}.exchange", section);
+    out += fmt::format("\n# Measured exchanges (both ranks send at once): they price every step "
+                       "where each rank\n# sends and receives.\n[{}]\n", name);
+    const Link ex = exchange_link(l);
+    out += regime_keys(ex.regime(0));
+    for (std::size_t i = 1; i < ex.regime_count(); ++i) {
+      const LinkRegime r = ex.regime(i);
+      out += fmt::format("\n[[{}.regimes]]\nfrom = {}    # {}\n", name, toml_number(r.from_bytes),
+                         format_bytes(r.from_bytes));
+      out += regime_keys(r);
+    }
+  }
   return out;
 }
 
 }  // namespace
 
 std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
-                        const std::vector<std::string>& sources, const GammaFit* gamma) {
+                        const std::vector<std::string>& sources, const GammaFit* gamma,
+                        const PiecewiseFit* exchange) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
   for (const auto& s : sources) out += fmt::format("#   {}\n", toml_comment_text(s));
   out += fit_comment(fit);
+  if (exchange != nullptr) out += exchange_comment(*exchange);
   out += "# A flat fabric: one rank per node, the same link between every pair of ranks.\n";
   out += fmt::format("name = {}\n", toml_string(t.name));
   out += "nominal = false\n";

@@ -481,6 +481,34 @@ TEST(CalibratedFabric, WrittenFileLoadsAndRoundTrips) {
   }
 }
 
+// An exchange fit becomes both links' exchange regimes, is written as [<link>.exchange]
+// tables with its quality, and reads back to the same regimes.
+TEST(CalibratedFabric, ExchangeRegimesRoundTrip) {
+  const PiecewiseFit one = fit_piecewise(synthetic(noise), {}, 1);
+  std::vector<PingPongPoint> exchanges = synthetic(noise);
+  for (PingPongPoint& p : exchanges) p.one_way_median_s *= 1.4;
+  const PiecewiseFit exchange = fit_piecewise(exchanges, {}, 1);
+  const Topology t = with_exchange_fit(calibrated_topology(one, std::nullopt, 2, "x"), exchange);
+  ASSERT_EQ(t.intra.exchange_count, 1u);
+  EXPECT_DOUBLE_EQ(t.intra.exchange[0].alpha_s, exchange.regimes[0].fit.alpha_s);
+  EXPECT_NEAR(t.inter.exchange[0].alpha_s, 1.4 * one.regimes[0].fit.alpha_s,
+              1e-9 * one.regimes[0].fit.alpha_s);
+  const std::string text = fabric_toml(t, one, {}, nullptr, &exchange);
+  EXPECT_TRUE(contains(text, "[intra.exchange]")) << text;
+  EXPECT_TRUE(contains(text, "[inter.exchange]")) << text;
+  EXPECT_TRUE(contains(text, "# Exchanges (both ranks send at once)")) << text;
+  const Topology back = parse_fabric(text, "x.toml");
+  ASSERT_EQ(back.inter.exchange_count, 1u);
+  EXPECT_EQ(back.inter.exchange[0], t.inter.exchange[0]);
+  EXPECT_EQ(back.intra.exchange[0], t.intra.exchange[0]);
+  // Priced on the written fabric, a 2-rank ring costs two exchanges of m/2.
+  const double m = 1e6;
+  const CollectiveCost ring =
+      collective_cost(Op::kAllreduce, parse_algorithm("ring"), m, scaled_topology(back, 2));
+  const LinkRegime& r = back.inter.exchange[0];
+  EXPECT_DOUBLE_EQ(ring.total_s, 2 * (r.alpha_s + m / 2 / r.bandwidth_Bps));
+}
+
 TEST(CalibratedFabric, LogGPGapRoundTrips) {
   const HockneyFit fit = fit_hockney(synthetic(noise));
   const PiecewiseFit one = fit_piecewise(synthetic(noise), {}, 1);

@@ -175,6 +175,10 @@ Comparison compare_measurements(const std::vector<CompareRun>& inputs) {
 
 bool same_link(const Link& a, const Link& b) {
   if (a.regime_count() != b.regime_count()) return false;
+  if (a.exchange_count != b.exchange_count) return false;
+  for (std::size_t i = 0; i < a.exchange_count; ++i) {
+    if (!(a.exchange[i] == b.exchange[i])) return false;
+  }
   for (std::size_t i = 0; i < a.regime_count(); ++i) {
     const LinkRegime ra = a.regime(i);
     const LinkRegime rb = b.regime(i);

@@ -249,6 +249,37 @@ ReductionRegimes read_gamma_regimes(const toml::table& root, const std::string& 
   return out;
 }
 
+// One link's table: its figures, its regimes, and (not inside an exchange table) its duplex
+// keys and its [<section>.exchange] table of measured exchanges.
+Link read_link_table(const toml::table& table, const std::string& section,
+                     const std::string& source, bool exchange_table) {
+  std::set<std::string> keys = {"alpha", "latency", "bandwidth", "L", "o", "g", "G", "regimes"};
+  if (!exchange_table) keys.insert({"duplex", "reverse_traffic", "exchange"});
+  reject_unknown_keys(table, keys, source, section);
+  Link link = read_link_figures(table, section, source);
+  try {
+    require_valid(link);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
+  }
+  read_regimes(table, section, source, link);
+  if (exchange_table) return link;
+  read_duplex(table, section, source, link);  // of the whole link, every regime
+  if (const toml::node* node = table.get("exchange")) {
+    const std::string name = section + ".exchange";
+    const toml::table* ex = node->as_table();
+    if (ex == nullptr) {
+      throw InputError(fmt::format("{}: expected a [{}] table (alpha, bandwidth, regimes)",
+                                   where(source, section, "exchange", node), name));
+    }
+    const Link measured = read_link_table(*ex, name, source, true);
+    std::vector<LinkRegime> regimes;
+    for (std::size_t i = 0; i < measured.regime_count(); ++i) regimes.push_back(measured.regime(i));
+    link = with_exchange(link, regimes);
+  }
+  return link;
+}
+
 Link read_link(const toml::table& root, std::string_view section, const std::string& source) {
   const toml::node* node = root.get(section);
   if (node == nullptr) {
@@ -259,19 +290,7 @@ Link read_link(const toml::table& root, std::string_view section, const std::str
   if (table == nullptr) {
     throw InputError(fmt::format("{}: [{}] must be a table", source, section));
   }
-  reject_unknown_keys(*table,
-                      {"alpha", "latency", "bandwidth", "L", "o", "g", "G", "regimes", "duplex",
-                       "reverse_traffic"},
-                      source, section);
-  Link link = read_link_figures(*table, std::string(section), source);
-  try {
-    require_valid(link);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: [{}] {}", source, section, e.what()));
-  }
-  read_regimes(*table, section, source, link);
-  read_duplex(*table, section, source, link);  // of the whole link, every regime
-  return link;
+  return read_link_table(*table, std::string(section), source, false);
 }
 
 bool read_flag(const toml::table& root, std::string_view key, const std::string& source) {

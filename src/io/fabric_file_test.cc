@@ -444,5 +444,37 @@ reverse_traffic = 0.05
                        "1.5 is not a fraction"));
 }
 
+TEST(ParseFabric, MeasuredExchangesWithTheirOwnRegimes) {
+  const Topology t = parse_fabric(R"(
+[intra]
+alpha = "1us"
+bandwidth = "10GB/s"
+[intra.exchange]
+alpha = "2us"
+bandwidth = "8GB/s"
+[[intra.exchange.regimes]]
+from = "64KiB"
+alpha = "6us"
+bandwidth = "5GB/s"
+[inter]
+alpha = "2us"
+bandwidth = "25GB/s"
+)", "f.toml");
+  ASSERT_EQ(t.intra.exchange_count, 2u);
+  EXPECT_EQ(t.intra.exchange[0], (LinkRegime{0, 2e-6, 8e9, 0, 0}));
+  EXPECT_EQ(t.intra.exchange[1], (LinkRegime{65536, 6e-6, 5e9, 0, 0}));
+  EXPECT_EQ(t.intra.regime_count(), 1u);
+  EXPECT_FALSE(t.inter.has_exchange());
+  EXPECT_TRUE(contains(error_of("[intra]\nalpha = 1\nbandwidth = 1\n[intra.exchange]\nalpha = 1\n"
+                                "bandwidth = 1\nduplex = \"half\"\n[inter]\nalpha = 1\nbandwidth = 1\n"),
+                       "intra.exchange"));
+  EXPECT_TRUE(contains(error_of("[intra]\nalpha = 1\nbandwidth = 1\nexchange = 3\n"
+                                "[inter]\nalpha = 1\nbandwidth = 1\n"),
+                       "[intra.exchange]"));
+  EXPECT_TRUE(contains(error_of("[intra]\nalpha = 1\nbandwidth = 1\n[intra.exchange]\nalpha = 1\n"
+                                "[inter]\nalpha = 1\nbandwidth = 1\n"),
+                       "intra.exchange"));
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -581,6 +581,19 @@ void read_pingpong_record(const RecordReader& r, const std::string& place, Measu
   if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
 }
 
+// An exchange record: a pair's simultaneous send and receive of `bytes` each way.
+void read_exchange_record(const RecordReader& r, const std::string& place, MeasurementSet& set) {
+  PingPongPoint p;
+  p.from = r.whole("from", 0, kMaxRanks - 1);
+  p.to = r.whole("to", 0, kMaxRanks - 1);
+  p.from_host = r.optional_text("from_host");
+  p.to_host = r.optional_text("to_host");
+  p.bytes = r.size("bytes");
+  p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
+  r.min_median_max("exchange", p.one_way_min_s, p.one_way_median_s, p.one_way_max_s);
+  if (timed(p.one_way_median_s, place, "exchange_median_s", set)) set.exchanges.push_back(p);
+}
+
 void read_collective_record(const RecordReader& r, const std::string& place,
                             MeasurementSet& set) {
   CollectivePoint p;
@@ -718,6 +731,7 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
   set.runs.push_back(scalewall_mpi_run(set.sources.back(), command, envelope));
   const std::size_t series = scalewall_mpi_series(path, command, set.runs.back(), set);
   const std::size_t pingpong_before = set.pingpong.size();
+  const std::size_t exchanges_before = set.exchanges.size();
   const std::size_t collectives_before = set.collectives.size();
   std::int64_t records = 0;
   bool ended = false;
@@ -744,6 +758,8 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
     const RecordReader r(j, place);
     if (kind == "pingpong") {
       read_pingpong_record(r, place, set);
+    } else if (kind == "exchange") {
+      read_exchange_record(r, place, set);
     } else if (kind == "collective") {
       read_collective_record(r, place, set);
     } else if (kind == "arrival") {
@@ -771,6 +787,9 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
         records));
   }
   for (std::size_t i = pingpong_before; i < set.pingpong.size(); ++i) set.pingpong[i].series = series;
+  for (std::size_t i = exchanges_before; i < set.exchanges.size(); ++i) {
+    set.exchanges[i].series = series;
+  }
   for (std::size_t i = collectives_before; i < set.collectives.size(); ++i) {
     set.collectives[i].series = series;
   }

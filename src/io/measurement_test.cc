@@ -437,6 +437,27 @@ TEST(MeasurementFile, ArrivalAndStepRecords) {
   EXPECT_TRUE(set.warnings.empty());
 }
 
+TEST(MeasurementFile, ExchangeRecordsAreKeptApartFromPingPongs) {
+  MeasurementSet set;
+  parse_measurement_text(
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"exchange","kind":"measurement"})"
+      "\n"
+      R"({"record":"exchange","from":0,"to":1,"from_host":"a","to_host":"a","bytes":4096,"iterations":20,"exchange_min_s":3e-6,"exchange_median_s":3.5e-6,"exchange_max_s":9e-6})"
+      "\n"
+      R"({"record":"end","status":"complete","records":1})"
+      "\n",
+      "ex.jsonl", set);
+  EXPECT_TRUE(set.pingpong.empty());
+  ASSERT_EQ(set.exchanges.size(), 1u);
+  EXPECT_EQ(set.exchanges[0].bytes, 4096.0);
+  EXPECT_EQ(set.exchanges[0].from_host, "a");
+  EXPECT_DOUBLE_EQ(set.exchanges[0].one_way_min_s, 3e-6);
+  EXPECT_DOUBLE_EQ(set.exchanges[0].one_way_median_s, 3.5e-6);
+  EXPECT_DOUBLE_EQ(set.exchanges[0].one_way_max_s, 9e-6);
+  EXPECT_EQ(series_label(set, set.exchanges[0].series), "ex.jsonl: scalewall-mpi exchange");
+  EXPECT_TRUE(set.warnings.empty());
+}
+
 TEST(MeasurementFile, ReductionRecords) {
   MeasurementSet set;
   parse_measurement_text(

@@ -320,9 +320,10 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
                                   const CostOptions& gamma) {
   Totals t;
   for (const Phase& ph : schedule) {
-    const Link l = link.at(ph.bytes);
+    const bool two_way = both_ways(ph.pattern);
+    const Link l = two_way ? link.both_ways_at(ph.bytes) : link.at(ph.bytes);
     const auto k = static_cast<double>(ph.repeat);
-    const double both = both_ways(ph.pattern) ? l.bidirectional_factor() : 1.0;
+    const double both = two_way ? l.bidirectional_factor() : 1.0;
     const double latencies = ph.at_once ? 1.0 : k;
     t.steps += ph.at_once ? 1 : ph.repeat;
     t.bytes += k * ph.bytes;
@@ -337,7 +338,8 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
 
 // A schedule on one link that every edge uses alike: the closed form.
 Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOptions& options) {
-  if (link.piecewise() || link.bidirectional_factor() != 1.0 || options.gamma_above.count > 0) {
+  if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
+      options.gamma_above.count > 0) {
     return evaluate_uniform_piecewise(schedule, link, options);
   }
   const double gamma = options.gamma_s_per_byte;
@@ -421,7 +423,7 @@ struct StepTerms {
 };
 
 StepTerms terms_on(const Link& piecewise, double bytes, bool both) {
-  const Link link = piecewise.at(bytes);
+  const Link link = both ? piecewise.both_ways_at(bytes) : piecewise.at(bytes);
   const double f = both ? link.bidirectional_factor() : 1.0;
   return {link.alpha_s, 2.0 * link.overhead_s, bytes * f / link.bandwidth_Bps};
 }
@@ -767,7 +769,8 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   t.reduced = m;  // an interior node reduces both children's halves: 2 c per chunk, k chunks
   t.compute_s = m * options.gamma_at(chunk);
   const std::optional<Link> uniform = uniform_link(topo);
-  if (uniform && !uniform->piecewise() && uniform->bidirectional_factor() == 1.0) {
+  if (uniform && !uniform->piecewise() && uniform->bidirectional_factor() == 1.0 &&
+      !uniform->has_exchange()) {
     t.latency_s = static_cast<double>(t.steps) * uniform->alpha_s;
     t.overhead_s = static_cast<double>(t.steps) * 2.0 * uniform->overhead_s;
     t.bandwidth_s = t.bytes / uniform->bandwidth_Bps;
@@ -777,9 +780,9 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   const Link across = uniform ? *uniform
                               : crossing_link(topo, std::min<std::int64_t>(2, topo.ranks_per_node));
   const auto pace = [&](double message_bytes) {
-    const Link a = across.at(message_bytes);
+    const Link a = across.both_ways_at(message_bytes);
     if (uniform) return a;
-    const Link i = topo.intra.at(message_bytes);
+    const Link i = topo.intra.both_ways_at(message_bytes);
     const auto time = [&](const Link& l) {
       return l.alpha_s + 4.0 * message_bytes * l.bidirectional_factor() / l.bandwidth_Bps;
     };

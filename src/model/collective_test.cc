@@ -1909,6 +1909,54 @@ TEST(Duplex, ReverseTrafficSlowsOnlyStepsThatSendAndReceive) {
   EXPECT_DOUBLE_EQ(rd.bandwidth_s, (2 * 1e6 + 1.05 * 1e6) / kLink.bandwidth_Bps);
 }
 
+// Measured exchanges price the steps where every rank sends and receives, each message in
+// the exchange regime of its size, with no duplex factor on top; one-way steps keep the
+// link's own regimes.
+TEST(Duplex, MeasuredExchangesPriceTheStepsThatSendAndReceive) {
+  const LinkRegime exchange[] = {{0, 3e-6, 2e9, 0, 0}, {65536, 9e-6, 6e9, 0, 0}};
+  Link link = kLink;
+  link.half_duplex = true;  // not applied where the exchanges price a step
+  link = with_exchange(link, exchange);
+  EXPECT_TRUE(link.has_exchange());
+  EXPECT_EQ(link.both_ways_at(1000).alpha_s, 3e-6);
+  EXPECT_EQ(link.both_ways_at(65536).bandwidth_Bps, 6e9);
+  EXPECT_EQ(link.both_ways_at(65536).bidirectional_factor(), 1.0);
+  EXPECT_EQ(link.at(65536).alpha_s, kLink.alpha_s);
+  // Ring on 2 ranks: two exchanges of m/2 (the reduce-scatter's and the all-gather's).
+  const double m = 1e6;
+  const CollectiveCost ring = allreduce_cost(Algorithm::kRing, 2, m, link);
+  EXPECT_EQ(ring.steps, 2);
+  EXPECT_DOUBLE_EQ(ring.latency_s, 2 * 9e-6);
+  EXPECT_DOUBLE_EQ(ring.bandwidth_s, 2 * (m / 2) / 6e9);
+  // Recursive doubling on 8 ranks: three exchanges of m; on 3 ranks the fold in and out are
+  // one-way, on the link's own figures (half duplex does not touch a one-way step).
+  const CollectiveCost rd = allreduce_cost(Algorithm::kRecursiveDoubling, 8, m, link);
+  EXPECT_DOUBLE_EQ(rd.latency_s, 3 * 9e-6);
+  EXPECT_DOUBLE_EQ(rd.bandwidth_s, 3 * m / 6e9);
+  const CollectiveCost rd3 = allreduce_cost(Algorithm::kRecursiveDoubling, 3, 1000, link);
+  EXPECT_DOUBLE_EQ(rd3.latency_s, 2 * kLink.alpha_s + 3e-6);
+  EXPECT_DOUBLE_EQ(rd3.bandwidth_s, 2 * 1000 / kLink.bandwidth_Bps + 1000 / 2e9);
+  // A binomial broadcast has no step that sends and receives: the exchanges change nothing.
+  const auto bcast = [m](const Link& l) {
+    return collective_cost(Op::kBroadcast, {Algorithm::kBinomialTree}, 8, m, l).total_s;
+  };
+  EXPECT_DOUBLE_EQ(bcast(link), bcast(kLink));
+  // A shared NIC scales the exchanges with the link; both evaluations still agree.
+  const Topology t = two_level(4, 4, link, link, 2);
+  EXPECT_DOUBLE_EQ(t.shared_inter(4).both_ways_at(1e6).bandwidth_Bps, 3e9);
+  for (const auto& [op, spec] : every_op_algorithm()) {
+    for (const double bytes : {4096.0, 3e7}) {
+      expect_same_cost(collective_cost(op, spec, bytes, t),
+                       detail::collective_cost_by_edges(op, spec, bytes, t), 1e-12,
+                       describe(op, spec, t.ranks(), bytes));
+    }
+  }
+  // Exchange regimes are checked as a link's are.
+  const LinkRegime descending[] = {{0, 3e-6, 2e9, 0, 0}, {0, 9e-6, 6e9, 0, 0}};
+  EXPECT_TRUE(contains(input_error_of([&] { with_exchange(kLink, descending); }),
+                       "ascending"));
+}
+
 TEST(Duplex, AHalfDuplexLinkSharesOneRateBetweenTheDirections) {
   Link half = kLink;
   half.half_duplex = true;

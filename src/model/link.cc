@@ -75,6 +75,26 @@ Link Link::at(double bytes) const {
   return one;
 }
 
+Link Link::both_ways_at(double bytes) const {
+  if (exchange_count == 0) return at(bytes);
+  std::size_t i = 0;
+  while (i + 1 < exchange_count && exchange[i + 1].from_bytes <= bytes) ++i;
+  const LinkRegime& r = exchange[i];
+  return Link{r.alpha_s, r.bandwidth_Bps, r.overhead_s, r.gap_s};
+}
+
+Link with_exchange(Link link, std::span<const LinkRegime> exchange) {
+  const Link own = piecewise_link(exchange);  // checks the regimes
+  for (std::size_t i = 0; i < own.regime_count(); ++i) link.exchange[i] = own.regime(i);
+  link.exchange_count = own.regime_count();
+  return link;
+}
+
+Link exchange_link(const Link& link) {
+  if (link.exchange_count == 0) return link;
+  return piecewise_link(std::span<const LinkRegime>(link.exchange.data(), link.exchange_count));
+}
+
 Link piecewise_link(std::span<const LinkRegime> regimes) {
   if (regimes.empty() || regimes.size() > kMaxLinkRegimes) {
     throw InputError(fmt::format("a link has 1 to {} size regimes, not {}", kMaxLinkRegimes,
@@ -94,6 +114,14 @@ Link piecewise_link(std::span<const LinkRegime> regimes) {
 
 void require_valid(const Link& link) {
   SCALEWALL_CHECK(link.above_count < kMaxLinkRegimes);
+  SCALEWALL_CHECK(link.exchange_count <= kMaxLinkRegimes);
+  if (link.exchange_count > 0) {
+    try {
+      exchange_link(link);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("exchange regimes: {}", e.what()));
+    }
+  }
   if (!(link.reverse_traffic >= 0.0) || !(link.reverse_traffic < 1.0)) {
     throw InputError(fmt::format(
         "link reverse traffic {} must be a fraction of the bytes, at least 0 and below 1",

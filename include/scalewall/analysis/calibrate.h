@@ -303,6 +303,11 @@ std::vector<std::string> pool_series(MeasurementSet& set);
 // InputError naming the series (and --pool) when they are of several.
 std::vector<PingPongPoint> link_points(const MeasurementSet& set);
 
+// The exchange points (scalewall-mpi exchange) their link regimes are fitted to: every one,
+// when they are of one series; none when the set has none. Throws InputError naming the
+// series (and --pool) when they are of several.
+std::vector<PingPongPoint> exchange_points(const MeasurementSet& set);
+
 // The ring-equivalent ping-pong of a collective series, for logs that hold no ping-pong
 // (nccl-tests, osu_allreduce, IMB Allreduce): a ring all-reduce of m bytes on N ranks is
 // 2(N - 1) steps of one message of m/N (reduce-scatter and all-gather N - 1), so each point
@@ -412,15 +417,25 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
 Topology calibrated_topology(const PiecewiseFit& fit, std::optional<double> gap_s,
                              std::int64_t nodes, const std::string& name);
 
+// `topology` with the exchange fit's regimes (fit.link()'s) as the exchange regimes of both
+// its links (link.h: they price every step where each rank both sends and receives).
+Topology with_exchange_fit(Topology topology, const PiecewiseFit& exchange);
+
+// piecewise_fit_warnings of an exchange fit, each line prefixed "exchange fit: ".
+std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
+
 // The fabric file text (fabric_file.h's TOML) for `topology`, every value in SI units at
 // full precision, with comments: which files it was calibrated from, the fit's quality per
 // regime, and a "# WARNING: " line for each of piecewise_fit_warnings(fit); with a gamma fit,
 // the topology's gamma with that fit's quality and warnings. A piecewise link is written as
 // its first regime and [[<section>.regimes]] tables. load_fabric_file reads it back to the
 // same Topology.
+// With an exchange fit, its quality per regime and its warnings likewise, and the exchange
+// regimes as [<section>.exchange] tables.
 std::string fabric_toml(const Topology& topology, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources,
-                        const GammaFit* gamma = nullptr);
+                        const GammaFit* gamma = nullptr,
+                        const PiecewiseFit* exchange = nullptr);
 
 }  // namespace scalewall
 

@@ -42,6 +42,14 @@
 //   alpha = "5us"                 # L, o, g, G); the section's own figures price messages
 //   bandwidth = "48GB/s"          # below the first `from`. Ascending, at most 10 in all.
 //
+//   [inter.exchange]              # optional: measured exchanges (both ranks send at once;
+//   alpha = "3us"                 # scalewall-mpi exchange, calibrate fits them): a step where
+//   bandwidth = "30GB/s"          # every rank sends and receives is priced by these, with
+//   [[inter.exchange.regimes]]    # their own regimes, instead of the one-way figures x the
+//   from = "64KiB"                # duplex factor (link.h). Figures and regimes as above; no
+//   alpha = "9us"                 # duplex keys.
+//   bandwidth = "20GB/s"
+//
 // Unknown keys are errors (a typo must not silently fall back to a default). Every error is an
 // InputError naming the file, and where it applies the key and the line.
 #ifndef SCALEWALL_FABRIC_FILE_H_

@@ -192,6 +192,10 @@ struct MeasurementSet {
   std::vector<MeasurementRun> runs;  // one per file read, in the order of `sources`
   std::vector<std::string> warnings; // e.g. "run.jsonl: incomplete (no end record)"
   std::vector<PingPongPoint> pingpong;
+  // scalewall-mpi exchange: both ranks of a pair send `bytes` to each other at once; the
+  // one_way_* fields hold the time of one whole exchange (what a ring or recursive-doubling
+  // step costs a rank), not half a round trip.
+  std::vector<PingPongPoint> exchanges;
   std::vector<CollectivePoint> collectives;
   std::vector<ArrivalPoint> arrivals;
   std::vector<StepPoint> steps;

@@ -88,6 +88,14 @@ struct Link {
   // cost bidirectional_factor() times their one-way time.
   bool half_duplex = false;     // default: full duplex
   double reverse_traffic = 0;   // >= 0, below 1. Default: 0
+  // Measured exchanges (scalewall-mpi exchange: both ranks of a pair send m bytes to each
+  // other at once), as size regimes of their own, the first from 0 B. When there are any, a
+  // step where every rank both sends and receives prices its messages here, in the regime of
+  // their size, and bidirectional_factor() does not apply to it: the measurement already holds
+  // whatever the two directions cost each other (a shared memory bus, a half-duplex wire, the
+  // progress engine serving both). None (the default): one-way regimes x bidirectional_factor().
+  std::array<LinkRegime, kMaxLinkRegimes> exchange{};
+  std::size_t exchange_count = 0;
 
   double beta_s_per_byte() const { return 1.0 / bandwidth_Bps; }
   // (1 + reverse_traffic), doubled on a half-duplex link: 1 for a plain full-duplex link.
@@ -105,6 +113,11 @@ struct Link {
   std::size_t regime_index(double bytes) const;
   // The one-regime link that prices a message of `bytes` bytes.
   Link at(double bytes) const;
+  // The one-regime link that prices a message of `bytes` bytes in a step where every rank
+  // both sends and receives: the exchange regime of that size (full duplex, no reverse
+  // traffic: bidirectional_factor() is 1) when the link has exchange regimes, else at(bytes).
+  Link both_ways_at(double bytes) const;
+  bool has_exchange() const { return exchange_count > 0; }
   // The same link with fn(LinkRegime&) applied to every regime (a NIC shared by several
   // streams, an injection gap added to alpha, a degraded link): from_bytes must not change.
   template <typename Fn>
@@ -123,6 +136,13 @@ Link link_from_loggp(double L_s, double o_s, double g_s, double bandwidth_Bps);
 // kMaxLinkRegimes regimes, the first from 0 B, the others strictly ascending and finite, each
 // valid as below.
 Link piecewise_link(std::span<const LinkRegime> regimes);
+
+// `link` with the exchange regimes of `exchange` (its own regimes, as piecewise_link takes
+// them: 1 to kMaxLinkRegimes, the first from 0 B, ascending). REQUIRES as piecewise_link.
+Link with_exchange(Link link, std::span<const LinkRegime> exchange);
+
+// The exchange regimes of `link` as a link of their own (the one-way regimes when it has none).
+Link exchange_link(const Link& link);
 
 // Throws InputError unless, in every regime, alpha > 0 and bandwidth > 0, both finite, and
 // overhead and gap are finite and >= 0 (overhead at most alpha / 2), and the regimes start
@@ -173,6 +193,11 @@ Link Link::each_regime(Fn&& fn) const {
     const double from = out.above[i].from_bytes;
     fn(out.above[i]);
     out.above[i].from_bytes = from;
+  }
+  for (std::size_t i = 0; i < exchange_count; ++i) {
+    const double from = out.exchange[i].from_bytes;
+    fn(out.exchange[i]);
+    out.exchange[i].from_bytes = from;
   }
   return out;
 }
