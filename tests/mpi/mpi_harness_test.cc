@@ -796,5 +796,56 @@ TEST(MpiHelp, ListsTheModesWithoutALauncher) {
   EXPECT_NE(version.out.find(SCALEWALL_VERSION_TEXT), std::string::npos) << version.out;
 }
 
+// exchange: one record per size with the exchange's min <= median <= max, a live table, and
+// calibrate fits the file into [<link>.exchange] regimes that the collective cost then uses.
+TEST(MpiExchange, SweepThenCalibrateWritesExchangeRegimes) {
+  const std::filesystem::path dir = ::testing::TempDir();
+  const std::string exchange = (dir / "scalewall_exchange.jsonl").string();
+  const std::string pingpong = (dir / "scalewall_exchange_pingpong.jsonl").string();
+  const std::string fabric = (dir / "scalewall_exchange_fabric.toml").string();
+  const MpiResult result = run_mpi(2, {"exchange", "--max-bytes", "64KiB", "-n", "5", "-w",
+                                       "1", "--out", exchange});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const Jsonl file = parse_jsonl(read_text(exchange));
+  expect_well_formed(file, "exchange", "exchange", 2);
+  ASSERT_EQ(file.records.size(), 18u);  // 0 and 1, 2, 4, ..., 64 KiB
+  for (const auto& r : file.records) {
+    EXPECT_EQ(r["from"], 0);
+    EXPECT_EQ(r["to"], 1);
+    EXPECT_EQ(r["iterations"], 5);
+    EXPECT_FALSE(r.contains("one_way_median_s")) << r.dump();
+    EXPECT_LE(r["exchange_min_s"].get<double>(), r["exchange_median_s"].get<double>());
+    EXPECT_LE(r["exchange_median_s"].get<double>(), r["exchange_max_s"].get<double>());
+    EXPECT_GT(r["exchange_min_s"].get<double>(), 0.0);
+  }
+  EXPECT_NE(result.err.find("# exchange 0<->1"), std::string::npos) << result.err;
+  EXPECT_EQ(table_rows(result.err).size(), 18u) << result.err;
+
+  const MpiResult pp = run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "-n", "5", "--out",
+                                   pingpong});
+  ASSERT_EQ(pp.exit_code, 0) << describe(pp);
+  const MpiResult cal = run_scalewall_cli(
+      {"calibrate", pingpong, exchange, "--regimes", "1", "--out", fabric, "--format", "json"});
+  ASSERT_EQ(cal.exit_code, 0) << describe(cal);
+  const nlohmann::json fit = nlohmann::json::parse(cal.out);
+  ASSERT_EQ(fit["exchange_regime_count"], 1) << cal.out;
+  ASSERT_EQ(fit["exchange_regimes"].size(), 1u) << cal.out;
+  const std::string toml = read_text(fabric);
+  EXPECT_NE(toml.find("[inter.exchange]"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("[intra.exchange]"), std::string::npos) << toml;
+  // A 2-rank recursive doubling is one exchange of m: its cost is the exchange line at m.
+  {
+    const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "4KiB",
+                                              "--ranks", "2", "--algorithms",
+                                              "recursive-doubling", "--format", "json"});
+    ASSERT_EQ(coll.exit_code, 0) << describe(coll);
+    const nlohmann::json cost = nlohmann::json::parse(coll.out);
+    const auto& r = fit["exchange_regimes"][0];
+    EXPECT_NEAR(cost["algorithms"][0]["total_s"].get<double>(),
+                r["alpha_s"].get<double>() + 4096 / r["bandwidth_Bps"].get<double>(), 1e-12)
+        << coll.out;
+  }
+}
+
 }  // namespace
 }  // namespace scalewall::testing

@@ -230,6 +230,15 @@ void expect_record(const nlohmann::json& r, const std::string& kind, int ranks) 
     expect_number(r, "one_way_median_s");
     expect_number(r, "one_way_max_s");
     expect_ordered(r, "one_way_min_s", "one_way_median_s", "one_way_max_s");
+  } else if (kind == "exchange") {
+    expect_integer(r, "from", 0, ranks - 1);
+    expect_integer(r, "to", 0, ranks - 1);
+    expect_number(r, "bytes");
+    expect_integer(r, "iterations", 1, 1'000'000'000);
+    expect_number(r, "exchange_min_s");
+    expect_number(r, "exchange_median_s");
+    expect_number(r, "exchange_max_s");
+    expect_ordered(r, "exchange_min_s", "exchange_median_s", "exchange_max_s");
   } else if (kind == "collective") {
     expect_string(r, "op");
     expect_string(r, "algorithm");
