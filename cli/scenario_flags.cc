@@ -245,12 +245,15 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
   }
   if (!flags.selector.empty()) {
     s.settings.selector = with_flag("--selector", [&] { return parse_call_selector(flags.selector); });
-    if (s.settings.selector == CallSelector::kNccl &&
-        !(s.network.fabric && s.network.fabric->rank_kind == RankKind::kGpu)) {
-      throw InputError(
-          "--selector nccl: NCCL's choice needs a fabric whose ranks are GPUs (a GPU preset, or "
-          "a fabric file with ranks = \"gpu\")");
-    }
+  }
+  // Checked after every flag: --fabric may have replaced the GPU fabric network.selector chose
+  // NCCL for.
+  if (s.settings.selector == CallSelector::kNccl &&
+      !(s.network.fabric && s.network.fabric->rank_kind == RankKind::kGpu)) {
+    throw InputError(fmt::format(
+        "{} nccl: NCCL's choice needs a fabric whose ranks are GPUs (a GPU preset, or a fabric "
+        "file with ranks = \"gpu\")",
+        flags.selector.empty() ? "network.selector" : "--selector"));
   }
   if (!flags.compression_ratio.empty()) {
     s.settings.compression_ratio = flag_number("--compression-ratio", flags.compression_ratio);

@@ -306,6 +306,7 @@ struct NetworkRead {
   Network network;
   NetworkForm form = NetworkForm::kBusbw;
   std::optional<AlgorithmSpec> algorithm;
+  CallSelector selector = CallSelector::kAuto;
   CostOptions cost;
 };
 
@@ -316,7 +317,8 @@ void check_network_form(const Section& n) {
               "give network.fabric (a fabric file), network.alpha with network.bandwidth "
               "(a flat link), or network.busbw (a measured all-reduce bus bandwidth)");
   }
-  n.reject_unknown({"fabric", "alpha", "bandwidth", "busbw", "algorithm", "gamma", "tree_chunk"});
+  n.reject_unknown(
+      {"fabric", "alpha", "bandwidth", "busbw", "algorithm", "selector", "gamma", "tree_chunk"});
   std::vector<std::string_view> forms;
   for (const char* key : {"fabric", "bandwidth", "busbw"}) {
     if (n.has(key)) forms.push_back(key);
@@ -451,6 +453,19 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
     read_busbw_form(n, out);
   }
   out.algorithm = read_network_algorithm(n, out.form);
+  if (n.has("selector")) {
+    try {
+      out.selector = parse_call_selector(n.text("selector"));
+    } catch (const InputError& e) {
+      n.fail("selector", e.what());
+    }
+    const bool gpu = out.network.fabric && out.network.fabric->rank_kind == RankKind::kGpu;
+    if (out.selector == CallSelector::kNccl && !gpu) {
+      n.fail("selector",
+             "NCCL's choice needs a fabric whose ranks are GPUs (a GPU preset such as "
+             "\"dgx-h100\", or a fabric file with ranks = \"gpu\")");
+    }
+  }
   // A fabric's gamma is the default; network.gamma replaces it.
   if (out.network.fabric) {
     out.cost.gamma_s_per_byte = out.network.fabric->gamma_s_per_byte;
@@ -777,6 +792,7 @@ ScenarioFile parse_scenario(std::string_view toml_text, const std::string& sourc
   NetworkRead network = read_network(section(root, source_name, "network"), base_dir);
   s.network = std::move(network.network);
   s.settings.algorithm = network.algorithm;
+  s.settings.selector = network.selector;
   s.settings.cost = network.cost;
   s.variance = read_variance(section(root, source_name, "variance"));
   read_remedies(section(root, source_name, "remedies"), network.form, &s);

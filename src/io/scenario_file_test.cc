@@ -345,6 +345,17 @@ TEST(ScenarioFile, AutoAlgorithmIsTheCheapest) {
   EXPECT_FALSE(s.settings.algorithm.has_value());
 }
 
+// network.selector: what prices each all-reduce, as --selector; nccl needs GPU ranks.
+TEST(ScenarioFile, SelectorKeyChoosesWhatPricesEachCall) {
+  const std::string gpu = std::string(kWorkload) + "[network]\nfabric = \"dgx-h100\"\n";
+  EXPECT_EQ(parse(gpu).scenario.settings.selector, CallSelector::kAuto);
+  EXPECT_EQ(parse(gpu + "selector = \"mpi\"\n").scenario.settings.selector, CallSelector::kMpi);
+  EXPECT_EQ(parse(gpu + "selector = \"nccl\"\n").scenario.settings.selector, CallSelector::kNccl);
+  expect_error(fabric_scenario("selector = \"nccl\"\n"),
+               {"network.selector", "line 8", "ranks are GPUs"});
+  expect_error(gpu + "selector = \"nvls\"\n", {"network.selector", "unknown selector 'nvls'"});
+}
+
 TEST(ScenarioFile, PlacementOverridesTheFabricsAndItsExplicitList) {
   TempDir dir;
   dir.write("fabric.toml",

@@ -37,6 +37,9 @@
 //   # [network.fabric_inline] ...            # (not supported: put fabrics in their own file)
 //   algorithm = "auto"                     # auto (cheapest per call) or an all-reduce name;
 //                                          #   not with busbw; hierarchical-* needs a fabric
+//   selector = "auto"                      # what prices each all-reduce: auto (nccl on a
+//                                          #   fabric of GPU ranks, mpi otherwise), nccl
+//                                          #   (NCCL's choice; GPU fabrics only) or mpi
 //   gamma = "0ns"                          # reduction cost per byte (default 0)
 //   tree_chunk = "512KiB"                  # double binary tree chunk (default 512 KiB)
 //
