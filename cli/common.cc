@@ -212,6 +212,16 @@ std::string describe_topology(const Topology& t) {
     if (l.gap_s > 0 || l.overhead_s > 0) {
       text += fmt::format(", o {}, g {}", format_seconds(l.overhead_s), format_seconds(l.gap_s));
     }
+    // The further regimes, each from its size: "; from 64 KiB 5 us, 48 GB/s".
+    for (std::size_t i = 1; i < l.regime_count(); ++i) {
+      const LinkRegime r = l.regime(i);
+      text += fmt::format("; from {} {}, {}", format_bytes(r.from_bytes), format_seconds(r.alpha_s),
+                          format_rate(r.bandwidth_Bps));
+    }
+    if (l.has_exchange()) {
+      text += fmt::format(" (steps that send and receive: {} measured exchange regime{})",
+                          l.exchange_count, l.exchange_count == 1 ? "" : "s");
+    }
     return text;
   };
   if (t.kind == TopologyKind::kFlatLink) return fmt::format("flat link: {}", link(t.inter));

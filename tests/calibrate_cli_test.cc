@@ -244,6 +244,17 @@ TEST(CalibrateCli, RingEquivalentLinkFromAnNcclTestsLog) {
   std::ifstream in(out);
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_TRUE(contains(text, "[[inter.regimes]]")) << text;
+  // The table names every regime of the fabric's links, not only the first.
+  const CliResult shown = run_scalewall({"collective", "--fabric", out, "--ranks", "16",
+                                         "--bytes", "1GiB", "--algorithms", "ring"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const std::size_t regimes = j["regimes"].size();
+  std::size_t from = 0;
+  for (std::size_t at = shown.out.find("; from "); at != std::string::npos;
+       at = shown.out.find("; from ", at + 1)) {
+    ++from;
+  }
+  EXPECT_EQ(from, 2 * (regimes - 1)) << shown.out;  // intra and inter, each past its first
   const CliResult both = run_scalewall(
       {"calibrate", data("scalewall_pingpong.jsonl"), log, "--ring-equivalent"});
   EXPECT_EQ(both.exit_code, 2);
