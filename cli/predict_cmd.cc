@@ -187,6 +187,12 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
   report.notes.push_back(
       "gain = baseline time per unit of work / the remedy's (accumulation and a bigger batch do "
       "more work per step); below 1% counts as no gain.");
+  if (!w.decomposition.name.empty() && !w.decomposition.applicable) {
+    report.notes.push_back(
+        "change the decomposition (tensor, pipeline, sharded data parallelism) needs the job as "
+        "a transformer scenario: [model] hidden, heads, layers, seq, vocab; [training] "
+        "global_batch; [system] gpu, fabric, gpus (examples/gpt3-175b-a100-plan.toml).");
+  }
   return report;
 }
 

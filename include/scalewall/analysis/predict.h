@@ -114,9 +114,8 @@ struct WhatIf {
 // The name of the decomposition remedy, and what a data-parallel scenario lacks for it.
 inline constexpr std::string_view kChangeDecomposition = "change the decomposition";
 inline constexpr std::string_view kDecompositionNeeds =
-    "not applicable: the split search needs the model's shape and the GPU; write the job as a "
-    "transformer scenario ([model] hidden, heads, layers, seq, vocab; [training] global_batch; "
-    "[system] gpu, fabric, gpus) and run predict --what-if on it";
+    "not applicable: needs the model's shape and the GPU (a transformer scenario, "
+    "docs/scenarios.md); predict --what-if on one ranks the splits";
 
 WhatIf what_if(const Scenario& scenario, std::int64_t ranks, const WhatIfOptions& options = {});
 
