@@ -121,7 +121,7 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
     t.fabric_name = flags.network.fabric;
   }
   if (has_fabric_overrides(flags.network)) apply_fabric_overrides(flags.network, t.job.fabric);
-  file.network_description = describe_scenario_fabric(t.job.fabric);
+  file.network_description = describe_node_fabric(t.job.fabric);
   const SplitConstraints& c = t.parallel;
   const std::int64_t product = c.degrees_fixed() ? *c.tp * *c.pp * *c.dp : 0;
   if (!f.gpus.empty()) {

@@ -621,17 +621,31 @@ std::string describe(const Scenario& scenario, NetworkForm form) {
 
 }  // namespace
 
-std::string describe_scenario_fabric(const Topology& t) {
+namespace {
+
+// "fabric NAME (" + `nodes` + ", K NICs per node; intra ..., inter ...; placement; nominal)".
+std::string fabric_words(const Topology& t, const std::string& nodes) {
   std::string text = fmt::format(
-      "fabric {} ({} node{} x {} ranks, {} NIC{} per node; intra {} at {}, inter {} at {}",
-      t.name, t.nodes, t.nodes == 1 ? "" : "s", t.ranks_per_node, t.nics_per_node,
-      t.nics_per_node == 1 ? "" : "s",
-      format_seconds(t.intra.alpha_s), format_rate(t.intra.bandwidth_Bps),
-      format_seconds(t.inter.alpha_s), format_rate(t.inter.bandwidth_Bps));
+      "fabric {} ({}, {} NIC{} per node; intra {} at {}, inter {} at {}", t.name, nodes,
+      t.nics_per_node, t.nics_per_node == 1 ? "" : "s", format_seconds(t.intra.alpha_s),
+      format_rate(t.intra.bandwidth_Bps), format_seconds(t.inter.alpha_s),
+      format_rate(t.inter.bandwidth_Bps));
   if (t.inter.gap_s > 0) text += fmt::format(", gap {}", format_seconds(t.inter.gap_s));
   if (t.oversubscription > 1) text += fmt::format("; oversubscribed {:g}:1", t.oversubscription);
   text += fmt::format("; {}; {})", placement_name(t.placement), t.nominal ? "nominal" : "measured");
   return text;
+}
+
+}  // namespace
+
+std::string describe_scenario_fabric(const Topology& t) {
+  return fabric_words(t, fmt::format("{} node{} x {} ranks", t.nodes, t.nodes == 1 ? "" : "s",
+                                     t.ranks_per_node));
+}
+
+std::string describe_node_fabric(const Topology& t) {
+  return fabric_words(t, fmt::format("nodes of {} rank{}", t.ranks_per_node,
+                                     t.ranks_per_node == 1 ? "" : "s"));
 }
 
 namespace {
@@ -754,7 +768,7 @@ void read_transformer(const toml::table& root, const std::string& source,
   const Section v = section(root, source, "variance");
   v.reject_unknown({"sigma"});
   if (v.has("sigma")) t.job.sigma = v.fraction("sigma", 0.0, 1.0);
-  file.network_description = describe_scenario_fabric(t.job.fabric);
+  file.network_description = describe_node_fabric(t.job.fabric);
   file.network_is_fabric_file = true;
   file.transformer = std::move(t);
 }

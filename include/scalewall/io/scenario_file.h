@@ -156,6 +156,10 @@ ScenarioFile load_scenario_file(const std::string& path);
 // the command line put in place or changed.
 std::string describe_scenario_fabric(const Topology& t);
 
+// The same for a transformer scenario's fabric, a node type whose count follows the GPUs:
+// "fabric dgx-a100 (nodes of 8 ranks, 8 NICs per node; ...)".
+std::string describe_node_fabric(const Topology& t);
+
 // Parses scenario TOML held in memory; `source_name` names it in errors (and, without a name
 // key, names the scenario by its stem) and `base_dir` resolves a relative fabric path (empty:
 // the working directory).
