@@ -402,7 +402,7 @@ ParallelSplit SplitConstraints::defaults() const {
   s.sequence_parallel = sequence_parallel.value_or(false);
   s.recompute = recompute.value_or(Recompute::kNone);
   s.zero = zero.value_or(0);
-  s.dp_overlap = dp_overlap.value_or(true);
+  s.dp_overlap = dp_overlap.value_or(false);
   return s;
 }
 

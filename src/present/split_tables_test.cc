@@ -39,7 +39,7 @@ TEST(SplitTables, FieldsCarryTheContractKeys) {
   EXPECT_DOUBLE_EQ(j["memory_per_gpu_bytes"].get<double>(), 40e9);
   EXPECT_DOUBLE_EQ(j["step_s"].get<double>(), 10.0);
   EXPECT_EQ(j["split"], "tp 8, pp 4, dp 2, micro-batch 1, interleave 1, recompute none, zero 0, "
-                        "sequence parallel off, dp overlap on");
+                        "sequence parallel off, dp overlap off");
 }
 
 TEST(SplitTables, BreakdownSharesSumToTheStep) {
@@ -56,11 +56,11 @@ TEST(SplitTables, RunnersUpSayWhatGrewAndWhatDoesNotFit) {
   const SplitStep best = step_of(8, 1, 1, true);
   EXPECT_EQ(alternative_line("#2", step_of(8, 3, 1.5, true), best),
             "#2 (tp 8, pp 4, dp 2, micro-batch 1, interleave 1, recompute none, zero 0, sequence "
-            "parallel off, dp overlap on): step 12.5 s, 25% slower than the best (+2 s pp "
+            "parallel off, dp overlap off): step 12.5 s, 25% slower than the best (+2 s pp "
             "bubble, +500 ms dp comm)");
   EXPECT_EQ(alternative_line("pure data parallel", step_of(8, 0, 1, false), best),
             "pure data parallel (tp 8, pp 4, dp 2, micro-batch 1, interleave 1, recompute none, "
-            "zero 0, sequence parallel off, dp overlap on): does not fit, needs 85 GB per GPU of "
+            "zero 0, sequence parallel off, dp overlap off): does not fit, needs 85 GB per GPU of "
             "80 GB (lacks 5 GB)");
   SplitSearch s;
   s.ranked = {best, step_of(9, 1, 1, true)};

@@ -59,7 +59,7 @@ struct ParallelSplit {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
   int zero = 0;                   // 0 .. 3 (3: FSDP-style full sharding)
-  bool dp_overlap = true;
+  bool dp_overlap = false;          // Megatron-LM without --overlap-grad-reduce
   bool scatter_pp_transfers = true;  // send 1/t of each activation per TP rank (Narayanan 4.1)
   std::int64_t gpus() const { return tp * pp * dp; }
 };
@@ -76,7 +76,7 @@ struct SplitConstraints {
   // taking their defaults (defaults()).
   bool degrees_fixed() const { return tp && pp && dp; }
   // The split with every open choice at its default: degrees 1, micro-batch 1, interleave 1,
-  // no sequence parallelism, no recomputation, ZeRO 0, dp_overlap on.
+  // no sequence parallelism, no recomputation, ZeRO 0, dp_overlap off.
   ParallelSplit defaults() const;
 };
 
