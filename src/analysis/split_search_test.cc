@@ -195,6 +195,21 @@ TEST(SplitSearch, OneTrillionOn3072FindsTensorInsideAndPipelineAcross) {
   }
 }
 
+// GPT-3 175B on 1024 A100s with nothing set: the papers' kind of split (tensor parallelism
+// inside the node, pipeline parallelism across nodes), with dp_overlap at its default, off.
+TEST(SplitSearch, Gpt3On1024A100sKeepsTensorInsideAndPipelineAcross) {
+  const TransformerJob job = gpt_job(12288, 96, 96, 2048);
+  const SplitSearch s = search_splits(job, 1024, {}, 3);
+  ASSERT_FALSE(s.ranked.empty());
+  const SplitStep& best = s.ranked.front();
+  EXPECT_TRUE(best.fits);
+  EXPECT_FALSE(best.split.dp_overlap);
+  EXPECT_GE(best.split.tp, 2);
+  EXPECT_LE(best.split.tp, job.fabric.ranks_per_node);
+  EXPECT_GT(best.split.pp, 1);
+  EXPECT_LT(best.split.zero, 3);
+}
+
 TEST(SplitSearch, ASplitThatDoesNotFitIsNeverTheAnswer) {
   // 175B on 64 GPUs of 40 GB: nothing fits; the least lacking comes first, marked as such.
   TransformerJob job = gpt_job(12288, 96, 96, 1536);
