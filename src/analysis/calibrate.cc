@@ -1202,11 +1202,9 @@ std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange) {
 
 namespace {
 
-// The comment lines on the exchange fit: each regime and the warnings.
-std::string exchange_comment(const PiecewiseFit& fit) {
-  std::string out = fmt::format(
-      "# Exchanges (both ranks send at once), segmented least squares over {} sizes ({}):\n",
-      fit.single.points.size(), toml_comment_text(fit.rule));
+// One comment line per regime of a fit: its start, sizes, line and R^2.
+std::string regime_comment_lines(const PiecewiseFit& fit) {
+  std::string out;
   for (std::size_t i = 0; i < fit.regimes.size(); ++i) {
     const HockneyFit& r = fit.regimes[i].fit;
     out += fmt::format("#   {}. from {}: {} sizes {} .. {}, alpha {}, bandwidth {}, R^2 = {:.6f}\n",
@@ -1214,6 +1212,15 @@ std::string exchange_comment(const PiecewiseFit& fit) {
                        format_bytes(r.min_bytes), format_bytes(r.max_bytes),
                        format_seconds(r.alpha_s), format_rate(r.bandwidth_Bps), r.r_squared);
   }
+  return out;
+}
+
+// The comment lines on the exchange fit: each regime and the warnings.
+std::string exchange_comment(const PiecewiseFit& fit) {
+  std::string out = fmt::format(
+      "# Exchanges (both ranks send at once), segmented least squares over {} sizes ({}):\n",
+      fit.single.points.size(), toml_comment_text(fit.rule));
+  out += regime_comment_lines(fit);
   for (const std::string& w : exchange_fit_warnings(fit)) {
     out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
   }
@@ -1233,13 +1240,7 @@ std::string fit_comment(const PiecewiseFit& fit) {
   if (fit.regimes.size() > 1) {
     out += fmt::format("# Size regimes (segmented least squares; {}):\n",
                        toml_comment_text(fit.rule));
-    for (std::size_t i = 0; i < fit.regimes.size(); ++i) {
-      const HockneyFit& r = fit.regimes[i].fit;
-      out += fmt::format("#   {}. from {}: {} sizes {} .. {}, alpha {}, bandwidth {}, R^2 = {:.6f}\n",
-                         i + 1, format_bytes(fit.regimes[i].from_bytes), r.points.size(),
-                         format_bytes(r.min_bytes), format_bytes(r.max_bytes),
-                         format_seconds(r.alpha_s), format_rate(r.bandwidth_Bps), r.r_squared);
-    }
+    out += regime_comment_lines(fit);
   }
   for (const std::string& w : piecewise_fit_warnings(fit)) {
     out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
@@ -1264,29 +1265,31 @@ std::string regime_keys(const LinkRegime& r) {
   return out;
 }
 
-std::string link_section(const char* section, const Link& l) {
-  std::string out = fmt::format("\n[{}]\n", section);
-  out += regime_keys(l.regime(0));
-  if (l.half_duplex) out += "duplex = \"half\"\n";
-  if (l.reverse_traffic > 0) out += fmt::format("reverse_traffic = {}\n", toml_number(l.reverse_traffic));
+// The regimes of `l` past its first, as [[<section>.regimes]] tables.
+std::string further_regimes(const std::string& section, const Link& l) {
+  std::string out;
   for (std::size_t i = 1; i < l.regime_count(); ++i) {
     const LinkRegime r = l.regime(i);
     out += fmt::format("\n[[{}.regimes]]\nfrom = {}    # {}\n", section, toml_number(r.from_bytes),
                        format_bytes(r.from_bytes));
     out += regime_keys(r);
   }
+  return out;
+}
+
+std::string link_section(const char* section, const Link& l) {
+  std::string out = fmt::format("\n[{}]\n", section);
+  out += regime_keys(l.regime(0));
+  if (l.half_duplex) out += "duplex = \"half\"\n";
+  if (l.reverse_traffic > 0) out += fmt::format("reverse_traffic = {}\n", toml_number(l.reverse_traffic));
+  out += further_regimes(section, l);
   if (l.has_exchange()) {
     const std::string name = fmt::format("{}.exchange", section);
     out += fmt::format("\n# Measured exchanges (both ranks send at once): they price every step "
                        "where each rank\n# sends and receives.\n[{}]\n", name);
     const Link ex = exchange_link(l);
     out += regime_keys(ex.regime(0));
-    for (std::size_t i = 1; i < ex.regime_count(); ++i) {
-      const LinkRegime r = ex.regime(i);
-      out += fmt::format("\n[[{}.regimes]]\nfrom = {}    # {}\n", name, toml_number(r.from_bytes),
-                         format_bytes(r.from_bytes));
-      out += regime_keys(r);
-    }
+    out += further_regimes(name, ex);
   }
   return out;
 }

@@ -569,7 +569,9 @@ std::optional<Json> parse_json_object(std::string_view text, const std::string& 
 
 // One record of each kind, appended to `set` (a pingpong or collective record with no time
 // is left out, with a warning).
-void read_pingpong_record(const RecordReader& r, const std::string& place, MeasurementSet& set) {
+// The fields a pingpong and an exchange record share; the times are `stem`_min_s, _median_s
+// and _max_s.
+PingPongPoint read_pair_record(const RecordReader& r, const std::string& stem) {
   PingPongPoint p;
   p.from = r.whole("from", 0, kMaxRanks - 1);
   p.to = r.whole("to", 0, kMaxRanks - 1);
@@ -577,20 +579,18 @@ void read_pingpong_record(const RecordReader& r, const std::string& place, Measu
   p.to_host = r.optional_text("to_host");
   p.bytes = r.size("bytes");
   p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-  r.min_median_max("one_way", p.one_way_min_s, p.one_way_median_s, p.one_way_max_s);
+  r.min_median_max(stem, p.one_way_min_s, p.one_way_median_s, p.one_way_max_s);
+  return p;
+}
+
+void read_pingpong_record(const RecordReader& r, const std::string& place, MeasurementSet& set) {
+  const PingPongPoint p = read_pair_record(r, "one_way");
   if (timed(p.one_way_median_s, place, "one_way_median_s", set)) set.pingpong.push_back(p);
 }
 
 // An exchange record: a pair's simultaneous send and receive of `bytes` each way.
 void read_exchange_record(const RecordReader& r, const std::string& place, MeasurementSet& set) {
-  PingPongPoint p;
-  p.from = r.whole("from", 0, kMaxRanks - 1);
-  p.to = r.whole("to", 0, kMaxRanks - 1);
-  p.from_host = r.optional_text("from_host");
-  p.to_host = r.optional_text("to_host");
-  p.bytes = r.size("bytes");
-  p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
-  r.min_median_max("exchange", p.one_way_min_s, p.one_way_median_s, p.one_way_max_s);
+  const PingPongPoint p = read_pair_record(r, "exchange");
   if (timed(p.one_way_median_s, place, "exchange_median_s", set)) set.exchanges.push_back(p);
 }
 
