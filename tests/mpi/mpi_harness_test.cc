@@ -295,12 +295,19 @@ TEST(MpiPingPong, AllPairsWithThreeRanks) {
 }
 
 TEST(MpiPingPong, NeedsTwoRanks) {
-  const MpiResult result = run_mpi(1, {"pingpong"});
-  EXPECT_EQ(result.exit_code, 2) << describe(result);
-  EXPECT_NE(result.err.find("error: pingpong needs at least 2 ranks; this run has 1"),
-            std::string::npos)
-      << result.err;
-  EXPECT_TRUE(result.out.empty()) << result.out;
+  for (const std::string mode : {"pingpong", "exchange"}) {
+    const MpiResult result = run_mpi(1, {mode});
+    EXPECT_EQ(result.exit_code, 2) << describe(result);
+    EXPECT_NE(result.err.find("error: " + mode + " needs at least 2 ranks; this run has 1 "
+                              "(launch it as mpirun -np 2 scalewall-mpi " + mode + ")"),
+              std::string::npos)
+        << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+  const MpiResult self = run_mpi(2, {"exchange", "--pairs", "1-1"});
+  EXPECT_EQ(self.exit_code, 2) << describe(self);
+  EXPECT_NE(self.err.find("--pairs: '1-1' pairs a rank with itself"), std::string::npos)
+      << self.err;
 }
 
 TEST(MpiArrival, SlowRankAndJitterShowInTheRecords) {
