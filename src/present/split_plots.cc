@@ -12,6 +12,7 @@
 #include "plot_text.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
+#include "scalewall/present/split_tables.h"
 
 namespace scalewall {
 namespace {
@@ -38,40 +39,13 @@ void put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
   out += '\n';
 }
 
-struct Part {
-  std::string_view key;    // the JSON key and the datablock column
-  std::string_view title;  // the legend
-  std::string_view colour;
-  double SplitStep::*seconds;
-};
-
-// The breakdown's mechanisms, in split_tables.h's order.
-constexpr std::array<Part, 9> kTimeParts = {{
-    {"compute_s", "compute", "#4c72b0", &SplitStep::compute_s},
-    {"recompute_s", "recompute", "#64b5cd", &SplitStep::recompute_s},
-    {"tp_comm_s", "tp comm", "#dd8452", &SplitStep::tp_comm_s},
-    {"pp_bubble_s", "pp bubble", "#ccb974", &SplitStep::pp_bubble_s},
-    {"pp_transfer_s", "pp transfer", "#937860", &SplitStep::pp_transfer_s},
-    {"dp_comm_s", "dp comm", "#c44e52", &SplitStep::dp_comm_s},
-    {"optimizer_s", "optimizer", "#55a868", &SplitStep::optimizer_s},
-    {"variance_s", "variance", "#8172b3", &SplitStep::variance_s},
-    {"serial_s", "serial", "#8c8c8c", &SplitStep::serial_s},
-}};
-
-struct MemoryPart {
-  std::string_view key;
-  std::string_view title;
-  std::string_view colour;
-  double SplitMemory::*bytes;
-};
-
-constexpr std::array<MemoryPart, 5> kMemoryParts = {{
-    {"weights_bytes", "weights", "#4c72b0", &SplitMemory::weights_bytes},
-    {"gradients_bytes", "gradients", "#dd8452", &SplitMemory::gradients_bytes},
-    {"optimizer_bytes", "optimizer state", "#55a868", &SplitMemory::optimizer_bytes},
-    {"activations_bytes", "activations", "#c44e52", &SplitMemory::activations_bytes},
-    {"buffers_bytes", "buffers", "#8c8c8c", &SplitMemory::buffers_bytes},
-}};
+// The colour of each breakdown part (kStepParts) and each memory part (kMemoryParts), in
+// their order.
+constexpr std::array<std::string_view, kStepParts.size()> kStepColours = {
+    "#4c72b0", "#64b5cd", "#dd8452", "#ccb974", "#937860",
+    "#c44e52", "#55a868", "#8172b3", "#8c8c8c"};
+constexpr std::array<std::string_view, kMemoryParts.size()> kMemoryColours = {
+    "#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8c8c8c"};
 
 void require_splits(std::span<const SplitStep> splits, std::span<const std::string> labels,
                     std::string_view what) {
@@ -135,7 +109,7 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
                           std::string_view network, std::span<const std::string> labels) {
   require_splits(splits, labels, "split breakdown");
   std::string header = "# split";
-  for (const Part& p : kTimeParts) header += fmt::format(" {}", p.key);
+  for (const StepPart& p : kStepParts) header += fmt::format(" {}", p.key);
   header += " step_s step_label";
   Plot plot;
   plot.name = "split-breakdown";
@@ -146,7 +120,7 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
   for (std::size_t i = 0; i < splits.size(); ++i) {
     const SplitStep& s = splits[i];
     std::string row = data_column(bar_label(i, s, labels));
-    for (const Part& p : kTimeParts) row += fmt::format(" {}", number(s.*p.seconds));
+    for (const StepPart& p : kStepParts) row += fmt::format(" {}", number(s.*p.seconds));
     row += fmt::format(" {} {}", number(s.step_s),
                        data_column(s.fits ? format_seconds(s.step_s)
                                           : fmt::format("{}, does not fit",
@@ -158,8 +132,8 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
   std::vector<int> columns;
   std::vector<std::string_view> titles, colours;
   std::string zero;
-  for (std::size_t k = 0; k < kTimeParts.size(); ++k) {
-    const Part& p = kTimeParts[k];
+  for (std::size_t k = 0; k < kStepParts.size(); ++k) {
+    const StepPart& p = kStepParts[k];
     const bool any = std::any_of(splits.begin(), splits.end(),
                                  [&](const SplitStep& s) { return s.*p.seconds > 0; });
     if (!any && k != 0) {
@@ -168,12 +142,12 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
     }
     columns.push_back(static_cast<int>(k) + 2);
     titles.push_back(p.title);
-    colours.push_back(p.colour);
+    colours.push_back(kStepColours[k]);
   }
   plot.subtitle = std::string(network);
   if (!zero.empty()) plot.subtitle += fmt::format("; zero in every split: {}", zero);
   stack_axes(plot.commands, "time per step (s)", (top > 0 ? top : 1.0) * kStackAxisHeadroom);
-  const int step_column = static_cast<int>(kTimeParts.size()) + 2;
+  const int step_column = static_cast<int>(kStepParts.size()) + 2;
   put(plot.commands, "{}",
       stack_command("split_breakdown", columns, titles, colours, 1.0, step_column,
                     step_column + 1));
@@ -220,7 +194,7 @@ Plot split_memory_plot(std::span<const SplitStep> splits, std::string_view subje
   for (std::size_t k = 0; k < kMemoryParts.size(); ++k) {
     columns.push_back(static_cast<int>(k) + 2);
     titles.push_back(kMemoryParts[k].title);
-    colours.push_back(kMemoryParts[k].colour);
+    colours.push_back(kMemoryColours[k]);
   }
   const int total_column = static_cast<int>(kMemoryParts.size()) + 2;
   put(plot.commands, "{}",

@@ -15,30 +15,13 @@ namespace {
 
 std::string on_off(bool on) { return on ? "on" : "off"; }
 
-// The breakdown's parts, in the order every table and line lists them.
-std::array<std::pair<std::string_view, double>, 9> parts_of(const SplitStep& s) {
-  return {{{"compute", s.compute_s},
-           {"recompute", s.recompute_s},
-           {"tp comm", s.tp_comm_s},
-           {"pp bubble", s.pp_bubble_s},
-           {"pp transfer", s.pp_transfer_s},
-           {"dp comm", s.dp_comm_s},
-           {"optimizer", s.optimizer_s},
-           {"variance", s.variance_s},
-           {"serial", s.serial_s}}};
-}
-
-constexpr std::array<std::string_view, 9> kPartKeys = {
-    "compute_s", "recompute_s", "tp_comm_s", "pp_bubble_s", "pp_transfer_s",
-    "dp_comm_s", "optimizer_s", "variance_s", "serial_s"};
-
 // The two parts that grow most from `best` to `other`, as "+1.2 s pipeline bubble".
 std::string largest_increases(const SplitStep& other, const SplitStep& best) {
-  const auto a = parts_of(other);
-  const auto b = parts_of(best);
   std::vector<std::pair<double, std::string_view>> grown;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].second > b[i].second) grown.emplace_back(a[i].second - b[i].second, a[i].first);
+  for (const StepPart& p : kStepParts) {
+    if (other.*p.seconds > best.*p.seconds) {
+      grown.emplace_back(other.*p.seconds - best.*p.seconds, p.title);
+    }
   }
   std::sort(grown.begin(), grown.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   std::string text;
@@ -105,10 +88,8 @@ void add_split_fields(Report& r, const SplitStep& s) {
               s.tflops_per_gpu);
   r.add_field("mfu", "MFU (model FLOPs / peak)", Unit::kFraction, s.mfu);
   r.add_field("tokens_per_s", "tokens per second", Unit::kPlain, s.tokens_per_s);
-  const auto parts = parts_of(s);
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    r.add_field(std::string(kPartKeys[i]), std::string(parts[i].first), Unit::kSeconds,
-                parts[i].second);
+  for (const StepPart& p : kStepParts) {
+    r.add_field(std::string(p.key), std::string(p.title), Unit::kSeconds, s.*p.seconds);
   }
   r.add_field("binding", "binding", Unit::kText, std::string(split_binding_name(s.binding)));
 }
@@ -120,8 +101,9 @@ Table split_breakdown_table(const SplitStep& s) {
            {"share", "share of step", Unit::kFraction}},
           {},
           {}};
-  for (const auto& [name, seconds] : parts_of(s)) {
-    t.add_row({std::string(name), seconds, s.step_s > 0 ? seconds / s.step_s : 0.0});
+  for (const StepPart& p : kStepParts) {
+    const double seconds = s.*p.seconds;
+    t.add_row({std::string(p.title), seconds, s.step_s > 0 ? seconds / s.step_s : 0.0});
   }
   t.add_row({std::string("step"), s.step_s, 1.0});
   return t;
@@ -133,11 +115,7 @@ Table split_memory_table(const SplitStep& s) {
           {},
           {}};
   const SplitMemory& m = s.memory;
-  t.add_row({std::string("weights"), m.weights_bytes});
-  t.add_row({std::string("gradients"), m.gradients_bytes});
-  t.add_row({std::string("optimizer state"), m.optimizer_bytes});
-  t.add_row({std::string("activations"), m.activations_bytes});
-  t.add_row({std::string("buffers"), m.buffers_bytes});
+  for (const MemoryPart& p : kMemoryParts) t.add_row({std::string(p.title), m.*p.bytes});
   t.add_row({std::string("total"), m.total()},
             s.fits ? "" : fmt::format("<-- lacks {}", format_bytes(s.lacks_bytes)));
   t.add_row({std::string("limit"), s.memory_limit_bytes});
@@ -163,8 +141,8 @@ Table splits_table(const SplitSearch& search) {
            {"tokens_per_s", "tokens/s", Unit::kPlain}},
           {},
           {}};
-  for (const std::string_view key : kPartKeys) {
-    t.columns.push_back({std::string(key), std::string(key.substr(0, key.size() - 2)),
+  for (const StepPart& p : kStepParts) {
+    t.columns.push_back({std::string(p.key), std::string(p.key.substr(0, p.key.size() - 2)),
                          Unit::kSeconds});
   }
   t.columns.push_back({"binding", "binding", Unit::kText});
@@ -176,7 +154,7 @@ Table splits_table(const SplitSearch& search) {
                               static_cast<std::int64_t>(p.zero), p.sequence_parallel,
                               s.step_s, s.fits, s.memory.total(), s.tflops_per_gpu, s.mfu,
                               s.tokens_per_s};
-    for (const auto& part : parts_of(s)) row.emplace_back(part.second);
+    for (const StepPart& part : kStepParts) row.emplace_back(s.*part.seconds);
     row.emplace_back(std::string(split_binding_name(s.binding)));
     t.add_row(std::move(row));
   }

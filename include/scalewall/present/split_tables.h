@@ -8,13 +8,52 @@
 #ifndef SCALEWALL_SPLIT_TABLES_H_
 #define SCALEWALL_SPLIT_TABLES_H_
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scalewall/analysis/split_search.h"
 #include "scalewall/present/report.h"
 
 namespace scalewall {
+
+// One part of a split's step-time breakdown: its JSON key ("tp_comm_s"), its title ("tp comm")
+// and the SplitStep member that holds it.
+struct StepPart {
+  std::string_view key;
+  std::string_view title;
+  double SplitStep::*seconds;
+};
+
+// The breakdown's nine parts, in the order every table, line and plot lists them.
+inline constexpr std::array<StepPart, 9> kStepParts = {{
+    {"compute_s", "compute", &SplitStep::compute_s},
+    {"recompute_s", "recompute", &SplitStep::recompute_s},
+    {"tp_comm_s", "tp comm", &SplitStep::tp_comm_s},
+    {"pp_bubble_s", "pp bubble", &SplitStep::pp_bubble_s},
+    {"pp_transfer_s", "pp transfer", &SplitStep::pp_transfer_s},
+    {"dp_comm_s", "dp comm", &SplitStep::dp_comm_s},
+    {"optimizer_s", "optimizer", &SplitStep::optimizer_s},
+    {"variance_s", "variance", &SplitStep::variance_s},
+    {"serial_s", "serial", &SplitStep::serial_s},
+}};
+
+// One part of a split's memory per GPU, likewise.
+struct MemoryPart {
+  std::string_view key;
+  std::string_view title;
+  double SplitMemory::*bytes;
+};
+
+// The five parts of the memory per GPU, in the order the memory table and plot list them.
+inline constexpr std::array<MemoryPart, 5> kMemoryParts = {{
+    {"weights_bytes", "weights", &SplitMemory::weights_bytes},
+    {"gradients_bytes", "gradients", &SplitMemory::gradients_bytes},
+    {"optimizer_bytes", "optimizer state", &SplitMemory::optimizer_bytes},
+    {"activations_bytes", "activations", &SplitMemory::activations_bytes},
+    {"buffers_bytes", "buffers", &SplitMemory::buffers_bytes},
+}};
 
 // "tp 8, pp 8, dp 16, micro-batch 1, interleave 1, recompute full, zero 0, sequence parallel
 // off, dp overlap on".
