@@ -740,28 +740,34 @@ bool ring_equivalent(const CollectivePoint& p) {
 
 }  // namespace
 
-std::vector<PingPongPoint> link_points(const MeasurementSet& set) {
+namespace {
+
+// `points` (set.pingpong or set.exchanges) when they are of one series. Otherwise throws
+// InputError: "N <kind> series (...): <fitted> to one series; give one of them, or --pool to
+// fit one <what> over every series that agrees in layout".
+std::vector<PingPongPoint> one_series(const MeasurementSet& set,
+                                      const std::vector<PingPongPoint>& points,
+                                      std::string_view kind, std::string_view fitted,
+                                      std::string_view what) {
   const std::vector<std::size_t> series =
-      series_of(set.pingpong, [](const PingPongPoint&) { return true; });
+      series_of(points, [](const PingPongPoint&) { return true; });
   if (series.size() > 1) {
     throw InputError(fmt::format(
-        "{} ping-pong series ({}): one link is fitted to one series; give one of them, or "
-        "--pool to fit one link over every series that agrees in layout",
-        series.size(), quoted_series(set, series)));
+        "{} {} series ({}): {} to one series; give one of them, or --pool to fit {} over "
+        "every series that agrees in layout",
+        series.size(), kind, quoted_series(set, series), fitted, what));
   }
-  return set.pingpong;
+  return points;
+}
+
+}  // namespace
+
+std::vector<PingPongPoint> link_points(const MeasurementSet& set) {
+  return one_series(set, set.pingpong, "ping-pong", "one link is fitted", "one link");
 }
 
 std::vector<PingPongPoint> exchange_points(const MeasurementSet& set) {
-  const std::vector<std::size_t> series =
-      series_of(set.exchanges, [](const PingPongPoint&) { return true; });
-  if (series.size() > 1) {
-    throw InputError(fmt::format(
-        "{} exchange series ({}): one link's exchanges are fitted to one series; give one of "
-        "them, or --pool to fit one over every series that agrees in layout",
-        series.size(), quoted_series(set, series)));
-  }
-  return set.exchanges;
+  return one_series(set, set.exchanges, "exchange", "one link's exchanges are fitted", "one");
 }
 
 std::vector<PingPongPoint> ring_equivalent_points(const MeasurementSet& set) {
