@@ -221,24 +221,15 @@ void expect_ordered(const nlohmann::json& record, const char* lo, const char* mi
 
 void expect_record(const nlohmann::json& r, const std::string& kind, int ranks) {
   ASSERT_EQ(r.value("record", ""), kind) << r.dump();
-  if (kind == "pingpong") {
+  if (kind == "pingpong" || kind == "exchange") {
     expect_integer(r, "from", 0, ranks - 1);
     expect_integer(r, "to", 0, ranks - 1);
     expect_number(r, "bytes");
     expect_integer(r, "iterations", 1, 1'000'000'000);
-    expect_number(r, "one_way_min_s");
-    expect_number(r, "one_way_median_s");
-    expect_number(r, "one_way_max_s");
-    expect_ordered(r, "one_way_min_s", "one_way_median_s", "one_way_max_s");
-  } else if (kind == "exchange") {
-    expect_integer(r, "from", 0, ranks - 1);
-    expect_integer(r, "to", 0, ranks - 1);
-    expect_number(r, "bytes");
-    expect_integer(r, "iterations", 1, 1'000'000'000);
-    expect_number(r, "exchange_min_s");
-    expect_number(r, "exchange_median_s");
-    expect_number(r, "exchange_max_s");
-    expect_ordered(r, "exchange_min_s", "exchange_median_s", "exchange_max_s");
+    const std::string stem = kind == "pingpong" ? "one_way" : "exchange";
+    const std::string lo = stem + "_min_s", mid = stem + "_median_s", hi = stem + "_max_s";
+    for (const std::string& key : {lo, mid, hi}) expect_number(r, key.c_str());
+    expect_ordered(r, lo.c_str(), mid.c_str(), hi.c_str());
   } else if (kind == "collective") {
     expect_string(r, "op");
     expect_string(r, "algorithm");
