@@ -223,44 +223,54 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
 
 }  // namespace
 
-Mode register_pingpong(CLI::App& app) {
+namespace {
+
+// What a pair mode's --help says.
+struct PairModeText {
+  const char* pairs_help;
+  const char* timed_help;
+  const char* untimed_help;
+  const char* summary;
+  const char* example;
+};
+
+// A pair mode's subcommand: --pairs, the size sweep, the repeats and the common flags.
+Mode register_pair_mode(CLI::App& app, PairMode mode, const PairModeText& text) {
   auto flags = std::make_shared<PingPongFlags>();
-  const auto run = [flags](const World& w) { return run_pairs(w, *flags, PairMode::kPingPong); };
-  const FlagGroup pairs = {
-      {"--pairs", &flags->pairs,
-       "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow link or host "
+  const FlagGroup pairs = {{"--pairs", &flags->pairs, text.pairs_help, "LIST", "0-1"}};
+  const FlagGroup repeats =
+      repeat_flags(&flags->repeats, text.timed_help, "50", text.untimed_help, "5");
+  CLI::App* cmd = add_command(
+      app, {mode_name(mode), text.summary,
+            {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
+            text.example});
+  return {cmd, [flags, mode](const World& w) { return run_pairs(w, *flags, mode); }};
+}
+
+}  // namespace
+
+Mode register_pingpong(CLI::App& app) {
+  return register_pair_mode(
+      app, PairMode::kPingPong,
+      {"Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j, so that a slow link or host "
        "stands out)",
-       "LIST", "0-1"},
-  };
-  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed round trips per size", "50",
-                                         "Untimed round trips before them", "5");
-  CLI::App* cmd = add_command(app, {
-      "pingpong",
-      "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "
-      "ranks or more.",
-      {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
-      "Example: mpirun -np 2 scalewall-mpi pingpong --max-bytes 64MiB --out pp.jsonl\n"
-      "         then scalewall calibrate pp.jsonl fits alpha and beta."});
-  return {cmd, run};
+       "Timed round trips per size", "Untimed round trips before them",
+       "One-way time (half the round trip) between rank pairs over a size sweep; needs 2 "
+       "ranks or more.",
+       "Example: mpirun -np 2 scalewall-mpi pingpong --max-bytes 64MiB --out pp.jsonl\n"
+       "         then scalewall calibrate pp.jsonl fits alpha and beta."});
 }
 
 Mode register_exchange(CLI::App& app) {
-  auto flags = std::make_shared<PingPongFlags>();
-  const FlagGroup pairs = {
-      {"--pairs", &flags->pairs,
-       "Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j)", "LIST", "0-1"},
-  };
-  const FlagGroup repeats = repeat_flags(&flags->repeats, "Timed exchanges per size", "50",
-                                         "Untimed exchanges before them", "5");
-  CLI::App* cmd = add_command(app, {
-      "exchange",
-      "Time of one exchange between rank pairs over a size sweep: both ranks send the size to "
-      "each other at once (MPI_Sendrecv), as every step of a ring or recursive doubling does; "
-      "needs 2 ranks or more.",
-      {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
-      "Example: mpirun -np 2 scalewall-mpi exchange --max-bytes 64MiB --out ex.jsonl\n"
-      "         then scalewall calibrate pp.jsonl ex.jsonl prices such steps by the exchanges."});
-  return {cmd, [flags](const World& w) { return run_pairs(w, *flags, PairMode::kExchange); }};
+  return register_pair_mode(
+      app, PairMode::kExchange,
+      {"Rank pairs: A-B, a list 0-1,2-3, or all (every pair i<j)", "Timed exchanges per size",
+       "Untimed exchanges before them",
+       "Time of one exchange between rank pairs over a size sweep: both ranks send the size to "
+       "each other at once (MPI_Sendrecv), as every step of a ring or recursive doubling does; "
+       "needs 2 ranks or more.",
+       "Example: mpirun -np 2 scalewall-mpi exchange --max-bytes 64MiB --out ex.jsonl\n"
+       "         then scalewall calibrate pp.jsonl ex.jsonl prices such steps by the exchanges."});
 }
 
 }  // namespace scalewall::mpi
