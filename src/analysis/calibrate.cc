@@ -1192,10 +1192,8 @@ Topology calibrated_topology(const PiecewiseFit& fit, std::optional<double> gap_
 
 Topology with_exchange_fit(Topology t, const PiecewiseFit& exchange) {
   const Link measured = exchange.link();
-  std::vector<LinkRegime> regimes;
-  for (std::size_t i = 0; i < measured.regime_count(); ++i) regimes.push_back(measured.regime(i));
-  t.intra = with_exchange(t.intra, regimes);
-  t.inter = with_exchange(t.inter, regimes);
+  t.intra = with_exchange(t.intra, measured);
+  t.inter = with_exchange(t.inter, measured);
   require_valid(t);
   return t;
 }

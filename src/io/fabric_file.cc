@@ -272,10 +272,7 @@ Link read_link_table(const toml::table& table, const std::string& section,
       throw InputError(fmt::format("{}: expected a [{}] table (alpha, bandwidth, regimes)",
                                    where(source, section, "exchange", node), name));
     }
-    const Link measured = read_link_table(*ex, name, source, true);
-    std::vector<LinkRegime> regimes;
-    for (std::size_t i = 0; i < measured.regime_count(); ++i) regimes.push_back(measured.regime(i));
-    link = with_exchange(link, regimes);
+    link = with_exchange(link, read_link_table(*ex, name, source, true));
   }
   return link;
 }

@@ -83,11 +83,14 @@ Link Link::both_ways_at(double bytes) const {
   return Link{r.alpha_s, r.bandwidth_Bps, r.overhead_s, r.gap_s};
 }
 
-Link with_exchange(Link link, std::span<const LinkRegime> exchange) {
-  const Link own = piecewise_link(exchange);  // checks the regimes
-  for (std::size_t i = 0; i < own.regime_count(); ++i) link.exchange[i] = own.regime(i);
-  link.exchange_count = own.regime_count();
+Link with_exchange(Link link, const Link& measured) {
+  for (std::size_t i = 0; i < measured.regime_count(); ++i) link.exchange[i] = measured.regime(i);
+  link.exchange_count = measured.regime_count();
   return link;
+}
+
+Link with_exchange(Link link, std::span<const LinkRegime> exchange) {
+  return with_exchange(link, piecewise_link(exchange));  // piecewise_link checks the regimes
 }
 
 Link exchange_link(const Link& link) {

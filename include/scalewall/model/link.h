@@ -140,6 +140,8 @@ Link piecewise_link(std::span<const LinkRegime> regimes);
 // `link` with the exchange regimes of `exchange` (its own regimes, as piecewise_link takes
 // them: 1 to kMaxLinkRegimes, the first from 0 B, ascending). REQUIRES as piecewise_link.
 Link with_exchange(Link link, std::span<const LinkRegime> exchange);
+// The same with the regimes of `measured`, a valid link (its duplex keys are not used).
+Link with_exchange(Link link, const Link& measured);
 
 // The exchange regimes of `link` as a link of their own (the one-way regimes when it has none).
 Link exchange_link(const Link& link);
