@@ -112,7 +112,7 @@ SplitSearch search_splits(const TransformerJob& job, std::int64_t gpus,
       base.tp = tp;
       base.pp = pp;
       base.dp = dp;
-      base.dp_overlap = constraints.dp_overlap.value_or(false);
+      base.dp_overlap = constraints.defaults().dp_overlap;  // not searched: the framework's
       search_degrees(job, base, constraints, best, out);
     }
   }
