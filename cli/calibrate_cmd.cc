@@ -115,6 +115,40 @@ Table residuals_table(const PiecewiseFit& fit) {
   return residuals;
 }
 
+// A local rate's two tables: <key> (each size, measured against the fit) and <key>_regimes
+// (the rates by size). `done`: what happens to the bytes ("reduced"); `rate`: the rate's name.
+void add_rate_tables(Report& report, const GammaFit& fit, const std::string& key,
+                     const std::string& done, const std::string& rate) {
+  Table points{key,
+               {{"bytes", done, Unit::kBytes},
+                {"samples", "samples", Unit::kCount},
+                {"measured_s", "measured", Unit::kSeconds},
+                {"fitted_s", rate + " x size", Unit::kSeconds},
+                {"relative_residual", "relative", Unit::kFraction}},
+               {},
+               {}};
+  for (const FitPoint& p : fit.points) {
+    points.add_row({p.bytes, p.samples, p.measured_s, p.fitted_s, p.relative_residual});
+  }
+  report.tables.push_back(std::move(points));
+  const bool gamma = rate == "gamma";
+  Table rates{key + "_regimes",
+              {{"from_bytes", "from", Unit::kBytes},
+               {"sizes", "sizes", Unit::kCount},
+               {"min_bytes", "smallest", Unit::kBytes},
+               {"max_bytes", "largest", Unit::kBytes},
+               {gamma ? "gamma_s_per_byte" : "s_per_byte", gamma ? "gamma" : "per byte",
+                Unit::kSeconds},
+               {"rate_Bps", gamma ? "rate 1/gamma" : "rate", Unit::kRate}},
+              {},
+              {}};
+  for (const GammaRegimeFit& r : fit.regimes) {
+    rates.add_row({r.from_bytes, static_cast<std::int64_t>(r.sizes), r.min_bytes, r.max_bytes,
+                   r.gamma_s_per_byte, 1.0 / r.gamma_s_per_byte});
+  }
+  report.tables.push_back(std::move(rates));
+}
+
 Report run_calibrate(const CalibrateFlags& flags) {
   FitOptions options;
   if (!flags.min_bytes.empty()) options.min_bytes = flag_bytes("--min-bytes", flags.min_bytes);
@@ -177,7 +211,15 @@ Report run_calibrate(const CalibrateFlags& flags) {
       warnings.push_back(w);
     }
   }
-  if (!fit && busbw.empty() && !gamma) {
+  std::optional<GammaFit> copy;
+  if (!set.copies.empty()) {
+    copy = fit_gamma(set.copies, "copy");
+    for (const std::string& w : gamma_fit_warnings(*copy)) {
+      std::cerr << "warning: " << w << "\n";
+      warnings.push_back(w);
+    }
+  }
+  if (!fit && busbw.empty() && !gamma && !copy) {
     const bool unknown_ranks =
         std::any_of(set.collectives.begin(), set.collectives.end(),
                     [](const CollectivePoint& p) { return p.ranks == 0; });
@@ -222,9 +264,14 @@ Report run_calibrate(const CalibrateFlags& flags) {
       fabric->gamma_s_per_byte = gamma->first_gamma();
       fabric->gamma_above = gamma->regimes_above();
     }
+    if (copy) {
+      fabric->copy.s_per_byte = copy->first_gamma();
+      fabric->copy.above = copy->regimes_above();
+    }
     if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
-    const std::string toml = fabric_toml(*fabric, *piecewise, set.sources,
-                                         gamma ? &*gamma : nullptr, exchange ? &*exchange : nullptr);
+    const std::string toml =
+        fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,
+                    exchange ? &*exchange : nullptr, copy ? &*copy : nullptr);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {
@@ -238,7 +285,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
   const std::string what = fit && !busbw.empty() ? "alpha, bandwidth and bus bandwidth"
                            : fit                 ? "alpha and bandwidth"
                            : !busbw.empty()      ? "bus bandwidth"
-                                                 : "the reduction cost";
+                           : gamma               ? "the reduction cost"
+                                                 : "the copy cost";
   report.banner = measurement_banner(fmt::format("fit of {} from {} file{}", what,
                                                  flags.files.size(),
                                                  flags.files.size() == 1 ? "" : "s"));
@@ -323,6 +371,14 @@ Report run_calibrate(const CalibrateFlags& flags) {
                      gamma->r_squared);
     report.add_field("reduction_regime_rule", "reduction rates", Unit::kText, gamma->rule);
   }
+  const std::string no_copy = "no copy data (scalewall-mpi reduce)";
+  report.add_field("copy_s_per_byte", "copy cost per byte",
+                   Unit::kSeconds, copy ? Value{copy->gamma_s_per_byte} : Value{}, no_copy);
+  if (copy) {
+    report.add_field("copy_rate_Bps", "copy rate", Unit::kRate, copy->rate_Bps);
+    report.add_field("copy_r_squared", "copy fit R^2", Unit::kPlain, copy->r_squared);
+    report.add_field("copy_regime_rule", "copy rates", Unit::kText, copy->rule);
+  }
   report.add_field("exchange_regime_count", "size regimes of the exchanges", Unit::kCount,
                    exchange ? Value{static_cast<std::int64_t>(exchange->regimes.size())} : Value{},
                    "no exchange data (scalewall-mpi exchange)");
@@ -338,34 +394,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
     t.key = "exchange_regimes";
     report.tables.push_back(std::move(t));
   }
-  if (gamma) {
-    Table reduction{"reduction",
-                    {{"bytes", "reduced", Unit::kBytes},
-                     {"samples", "samples", Unit::kCount},
-                     {"measured_s", "measured", Unit::kSeconds},
-                     {"fitted_s", "gamma x size", Unit::kSeconds},
-                     {"relative_residual", "relative", Unit::kFraction}},
-                    {},
-                    {}};
-    for (const FitPoint& p : gamma->points) {
-      reduction.add_row({p.bytes, p.samples, p.measured_s, p.fitted_s, p.relative_residual});
-    }
-    report.tables.push_back(std::move(reduction));
-    Table rates{"reduction_regimes",
-                {{"from_bytes", "from", Unit::kBytes},
-                 {"sizes", "sizes", Unit::kCount},
-                 {"min_bytes", "smallest", Unit::kBytes},
-                 {"max_bytes", "largest", Unit::kBytes},
-                 {"gamma_s_per_byte", "gamma", Unit::kSeconds},
-                 {"rate_Bps", "rate 1/gamma", Unit::kRate}},
-                {},
-                {}};
-    for (const GammaRegimeFit& r : gamma->regimes) {
-      rates.add_row({r.from_bytes, static_cast<std::int64_t>(r.sizes), r.min_bytes, r.max_bytes,
-                     r.gamma_s_per_byte, 1.0 / r.gamma_s_per_byte});
-    }
-    report.tables.push_back(std::move(rates));
-  }
+  if (gamma) add_rate_tables(report, *gamma, "reduction", "reduced", "gamma");
+  if (copy) add_rate_tables(report, *copy, "copy", "copied", "copy");
   if (!busbw.empty()) {
     Table points{"busbw",
                  {{"series", "series", Unit::kText},

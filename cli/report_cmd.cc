@@ -632,6 +632,7 @@ std::optional<ModelLines> fabric_model(const FabricFlags& network, bool measured
   CostOptions options;  // as validate's without --gamma: the fabric's reduction cost
   options.gamma_s_per_byte = fabric->gamma_s_per_byte;
   options.gamma_above = fabric->gamma_above;
+  options.copy = fabric->copy;
   try {
     return model_lines(validate_collectives(set.collectives, *fabric, options, set.series),
                        fabric->name);

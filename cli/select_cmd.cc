@@ -179,6 +179,7 @@ Report run_select(const SelectFlags& flags) {
   options.gamma_s_per_byte =
       flags.gamma.empty() ? base.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
   if (flags.gamma.empty()) options.gamma_above = base.gamma_above;
+  options.copy = base.copy;
   const std::size_t rows = ranks.size();
   const std::size_t columns = bytes.size();
   SelectionGrid grid = with_flag("--ranks", [&] {

@@ -10,11 +10,13 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/common.h"
 #include "scalewall/analysis/calibrate.h"
+#include "scalewall/analysis/select.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
@@ -39,12 +41,17 @@ struct ValidateFlags {
   bool pool = false;
 };
 
-// --selector: auto, nccl or mpi.
+// --selector: auto, nccl, mpi, ompi (openmpi, open-mpi) or mpich.
 ValidationSelector validation_selector(const std::string& text) {
   if (text == "auto") return ValidationSelector::kAuto;
   if (text == "nccl") return ValidationSelector::kNccl;
   if (text == "mpi") return ValidationSelector::kMpi;
-  throw InputError(fmt::format("--selector: '{}' is not auto, nccl or mpi", text));
+  if (text == "ompi" || text == "openmpi" || text == "open-mpi") {
+    return ValidationSelector::kOpenMpi;
+  }
+  if (text == "mpich") return ValidationSelector::kMpich;
+  throw InputError(
+      fmt::format("--selector: '{}' is not auto, nccl, mpi, ompi or mpich", text));
 }
 
 std::string files_text(const std::vector<std::string>& files) {
@@ -139,6 +146,12 @@ Report run_validate(const ValidateFlags& flags) {
       fabric.gamma_above = reduction.regimes_above();
       fabric_origin += " and reduction times";
     }
+    if (!set.copies.empty()) {
+      const GammaFit copy = fit_gamma(set.copies, "copy");
+      fabric.copy.s_per_byte = copy.first_gamma();
+      fabric.copy.above = copy.regimes_above();
+      fabric_origin += " and copy times";
+    }
     const std::vector<PingPongPoint> exchanges =
         with_flag("--pool", [&] { return exchange_points(set); });
     if (!exchanges.empty()) {
@@ -156,6 +169,7 @@ Report run_validate(const ValidateFlags& flags) {
   options.gamma_s_per_byte =
       flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
   if (flags.gamma.empty()) options.gamma_above = fabric.gamma_above;
+  options.copy = fabric.copy;
 
   const ValidationSelector selector = validation_selector(flags.selector);
   const Validation v = with_flag("--selector", [&] {
@@ -257,14 +271,23 @@ Report run_validate(const ValidateFlags& flags) {
 
   bool library = false;
   bool nccl = false;
+  std::set<std::string> rules;
   for (const auto& p : v.points) {
-    library = library || (p.algorithm.is_library() && !p.nccl);
+    library = library || (p.algorithm.is_library() && !p.nccl && p.rules.empty());
     nccl = nccl || p.nccl.has_value();
+    if (!p.rules.empty()) rules.insert(p.rules);
   }
   if (library) {
     report.notes.push_back(
         "\"library\" is the MPI library's (or NCCL's) own choice, which the measurement does "
         "not name: it is compared with the model's cheapest algorithm (\"modelled as\").");
+  }
+  for (const std::string& r : rules) {
+    report.notes.push_back(fmt::format(
+        "selector {}: the library's call is compared with the model's counterpart of what the "
+        "{} pick for it (\"modelled as\"; scalewall select --selector {} shows the rule per "
+        "size); --selector mpi compares it with the model's cheapest algorithm.",
+        r, selector_description(parse_selector(r)), r));
   }
   if (nccl) {
     report.notes.push_back(
@@ -305,8 +328,10 @@ void register_validate(CLI::App& app) {
       {"--selector", &flags->selector,
        "What the library's own call (nccl-tests, osu_allreduce, IMB, scalewall-mpi "
        "--algorithm library) is compared with: nccl (NCCL's algorithm x protocol pick; the "
-       "default on a fabric whose ranks are GPUs, such as --fabric dgx-h100), mpi (the model's "
-       "cheapest MPI algorithm; the default otherwise), or auto",
+       "default on a fabric whose ranks are GPUs, such as --fabric dgx-h100), ompi or mpich "
+       "(what Open MPI 4.1's or MPICH 3.2's fixed rules pick, as scalewall select shows it; the "
+       "default for scalewall-mpi files that name that library), mpi (the model's cheapest MPI "
+       "algorithm; the default otherwise), or auto",
        "SELECTOR", "auto"},
       {"--pool", &flags->pool,
        "Pool the series that agree in op, rank count and layout; without it each table of each "

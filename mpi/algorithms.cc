@@ -567,4 +567,8 @@ void add_into(Element* acc, const Element* x, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) acc[i] += x[i];
 }
 
+void copy_into(Element* dest, const Element* x, std::size_t count) {
+  std::copy(x, x + count, dest);
+}
+
 }  // namespace scalewall::mpi

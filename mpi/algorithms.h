@@ -36,6 +36,8 @@ using Element = std::int64_t;
 
 // The reduction every hand-written algorithm runs on what it receives: acc[i] += x[i].
 void add_into(Element* acc, const Element* x, std::size_t count);
+// dest[i] = x[i]: the local copy an out-of-place call makes of its input.
+void copy_into(Element* dest, const Element* x, std::size_t count);
 
 // The five ops the harness measures, in this order.
 inline constexpr Op kMeasuredOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kAllgather,

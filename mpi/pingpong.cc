@@ -36,6 +36,7 @@ struct PingPongFlags {
   SizeFlags sizes;
   std::string pairs;
   RepeatFlags repeats;
+  std::string exchange = "1";  // pingpong only: 1 also times each size as an exchange
 };
 
 using Pair = std::pair<int, int>;
@@ -120,6 +121,60 @@ enum class PairMode { kPingPong, kExchange };
 
 const char* mode_name(PairMode mode) { return mode == PairMode::kPingPong ? "pingpong" : "exchange"; }
 
+// The repeats and buffers of one pair's measurements.
+struct PairSettings {
+  int warmup = 0;
+  int iterations = 0;
+  std::vector<char>* out = nullptr;
+  std::vector<char>* in = nullptr;
+};
+
+// One size between ranks a and b, round trips or exchanges; rank a's summary, on rank 0 (sent
+// there when a is another rank), and on a itself; the other ranks return an empty summary.
+Summary timed_pair(const World& w, int a, int b, int bytes, bool exchange,
+                   const PairSettings& p) {
+  Summary s;
+  if (w.rank == a) {
+    s = exchange ? measure_exchange(b, bytes, p.warmup, p.iterations, *p.out, *p.in, w.comm)
+                 : measure_pair(b, bytes, p.warmup, p.iterations, *p.out, *p.in, w.comm);
+    if (a != 0) {
+      const double figures[3] = {s.min, s.median, s.max};
+      MPI_Send(figures, 3, MPI_DOUBLE, 0, kSummaryTag, w.comm);
+    }
+  } else if (w.rank == b) {
+    if (exchange) {
+      measure_exchange(a, bytes, p.warmup, p.iterations, *p.out, *p.in, w.comm);
+    } else {
+      serve_pair(a, bytes, p.warmup + p.iterations, *p.in, w.comm);
+    }
+  }
+  if (w.is_root() && a != 0) {
+    double figures[3] = {};
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Irecv(figures, 3, MPI_DOUBLE, a, kSummaryTag, w.comm, &request);
+    quiet_wait(&request);
+    s = {figures[0], figures[1], figures[2]};
+  }
+  return s;
+}
+
+// A "pingpong" record (one-way times) or an "exchange" record (times of one exchange).
+nlohmann::ordered_json pair_record(const World& w, int a, int b, int bytes, int iterations,
+                                   const Summary& s, bool exchange) {
+  nlohmann::ordered_json record;
+  record["from"] = a;
+  record["to"] = b;
+  record["from_host"] = w.rank_hosts[static_cast<std::size_t>(a)];
+  record["to_host"] = w.rank_hosts[static_cast<std::size_t>(b)];
+  record["bytes"] = bytes;
+  record["iterations"] = iterations;
+  const std::string stem = exchange ? "exchange" : "one_way";
+  record[stem + "_min_s"] = s.min;
+  record[stem + "_median_s"] = s.median;
+  record[stem + "_max_s"] = s.max;
+  return record;
+}
+
 int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
   const char* name = mode_name(mode);
   if (w.size < 2) {
@@ -140,6 +195,9 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
   }
   check_memory(w, 2 * largest, fmt::format("{} {}", size_flag, format_bytes(largest)));
 
+  const bool exchange = mode == PairMode::kExchange;
+  // pingpong --exchange 1: each size's round trips, then the same size exchanged.
+  const bool both = !exchange && flag_count("--exchange", flags.exchange, 0, 1) == 1;
   RecordWriter writer(w, flags.common.out);
   nlohmann::ordered_json inputs;
   inputs["pairs"] = nlohmann::ordered_json::array();
@@ -148,6 +206,7 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
   for (const double s : sizes) inputs["sizes"].push_back(static_cast<std::int64_t>(s));
   inputs["iterations"] = iterations;
   inputs["warmup"] = warmup;
+  if (mode == PairMode::kPingPong) inputs["exchange"] = both;
   writer.envelope(name, inputs, context_json(w));
 
   const auto buffer_bytes = static_cast<std::size_t>(std::max(1.0, largest));
@@ -155,12 +214,14 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
   std::vector<char> in(buffer_bytes, '\0');
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
-  LiveTable table(live_output(w, flags.common), {{"size", "B", 12},
-                                                 {"min", "us", 10},
-                                                 {"median", "us", 10},
-                                                 {"max", "us", 10},
-                                                 {"bandwidth", "GB/s", 10}});
-  const bool exchange = mode == PairMode::kExchange;
+  std::vector<LiveColumn> columns = {{"size", "B", 12},
+                                 {"min", "us", 10},
+                                 {"median", "us", 10},
+                                 {"max", "us", 10},
+                                 {"bandwidth", "GB/s", 10}};
+  if (both) columns.push_back({"exchange", "us", 10});
+  LiveTable table(live_output(w, flags.common), columns);
+  const PairSettings settings{warmup, iterations, &out, &in};
   for (const auto& [a, b] : pairs) {
     const std::string& host_a = w.rank_hosts[static_cast<std::size_t>(a)];
     const std::string& host_b = w.rank_hosts[static_cast<std::size_t>(b)];
@@ -171,49 +232,26 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
                                   a, b, host_a, host_b, iterations, warmup)
                     : fmt::format("pingpong {}->{} ({} -> {}): one-way time (half the round "
                                   "trip), {} timed round trips after {} warm-up per size; "
-                                  "bandwidth: size / median",
-                                  a, b, host_a, host_b, iterations, warmup));
+                                  "bandwidth: size / median{}",
+                                  a, b, host_a, host_b, iterations, warmup,
+                                  both ? "; exchange: the median time of one exchange of the "
+                                         "size (both ranks send at once), as many timed"
+                                       : ""));
     table.header();
     for (const double size : sizes) {
       maybe_fail(w, faults, unit++);
       const auto bytes = static_cast<int>(size);
-      Summary s;
-      if (w.rank == a) {
-        s = exchange ? measure_exchange(b, bytes, warmup, iterations, out, in, w.comm)
-                     : measure_pair(b, bytes, warmup, iterations, out, in, w.comm);
-        if (a != 0) {
-          const double figures[3] = {s.min, s.median, s.max};
-          MPI_Send(figures, 3, MPI_DOUBLE, 0, kSummaryTag, w.comm);
-        }
-      } else if (w.rank == b) {
-        if (exchange) {
-          measure_exchange(a, bytes, warmup, iterations, out, in, w.comm);
-        } else {
-          serve_pair(a, bytes, warmup + iterations, in, w.comm);
+      const Summary s = timed_pair(w, a, b, bytes, exchange, settings);
+      if (w.is_root()) writer.record(name, pair_record(w, a, b, bytes, iterations, s, exchange));
+      std::vector<std::string> row = pingpong_row(bytes, s);
+      if (both) {
+        const Summary x = timed_pair(w, a, b, bytes, true, settings);
+        if (w.is_root()) {
+          writer.record("exchange", pair_record(w, a, b, bytes, iterations, x, true));
+          row.push_back(us_cell(x.median));
         }
       }
-      if (w.is_root()) {
-        if (a != 0) {
-          double figures[3] = {};
-          MPI_Request request = MPI_REQUEST_NULL;
-          MPI_Irecv(figures, 3, MPI_DOUBLE, a, kSummaryTag, w.comm, &request);
-          quiet_wait(&request);
-          s = {figures[0], figures[1], figures[2]};
-        }
-        nlohmann::ordered_json record;
-        record["from"] = a;
-        record["to"] = b;
-        record["from_host"] = w.rank_hosts[static_cast<std::size_t>(a)];
-        record["to_host"] = w.rank_hosts[static_cast<std::size_t>(b)];
-        record["bytes"] = bytes;
-        record["iterations"] = iterations;
-        const std::string stem = exchange ? "exchange" : "one_way";
-        record[stem + "_min_s"] = s.min;
-        record[stem + "_median_s"] = s.median;
-        record[stem + "_max_s"] = s.max;
-        writer.record(name, record);
-        table.row(pingpong_row(bytes, s));
-      }
+      if (w.is_root()) table.row(row);
     }
     quiet_barrier(w);
   }
@@ -237,7 +275,15 @@ struct PairModeText {
 // A pair mode's subcommand: --pairs, the size sweep, the repeats and the common flags.
 Mode register_pair_mode(CLI::App& app, PairMode mode, const PairModeText& text) {
   auto flags = std::make_shared<PingPongFlags>();
-  const FlagGroup pairs = {{"--pairs", &flags->pairs, text.pairs_help, "LIST", "0-1"}};
+  FlagGroup pairs = {{"--pairs", &flags->pairs, text.pairs_help, "LIST", "0-1"}};
+  if (mode == PairMode::kPingPong) {
+    pairs.push_back(
+        {"--exchange", &flags->exchange,
+         "1: after each size's round trips, also time the size exchanged (both ranks send at "
+         "once, as in the exchange mode) and write an exchange record, so that this one file "
+         "calibrates the steps of rings and recursive doubling too; 0: round trips only",
+         "0|1", "1"});
+  }
   const FlagGroup repeats =
       repeat_flags(&flags->repeats, text.timed_help, "50", text.untimed_help, "5");
   CLI::App* cmd = add_command(

@@ -5,7 +5,9 @@
 // the ranks of a node share its memory bandwidth as they do inside a reducing collective. Each
 // size is run `warmup` times untimed and `iterations` times timed one by one; rank 0 writes
 // one record per size with its own times and the slowest rank's median. The time per byte is
-// the model's gamma: calibrate fits time = c + gamma b.
+// the model's gamma: calibrate fits time = c + gamma b. The same sweep times a copy (acc = x,
+// one "copy" record per size): the local copy of its input that an out-of-place call makes
+// before it communicates, which calibrate fits as the copy cost per byte.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -30,19 +32,36 @@ struct ReduceFlags {
   RepeatFlags repeats;
 };
 
-// This rank's timed reductions of `count` elements. add_into lives in algorithms.cc, another
-// translation unit, so the compiler cannot drop a reduction whose sum is never read.
-Summary time_reductions(std::vector<Element>& acc, const std::vector<Element>& x,
-                        std::size_t count, int warmup, int iterations) {
+using LocalPass = void (*)(Element*, const Element*, std::size_t);
+
+// This rank's timed passes (a reduction or a copy) over `count` elements. add_into and
+// copy_into live in algorithms.cc, another translation unit, so the compiler cannot drop a
+// pass whose result is never read.
+Summary time_passes(LocalPass pass, std::vector<Element>& acc, const std::vector<Element>& x,
+                    std::size_t count, int warmup, int iterations) {
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(iterations));
   for (int i = 0; i < warmup + iterations; ++i) {
     const double t0 = now_s();
-    add_into(acc.data(), x.data(), count);
+    pass(acc.data(), x.data(), count);
     const double t1 = now_s();
     if (i >= warmup) times.push_back(t1 - t0);
   }
   return summarize(std::move(times));
+}
+
+// One size's record of a reduction or a copy: rank 0's times and the slowest rank's median.
+nlohmann::ordered_json pass_record(double bytes, int ranks, int iterations, const Summary& s,
+                                   double slowest) {
+  nlohmann::ordered_json record;
+  record["bytes"] = static_cast<std::int64_t>(bytes);
+  record["ranks"] = ranks;
+  record["iterations"] = iterations;
+  record["time_min_s"] = s.min;
+  record["time_median_s"] = s.median;
+  record["time_max_s"] = s.max;
+  record["slowest_rank_median_s"] = slowest;
+  return record;
 }
 
 int run_reduce(const World& w, const ReduceFlags& flags) {
@@ -84,33 +103,33 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
                                                  {"median", "us", 10},
                                                  {"max", "us", 10},
                                                  {"slowest", "us", 10},
-                                                 {"rate", "GB/s", 8}});
+                                                 {"rate", "GB/s", 8},
+                                                 {"copy", "us", 10},
+                                                 {"copy", "GB/s", 8}});
   table.title(fmt::format(
       "reduce on {} rank{} at once: acc += x (int64 add), {} timed after {} warm-up per size; "
-      "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median",
+      "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median; "
+      "copy: the slowest rank's median of acc = x, and size / it",
       w.size, w.size == 1 ? "" : "s", iterations, warmup));
   table.header();
   for (const double bytes : whole) {
     maybe_fail(w, faults, unit++);
+    const auto count = static_cast<std::size_t>(bytes / kElement);
     quiet_barrier(w);
-    const Summary s =
-        time_reductions(acc, x, static_cast<std::size_t>(bytes / kElement), warmup, iterations);
-    double slowest = 0;
-    MPI_Reduce(&s.median, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, w.comm);
+    const Summary s = time_passes(add_into, acc, x, count, warmup, iterations);
+    quiet_barrier(w);
+    const Summary c = time_passes(copy_into, acc, x, count, warmup, iterations);
+    const double medians[2] = {s.median, c.median};
+    double slowest[2] = {0, 0};
+    MPI_Reduce(medians, slowest, 2, MPI_DOUBLE, MPI_MAX, 0, w.comm);
     if (w.is_root()) {
-      nlohmann::ordered_json record;
-      record["bytes"] = static_cast<std::int64_t>(bytes);
-      record["ranks"] = w.size;
-      record["iterations"] = iterations;
-      record["time_min_s"] = s.min;
-      record["time_median_s"] = s.median;
-      record["time_max_s"] = s.max;
-      record["slowest_rank_median_s"] = slowest;
-      writer.record("reduction", record);
+      writer.record("reduction", pass_record(bytes, w.size, iterations, s, slowest[0]));
+      writer.record("copy", pass_record(bytes, w.size, iterations, c, slowest[1]));
       const auto b = static_cast<std::int64_t>(bytes);
       table.row({count_cell(b), count_cell(b / static_cast<std::int64_t>(kElement)),
-                 us_cell(s.min), us_cell(s.median), us_cell(s.max), us_cell(slowest),
-                 gbps_cell(s.median > 0 ? bytes / s.median : 0.0)});
+                 us_cell(s.min), us_cell(s.median), us_cell(s.max), us_cell(slowest[0]),
+                 gbps_cell(s.median > 0 ? bytes / s.median : 0.0), us_cell(slowest[1]),
+                 gbps_cell(slowest[1] > 0 ? bytes / slowest[1] : 0.0)});
     }
   }
   writer.end(true);

@@ -387,7 +387,7 @@ TEST(ValidateCli, AGpuFabricPricesTheLibraryCallByNcclsPick) {
   EXPECT_TRUE(contains(cpu.err, "--selector: the NCCL selector prices")) << cpu.err;
   const CliResult bad = run_scalewall({"validate", log, "--fabric", "dgx-h100", "--selector", "x"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_TRUE(contains(bad.err, "--selector: 'x' is not auto, nccl or mpi")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, "--selector: 'x' is not auto, nccl, mpi, ompi or mpich")) << bad.err;
 }
 
 TEST(ValidateCli, TableBanner) {

@@ -15,6 +15,7 @@
 #include <set>
 #include <tuple>
 
+#include "scalewall/analysis/select.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/setting.h"
@@ -369,18 +370,19 @@ std::vector<std::string> fit_quality_warnings(const HockneyFit& fit) {
   return warnings;
 }
 
-GammaFit fit_gamma(std::span<const ReductionPoint> points) {
+GammaFit fit_gamma(std::span<const ReductionPoint> points, std::string_view what) {
   std::map<double, std::vector<double>> by_size;
   GammaFit fit;
+  fit.what = std::string(what);
   for (const ReductionPoint& p : points) {
     if (p.bytes > 0 && p.time_median_s > 0) by_size[p.bytes].push_back(p.time_median_s);
     fit.ranks = std::max(fit.ranks, p.ranks);
   }
   if (by_size.size() < 2) {
     throw InputError(fmt::format(
-        "a reduction rate needs at least 2 sizes above 0 bytes, got {} (scalewall-mpi reduce "
+        "a {} rate needs at least 2 sizes above 0 bytes, got {} (scalewall-mpi reduce "
         "sweeps 1 KiB to 64 MiB)",
-        by_size.size()));
+        what, by_size.size()));
   }
   fit.points = median_per_size(by_size);
   // Through the origin: one column, the size; gamma = sum(b t) / sum(b^2).
@@ -414,17 +416,17 @@ std::vector<std::string> gamma_fit_warnings(const GammaFit& fit) {
   std::vector<std::string> warnings;
   if (fit.r_squared < kPoorFitRSquared) {
     warnings.push_back(fmt::format(
-        "poor reduction fit: R^2 {:.2f} is below {:.2f}: one rate gamma does not describe these "
+        "poor {} fit: R^2 {:.2f} is below {:.2f}: one rate {} does not describe these "
         "sizes (the caches give small buffers a faster rate than memory gives large ones)",
-        fit.r_squared, kPoorFitRSquared));
+        fit.what, fit.r_squared, kPoorFitRSquared, fit.what == "copy" ? "per byte" : "gamma"));
   }
   if (const std::optional<RunEnds> run = long_same_sign_run(fit.points)) {
     warnings.push_back(fmt::format(
-        "the reduction residuals keep one sign over {} consecutive sizes, {} .. {} ({} .. {}): "
-        "the rate changes there (a cache level); gamma holds for the largest sizes",
-        run->length, format_bytes(run->first->bytes), format_bytes(run->last->bytes),
+        "the {} residuals keep one sign over {} consecutive sizes, {} .. {} ({} .. {}): "
+        "the rate changes there (a cache level); {} holds for the largest sizes",
+        fit.what, run->length, format_bytes(run->first->bytes), format_bytes(run->last->bytes),
         signed_percent(run->first->relative_residual),
-        signed_percent(run->last->relative_residual)));
+        signed_percent(run->last->relative_residual), fit.what == "copy" ? "one rate" : "gamma"));
   }
   return warnings;
 }
@@ -961,12 +963,35 @@ MeasuredTimes group_measured(std::span<const CollectivePoint> measured, SkipTall
 struct PricedPoint {
   CollectiveCost cost;
   std::optional<NcclCost> nccl;
+  std::string rules;  // the library rules that picked cost.algorithm ("ompi"); empty if none
 };
+
+// The fixed rules that price the library's call of `series` under `selector`, if any.
+std::optional<Selector> library_rules(ValidationSelector selector,
+                                      const MeasurementSeries* series) {
+  switch (selector) {
+    case ValidationSelector::kOpenMpi:
+      return Selector::kOpenMpi;
+    case ValidationSelector::kMpich:
+      return Selector::kMpich;
+    case ValidationSelector::kAuto:
+      if (series == nullptr) return std::nullopt;
+      if (series->mpi_library.starts_with("Open MPI")) return Selector::kOpenMpi;
+      if (series->mpi_library.starts_with("MPICH")) return Selector::kMpich;
+      return std::nullopt;
+    case ValidationSelector::kNccl:
+    case ValidationSelector::kMpi:
+      break;
+  }
+  return std::nullopt;
+}
 
 // Whether the library's call of `op` on `topology` is priced by NCCL's pick.
 bool priced_by_nccl(Op op, const Topology& topology, ValidationSelector selector) {
   switch (selector) {
     case ValidationSelector::kMpi:
+    case ValidationSelector::kOpenMpi:
+    case ValidationSelector::kMpich:
       return false;
     case ValidationSelector::kNccl:
       if (!nccl_is_default(op, topology)) {
@@ -1032,10 +1057,24 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
     return std::nullopt;
   }
   std::optional<CollectiveCost> cost;
+  std::string rules;
   if (algorithm.is_library()) {
     if (priced_by_nccl(op, topology, how.selector)) return nccl_priced(op, bytes, topology);
-    const auto specs = applicable_algorithms(op, topology);
-    if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
+    if (const std::optional<Selector> library = library_rules(how.selector, how.series)) {
+      const LibraryChoice choice = library_choice(*library, op, ranks, bytes);
+      if (!choice.modelled) {
+        skipped.add(op, algorithm,
+                    fmt::format("{} run {}, which the model has no counterpart for",
+                                selector_description(*library), choice.library_algorithm),
+                    ranks, bytes, points);
+        return std::nullopt;
+      }
+      rules = std::string(selector_name(*library));
+      cost = collective_cost(op, *choice.modelled, bytes, topology, options);
+    } else {
+      const auto specs = applicable_algorithms(op, topology);
+      if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
+    }
   } else {
     const std::optional<AlgorithmSpec> spec = algorithm.spec();
     if (!spec || !implements(op, *spec)) {
@@ -1052,7 +1091,7 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
                 points);
     return std::nullopt;
   }
-  return PricedPoint{*cost, std::nullopt};
+  return PricedPoint{*cost, std::nullopt, rules};
 }
 
 // One key's measured median beside the model's cost of it.
@@ -1066,7 +1105,10 @@ ValidationPoint validation_point(const ValidationKey& key, const std::vector<dou
   p.modelled_name = priced.nccl ? fmt::format("nccl {}/{}",
                                               nccl_algorithm_name(priced.nccl->algorithm),
                                               nccl_protocol_name(priced.nccl->protocol))
-                                : std::string(algorithm_name(cost.algorithm));
+                : priced.rules.empty() ? std::string(algorithm_name(cost.algorithm))
+                                       : fmt::format("{} {}", priced.rules,
+                                                     algorithm_name(cost.algorithm));
+  p.rules = priced.rules;
   p.samples = static_cast<std::int64_t>(times.size());
   p.measured_s = median(times);
   p.predicted_s = cost.total_s;
@@ -1298,11 +1340,38 @@ std::string link_section(const char* section, const Link& l) {
   return out;
 }
 
+
+// The comment over a local rate's key: the fit, its quality and its warnings.
+std::string rate_comment(const GammaFit& fit, std::string_view title, std::string_view pass) {
+  std::string out = fmt::format(
+      "# {}: least squares through the origin over {} sizes of a {} ({} rank{} at once), "
+      "R^2 = {:.6f}.\n",
+      title, fit.points.size(), pass, fit.ranks, fit.ranks == 1 ? "" : "s", fit.r_squared);
+  for (const std::string& w : gamma_fit_warnings(fit)) {
+    out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
+  }
+  return out;
+}
+
+// [[<field>_regimes]] tables of a local rate's regimes above the first.
+std::string rate_regime_tables(const ReductionRegimes& above, std::string_view field,
+                               std::string_view title, const std::string& rule) {
+  std::string out;
+  if (above.count > 0) out += fmt::format("# {} ({}).\n", title, toml_comment_text(rule));
+  for (std::size_t i = 0; i < above.count; ++i) {
+    const ReductionRegime& r = above.above[i];
+    out += fmt::format("[[{}_regimes]]\nfrom = {}    # {}\n{} = {}    # {}\n", field,
+                       toml_number(r.from_bytes), format_bytes(r.from_bytes), field,
+                       toml_number(r.gamma_s_per_byte), format_rate(1.0 / r.gamma_s_per_byte));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources, const GammaFit* gamma,
-                        const PiecewiseFit* exchange) {
+                        const PiecewiseFit* exchange, const GammaFit* copy) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
@@ -1317,26 +1386,25 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
   out += fmt::format("nics_per_node = {}\n", t.nics_per_node);
   out += fmt::format("oversubscription = {}\n", toml_number(t.oversubscription));
   out += fmt::format("placement = {}\n", toml_string(std::string(placement_name(t.placement))));
+  // Top-level keys first: TOML puts every key after a [[table]] header into that table.
   if (gamma != nullptr) {
-    out += fmt::format(
-        "# Reduction cost: least squares through the origin over {} sizes of a local reduction "
-        "({} rank{} at once), R^2 = {:.6f}.\n",
-        gamma->points.size(), gamma->ranks, gamma->ranks == 1 ? "" : "s", gamma->r_squared);
-    for (const std::string& w : gamma_fit_warnings(*gamma)) {
-      out += fmt::format("# WARNING: {}\n", toml_comment_text(w));
-    }
+    out += rate_comment(*gamma, "Reduction cost", "local reduction");
     out += fmt::format("gamma = {}    # {} per byte reduced, {}\n", toml_number(t.gamma_s_per_byte),
                        format_seconds(t.gamma_s_per_byte), format_rate(1.0 / t.gamma_s_per_byte));
-    if (t.gamma_above.count > 0) {
-      out += fmt::format("# Reduction rates by the bytes a step reduces ({}).\n",
-                         toml_comment_text(gamma->rule));
-    }
-    for (std::size_t i = 0; i < t.gamma_above.count; ++i) {
-      const ReductionRegime& r = t.gamma_above.above[i];
-      out += fmt::format("[[gamma_regimes]]\nfrom = {}    # {}\ngamma = {}    # {}\n",
-                         toml_number(r.from_bytes), format_bytes(r.from_bytes),
-                         toml_number(r.gamma_s_per_byte), format_rate(1.0 / r.gamma_s_per_byte));
-    }
+  }
+  if (copy != nullptr) {
+    out += rate_comment(*copy, "Copy cost (an out-of-place call's local copy of its input)",
+                        "local copy");
+    out += fmt::format("copy = {}    # {} per byte copied, {}\n", toml_number(t.copy.s_per_byte),
+                       format_seconds(t.copy.s_per_byte), format_rate(1.0 / t.copy.s_per_byte));
+  }
+  if (gamma != nullptr) {
+    out += rate_regime_tables(t.gamma_above, "gamma", "Reduction rates by the bytes a step reduces",
+                              gamma->rule);
+  }
+  if (copy != nullptr) {
+    out += rate_regime_tables(t.copy.above, "copy", "Copy rates by the bytes a call copies",
+                              copy->rule);
   }
   out += link_section("intra", t.intra);
   out += link_section("inter", t.inter);

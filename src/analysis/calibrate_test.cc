@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "scalewall/analysis/select.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
 #include "scalewall/io/fabric_file.h"
@@ -372,6 +373,42 @@ TEST(ValidateCollectives, LibraryIsComparedWithTheModelsBest) {
   EXPECT_EQ(v.points[0].modelled, best.algorithm);
   EXPECT_DOUBLE_EQ(v.points[0].predicted_s, best.total_s);
   EXPECT_DOUBLE_EQ(v.points[0].relative_error, (best.total_s - 20e-6) / 20e-6);
+}
+
+// A library call of a series run by Open MPI is priced as Open MPI 4.1's fixed rules pick
+// (select.h): at 2 ranks, 1 MiB, Rabenseifner, not the model's cheapest; --selector mpi keeps
+// the cheapest, and ompi applies to a series that names no library.
+TEST(ValidateCollectives, TheLibraryOfTheSeriesPicksTheAlgorithm) {
+  const Link link{kAlpha, kBandwidth, 0, 0};
+  const Topology fabric = flat_topology(2, link);
+  std::vector<CollectivePoint> measured{allreduce_point(2, 1048576, 1e-4)};
+  measured[0].series = 0;
+  std::vector<MeasurementSeries> series(1);
+  series[0].label = "coll.jsonl: scalewall-mpi collective";
+  series[0].ranks = 2;
+  series[0].mpi_library = "Open MPI v4.1.4, package: Debian OpenMPI";
+  const LibraryChoice choice = library_choice(Selector::kOpenMpi, Op::kAllreduce, 2, 1048576);
+  ASSERT_TRUE(choice.modelled.has_value());
+  EXPECT_EQ(choice.modelled->algorithm, Algorithm::kRabenseifner);
+  const double expected =
+      collective_cost(Op::kAllreduce, *choice.modelled, 1048576, fabric).total_s;
+  const Validation v = validate_collectives(measured, fabric, {}, series);
+  ASSERT_EQ(v.points.size(), 1u);
+  EXPECT_EQ(v.points[0].rules, "ompi");
+  EXPECT_EQ(v.points[0].modelled_name, "ompi rabenseifner");
+  EXPECT_DOUBLE_EQ(v.points[0].predicted_s, expected);
+  const Validation cheapest =
+      validate_collectives(measured, fabric, {}, series, ValidationSelector::kMpi);
+  EXPECT_TRUE(cheapest.points[0].rules.empty());
+  const auto specs = applicable_algorithms(Op::kAllreduce, fabric);
+  EXPECT_DOUBLE_EQ(cheapest.points[0].predicted_s,
+                   rank_algorithms(Op::kAllreduce, specs, 1048576, fabric).front().total_s);
+  series[0].mpi_library.clear();
+  EXPECT_TRUE(validate_collectives(measured, fabric, {}, series).points[0].rules.empty());
+  EXPECT_EQ(validate_collectives(measured, fabric, {}, series, ValidationSelector::kOpenMpi)
+                .points[0]
+                .predicted_s,
+            expected);
 }
 
 TEST(ValidateCollectives, LeavesOutWhatItCannotScore) {
@@ -841,6 +878,47 @@ TEST(FitGamma, TheFabricFileCarriesTheRateRegimes) {
                  "[intra]\nalpha = 1\nbandwidth = 1\n[inter]\nalpha = 1\nbandwidth = 1\n",
                  "g.toml");
   }), "[gamma_regimes[1]] from 0 B is not above"));
+}
+
+// The copy fit: the same rates through the origin, named "copy" in its warnings, and carried
+// by the fabric file as copy and [[copy_regimes]] (after gamma's keys) that read back exactly.
+TEST(FitGamma, TheCopyFitAndItsFabricKeys) {
+  std::vector<ReductionPoint> reductions;
+  std::vector<ReductionPoint> copies;
+  for (double b = 1024; b <= 64.0 * 1024 * 1024; b *= 2) {
+    reductions.push_back(reduction(b, b * (b <= 1048576 ? 0.1e-9 : 0.5e-9)));
+    copies.push_back(reduction(b, b * (b <= 4194304 ? 0.05e-9 : 0.3e-9)));
+  }
+  const GammaFit gamma = fit_gamma(reductions);
+  const GammaFit copy = fit_gamma(copies, "copy");
+  EXPECT_EQ(copy.what, "copy");
+  ASSERT_EQ(copy.regimes.size(), 2u) << copy.rule;
+  EXPECT_NEAR(copy.regimes[1].gamma_s_per_byte, 0.3e-9, 1e-21);
+  const PiecewiseFit link = fit_piecewise(synthetic([](std::size_t) { return 1.0; }));
+  Topology t = calibrated_topology(link, std::nullopt, 2, "calibrated");
+  t.gamma_s_per_byte = gamma.first_gamma();
+  t.gamma_above = gamma.regimes_above();
+  t.copy.s_per_byte = copy.first_gamma();
+  t.copy.above = copy.regimes_above();
+  const std::string text = fabric_toml(t, link, {"r.jsonl"}, &gamma, nullptr, &copy);
+  EXPECT_TRUE(contains(text, "[[copy_regimes]]")) << text;
+  EXPECT_LT(text.find("copy = "), text.find("[[gamma_regimes]]")) << text;
+  const Topology back = parse_fabric(text, "c.toml");
+  EXPECT_EQ(back.copy.s_per_byte, t.copy.s_per_byte);
+  ASSERT_EQ(back.copy.above.count, 1u);
+  EXPECT_EQ(back.copy.above.above[0], t.copy.above.above[0]);
+  EXPECT_EQ(back.gamma_above.above[0], t.gamma_above.above[0]);
+  // A poor fit warns in the copy's words.
+  GammaFit poor = copy;
+  poor.r_squared = 0.5;
+  const std::vector<std::string> w = gamma_fit_warnings(poor);
+  ASSERT_FALSE(w.empty());
+  EXPECT_TRUE(contains(w.front(), "poor copy fit: R^2 0.50")) << w.front();
+  EXPECT_TRUE(contains(input_error_of([] {
+    parse_fabric("copy = -1\n[intra]\nalpha = 1\nbandwidth = 1\n[inter]\nalpha = 1\n"
+                 "bandwidth = 1\n",
+                 "c.toml");
+  }), "copy (line 1): negative time '-1' is not allowed"));
 }
 
 }  // namespace

@@ -401,7 +401,7 @@ TEST(DiagnoseRuns, SameJobTogetherOtherJobsApart) {
                        const std::string& date) {
     MeasurementSet set;
     set.sources.push_back(name);
-    set.runs.push_back({name, "step", 4, 2, std::move(hosts), date});
+    set.runs.push_back({name, "step", 4, 2, std::move(hosts), date, ""});
     for (std::int64_t r = 0; r < 4; ++r) {
       StepPoint p;
       p.rank = r;

@@ -72,6 +72,30 @@ bool is_calibration_report(std::string_view text) {
          *command == "calibrate";
 }
 
+// A local rate (gamma, the copy cost): the top-level figure, then its regimes table if any.
+// The table's first row is the rate from 0 B (the fabric's own, as calibrate --out writes it;
+// the top-level figure is one rate over every size); the others start higher.
+void read_rate(const Json& report, const char* key, const char* table_key, const char* row_key,
+               const std::string& source_name, double& first, ReductionRegimes& above) {
+  const auto it = report.find(key);
+  if (it != report.end() && !it->is_null()) first = number_field(report, key, source_name);
+  const Json* table = rows(report, table_key, source_name);
+  if (table == nullptr) return;
+  if (!table->empty()) {
+    const std::string place = fmt::format("{}: {}[0]", source_name, table_key);
+    if (!(*table)[0].is_object()) throw InputError(place + ": not an object");
+    first = number_field((*table)[0], row_key, place);
+  }
+  for (std::size_t i = 1; i < table->size() && i < kMaxLinkRegimes; ++i) {
+    const std::string place = fmt::format("{}: {}[{}]", source_name, table_key, i);
+    const Json& row = (*table)[i];
+    if (!row.is_object()) throw InputError(place + ": not an object");
+    ReductionRegime& r = above.above[above.count++];
+    r.from_bytes = number_field(row, "from_bytes", place);
+    r.gamma_s_per_byte = number_field(row, row_key, place);
+  }
+}
+
 Topology parse_calibration_report(std::string_view text, const std::string& source_name) {
   const Json report = parse_json_input(text, source_name);
   if (!report.is_object()) {
@@ -81,27 +105,10 @@ Topology parse_calibration_report(std::string_view text, const std::string& sour
   Topology fabric = flat_topology(2, report_link(report, source_name));
   fabric.name = optional_json_string(report, "name", "calibrated", source_name);
   fabric.nominal = false;
-  const auto gamma = report.find("gamma_s_per_byte");
-  if (gamma != report.end() && !gamma->is_null()) {
-    fabric.gamma_s_per_byte = number_field(report, "gamma_s_per_byte", source_name);
-  }
-  if (const Json* table = rows(report, "reduction_regimes", source_name)) {
-    // The first row is the gamma from 0 B (the fabric's own, as calibrate --out writes it;
-    // the top-level figure is one rate over every size); the others start higher.
-    if (!table->empty()) {
-      const std::string place = fmt::format("{}: reduction_regimes[0]", source_name);
-      if (!(*table)[0].is_object()) throw InputError(place + ": not an object");
-      fabric.gamma_s_per_byte = number_field((*table)[0], "gamma_s_per_byte", place);
-    }
-    for (std::size_t i = 1; i < table->size() && i < kMaxLinkRegimes; ++i) {
-      const std::string place = fmt::format("{}: reduction_regimes[{}]", source_name, i);
-      const Json& row = (*table)[i];
-      if (!row.is_object()) throw InputError(place + ": not an object");
-      ReductionRegime& r = fabric.gamma_above.above[fabric.gamma_above.count++];
-      r.from_bytes = number_field(row, "from_bytes", place);
-      r.gamma_s_per_byte = number_field(row, "gamma_s_per_byte", place);
-    }
-  }
+  read_rate(report, "gamma_s_per_byte", "reduction_regimes", "gamma_s_per_byte", source_name,
+            fabric.gamma_s_per_byte, fabric.gamma_above);
+  read_rate(report, "copy_s_per_byte", "copy_regimes", "s_per_byte", source_name,
+            fabric.copy.s_per_byte, fabric.copy.above);
   return fabric;
 }
 

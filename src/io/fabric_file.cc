@@ -209,38 +209,39 @@ void read_duplex(const toml::table& table, std::string_view section, const std::
   }
 }
 
-// [[gamma_regimes]] tables (from, gamma): the reduction cost of steps reducing at least `from`
-// bytes; `gamma` at the top level prices the steps below the first.
-ReductionRegimes read_gamma_regimes(const toml::table& root, const std::string& source) {
-  const toml::node* node = root.get("gamma_regimes");
+// [[<key>]] tables (from, <field>): a local rate per byte (the reduction cost gamma in
+// [[gamma_regimes]], the copy cost in [[copy_regimes]]) for steps of at least `from` bytes; the
+// top-level <field> prices the sizes below the first.
+ReductionRegimes read_rate_regimes(const toml::table& root, const std::string& source,
+                                   const std::string& key, const std::string& field) {
+  const toml::node* node = root.get(key);
   const toml::array* list = node->as_array();
   if (list == nullptr || !list->is_array_of_tables()) {
-    throw InputError(fmt::format("{}: expected [[gamma_regimes]] tables (from, gamma)",
-                                 where(source, "", "gamma_regimes", node)));
+    throw InputError(fmt::format("{}: expected [[{}]] tables (from, {})",
+                                 where(source, "", key, node), key, field));
   }
   if (list->size() + 1 > kMaxLinkRegimes) {
-    throw InputError(fmt::format("{}: {} regimes; at most {} in all",
-                                 where(source, "", "gamma_regimes", node), list->size() + 1,
-                                 kMaxLinkRegimes));
+    throw InputError(fmt::format("{}: {} regimes; at most {} in all", where(source, "", key, node),
+                                 list->size() + 1, kMaxLinkRegimes));
   }
   ReductionRegimes out;
   double before = 0;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const toml::table& t = *list->get(i)->as_table();
-    const std::string name = fmt::format("gamma_regimes[{}]", i + 1);
-    reject_unknown_keys(t, {"from", "gamma"}, source, name);
-    if (!t.contains("from") || !t.contains("gamma")) {
-      throw InputError(fmt::format("{}: [{}] needs from and gamma", source, name));
+    const std::string name = fmt::format("{}[{}]", key, i + 1);
+    reject_unknown_keys(t, {"from", field}, source, name);
+    if (!t.contains("from") || !t.contains(field)) {
+      throw InputError(fmt::format("{}: [{}] needs from and {}", source, name, field));
     }
     ReductionRegime r{read_quantity(t, "from", source, name, parse_bytes),
-                      read_quantity(t, "gamma", source, name, parse_seconds)};
+                      read_quantity(t, field, source, name, parse_seconds)};
     if (!(r.from_bytes > before) || !std::isfinite(r.from_bytes)) {
       throw InputError(fmt::format("{}: [{}] from {} B is not above the previous start ({} B)",
                                    source, name, r.from_bytes, before));
     }
     if (!(r.gamma_s_per_byte >= 0) || !std::isfinite(r.gamma_s_per_byte)) {
-      throw InputError(fmt::format("{}: [{}] gamma {} s/B is not a time per byte, zero or more",
-                                   source, name, r.gamma_s_per_byte));
+      throw InputError(fmt::format("{}: [{}] {} {} s/B is not a time per byte, zero or more",
+                                   source, name, field, r.gamma_s_per_byte));
     }
     before = r.from_bytes;
     out.above[i] = r;
@@ -358,6 +359,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   reject_unknown_keys(root,
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
                        "oversubscription", "placement", "rank_to_node", "gamma", "gamma_regimes",
+                       "copy", "copy_regimes",
                        "ranks", "gpu",
                        "nvls", "collnet", "intra", "inter"},
                       source, "");
@@ -393,7 +395,13 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
     t.gamma_s_per_byte = read_quantity(root, "gamma", source, "", parse_seconds);
   }
   if (root.contains("gamma_regimes")) {
-    t.gamma_above = read_gamma_regimes(root, source);
+    t.gamma_above = read_rate_regimes(root, source, "gamma_regimes", "gamma");
+  }
+  if (root.contains("copy")) {
+    t.copy.s_per_byte = read_quantity(root, "copy", source, "", parse_seconds);
+  }
+  if (root.contains("copy_regimes")) {
+    t.copy.above = read_rate_regimes(root, source, "copy_regimes", "copy");
   }
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();

@@ -634,15 +634,16 @@ void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
        {"collective_s", &ArrivalPoint::collective_s}}));
 }
 
+// A "reduction" record, or (into set.copies) a "copy" record: the same fields.
 void read_reduction_record(const RecordReader& r, const std::string& place,
-                           MeasurementSet& set) {
+                           MeasurementSet& set, std::vector<ReductionPoint>& into) {
   ReductionPoint p;
   p.bytes = r.size("bytes");
   p.ranks = r.whole("ranks", 1, kMaxRanks);
   p.iterations = r.whole("iterations", 0, std::numeric_limits<std::int64_t>::max());
   r.min_median_max("time", p.time_min_s, p.time_median_s, p.time_max_s);
   p.slowest_rank_median_s = r.seconds("slowest_rank_median_s");
-  if (timed(p.time_median_s, place, "time_median_s", set)) set.reductions.push_back(p);
+  if (timed(p.time_median_s, place, "time_median_s", set)) into.push_back(p);
 }
 
 void read_step_record(const RecordReader& r, MeasurementSet& set) {
@@ -700,6 +701,9 @@ MeasurementRun scalewall_mpi_run(const std::string& source, const std::string& c
   if (const auto date = context->find("date"); date != context->end() && date->is_string()) {
     run.date = date->get<std::string>();
   }
+  if (const auto lib = context->find("mpi_library"); lib != context->end() && lib->is_string()) {
+    run.mpi_library = lib->get<std::string>();
+  }
   return run;
 }
 
@@ -713,6 +717,7 @@ std::size_t scalewall_mpi_series(const std::string& path, const std::string& com
     s.ranks_per_node = *run.ranks_per_host;
   }
   if (!run.hosts.empty()) s.nodes = static_cast<std::int64_t>(run.hosts.size());
+  s.mpi_library = run.mpi_library;
   complete_layout(s);
   label_series(set, index);
   return index;
@@ -767,7 +772,9 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
     } else if (kind == "step") {
       read_step_record(r, set);
     } else if (kind == "reduction") {
-      read_reduction_record(r, place, set);
+      read_reduction_record(r, place, set, set.reductions);
+    } else if (kind == "copy") {
+      read_reduction_record(r, place, set, set.copies);
     } else if (kind == "end") {
       ended = true;
       read_end_record(r, j, place, records, set);
@@ -949,7 +956,7 @@ void parse_measurement_text(std::string_view text, const std::string& path,
   const std::vector<Line> lines = split_lines(text, path);
   const std::size_t first = first_content(lines);
   // A benchmark log's run is only its file (scalewall-mpi's reader records its context).
-  const auto log_run = [&] { set.runs.push_back({set.sources.back(), "", {}, {}, {}, ""}); };
+  const auto log_run = [&] { set.runs.push_back({set.sources.back(), "", {}, {}, {}, "", ""}); };
   switch (log_format(lines, first)) {
     case FileFormat::kScalewallMpi:
       read_scalewall_mpi(path, lines, first, scalewall_mpi_envelope(path, lines[first]), set);

@@ -485,6 +485,31 @@ TEST(MeasurementFile, ReductionRecords) {
                InputError);
 }
 
+// reduce's copy records go to set.copies; the envelope's mpi_library names the series'
+// library.
+TEST(MeasurementFile, CopyRecordsAndTheLibrary) {
+  MeasurementSet set;
+  parse_measurement_text(
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"reduce","kind":"measurement","context":{"mpi_library":"Open MPI v4.1.4, package: Debian OpenMPI","ranks":2}})"
+      "\n"
+      R"({"record":"reduction","bytes":4096,"ranks":2,"iterations":20,"time_min_s":4e-7,"time_median_s":5e-7,"time_max_s":7e-7,"slowest_rank_median_s":6e-7})"
+      "\n"
+      R"({"record":"copy","bytes":4096,"ranks":2,"iterations":20,"time_min_s":1e-7,"time_median_s":2e-7,"time_max_s":3e-7,"slowest_rank_median_s":2.5e-7})"
+      "\n"
+      R"({"record":"end","status":"complete","records":2})"
+      "\n",
+      "reduce.jsonl", set);
+  ASSERT_EQ(set.reductions.size(), 1u);
+  ASSERT_EQ(set.copies.size(), 1u);
+  EXPECT_EQ(set.copies[0].bytes, 4096.0);
+  EXPECT_DOUBLE_EQ(set.copies[0].time_median_s, 2e-7);
+  EXPECT_DOUBLE_EQ(set.copies[0].slowest_rank_median_s, 2.5e-7);
+  ASSERT_EQ(set.series.size(), 1u);
+  EXPECT_EQ(set.series[0].mpi_library, "Open MPI v4.1.4, package: Debian OpenMPI");
+  EXPECT_EQ(set.runs[0].mpi_library, set.series[0].mpi_library);
+  EXPECT_TRUE(set.warnings.empty());
+}
+
 // ---- errors name the file and the line ----
 
 TEST(MeasurementFileErrors, MissingEmptyAndDirectory) {

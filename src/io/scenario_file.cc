@@ -470,6 +470,7 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
   if (out.network.fabric) {
     out.cost.gamma_s_per_byte = out.network.fabric->gamma_s_per_byte;
     out.cost.gamma_above = out.network.fabric->gamma_above;
+    out.cost.copy = out.network.fabric->copy;
   }
   read_network_cost(n, out.cost);
   return out;

@@ -837,6 +837,25 @@ Totals evaluate_hierarchical(Algorithm inter, double m, const Topology& topo,
   return t;
 }
 
+// A rate per byte from 0 B and its regimes above: each finite and >= 0, the starts ascending.
+void require_rates(double first, const ReductionRegimes& above, std::string_view what,
+                   std::string_view regime) {
+  double from = 0;
+  for (std::size_t i = 0; i <= above.count; ++i) {
+    const double rate = i == 0 ? first : above.above[i - 1].gamma_s_per_byte;
+    if (std::isnan(rate) || rate < 0.0 || !std::isfinite(rate)) {
+      throw InputError(
+          fmt::format("{} = {} s/B must be a finite time per byte, zero or more", what, rate));
+    }
+    const double start = i == 0 ? 0.0 : above.above[i - 1].from_bytes;
+    if (i > 0 && (!(start > from) || !std::isfinite(start))) {
+      throw InputError(
+          fmt::format("{} regime {} starts at {} B, not above {} B", regime, i + 1, start, from));
+    }
+    from = start;
+  }
+}
+
 void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& options) {
   if (!implements(op, spec)) {
     throw InputError(fmt::format("algorithm '{}' does not implement {}", algorithm_name(spec),
@@ -848,21 +867,9 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
   if (!std::isfinite(bytes)) {
     throw InputError(fmt::format("buffer size {} B is not finite", bytes));
   }
-  double from = 0;
-  for (std::size_t i = 0; i <= options.gamma_above.count; ++i) {
-    const double gamma =
-        i == 0 ? options.gamma_s_per_byte : options.gamma_above.above[i - 1].gamma_s_per_byte;
-    if (std::isnan(gamma) || gamma < 0.0 || !std::isfinite(gamma)) {
-      throw InputError(fmt::format(
-          "reduction cost gamma = {} s/B must be a finite time per byte, zero or more", gamma));
-    }
-    const double start = i == 0 ? 0.0 : options.gamma_above.above[i - 1].from_bytes;
-    if (i > 0 && (!(start > from) || !std::isfinite(start))) {
-      throw InputError(fmt::format("reduction regime {} starts at {} B, not above {} B", i + 1,
-                                   start, from));
-    }
-    from = start;
-  }
+  require_rates(options.gamma_s_per_byte, options.gamma_above, "reduction cost gamma",
+                "reduction");
+  require_rates(options.copy.s_per_byte, options.copy.above, "copy cost", "copy");
   if (!(options.tree_chunk_bytes > 0.0) || !std::isfinite(options.tree_chunk_bytes)) {
     throw InputError(fmt::format("tree chunk {} B must be a positive size",
                                  options.tree_chunk_bytes));
@@ -870,7 +877,7 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
 }
 
 CollectiveCost finish(Op op, AlgorithmSpec spec, std::int64_t ranks, double bytes,
-                      const Totals& t) {
+                      const Totals& t, double copy_s) {
   CollectiveCost c;
   c.op = op;
   c.algorithm = spec;
@@ -882,8 +889,9 @@ CollectiveCost finish(Op op, AlgorithmSpec spec, std::int64_t ranks, double byte
   c.latency_s = t.latency_s;
   c.overhead_s = t.overhead_s;
   c.bandwidth_s = t.bandwidth_s;
-  c.compute_s = t.compute_s;
-  c.total_s = t.latency_s + t.bandwidth_s + t.compute_s;
+  c.copy_s = copy_s;
+  c.compute_s = t.compute_s + copy_s;
+  c.total_s = t.latency_s + t.bandwidth_s + c.compute_s;
   if (!std::isfinite(c.total_s)) {
     throw InputError(fmt::format("{} {} of {} B over {} ranks takes longer than a double can hold",
                                  algorithm_name(spec), op_name(op), bytes, ranks));
@@ -1065,6 +1073,23 @@ double busbw_factor(Op op, std::int64_t ranks) {
   return 0.0;
 }
 
+double local_copy_bytes(Op op, std::int64_t ranks, double bytes) {
+  if (ranks < 2) return 0.0;
+  switch (op) {
+    case Op::kAllreduce:
+    case Op::kReduceScatter:
+    case Op::kReduce:
+      return bytes;
+    case Op::kAllgather:
+    case Op::kAlltoall:
+      return bytes / static_cast<double>(ranks);
+    case Op::kBroadcast:
+    case Op::kBarrier:
+      return 0.0;
+  }
+  return 0.0;
+}
+
 BusBandwidthAllreduce busbw_allreduce(std::int64_t ranks, double busbw_Bps, double alpha_s) {
   SCALEWALL_CHECK(ranks >= 1 && busbw_Bps > 0);
   const auto n = static_cast<double>(ranks);
@@ -1097,7 +1122,9 @@ CollectiveCost cost_on_topology(Op op, AlgorithmSpec spec, double bytes, const T
   const Totals t = spec.algorithm == Algorithm::kHierarchical
                        ? evaluate_hierarchical(spec.inter, m, topology, options)
                        : evaluate_flat_algorithm(op, spec.algorithm, m, topology, options, how);
-  return finish(op, spec, topology.ranks(), bytes, t);
+  const double copied = local_copy_bytes(op, topology.ranks(), m);
+  return finish(op, spec, topology.ranks(), bytes, t,
+                copied > 0 ? copied * options.copy.at(copied) : 0.0);
 }
 
 }  // namespace

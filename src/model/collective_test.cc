@@ -247,6 +247,43 @@ TEST(AllreduceCost, GammaIsChargedOnReducedBytes) {
   EXPECT_EQ(ring.bandwidth_s, allreduce_cost(Algorithm::kRing, 64, m, kLink).bandwidth_s);
 }
 
+// The input's local copy: an out-of-place all-reduce, reduce-scatter or reduce copies its
+// whole input, an all-gather or all-to-all its own block, a broadcast nothing; at the copy's
+// own regime, into compute_s, and the other terms untouched.
+TEST(CopyCost, ChargesTheInputsCopyAtItsOwnRate) {
+  const double m = 1 << 22;  // 4 MiB
+  CostOptions options;
+  options.copy.s_per_byte = 0.1e-9;              // 10 GB/s in cache
+  options.copy.above.above[0] = {2097152, 0.4e-9};  // 2.5 GB/s from 2 MiB
+  options.copy.above.count = 1;
+  const auto cost = [&](Op op, Algorithm a, const CostOptions& o) {
+    return collective_cost(op, {a}, 8, m, kLink, o);
+  };
+  const CollectiveCost plain = cost(Op::kAllreduce, Algorithm::kRing, {});
+  const CollectiveCost copied = cost(Op::kAllreduce, Algorithm::kRing, options);
+  EXPECT_DOUBLE_EQ(copied.copy_s, m * 0.4e-9);  // 4 MiB: the slow regime
+  EXPECT_DOUBLE_EQ(copied.compute_s, plain.compute_s + copied.copy_s);
+  EXPECT_DOUBLE_EQ(copied.total_s, plain.total_s + copied.copy_s);
+  EXPECT_EQ(copied.latency_s, plain.latency_s);
+  EXPECT_EQ(copied.bandwidth_s, plain.bandwidth_s);
+  EXPECT_DOUBLE_EQ(copied.total_s, copied.latency_s + copied.bandwidth_s + copied.compute_s);
+  // The all-gather copies its own block, m / 8 = 512 KiB: the fast regime.
+  EXPECT_DOUBLE_EQ(cost(Op::kAllgather, Algorithm::kRing, options).copy_s, m / 8 * 0.1e-9);
+  EXPECT_DOUBLE_EQ(cost(Op::kReduceScatter, Algorithm::kRing, options).copy_s, m * 0.4e-9);
+  EXPECT_EQ(cost(Op::kBroadcast, Algorithm::kBinomialTree, options).copy_s, 0.0);
+  // One rank costs nothing, copy or not.
+  EXPECT_EQ(collective_cost(Op::kAllreduce, {Algorithm::kRing}, 1, m, kLink, options).total_s,
+            0.0);
+  EXPECT_EQ(local_copy_bytes(Op::kAlltoall, 4, 1000), 250.0);
+  EXPECT_EQ(local_copy_bytes(Op::kReduce, 4, 1000), 1000.0);
+  EXPECT_EQ(local_copy_bytes(Op::kBarrier, 4, 1000), 0.0);
+  EXPECT_EQ(local_copy_bytes(Op::kAllreduce, 1, 1000), 0.0);
+  // A bad rate is refused, naming it.
+  CostOptions bad;
+  bad.copy.s_per_byte = -1;
+  EXPECT_THROW(cost(Op::kAllreduce, Algorithm::kRing, bad), InputError);
+}
+
 TEST(RankAllreduce, CheapestFirstAndStable) {
   const std::vector<Algorithm> both(std::begin(kSeedAlgorithms), std::end(kSeedAlgorithms));
   for (const std::int64_t n : kRanks) {

@@ -215,21 +215,39 @@ TEST(MpiCollective, EveryAlgorithmItAcceptsIsACatalogueName) {
       << help.out;
 }
 
+// Each size's round trips, then the same size exchanged: a pingpong and an exchange record
+// per size; --exchange 0 writes the pingpong records alone.
 TEST(MpiPingPong, DefaultPairOverASweep) {
   const MpiResult result =
       run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "--iterations", "5", "--warmup", "1"});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const Jsonl file = parse_jsonl(result.out);
   expect_well_formed(file, "pingpong", "pingpong", 2);
-  ASSERT_EQ(file.records.size(), 18u);  // 0 and 1, 2, 4, ..., 64 KiB
-  EXPECT_EQ(file.records.front()["bytes"], 0);
-  EXPECT_EQ(file.records.back()["bytes"], 65536);
-  for (const auto& r : file.records) {
+  ASSERT_EQ(file.records.size(), 36u);  // 0 and 1, 2, 4, ..., 64 KiB, twice
+  EXPECT_EQ(file.envelope["inputs"]["exchange"], true);
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
+    const auto& r = file.records[i];
+    EXPECT_EQ(r["record"], i % 2 == 0 ? "pingpong" : "exchange") << r;
+    EXPECT_EQ(r["bytes"], file.records[i - i % 2]["bytes"]) << r;
     EXPECT_EQ(r["from"], 0);
     EXPECT_EQ(r["to"], 1);
     EXPECT_EQ(r["iterations"], 5);
   }
+  EXPECT_EQ(file.records.front()["bytes"], 0);
+  EXPECT_EQ(file.records.back()["bytes"], 65536);
   EXPECT_NE(result.err.find("pingpong 0->1"), std::string::npos) << result.err;
+
+  const MpiResult alone = run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "--iterations", "2",
+                                      "--warmup", "0", "--exchange", "0"});
+  ASSERT_EQ(alone.exit_code, 0) << describe(alone);
+  const Jsonl only = parse_jsonl(alone.out);
+  expect_well_formed(only, "pingpong", "pingpong", 2);
+  ASSERT_EQ(only.records.size(), 18u);
+  for (const auto& r : only.records) EXPECT_EQ(r["record"], "pingpong") << r;
+  EXPECT_EQ(only.envelope["inputs"]["exchange"], false);
+  const MpiResult bad = run_mpi(2, {"pingpong", "--exchange", "2"});
+  EXPECT_EQ(bad.exit_code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("--exchange"), std::string::npos) << bad.err;
 }
 
 // nccl-tests' short flags: -b, -e, -f (a geometric sweep, max included), K/M/G binary; -n, -w.
@@ -291,7 +309,7 @@ TEST(MpiPingPong, AllPairsWithThreeRanks) {
     EXPECT_EQ(r["to_host"], file.envelope["context"]["hosts"][0]) << r;
   }
   EXPECT_EQ(pairs, (std::set<std::pair<int, int>>{{0, 1}, {0, 2}, {1, 2}}));
-  EXPECT_EQ(file.records.size(), 9u);
+  EXPECT_EQ(file.records.size(), 18u);  // a pingpong and an exchange record per pair and size
 }
 
 TEST(MpiPingPong, NeedsTwoRanks) {
@@ -525,9 +543,13 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const Jsonl file = parse_jsonl(text);
   expect_well_formed(file, "reduce", "reduction", 2);
-  ASSERT_EQ(file.records.size(), 4u);  // 4 B is below one element and left out
+  // 4 B is below one element and left out; a reduction and a copy record per size.
+  ASSERT_EQ(file.records.size(), 8u);
   EXPECT_EQ(file.records.front()["bytes"], 8);
   EXPECT_EQ(file.records.back()["bytes"], 1048576);
+  for (std::size_t i = 0; i < file.records.size(); ++i) {
+    EXPECT_EQ(file.records[i]["record"], i % 2 == 0 ? "reduction" : "copy") << file.records[i];
+  }
   for (const auto& r : file.records) {
     EXPECT_EQ(r["ranks"], 2);
     EXPECT_LE(r["time_min_s"].get<double>(), r["time_median_s"].get<double>());
@@ -545,6 +567,9 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_GT(gamma, 0.0) << cal.out;
   EXPECT_NEAR(fit["reduction_rate_Bps"].get<double>() * gamma, 1.0, 1e-12);
   EXPECT_EQ(fit["reduction"].size(), 4u);
+  EXPECT_EQ(fit["copy"].size(), 4u);
+  const double copy = fit["copy_s_per_byte"].get<double>();
+  EXPECT_GT(copy, 0.0) << cal.out;
   // The fabric carries it, and the collective cost charges it.
   const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "1MB",
                                             "--algorithms", "ring", "--format", "json"});
@@ -552,6 +577,11 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   const nlohmann::json cost = nlohmann::json::parse(coll.out);
   EXPECT_DOUBLE_EQ(cost["inputs"]["gamma_s_per_byte"].get<double>(), gamma);
   EXPECT_GT(cost["algorithms"][0]["compute_s"].get<double>(), 0.0) << coll.out;
+  // Fabric file text: the copy cost beside gamma.
+  std::ifstream toml(fabric);
+  const std::string written((std::istreambuf_iterator<char>(toml)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_NE(written.find("copy = "), std::string::npos) << written;
 }
 
 TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {
@@ -752,12 +782,14 @@ TEST(MpiLive, PingPongAndReducePrintARowPerSize) {
   ASSERT_EQ(pp.exit_code, 0) << describe(pp);
   const Jsonl pfile = parse_jsonl(pp.out);
   const auto [pnames, punits] = table_header(pp.err, "pingpong 0->1");
-  EXPECT_EQ(pnames, (std::vector<std::string>{"size", "min", "median", "max", "bandwidth"}))
+  EXPECT_EQ(pnames, (std::vector<std::string>{"size", "min", "median", "max", "bandwidth",
+                                              "exchange"}))
       << pp.err;
   const auto prows = table_rows(pp.err);
   ASSERT_EQ(prows.size(), 3u) << pp.err;
   for (std::size_t i = 0; i < prows.size(); ++i) {
-    const auto& r = pfile.records[i];
+    const auto& r = pfile.records[2 * i];
+    EXPECT_EQ(prows[i][5], us(pfile.records[2 * i + 1]["exchange_median_s"].get<double>()));
     EXPECT_EQ(prows[i][0], std::to_string(r["bytes"].get<int>()));
     EXPECT_EQ(prows[i][1], us(r["one_way_min_s"].get<double>()));
     EXPECT_EQ(prows[i][2], us(r["one_way_median_s"].get<double>()));
@@ -772,8 +804,9 @@ TEST(MpiLive, PingPongAndReducePrintARowPerSize) {
   ASSERT_EQ(rrows.size(), 2u) << red.err;
   EXPECT_EQ(rrows[1][0], "1048576");
   EXPECT_EQ(rrows[1][1], "131072");
-  EXPECT_EQ(rrows[1][3], us(rfile.records[1]["time_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][5], us(rfile.records[1]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][3], us(rfile.records[2]["time_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][5], us(rfile.records[2]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][7], us(rfile.records[3]["slowest_rank_median_s"].get<double>()));
 }
 
 TEST(MpiLive, QuietPrintsNothingOnStderr) {
@@ -828,8 +861,9 @@ TEST(MpiExchange, SweepThenCalibrateWritesExchangeRegimes) {
   EXPECT_NE(result.err.find("# exchange 0<->1"), std::string::npos) << result.err;
   EXPECT_EQ(table_rows(result.err).size(), 18u) << result.err;
 
-  const MpiResult pp = run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "-n", "5", "--out",
-                                   pingpong});
+  // Round trips alone (--exchange 0): the exchanges come from the exchange file.
+  const MpiResult pp = run_mpi(2, {"pingpong", "--max-bytes", "64KiB", "-n", "5", "--exchange",
+                                   "0", "--out", pingpong});
   ASSERT_EQ(pp.exit_code, 0) << describe(pp);
   const MpiResult cal = run_scalewall_cli(
       {"calibrate", pingpong, exchange, "--regimes", "1", "--out", fabric, "--format", "json"});

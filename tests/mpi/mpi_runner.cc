@@ -258,7 +258,7 @@ void expect_record(const nlohmann::json& r, const std::string& kind, int ranks) 
     expect_number(r, "communication_s");
     expect_number(r, "wait_s");
     expect_number(r, "step_s");
-  } else if (kind == "reduction") {
+  } else if (kind == "reduction" || kind == "copy") {
     expect_number(r, "bytes");
     expect_integer(r, "ranks", ranks, ranks);
     expect_integer(r, "iterations", 1, 1'000'000'000);
@@ -292,7 +292,14 @@ void expect_well_formed(const Jsonl& file, const std::string& command,
   ASSERT_TRUE(c.contains("hosts") && c["hosts"].is_array() && !c["hosts"].empty()) << c.dump();
   expect_string(c, "date");
   EXPECT_EQ(c["date"].get<std::string>().size(), 20u) << c.dump();  // 2026-11-30T05:00:00Z
-  for (const nlohmann::json& r : file.records) expect_record(r, record_kind, ranks);
+  // pingpong --exchange 1 (the default) writes an exchange record after each pingpong one,
+  // reduce a copy record after each reduction one.
+  const std::string companion = record_kind == "pingpong"    ? "exchange"
+                                : record_kind == "reduction" ? "copy"
+                                                             : record_kind;
+  for (const nlohmann::json& r : file.records) {
+    expect_record(r, r.value("record", "") == companion ? companion : record_kind, ranks);
+  }
   if (!complete) return;
   ASSERT_FALSE(file.end.is_null()) << "no end record";
   EXPECT_EQ(file.end.value("status", ""), "complete") << file.end.dump();

@@ -205,7 +205,10 @@ struct GammaRegimeFit {
   std::size_t sizes = 0;
 };
 
+// The same fit serves the local copy an out-of-place call makes (scalewall-mpi reduce's "copy"
+// records; CostOptions::copy): `what` says which pass it describes.
 struct GammaFit {
+  std::string what = "reduction";  // "reduction" or "copy": the local pass fitted
   double gamma_s_per_byte = 0;  // > 0: one rate over every size
   double rate_Bps = 0;          // 1 / gamma
   double r_squared = 0;         // 1 - SS_res / SS_tot of the fit (of its regimes, when several)
@@ -222,8 +225,9 @@ struct GammaFit {
   ReductionRegimes regimes_above() const;
 };
 
-// Throws InputError when fewer than 2 distinct sizes above 0 bytes are given.
-GammaFit fit_gamma(std::span<const ReductionPoint> points);
+// Throws InputError when fewer than 2 distinct sizes above 0 bytes are given. `what`:
+// "reduction" (the points are reductions) or "copy" (copies), for GammaFit::what and messages.
+GammaFit fit_gamma(std::span<const ReductionPoint> points, std::string_view what = "reduction");
 
 // Splits fit.points into rate regimes (GammaFit::regimes) and sets each point's fitted time and
 // residuals, and fit.r_squared, from its regime. fit_gamma calls it.
@@ -347,7 +351,10 @@ struct ValidationPoint {
   AlgorithmSpec modelled;        // the model algorithm predicted (ring; for the library's
                                  // call, the model's cheapest); unused when nccl is set
   std::optional<NcclCost> nccl;  // the library's call priced by NCCL's pick
-  std::string modelled_name;     // "ring", or NCCL's pick as "nccl Ring/LL128"
+  std::string modelled_name;     // "ring", NCCL's pick as "nccl Ring/LL128", or a library rule
+                                 // set's pick as "ompi rabenseifner"
+  std::string rules;             // the library rules ("ompi", "mpich") that picked `modelled`
+                                 // for the library's call; empty otherwise
   std::int64_t ranks = 0;
   double bytes = 0;
   std::int64_t samples = 0;      // records at this point
@@ -398,10 +405,14 @@ struct Validation {
 // is predicted on the fabric laid out so (its nodes = ranks / ranks per node), in place of the
 // fabric's own ranks per node: a 2 x 32-rank run is two nodes sharing their NICs, not 64.
 //
-// How the library's call is priced: kAuto as described above, kNccl always NCCL's pick
-// (throws InputError when the fabric's ranks are not GPUs or NCCL does not choose for the
-// op), kMpi always the model's cheapest algorithm.
-enum class ValidationSelector { kAuto, kNccl, kMpi };
+// How the library's call is priced: kNccl always NCCL's pick (throws InputError when the
+// fabric's ranks are not GPUs or NCCL does not choose for the op), kMpi always the model's
+// cheapest algorithm, kOpenMpi and kMpich the model's counterpart of what that library's fixed
+// rules pick (select.h's library_choice; a pick the model has no counterpart for is left
+// out). kAuto: NCCL's pick where NCCL is the default for the op on the fabric; else the rules
+// of the library the series names (MeasurementSeries::mpi_library beginning "Open MPI" or
+// "MPICH"); else the model's cheapest algorithm.
+enum class ValidationSelector { kAuto, kNccl, kMpi, kOpenMpi, kMpich };
 
 Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
                                 const CostOptions& options = {},
@@ -431,11 +442,13 @@ std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
 // its first regime and [[<section>.regimes]] tables. load_fabric_file reads it back to the
 // same Topology.
 // With an exchange fit, its quality per regime and its warnings likewise, and the exchange
-// regimes as [<section>.exchange] tables.
+// regimes as [<section>.exchange] tables. With a copy fit, the topology's copy cost (`copy`
+// and [[copy_regimes]]) with that fit's quality and warnings.
 std::string fabric_toml(const Topology& topology, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources,
                         const GammaFit* gamma = nullptr,
-                        const PiecewiseFit* exchange = nullptr);
+                        const PiecewiseFit* exchange = nullptr,
+                        const GammaFit* copy = nullptr);
 
 }  // namespace scalewall
 

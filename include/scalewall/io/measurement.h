@@ -34,6 +34,7 @@
 //                 arrived before the slowest)
 //   "reduction"   bytes, ranks (reducing at once), iterations, time_min_s, time_median_s,
 //                 time_max_s (rank 0's local acc += x of `bytes`), slowest_rank_median_s
+//   "copy"        the same fields, for a local copy (dest = x) of `bytes`
 #ifndef SCALEWALL_MEASUREMENT_H_
 #define SCALEWALL_MEASUREMENT_H_
 
@@ -169,6 +170,8 @@ struct MeasurementRun {
   std::optional<std::int64_t> ranks_per_host;  // context.ranks_per_host
   std::vector<std::string> hosts;              // context.hosts, as written
   std::string date;                            // context.date, as written; empty if none
+  std::string mpi_library;                     // context.mpi_library, as written ("Open MPI
+                                               // v4.1.4, ..."); empty if none
 };
 
 // One table of one file: the points of one run of one benchmark. Tables are never pooled by
@@ -183,6 +186,8 @@ struct MeasurementSeries {
   std::optional<std::int64_t> nodes;           // from the log's host names or launcher line
   std::optional<std::int64_t> ranks_per_node;  // likewise; empty when the log does not say
   std::int64_t first_line = 0;                 // where the table starts in its file
+  std::string mpi_library;  // the MPI library that ran it, as its run names it (scalewall-mpi's
+                            // context.mpi_library); empty when the file does not say
 };
 
 // Everything read from one or more files.
@@ -200,6 +205,9 @@ struct MeasurementSet {
   std::vector<ArrivalPoint> arrivals;
   std::vector<StepPoint> steps;
   std::vector<ReductionPoint> reductions;
+  // scalewall-mpi reduce's "copy" records: the time to copy `bytes` (dest = x), every rank at
+  // once; the local copy of its input an out-of-place call makes (CostOptions::copy).
+  std::vector<ReductionPoint> copies;
 };
 
 // The formats read_measurement_file recognises by content (not by file name).

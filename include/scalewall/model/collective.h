@@ -275,6 +275,8 @@ struct CostOptions {
                                      // 512 KiB (NCCL's default buffer of 4 MiB in 8 steps).
   ReductionRegimes gamma_above;   // further gamma regimes by the bytes one step reduces
                                   // (link.h); none by default
+  CopyCost copy;                  // the local copy of the input an out-of-place call makes
+                                  // (link.h; local_copy_bytes); free by default
 
   // The gamma of a step that reduces `bytes`.
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
@@ -293,7 +295,8 @@ struct CollectiveCost {
   double overhead_s = 0;              // of latency_s, the LogGP o: 2o per step, CPU time of
                                       // sending and receiving that overlap cannot hide
   double bandwidth_s = 0;             // beta terms, on the link each step actually uses
-  double compute_s = 0;               // gamma terms
+  double compute_s = 0;               // local work: gamma terms and copy_s
+  double copy_s = 0;                  // of compute_s, the input's local copy (CostOptions::copy)
   double total_s = 0;                 // latency_s + bandwidth_s + compute_s
   // nccl-tests convention: algbw = m / total; busbw = algbw * busbw_factor(op, N). Empty when
   // the call takes no time (N = 1) or moves no data (barrier, m = 0).
@@ -304,6 +307,12 @@ struct CollectiveCost {
 // The nccl-tests bus-bandwidth factor: all-reduce 2(N-1)/N; reduce-scatter, all-gather,
 // all-to-all (N-1)/N; broadcast, reduce 1; barrier 0.
 double busbw_factor(Op op, std::int64_t ranks);
+
+// The bytes an out-of-place MPI call of `op` copies locally before it communicates (what
+// CostOptions::copy prices): its whole input for all-reduce, reduce-scatter and reduce (into
+// the output or a work buffer), its own block m/N for all-gather and all-to-all, nothing for
+// broadcast and barrier, and nothing at one rank (a call on one rank costs nothing).
+double local_copy_bytes(Op op, std::int64_t ranks, double bytes);
 
 // An all-reduce priced at a given bus bandwidth (a scenario without a fabric, nccl-tests'
 // convention): 2(N-1) latency terms of alpha, and busbw_factor(all-reduce, N) m = 2(N-1)/N m

@@ -69,6 +69,18 @@ struct ReductionRegimes {
   }
 };
 
+// The local copy an out-of-place MPI call makes of its input before it communicates (the
+// input into the output buffer, or into a work buffer): seconds per byte copied, by the size
+// of the copy. Like gamma, a memory-bandwidth question on a CPU; 0 (free) unless measured
+// (scalewall-mpi reduce times it). `above` holds the regimes above the first, ascending; their
+// gamma_s_per_byte field is the copy's seconds per byte.
+struct CopyCost {
+  double s_per_byte = 0;
+  ReductionRegimes above;
+  double at(double bytes) const { return above.at(s_per_byte, bytes); }
+  bool free() const { return s_per_byte == 0 && above.count == 0; }
+};
+
 // An alpha-beta link. Its own fields are the first regime (messages from 0 B); `above` holds
 // the further regimes, if any, in ascending order of from_bytes. Fixed capacity, so that a link
 // stays a value that is cheap to copy.

@@ -76,6 +76,8 @@ struct Topology {
   double gamma_s_per_byte = 0;       // the ranks' reduction cost per byte reduced (0: not
                                      // given); the default of every command's --gamma
   ReductionRegimes gamma_above;      // its further regimes by the bytes one step reduces
+  CopyCost copy;                     // the ranks' local copy of a call's input (link.h; free:
+                                     // not given); the default of every command's cost options
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
   RankKind rank_kind = RankKind::kCpu;  // what the ranks are. Default: CPU (MPI)
