@@ -236,6 +236,7 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
                                   a, b, host_a, host_b, iterations, warmup,
                                   both ? "; exchange: the median time of one exchange of the "
                                          "size (both ranks send at once), as many timed"
+                                         " exchanges"
                                        : ""));
     table.header();
     for (const double size : sizes) {

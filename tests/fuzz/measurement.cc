@@ -58,7 +58,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         gamma.reset();
       }
     }
-    const std::string toml = fabric_toml(t, fit, set.sources, gamma ? &*gamma : nullptr);
+    std::optional<GammaFit> copies;
+    if (!set.copies.empty()) {
+      try {
+        copies = fit_gamma(set.copies, "copy");
+        t.copy.s_per_byte = copies->first_gamma();
+        t.copy.above = copies->regimes_above();
+      } catch (const InputError&) {
+        copies.reset();
+      }
+    }
+    const std::string toml = fabric_toml(t, fit, set.sources, gamma ? &*gamma : nullptr,
+                                         nullptr, copies ? &*copies : nullptr);
     try {
       (void)parse_fabric(toml, "calibrated.toml");
     } catch (const InputError& e) {
