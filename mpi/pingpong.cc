@@ -215,10 +215,10 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
   std::vector<LiveColumn> columns = {{"size", "B", 12},
-                                 {"min", "us", 10},
-                                 {"median", "us", 10},
-                                 {"max", "us", 10},
-                                 {"bandwidth", "GB/s", 10}};
+                                     {"min", "us", 10},
+                                     {"median", "us", 10},
+                                     {"max", "us", 10},
+                                     {"bandwidth", "GB/s", 10}};
   if (both) columns.push_back({"exchange", "us", 10});
   LiveTable table(live_output(w, flags.common), columns);
   const PairSettings settings{warmup, iterations, &out, &in};

@@ -1064,7 +1064,7 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
       const LibraryChoice choice = library_choice(*library, op, ranks, bytes);
       if (!choice.modelled) {
         skipped.add(op, algorithm,
-                    fmt::format("{} run {}, which the model has no counterpart for",
+                    fmt::format("{} pick {}, which the model has no counterpart for",
                                 selector_description(*library), choice.library_algorithm),
                     ranks, bytes, points);
         return std::nullopt;
