@@ -264,10 +264,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
       fabric->gamma_s_per_byte = gamma->first_gamma();
       fabric->gamma_above = gamma->regimes_above();
     }
-    if (copy) {
-      fabric->copy.s_per_byte = copy->first_gamma();
-      fabric->copy.above = copy->regimes_above();
-    }
+    if (copy) fabric->copy = copy->copy_cost();
     if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
     const std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,

@@ -152,10 +152,7 @@ Report run_collective(const CollectiveFlags& flags) {
   const std::string selector_text = pick_selector(flags, op, topology);
   if (selector_text == "nccl") return nccl_collective(op, bytes, topology);
   CostOptions options;
-  options.gamma_s_per_byte =
-      flags.gamma.empty() ? topology.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
-  if (flags.gamma.empty()) options.gamma_above = topology.gamma_above;
-  options.copy = topology.copy;
+  use_local_costs(options, topology, flags.gamma);
   options.tree_chunk_bytes = flag_bytes("--chunk", flags.chunk);
   if (!(options.tree_chunk_bytes > 0)) {
     throw InputError(fmt::format("--chunk: chunk size '{}' must be above zero", flags.chunk));

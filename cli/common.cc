@@ -249,4 +249,11 @@ void emit(const Report& report, const std::string& format) {
   std::cout << text.str() << std::flush;
 }
 
+void use_local_costs(CostOptions& options, const Topology& fabric, const std::string& gamma_flag) {
+  use_fabric_local_costs(options, fabric);
+  if (gamma_flag.empty()) return;
+  options.gamma_s_per_byte = flag_seconds("--gamma", gamma_flag);
+  options.gamma_above = {};  // one rate for every size
+}
+
 }  // namespace scalewall::cli

@@ -19,6 +19,7 @@
 #include "cli/flags.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/present/report.h"
+#include "scalewall/model/collective.h"
 #include "scalewall/model/topology.h"
 
 namespace scalewall::cli {
@@ -101,6 +102,10 @@ nlohmann::ordered_json topology_inputs(const Topology& topology);
 
 // One line describing the topology for a report title.
 std::string describe_topology(const Topology& topology);
+
+// `options` with `fabric`'s local costs (use_fabric_local_costs), --gamma G, when given
+// (`gamma_flag` not empty), replacing its gamma by one rate for every size.
+void use_local_costs(CostOptions& options, const Topology& fabric, const std::string& gamma_flag);
 
 // Progress lines on stderr for long work (Monte Carlo, sweeps, reports), only when stderr is
 // a terminal: a script reading the output, or CI, sees nothing.

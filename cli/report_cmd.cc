@@ -629,10 +629,8 @@ std::optional<ModelLines> fabric_model(const FabricFlags& network, bool measured
                      "files (a scenario names its own fabric)");
   }
   if (set.collectives.empty()) return std::nullopt;
-  CostOptions options;  // as validate's without --gamma: the fabric's reduction cost
-  options.gamma_s_per_byte = fabric->gamma_s_per_byte;
-  options.gamma_above = fabric->gamma_above;
-  options.copy = fabric->copy;
+  CostOptions options;  // as validate's without --gamma: the fabric's local costs
+  use_fabric_local_costs(options, *fabric);
   try {
     return model_lines(validate_collectives(set.collectives, *fabric, options, set.series),
                        fabric->name);

@@ -176,10 +176,7 @@ Report run_select(const SelectFlags& flags) {
   if (!automatic && flags.selector != "mpi") {
     selector = with_flag("--selector", [&] { return parse_selector(flags.selector); });
   }
-  options.gamma_s_per_byte =
-      flags.gamma.empty() ? base.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
-  if (flags.gamma.empty()) options.gamma_above = base.gamma_above;
-  options.copy = base.copy;
+  use_local_costs(options, base, flags.gamma);
   const std::size_t rows = ranks.size();
   const std::size_t columns = bytes.size();
   SelectionGrid grid = with_flag("--ranks", [&] {

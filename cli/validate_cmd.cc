@@ -147,9 +147,7 @@ Report run_validate(const ValidateFlags& flags) {
       fabric_origin += " and reduction times";
     }
     if (!set.copies.empty()) {
-      const GammaFit copy = fit_gamma(set.copies, "copy");
-      fabric.copy.s_per_byte = copy.first_gamma();
-      fabric.copy.above = copy.regimes_above();
+      fabric.copy = fit_gamma(set.copies, "copy").copy_cost();
       fabric_origin += " and copy times";
     }
     const std::vector<PingPongPoint> exchanges =
@@ -166,10 +164,7 @@ Report run_validate(const ValidateFlags& flags) {
       fabric_origin += " and exchange times";
     }
   }
-  options.gamma_s_per_byte =
-      flags.gamma.empty() ? fabric.gamma_s_per_byte : flag_seconds("--gamma", flags.gamma);
-  if (flags.gamma.empty()) options.gamma_above = fabric.gamma_above;
-  options.copy = fabric.copy;
+  use_local_costs(options, fabric, flags.gamma);
 
   const ValidationSelector selector = validation_selector(flags.selector);
   const Validation v = with_flag("--selector", [&] {

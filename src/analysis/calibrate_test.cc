@@ -898,8 +898,7 @@ TEST(FitGamma, TheCopyFitAndItsFabricKeys) {
   Topology t = calibrated_topology(link, std::nullopt, 2, "calibrated");
   t.gamma_s_per_byte = gamma.first_gamma();
   t.gamma_above = gamma.regimes_above();
-  t.copy.s_per_byte = copy.first_gamma();
-  t.copy.above = copy.regimes_above();
+  t.copy = copy.copy_cost();
   const std::string text = fabric_toml(t, link, {"r.jsonl"}, &gamma, nullptr, &copy);
   EXPECT_TRUE(contains(text, "[[copy_regimes]]")) << text;
   EXPECT_LT(text.find("copy = "), text.find("[[gamma_regimes]]")) << text;

@@ -468,9 +468,7 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
   }
   // A fabric's gamma is the default; network.gamma replaces it.
   if (out.network.fabric) {
-    out.cost.gamma_s_per_byte = out.network.fabric->gamma_s_per_byte;
-    out.cost.gamma_above = out.network.fabric->gamma_above;
-    out.cost.copy = out.network.fabric->copy;
+    use_fabric_local_costs(out.cost, *out.network.fabric);
   }
   read_network_cost(n, out.cost);
   return out;

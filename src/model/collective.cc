@@ -1073,6 +1073,12 @@ double busbw_factor(Op op, std::int64_t ranks) {
   return 0.0;
 }
 
+void use_fabric_local_costs(CostOptions& options, const Topology& fabric) {
+  options.gamma_s_per_byte = fabric.gamma_s_per_byte;
+  options.gamma_above = fabric.gamma_above;
+  options.copy = fabric.copy;
+}
+
 double local_copy_bytes(Op op, std::int64_t ranks, double bytes) {
   if (ranks < 2) return 0.0;
   switch (op) {

@@ -62,8 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!set.copies.empty()) {
       try {
         copies = fit_gamma(set.copies, "copy");
-        t.copy.s_per_byte = copies->first_gamma();
-        t.copy.above = copies->regimes_above();
+        t.copy = copies->copy_cost();
       } catch (const InputError&) {
         copies.reset();
       }

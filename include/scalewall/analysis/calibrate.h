@@ -223,6 +223,8 @@ struct GammaFit {
   // The regimes as CostOptions/Topology take them: the first regime's gamma, and the others.
   double first_gamma() const { return regimes.empty() ? gamma_s_per_byte : regimes[0].gamma_s_per_byte; }
   ReductionRegimes regimes_above() const;
+  // The rates as a CopyCost (link.h) takes them, for a copy fit.
+  CopyCost copy_cost() const { return {first_gamma(), regimes_above()}; }
 };
 
 // Throws InputError when fewer than 2 distinct sizes above 0 bytes are given. `what`:

@@ -282,6 +282,10 @@ struct CostOptions {
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
 };
 
+// `options` with the fabric's own local costs: its gamma and gamma regimes, and its copy cost
+// (the defaults of every command's cost options; the other fields are left as they are).
+void use_fabric_local_costs(CostOptions& options, const Topology& fabric);
+
 // The cost breakdown of one collective call.
 struct CollectiveCost {
   Op op = Op::kAllreduce;
