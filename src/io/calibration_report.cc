@@ -61,17 +61,6 @@ Link report_link(const Json& report, const std::string& source) {
   }
 }
 
-}  // namespace
-
-bool is_calibration_report(std::string_view text) {
-  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return false;
-  const auto tool = j.find("tool");
-  const auto command = j.find("command");
-  return tool != j.end() && *tool == "scalewall" && command != j.end() &&
-         *command == "calibrate";
-}
-
 // A local rate (gamma, the copy cost): the top-level figure, then its regimes table if any.
 // The table's first row is the rate from 0 B (the fabric's own, as calibrate --out writes it;
 // the top-level figure is one rate over every size); the others start higher.
@@ -94,6 +83,17 @@ void read_rate(const Json& report, const char* key, const char* table_key, const
     r.from_bytes = number_field(row, "from_bytes", place);
     r.gamma_s_per_byte = number_field(row, row_key, place);
   }
+}
+
+}  // namespace
+
+bool is_calibration_report(std::string_view text) {
+  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return false;
+  const auto tool = j.find("tool");
+  const auto command = j.find("command");
+  return tool != j.end() && *tool == "scalewall" && command != j.end() &&
+         *command == "calibrate";
 }
 
 Topology parse_calibration_report(std::string_view text, const std::string& source_name) {
