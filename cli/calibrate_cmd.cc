@@ -219,7 +219,15 @@ Report run_calibrate(const CalibrateFlags& flags) {
       warnings.push_back(w);
     }
   }
-  if (!fit && busbw.empty() && !gamma && !copy) {
+  std::optional<GammaFit> alloc;
+  if (!set.allocs.empty()) {
+    alloc = fit_gamma(set.allocs, "alloc");
+    for (const std::string& w : gamma_fit_warnings(*alloc)) {
+      std::cerr << "warning: " << w << "\n";
+      warnings.push_back(w);
+    }
+  }
+  if (!fit && busbw.empty() && !gamma && !copy && !alloc) {
     const bool unknown_ranks =
         std::any_of(set.collectives.begin(), set.collectives.end(),
                     [](const CollectivePoint& p) { return p.ranks == 0; });
@@ -265,10 +273,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
       fabric->gamma_above = gamma->regimes_above();
     }
     if (copy) fabric->copy = copy->copy_cost();
+    if (alloc) fabric->alloc = alloc->copy_cost();
     if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
     const std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,
-                    exchange ? &*exchange : nullptr, copy ? &*copy : nullptr);
+                    exchange ? &*exchange : nullptr, copy ? &*copy : nullptr,
+                    alloc ? &*alloc : nullptr);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {
@@ -283,7 +293,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
                            : fit                 ? "alpha and bandwidth"
                            : !busbw.empty()      ? "bus bandwidth"
                            : gamma               ? "the reduction cost"
-                                                 : "the copy cost";
+                           : copy                ? "the copy cost"
+                                                 : "the allocation cost";
   report.banner = measurement_banner(fmt::format("fit of {} from {} file{}", what,
                                                  flags.files.size(),
                                                  flags.files.size() == 1 ? "" : "s"));
@@ -376,6 +387,14 @@ Report run_calibrate(const CalibrateFlags& flags) {
     report.add_field("copy_r_squared", "copy fit R^2", Unit::kPlain, copy->r_squared);
     report.add_field("copy_regime_rule", "copy rates", Unit::kText, copy->rule);
   }
+  const std::string no_alloc = "no allocation data (scalewall-mpi reduce)";
+  report.add_field("alloc_s_per_byte", "allocation cost per byte", Unit::kSeconds,
+                   alloc ? Value{alloc->gamma_s_per_byte} : Value{}, no_alloc);
+  if (alloc) {
+    report.add_field("alloc_rate_Bps", "allocation rate", Unit::kRate, alloc->rate_Bps);
+    report.add_field("alloc_r_squared", "allocation fit R^2", Unit::kPlain, alloc->r_squared);
+    report.add_field("alloc_regime_rule", "allocation rates", Unit::kText, alloc->rule);
+  }
   report.add_field("exchange_regime_count", "size regimes of the exchanges", Unit::kCount,
                    exchange ? Value{static_cast<std::int64_t>(exchange->regimes.size())} : Value{},
                    "no exchange data (scalewall-mpi exchange)");
@@ -393,6 +412,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   if (gamma) add_rate_tables(report, *gamma, "reduction", "reduced", "gamma");
   if (copy) add_rate_tables(report, *copy, "copy", "copied", "copy");
+  if (alloc) add_rate_tables(report, *alloc, "alloc", "allocated", "alloc");
   if (!busbw.empty()) {
     Table points{"busbw",
                  {{"series", "series", Unit::kText},

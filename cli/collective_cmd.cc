@@ -250,7 +250,9 @@ Report run_collective(const CollectiveFlags& flags) {
     Value total;
     Value penalty;
     if (choice.modelled && implements(op, *choice.modelled)) {
-      const CollectiveCost c = collective_cost(op, *choice.modelled, bytes, topology, options);
+      const CollectiveCost c =
+          with_work_buffers(collective_cost(op, *choice.modelled, bytes, topology, options),
+                            choice.work_buffers, options.alloc);
       modelled = algorithm_name(*choice.modelled);
       total = c.total_s;
       if (best.total_s > 0) penalty = c.total_s / best.total_s;

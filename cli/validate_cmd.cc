@@ -150,6 +150,10 @@ Report run_validate(const ValidateFlags& flags) {
       fabric.copy = fit_gamma(set.copies, "copy").copy_cost();
       fabric_origin += " and copy times";
     }
+    if (!set.allocs.empty()) {
+      fabric.alloc = fit_gamma(set.allocs, "alloc").copy_cost();
+      fabric_origin += " and allocation times";
+    }
     const std::vector<PingPongPoint> exchanges =
         with_flag("--pool", [&] { return exchange_points(set); });
     if (!exchanges.empty()) {

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <new>
 #include <string>
 
 #include "scalewall/base/error.h"
@@ -569,6 +571,15 @@ void add_into(Element* acc, const Element* x, std::size_t count) {
 
 void copy_into(Element* dest, const Element* x, std::size_t count) {
   std::copy(x, x + count, dest);
+}
+
+void fresh_buffer(std::size_t bytes, std::size_t page_bytes) {
+  void* raw = std::malloc(bytes);
+  if (raw == nullptr && bytes > 0) throw std::bad_alloc();
+  // Volatile stores: the compiler may not drop them, nor the allocation they write into.
+  volatile char* p = static_cast<volatile char*>(raw);
+  for (std::size_t at = 0; at < bytes; at += page_bytes) p[at] = 1;
+  std::free(raw);
 }
 
 }  // namespace scalewall::mpi

@@ -38,6 +38,10 @@ using Element = std::int64_t;
 void add_into(Element* acc, const Element* x, std::size_t count);
 // dest[i] = x[i]: the local copy an out-of-place call makes of its input.
 void copy_into(Element* dest, const Element* x, std::size_t count);
+// A fresh temporary buffer of `bytes`, as an MPI library allocates one inside a call:
+// malloc, one write to each page (the first touch, which faults a freshly mapped page in),
+// free. `page_bytes` > 0. Throws std::bad_alloc when the allocation fails.
+void fresh_buffer(std::size_t bytes, std::size_t page_bytes);
 
 // The five ops the harness measures, in this order.
 inline constexpr Op kMeasuredOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kAllgather,

@@ -7,12 +7,18 @@
 // one record per size with its own times and the slowest rank's median. The time per byte is
 // the model's gamma: calibrate fits time = c + gamma b. The same sweep times a copy (acc = x,
 // one "copy" record per size): the local copy of its input that an out-of-place call makes
-// before it communicates, which calibrate fits as the copy cost per byte.
+// before it communicates, which calibrate fits as the copy cost per byte. And it times a fresh
+// temporary buffer of each size (malloc, a write to every page, free; one "alloc" record per
+// size): what an MPI library pays for the work buffer it allocates inside a call. Above the
+// allocator's mapping threshold (glibc: at most 32 MiB) every call maps fresh pages, and each
+// page faults on its first touch; calibrate fits the time per byte as the allocation cost.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
 #include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -50,7 +56,27 @@ Summary time_passes(LocalPass pass, std::vector<Element>& acc, const std::vector
   return summarize(std::move(times));
 }
 
-// One size's record of a reduction or a copy: rank 0's times and the slowest rank's median.
+// This rank's timed fresh buffers of `bytes` (fresh_buffer, in algorithms.cc).
+Summary time_fresh_buffers(std::size_t bytes, std::size_t page_bytes, int warmup,
+                           int iterations) {
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(iterations));
+  for (int i = 0; i < warmup + iterations; ++i) {
+    const double t0 = now_s();
+    fresh_buffer(bytes, page_bytes);
+    const double t1 = now_s();
+    if (i >= warmup) times.push_back(t1 - t0);
+  }
+  return summarize(std::move(times));
+}
+
+// The page size that a first touch faults in.
+std::size_t page_size() {
+  const long page = sysconf(_SC_PAGESIZE);
+  return page > 0 ? static_cast<std::size_t>(page) : 4096;
+}
+
+// One size's record of a reduction, a copy or a fresh buffer: rank 0's times and the slowest rank's median.
 nlohmann::ordered_json pass_record(double bytes, int ranks, int iterations, const Summary& s,
                                    double slowest) {
   nlohmann::ordered_json record;
@@ -97,6 +123,7 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
   std::vector<Element> x(elements, 2);
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
+  const std::size_t page = page_size();
   LiveTable table(live_output(w, flags.common), {{"size", "B", 12},
                                                  {"count", "elements", 12},
                                                  {"min", "us", 10},
@@ -105,11 +132,13 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
                                                  {"slowest", "us", 10},
                                                  {"rate", "GB/s", 8},
                                                  {"copy", "us", 10},
-                                                 {"copy", "GB/s", 8}});
+                                                 {"copy", "GB/s", 8},
+                                                 {"alloc", "us", 10}});
   table.title(fmt::format(
       "reduce on {} rank{} at once: acc += x (int64 add), {} timed after {} warm-up per size; "
       "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median; "
-      "copy: the slowest rank's median of acc = x, and size / it",
+      "copy: the slowest rank's median of acc = x, and size / it; alloc: the slowest rank's "
+      "median of a fresh buffer of that size (malloc, a write per page, free)",
       w.size, w.size == 1 ? "" : "s", iterations, warmup));
   table.header();
   for (const double bytes : whole) {
@@ -119,17 +148,21 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
     const Summary s = time_passes(add_into, acc, x, count, warmup, iterations);
     quiet_barrier(w);
     const Summary c = time_passes(copy_into, acc, x, count, warmup, iterations);
-    const double medians[2] = {s.median, c.median};
-    double slowest[2] = {0, 0};
-    MPI_Reduce(medians, slowest, 2, MPI_DOUBLE, MPI_MAX, 0, w.comm);
+    quiet_barrier(w);
+    const Summary a = time_fresh_buffers(static_cast<std::size_t>(bytes), page, warmup,
+                                         iterations);
+    const double medians[3] = {s.median, c.median, a.median};
+    double slowest[3] = {0, 0, 0};
+    MPI_Reduce(medians, slowest, 3, MPI_DOUBLE, MPI_MAX, 0, w.comm);
     if (w.is_root()) {
       writer.record("reduction", pass_record(bytes, w.size, iterations, s, slowest[0]));
       writer.record("copy", pass_record(bytes, w.size, iterations, c, slowest[1]));
+      writer.record("alloc", pass_record(bytes, w.size, iterations, a, slowest[2]));
       const auto b = static_cast<std::int64_t>(bytes);
       table.row({count_cell(b), count_cell(b / static_cast<std::int64_t>(kElement)),
                  us_cell(s.min), us_cell(s.median), us_cell(s.max), us_cell(slowest[0]),
                  gbps_cell(s.median > 0 ? bytes / s.median : 0.0), us_cell(slowest[1]),
-                 gbps_cell(slowest[1] > 0 ? bytes / slowest[1] : 0.0)});
+                 gbps_cell(slowest[1] > 0 ? bytes / slowest[1] : 0.0), us_cell(slowest[2])});
     }
   }
   writer.end(true);

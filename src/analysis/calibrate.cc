@@ -414,11 +414,16 @@ GammaFit fit_gamma(std::span<const ReductionPoint> points, std::string_view what
 
 std::vector<std::string> gamma_fit_warnings(const GammaFit& fit) {
   std::vector<std::string> warnings;
+  const bool per_byte = fit.what != "reduction";
   if (fit.r_squared < kPoorFitRSquared) {
     warnings.push_back(fmt::format(
         "poor {} fit: R^2 {:.2f} is below {:.2f}: one rate {} does not describe these "
-        "sizes (the caches give small buffers a faster rate than memory gives large ones)",
-        fit.what, fit.r_squared, kPoorFitRSquared, fit.what == "copy" ? "per byte" : "gamma"));
+        "sizes ({})",
+        fit.what, fit.r_squared, kPoorFitRSquared, per_byte ? "per byte" : "gamma",
+        fit.what == "alloc" ? "above its mapping threshold the allocator maps fresh pages, "
+                              "each faulted in on its first touch"
+                            : "the caches give small buffers a faster rate than memory gives "
+                              "large ones"));
   }
   if (const std::optional<RunEnds> run = long_same_sign_run(fit.points)) {
     warnings.push_back(fmt::format(
@@ -426,7 +431,7 @@ std::vector<std::string> gamma_fit_warnings(const GammaFit& fit) {
         "the rate changes there (a cache level); {} holds for the largest sizes",
         fit.what, run->length, format_bytes(run->first->bytes), format_bytes(run->last->bytes),
         signed_percent(run->first->relative_residual),
-        signed_percent(run->last->relative_residual), fit.what == "copy" ? "one rate" : "gamma"));
+        signed_percent(run->last->relative_residual), per_byte ? "one rate" : "gamma"));
   }
   return warnings;
 }
@@ -1070,7 +1075,8 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
         return std::nullopt;
       }
       rules = std::string(selector_name(*library));
-      cost = collective_cost(op, *choice.modelled, bytes, topology, options);
+      cost = with_work_buffers(collective_cost(op, *choice.modelled, bytes, topology, options),
+                               choice.work_buffers, options.alloc);
     } else {
       const auto specs = applicable_algorithms(op, topology);
       if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
@@ -1371,7 +1377,8 @@ std::string rate_regime_tables(const ReductionRegimes& above, std::string_view f
 
 std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources, const GammaFit* gamma,
-                        const PiecewiseFit* exchange, const GammaFit* copy) {
+                        const PiecewiseFit* exchange, const GammaFit* copy,
+                        const GammaFit* alloc) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
@@ -1398,6 +1405,13 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
     out += fmt::format("copy = {}    # {} per byte copied, {}\n", toml_number(t.copy.s_per_byte),
                        format_seconds(t.copy.s_per_byte), format_rate(1.0 / t.copy.s_per_byte));
   }
+  if (alloc != nullptr) {
+    out += rate_comment(*alloc, "Allocation cost (a work buffer a library allocates in a call)",
+                        "fresh buffer");
+    out += fmt::format("alloc = {}    # {} per byte allocated, {}\n",
+                       toml_number(t.alloc.s_per_byte), format_seconds(t.alloc.s_per_byte),
+                       format_rate(1.0 / t.alloc.s_per_byte));
+  }
   if (gamma != nullptr) {
     out += rate_regime_tables(t.gamma_above, "gamma", "Reduction rates by the bytes a step reduces",
                               gamma->rule);
@@ -1405,6 +1419,10 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
   if (copy != nullptr) {
     out += rate_regime_tables(t.copy.above, "copy", "Copy rates by the bytes a call copies",
                               copy->rule);
+  }
+  if (alloc != nullptr) {
+    out += rate_regime_tables(t.alloc.above, "alloc",
+                              "Allocation rates by the bytes of one work buffer", alloc->rule);
   }
   out += link_section("intra", t.intra);
   out += link_section("inter", t.inter);

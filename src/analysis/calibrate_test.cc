@@ -411,6 +411,34 @@ TEST(ValidateCollectives, TheLibraryOfTheSeriesPicksTheAlgorithm) {
             expected);
 }
 
+// A library's call pays for the work buffers its code allocates (LibraryChoice::work_buffers)
+// at the fabric's allocation cost: Open MPI's Rabenseifner allocates m per call and writes
+// half of it.
+TEST(ValidateCollectives, TheLibrarysWorkBuffersAtTheAllocationCost) {
+  constexpr double kM = 64.0 * 1024 * 1024;
+  Topology fabric = flat_topology(2, Link{kAlpha, kBandwidth, 0, 0});
+  fabric.alloc.s_per_byte = 0.001e-9;
+  fabric.alloc.above.above[0] = {33554432, 0.5e-9};
+  fabric.alloc.above.count = 1;
+  CostOptions options;
+  use_fabric_local_costs(options, fabric);
+  std::vector<CollectivePoint> measured{allreduce_point(2, kM, 0.1)};
+  measured[0].series = 0;
+  std::vector<MeasurementSeries> series(1);
+  series[0].ranks = 2;
+  series[0].mpi_library = "Open MPI v4.1.4";
+  const LibraryChoice choice = library_choice(Selector::kOpenMpi, Op::kAllreduce, 2, kM);
+  ASSERT_EQ(choice.work_buffers, (std::vector<WorkBuffer>{{kM, kM / 2}}));
+  const double plain = collective_cost(Op::kAllreduce, *choice.modelled, kM, fabric).total_s;
+  const Validation v = validate_collectives(measured, fabric, options, series);
+  ASSERT_EQ(v.points.size(), 1u);
+  EXPECT_DOUBLE_EQ(v.points[0].predicted_s, plain + kM / 2 * 0.5e-9);
+  // The hand-written algorithms allocate nothing inside the call.
+  measured[0].algorithm = parse_measured_algorithm("rabenseifner");
+  EXPECT_DOUBLE_EQ(validate_collectives(measured, fabric, options, series).points[0].predicted_s,
+                   plain);
+}
+
 TEST(ValidateCollectives, LeavesOutWhatItCannotScore) {
   const Topology fabric = flat_topology(2, Link{});
   std::vector<CollectivePoint> measured{
@@ -918,6 +946,47 @@ TEST(FitGamma, TheCopyFitAndItsFabricKeys) {
                  "bandwidth = 1\n",
                  "c.toml");
   }), "copy (line 1): negative time '-1' is not allowed"));
+}
+
+// A fresh work buffer costs next to nothing while the allocator reuses its heap, and each
+// page's first touch above its mapping threshold (glibc: 32 MiB at most): the fit finds the
+// two rates, calibrate writes them as `alloc` and [[alloc_regimes]], and they read back.
+TEST(FitGamma, TheAllocationFitAndItsFabricKeys) {
+  constexpr double kThreshold = 32.0 * 1024 * 1024;
+  constexpr double kReused = 0.001e-9;  // s/B: the heap's memory, already mapped
+  constexpr double kFaulted = 0.5e-9;   // s/B: 2 us per 4 KiB page
+  std::vector<ReductionPoint> allocs;
+  for (double b = 1024; b <= 128.0 * 1024 * 1024; b *= 2) {
+    allocs.push_back(reduction(b, b * (b < kThreshold ? kReused : kFaulted)));
+  }
+  const GammaFit alloc = fit_gamma(allocs, "alloc");
+  EXPECT_EQ(alloc.what, "alloc");
+  ASSERT_EQ(alloc.regimes.size(), 2u) << alloc.rule;
+  EXPECT_NEAR(alloc.regimes[0].gamma_s_per_byte, kReused, 1e-24);
+  EXPECT_NEAR(alloc.regimes[1].gamma_s_per_byte, kFaulted, 1e-21);
+  EXPECT_GT(alloc.regimes[1].from_bytes, kThreshold / 2);
+  EXPECT_LE(alloc.regimes[1].from_bytes, kThreshold);
+  const PiecewiseFit link = fit_piecewise(synthetic([](std::size_t) { return 1.0; }));
+  Topology t = calibrated_topology(link, std::nullopt, 2, "calibrated");
+  t.alloc = alloc.copy_cost();
+  const std::string text = fabric_toml(t, link, {"r.jsonl"}, nullptr, nullptr, nullptr, &alloc);
+  EXPECT_TRUE(contains(text, "[[alloc_regimes]]")) << text;
+  EXPECT_LT(text.find("alloc = "), text.find("[[alloc_regimes]]")) << text;
+  const Topology back = parse_fabric(text, "a.toml");
+  EXPECT_EQ(back.alloc.s_per_byte, t.alloc.s_per_byte);
+  ASSERT_EQ(back.alloc.above.count, 1u);
+  EXPECT_EQ(back.alloc.above.above[0], t.alloc.above.above[0]);
+  GammaFit poor = alloc;
+  poor.r_squared = 0.5;
+  const std::vector<std::string> w = gamma_fit_warnings(poor);
+  ASSERT_FALSE(w.empty());
+  EXPECT_TRUE(contains(w.front(), "poor alloc fit: R^2 0.50")) << w.front();
+  EXPECT_TRUE(contains(w.front(), "first touch")) << w.front();
+  EXPECT_TRUE(contains(input_error_of([] {
+    parse_fabric("alloc = -1\n[intra]\nalpha = 1\nbandwidth = 1\n[inter]\nalpha = 1\n"
+                 "bandwidth = 1\n",
+                 "a.toml");
+  }), "alloc (line 1): negative time '-1' is not allowed"));
 }
 
 }  // namespace

@@ -835,6 +835,25 @@ Selector parse_selector(std::string_view text) {
   throw InputError(fmt::format("unknown selector '{}' (known: {})", text, known));
 }
 
+namespace {
+
+// LibraryChoice::work_buffers of the all-reduce algorithm that runs.
+std::vector<WorkBuffer> allreduce_work_buffers(Selector selector, const LibraryChoice& choice,
+                                               std::int64_t p, double m) {
+  if (p < 2 || !choice.modelled) return {};
+  const Algorithm a = choice.modelled->algorithm;
+  if (a == Algorithm::kRecursiveDoubling) return {{m, m}};
+  if (a == Algorithm::kRabenseifner) return {{m, m / 2}};
+  if (selector == Selector::kOpenMpi && a == Algorithm::kRing) {
+    const double block = m / static_cast<double>(p);
+    if (p == 2) return {{block, block}};
+    return {{block, block}, {block, block}};
+  }
+  return {};
+}
+
+}  // namespace
+
 LibraryChoice library_choice(Selector selector, Op op, std::int64_t ranks, double bytes,
                              double element_bytes) {
   require_rank_count(ranks, "rank count");
@@ -847,14 +866,10 @@ LibraryChoice library_choice(Selector selector, Op op, std::int64_t ranks, doubl
   }
   const double m = op == Op::kBarrier ? 0.0 : bytes;
   const double count = std::floor(m / element_bytes);
-  switch (selector) {
-    case Selector::kMpich:
-      return mpich_choice(op, ranks, m, count);
-    case Selector::kOpenMpi:
-      return ompi_choice(op, ranks, m, count);
-  }
-  SCALEWALL_CHECK(false && "unknown Selector");
-  return {};
+  LibraryChoice choice = selector == Selector::kMpich ? mpich_choice(op, ranks, m, count)
+                                                      : ompi_choice(op, ranks, m, count);
+  if (op == Op::kAllreduce) choice.work_buffers = allreduce_work_buffers(selector, choice, ranks, m);
+  return choice;
 }
 
 }  // namespace scalewall

@@ -518,6 +518,35 @@ TEST(OpenMpiSelector, AllreduceTableBucketsAndFallbacks) {
   EXPECT_EQ(big.library_algorithm, "recursive doubling (fallback from ring)");
 }
 
+// The work buffers each library's all-reduce code allocates per call, for what runs.
+TEST(LibrarySelectors, AllreduceWorkBuffers) {
+  using V = std::vector<WorkBuffer>;
+  constexpr double kM = 32.0 * 1024 * 1024;
+  // Open MPI: Rabenseifner (redscat_allgather) one buffer of m, half of it written; ring one
+  // of m/p at p = 2 and two at p > 2; recursive doubling m, all written.
+  EXPECT_EQ(library_choice(Selector::kOpenMpi, Op::kAllreduce, 2, kM).work_buffers,
+            (V{{kM, kM / 2}}));
+  EXPECT_EQ(library_choice(Selector::kOpenMpi, Op::kAllreduce, 2, 4096).work_buffers,
+            (V{{2048, 2048}}));
+  const double third = 262143.0 / 3;
+  EXPECT_EQ(library_choice(Selector::kOpenMpi, Op::kAllreduce, 3, 262143).work_buffers,
+            (V{{third, third}, {third, third}}));
+  EXPECT_EQ(library_choice(Selector::kOpenMpi, Op::kAllreduce, 2, 8).work_buffers, (V{{8, 8}}));
+  // A pick the model has no counterpart for is not priced, so it lists none.
+  EXPECT_TRUE(library_choice(Selector::kOpenMpi, Op::kAllreduce, 200, 131071).work_buffers.empty());
+  // MPICH: recursive doubling m, all written; Rabenseifner m, half written.
+  EXPECT_EQ(library_choice(Selector::kMpich, Op::kAllreduce, 8, 1024).work_buffers,
+            (V{{1024, 1024}}));
+  EXPECT_EQ(library_choice(Selector::kMpich, Op::kAllreduce, 8, kM).work_buffers,
+            (V{{kM, kM / 2}}));
+  // Other ops, and one rank: none.
+  for (const Selector s : kAllSelectors) {
+    EXPECT_TRUE(library_choice(s, Op::kAllreduce, 1, kM).work_buffers.empty());
+    EXPECT_TRUE(library_choice(s, Op::kAllgather, 8, kM).work_buffers.empty());
+    EXPECT_TRUE(library_choice(s, Op::kBroadcast, 8, kM).work_buffers.empty());
+  }
+}
+
 TEST(OpenMpiSelector, OtherCollectives) {
   const std::vector<Case> cases = {
       // reduce_scatter (total m).

@@ -61,7 +61,7 @@ Link report_link(const Json& report, const std::string& source) {
   }
 }
 
-// A local rate (gamma, the copy cost): the top-level figure, then its regimes table if any.
+// A local rate (gamma, the copy cost, the allocation cost): the top-level figure, then its regimes table if any.
 // The table's first row is the rate from 0 B (the fabric's own, as calibrate --out writes it;
 // the top-level figure is one rate over every size); the others start higher.
 void read_rate(const Json& report, const char* key, const char* table_key, const char* row_key,
@@ -109,6 +109,8 @@ Topology parse_calibration_report(std::string_view text, const std::string& sour
             fabric.gamma_s_per_byte, fabric.gamma_above);
   read_rate(report, "copy_s_per_byte", "copy_regimes", "s_per_byte", source_name,
             fabric.copy.s_per_byte, fabric.copy.above);
+  read_rate(report, "alloc_s_per_byte", "alloc_regimes", "s_per_byte", source_name,
+            fabric.alloc.s_per_byte, fabric.alloc.above);
   return fabric;
 }
 

@@ -210,7 +210,8 @@ void read_duplex(const toml::table& table, std::string_view section, const std::
 }
 
 // [[<key>]] tables (from, <field>): a local rate per byte (the reduction cost gamma in
-// [[gamma_regimes]], the copy cost in [[copy_regimes]]) for steps of at least `from` bytes; the
+// [[gamma_regimes]], the copy cost in [[copy_regimes]], the allocation cost in
+// [[alloc_regimes]]) for steps of at least `from` bytes; the
 // top-level <field> prices the sizes below the first.
 ReductionRegimes read_rate_regimes(const toml::table& root, const std::string& source,
                                    const std::string& key, const std::string& field) {
@@ -359,7 +360,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   reject_unknown_keys(root,
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
                        "oversubscription", "placement", "rank_to_node", "gamma", "gamma_regimes",
-                       "copy", "copy_regimes",
+                       "copy", "copy_regimes", "alloc", "alloc_regimes",
                        "ranks", "gpu",
                        "nvls", "collnet", "intra", "inter"},
                       source, "");
@@ -402,6 +403,12 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   }
   if (root.contains("copy_regimes")) {
     t.copy.above = read_rate_regimes(root, source, "copy_regimes", "copy");
+  }
+  if (root.contains("alloc")) {
+    t.alloc.s_per_byte = read_quantity(root, "alloc", source, "", parse_seconds);
+  }
+  if (root.contains("alloc_regimes")) {
+    t.alloc.above = read_rate_regimes(root, source, "alloc_regimes", "alloc");
   }
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();

@@ -634,7 +634,8 @@ void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
        {"collective_s", &ArrivalPoint::collective_s}}));
 }
 
-// A "reduction" record, or (into set.copies) a "copy" record: the same fields.
+// A "reduction" record, or (into set.copies) a "copy" record, or (into set.allocs) an "alloc"
+// record: the same fields.
 void read_reduction_record(const RecordReader& r, const std::string& place,
                            MeasurementSet& set, std::vector<ReductionPoint>& into) {
   ReductionPoint p;
@@ -775,6 +776,8 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       read_reduction_record(r, place, set, set.reductions);
     } else if (kind == "copy") {
       read_reduction_record(r, place, set, set.copies);
+    } else if (kind == "alloc") {
+      read_reduction_record(r, place, set, set.allocs);
     } else if (kind == "end") {
       ended = true;
       read_end_record(r, j, place, records, set);

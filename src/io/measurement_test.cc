@@ -487,7 +487,7 @@ TEST(MeasurementFile, ReductionRecords) {
 
 // reduce's copy records go to set.copies; the envelope's mpi_library names the series'
 // library.
-TEST(MeasurementFile, CopyRecordsAndTheLibrary) {
+TEST(MeasurementFile, CopyAndAllocRecordsAndTheLibrary) {
   MeasurementSet set;
   parse_measurement_text(
       R"({"tool":"scalewall-mpi","version":"0.1.0","command":"reduce","kind":"measurement","context":{"mpi_library":"Open MPI v4.1.4, package: Debian OpenMPI","ranks":2}})"
@@ -496,11 +496,16 @@ TEST(MeasurementFile, CopyRecordsAndTheLibrary) {
       "\n"
       R"({"record":"copy","bytes":4096,"ranks":2,"iterations":20,"time_min_s":1e-7,"time_median_s":2e-7,"time_max_s":3e-7,"slowest_rank_median_s":2.5e-7})"
       "\n"
-      R"({"record":"end","status":"complete","records":2})"
+      R"({"record":"alloc","bytes":4096,"ranks":2,"iterations":20,"time_min_s":1e-8,"time_median_s":3e-8,"time_max_s":9e-8,"slowest_rank_median_s":4e-8})"
+      "\n"
+      R"({"record":"end","status":"complete","records":3})"
       "\n",
       "reduce.jsonl", set);
   ASSERT_EQ(set.reductions.size(), 1u);
   ASSERT_EQ(set.copies.size(), 1u);
+  ASSERT_EQ(set.allocs.size(), 1u);
+  EXPECT_DOUBLE_EQ(set.allocs[0].time_median_s, 3e-8);
+  EXPECT_DOUBLE_EQ(set.allocs[0].slowest_rank_median_s, 4e-8);
   EXPECT_EQ(set.copies[0].bytes, 4096.0);
   EXPECT_DOUBLE_EQ(set.copies[0].time_median_s, 2e-7);
   EXPECT_DOUBLE_EQ(set.copies[0].slowest_rank_median_s, 2.5e-7);

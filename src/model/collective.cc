@@ -870,6 +870,7 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
   require_rates(options.gamma_s_per_byte, options.gamma_above, "reduction cost gamma",
                 "reduction");
   require_rates(options.copy.s_per_byte, options.copy.above, "copy cost", "copy");
+  require_rates(options.alloc.s_per_byte, options.alloc.above, "allocation cost", "alloc");
   if (!(options.tree_chunk_bytes > 0.0) || !std::isfinite(options.tree_chunk_bytes)) {
     throw InputError(fmt::format("tree chunk {} B must be a positive size",
                                  options.tree_chunk_bytes));
@@ -1077,6 +1078,31 @@ void use_fabric_local_costs(CostOptions& options, const Topology& fabric) {
   options.gamma_s_per_byte = fabric.gamma_s_per_byte;
   options.gamma_above = fabric.gamma_above;
   options.copy = fabric.copy;
+  options.alloc = fabric.alloc;
+}
+
+CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer> buffers,
+                                 const CopyCost& alloc) {
+  require_rates(alloc.s_per_byte, alloc.above, "allocation cost", "alloc");
+  double alloc_s = 0;
+  for (const WorkBuffer& b : buffers) {
+    if (!(std::isfinite(b.bytes) && std::isfinite(b.touched) && b.touched >= 0 &&
+          b.touched <= b.bytes)) {
+      throw InputError(fmt::format("work buffer of {} B with {} B written: sizes must be finite, "
+                                   "0 <= written <= allocated",
+                                   b.bytes, b.touched));
+    }
+    alloc_s += b.touched * alloc.at(b.bytes);
+  }
+  if (alloc_s == 0) return cost;
+  cost.alloc_s += alloc_s;
+  cost.compute_s += alloc_s;
+  cost.total_s += alloc_s;
+  if (cost.total_s > 0.0 && cost.bytes > 0.0) {
+    cost.algbw_Bps = cost.bytes / cost.total_s;
+    cost.busbw_Bps = *cost.algbw_Bps * busbw_factor(cost.op, cost.ranks);
+  }
+  return cost;
 }
 
 double local_copy_bytes(Op op, std::int64_t ranks, double bytes) {

@@ -284,6 +284,42 @@ TEST(CopyCost, ChargesTheInputsCopyAtItsOwnRate) {
   EXPECT_THROW(cost(Op::kAllreduce, Algorithm::kRing, bad), InputError);
 }
 
+TEST(WorkBuffers, EachAllocationAtTheRateOfItsOwnSize) {
+  constexpr double kM = 64.0 * 1024 * 1024;
+  CopyCost alloc;
+  alloc.s_per_byte = 0.001e-9;                     // reused heap memory
+  alloc.above.above[0] = {33554432, 0.5e-9};       // fresh pages from 32 MiB
+  alloc.above.count = 1;
+  const CollectiveCost plain = collective_cost(Op::kAllreduce, {Algorithm::kRing}, 2, kM, kLink);
+  // Each buffer's size picks its rate; the bytes written pay it.
+  const std::vector<WorkBuffer> buffers = {{kM / 2, kM / 4}, {kM / 4, kM / 4}};
+  const CollectiveCost c = with_work_buffers(plain, buffers, alloc);
+  const double expected = kM / 4 * 0.5e-9 + kM / 4 * 0.001e-9;
+  EXPECT_DOUBLE_EQ(c.alloc_s, expected);
+  EXPECT_DOUBLE_EQ(c.compute_s, plain.compute_s + expected);
+  EXPECT_DOUBLE_EQ(c.total_s, plain.total_s + expected);
+  EXPECT_DOUBLE_EQ(c.total_s, c.latency_s + c.bandwidth_s + c.compute_s);
+  EXPECT_DOUBLE_EQ(*c.algbw_Bps, kM / c.total_s);
+  EXPECT_DOUBLE_EQ(*c.busbw_Bps, *c.algbw_Bps * busbw_factor(Op::kAllreduce, 2));
+  EXPECT_EQ(c.latency_s, plain.latency_s);
+  // Free, or no buffers: unchanged.
+  EXPECT_EQ(with_work_buffers(plain, buffers, {}).total_s, plain.total_s);
+  EXPECT_EQ(with_work_buffers(plain, {}, alloc).total_s, plain.total_s);
+  EXPECT_EQ(with_work_buffers(plain, {}, alloc).alloc_s, 0.0);
+  // Bad input is refused, naming it.
+  const std::vector<WorkBuffer> negative = {{-1, 0}};
+  EXPECT_THROW(with_work_buffers(plain, negative, alloc), InputError);
+  const std::vector<WorkBuffer> overwritten = {{1024, 2048}};
+  EXPECT_THROW(with_work_buffers(plain, overwritten, alloc), InputError);
+  CopyCost bad;
+  bad.s_per_byte = -1;
+  EXPECT_THROW(with_work_buffers(plain, buffers, bad), InputError);
+  CostOptions options;
+  options.alloc = bad;
+  EXPECT_THROW(collective_cost(Op::kAllreduce, {Algorithm::kRing}, 2, kM, kLink, options),
+               InputError);
+}
+
 TEST(RankAllreduce, CheapestFirstAndStable) {
   const std::vector<Algorithm> both(std::begin(kSeedAlgorithms), std::end(kSeedAlgorithms));
   for (const std::int64_t n : kRanks) {

@@ -116,6 +116,11 @@ void require_valid(const Topology& t) {
     throw InputError(fmt::format("copy {} s/B is not a copy cost per byte in [0, 1 s]",
                                  t.copy.s_per_byte));
   }
+  if (!(t.alloc.s_per_byte >= 0) || !std::isfinite(t.alloc.s_per_byte) ||
+      t.alloc.s_per_byte > 1.0) {
+    throw InputError(fmt::format("alloc {} s/B is not an allocation cost per byte in [0, 1 s]",
+                                 t.alloc.s_per_byte));
+  }
   if (!std::isfinite(t.oversubscription)) {
     throw InputError(fmt::format(
         "oversubscription {} is not a finite number (1 is a non-blocking fabric, 2 is 2:1)",

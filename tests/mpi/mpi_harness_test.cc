@@ -543,12 +543,14 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const Jsonl file = parse_jsonl(text);
   expect_well_formed(file, "reduce", "reduction", 2);
-  // 4 B is below one element and left out; a reduction and a copy record per size.
-  ASSERT_EQ(file.records.size(), 8u);
+  // 4 B is below one element and left out; a reduction, a copy and an alloc record per size.
+  ASSERT_EQ(file.records.size(), 12u);
   EXPECT_EQ(file.records.front()["bytes"], 8);
   EXPECT_EQ(file.records.back()["bytes"], 1048576);
+  const char* kinds[] = {"reduction", "copy", "alloc"};
   for (std::size_t i = 0; i < file.records.size(); ++i) {
-    EXPECT_EQ(file.records[i]["record"], i % 2 == 0 ? "reduction" : "copy") << file.records[i];
+    EXPECT_EQ(file.records[i]["record"], kinds[i % 3]) << file.records[i];
+    EXPECT_EQ(file.records[i]["bytes"], file.records[i - i % 3]["bytes"]) << file.records[i];
   }
   for (const auto& r : file.records) {
     EXPECT_EQ(r["ranks"], 2);
@@ -570,6 +572,8 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_EQ(fit["copy"].size(), 4u);
   const double copy = fit["copy_s_per_byte"].get<double>();
   EXPECT_GT(copy, 0.0) << cal.out;
+  EXPECT_EQ(fit["alloc"].size(), 4u);
+  EXPECT_GT(fit["alloc_s_per_byte"].get<double>(), 0.0) << cal.out;
   // The fabric carries it, and the collective cost charges it.
   const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "1MB",
                                             "--algorithms", "ring", "--format", "json"});
@@ -582,6 +586,7 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   const std::string written((std::istreambuf_iterator<char>(toml)),
                             std::istreambuf_iterator<char>());
   EXPECT_NE(written.find("copy = "), std::string::npos) << written;
+  EXPECT_NE(written.find("alloc = "), std::string::npos) << written;
 }
 
 TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {
@@ -804,9 +809,11 @@ TEST(MpiLive, PingPongAndReducePrintARowPerSize) {
   ASSERT_EQ(rrows.size(), 2u) << red.err;
   EXPECT_EQ(rrows[1][0], "1048576");
   EXPECT_EQ(rrows[1][1], "131072");
-  EXPECT_EQ(rrows[1][3], us(rfile.records[2]["time_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][5], us(rfile.records[2]["slowest_rank_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][7], us(rfile.records[3]["slowest_rank_median_s"].get<double>()));
+  // Records per size: reduction, copy, alloc.
+  EXPECT_EQ(rrows[1][3], us(rfile.records[3]["time_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][5], us(rfile.records[3]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][7], us(rfile.records[4]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][9], us(rfile.records[5]["slowest_rank_median_s"].get<double>()));
 }
 
 TEST(MpiLive, QuietPrintsNothingOnStderr) {

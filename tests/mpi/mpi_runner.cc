@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -258,7 +259,7 @@ void expect_record(const nlohmann::json& r, const std::string& kind, int ranks) 
     expect_number(r, "communication_s");
     expect_number(r, "wait_s");
     expect_number(r, "step_s");
-  } else if (kind == "reduction" || kind == "copy") {
+  } else if (kind == "reduction" || kind == "copy" || kind == "alloc") {
     expect_number(r, "bytes");
     expect_integer(r, "ranks", ranks, ranks);
     expect_integer(r, "iterations", 1, 1'000'000'000);
@@ -293,12 +294,14 @@ void expect_well_formed(const Jsonl& file, const std::string& command,
   expect_string(c, "date");
   EXPECT_EQ(c["date"].get<std::string>().size(), 20u) << c.dump();  // 2026-11-30T05:00:00Z
   // pingpong --exchange 1 (the default) writes an exchange record after each pingpong one,
-  // reduce a copy record after each reduction one.
-  const std::string companion = record_kind == "pingpong"    ? "exchange"
-                                : record_kind == "reduction" ? "copy"
-                                                             : record_kind;
+  // reduce a copy and an alloc record after each reduction one.
+  std::vector<std::string> companions;
+  if (record_kind == "pingpong") companions = {"exchange"};
+  if (record_kind == "reduction") companions = {"copy", "alloc"};
   for (const nlohmann::json& r : file.records) {
-    expect_record(r, r.value("record", "") == companion ? companion : record_kind, ranks);
+    const std::string kind = r.value("record", "");
+    const bool companion = std::find(companions.begin(), companions.end(), kind) != companions.end();
+    expect_record(r, companion ? kind : record_kind, ranks);
   }
   if (!complete) return;
   ASSERT_FALSE(file.end.is_null()) << "no end record";

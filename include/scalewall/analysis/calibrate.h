@@ -206,9 +206,10 @@ struct GammaRegimeFit {
 };
 
 // The same fit serves the local copy an out-of-place call makes (scalewall-mpi reduce's "copy"
-// records; CostOptions::copy): `what` says which pass it describes.
+// records; CostOptions::copy) and a library's work buffers ("alloc" records;
+// CostOptions::alloc): `what` says which pass it describes.
 struct GammaFit {
-  std::string what = "reduction";  // "reduction" or "copy": the local pass fitted
+  std::string what = "reduction";  // "reduction", "copy" or "alloc": the local pass fitted
   double gamma_s_per_byte = 0;  // > 0: one rate over every size
   double rate_Bps = 0;          // 1 / gamma
   double r_squared = 0;         // 1 - SS_res / SS_tot of the fit (of its regimes, when several)
@@ -223,12 +224,13 @@ struct GammaFit {
   // The regimes as CostOptions/Topology take them: the first regime's gamma, and the others.
   double first_gamma() const { return regimes.empty() ? gamma_s_per_byte : regimes[0].gamma_s_per_byte; }
   ReductionRegimes regimes_above() const;
-  // The rates as a CopyCost (link.h) takes them, for a copy fit.
+  // The rates as a CopyCost (link.h) takes them, for a copy or an allocation fit.
   CopyCost copy_cost() const { return {first_gamma(), regimes_above()}; }
 };
 
 // Throws InputError when fewer than 2 distinct sizes above 0 bytes are given. `what`:
-// "reduction" (the points are reductions) or "copy" (copies), for GammaFit::what and messages.
+// "reduction" (the points are reductions), "copy" (copies) or "alloc" (fresh work buffers), for
+// GammaFit::what and messages.
 GammaFit fit_gamma(std::span<const ReductionPoint> points, std::string_view what = "reduction");
 
 // Splits fit.points into rate regimes (GammaFit::regimes) and sets each point's fitted time and
@@ -445,12 +447,13 @@ std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
 // same Topology.
 // With an exchange fit, its quality per regime and its warnings likewise, and the exchange
 // regimes as [<section>.exchange] tables. With a copy fit, the topology's copy cost (`copy`
-// and [[copy_regimes]]) with that fit's quality and warnings.
+// and [[copy_regimes]]) with that fit's quality and warnings; with an allocation fit, the
+// topology's allocation cost (`alloc` and [[alloc_regimes]]) likewise.
 std::string fabric_toml(const Topology& topology, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources,
                         const GammaFit* gamma = nullptr,
                         const PiecewiseFit* exchange = nullptr,
-                        const GammaFit* copy = nullptr);
+                        const GammaFit* copy = nullptr, const GammaFit* alloc = nullptr);
 
 }  // namespace scalewall
 

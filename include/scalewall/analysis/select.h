@@ -98,6 +98,17 @@ struct LibraryChoice {
                                           // when the model has none
   std::string rule;                       // the branch that fired, with its thresholds and any
                                           // run-time fallback
+  // The work buffers the library's code allocates inside each call, one per separate
+  // allocation, with the bytes the call writes into each, for the algorithm that runs
+  // (CostOptions::alloc prices them; with_work_buffers adds them). Listed for all-reduce,
+  // from the libraries' sources:
+  //   Open MPI 4.1 (coll/base): recursive doubling m, all written (the input is copied in);
+  //   ring m/p, and a second m/p when p > 2, each written whole; Rabenseifner
+  //   (redscat_allgather) m, of which the halving steps write one half, m/2.
+  //   MPICH 3.2 (MPIR_Allreduce_intra): recursive doubling m, all written (it receives the
+  //   partner's whole vector); Rabenseifner m, of which the halving writes m/2.
+  // Empty for every other op and pick, and at one rank.
+  std::vector<WorkBuffer> work_buffers;
 };
 
 // The rules (docs/models.md, "Selection and library rules", has them with their sources):

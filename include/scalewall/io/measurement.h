@@ -35,6 +35,8 @@
 //   "reduction"   bytes, ranks (reducing at once), iterations, time_min_s, time_median_s,
 //                 time_max_s (rank 0's local acc += x of `bytes`), slowest_rank_median_s
 //   "copy"        the same fields, for a local copy (dest = x) of `bytes`
+//   "alloc"       the same fields, for a fresh temporary buffer of `bytes` (malloc, a write
+//                 to each page, free)
 #ifndef SCALEWALL_MEASUREMENT_H_
 #define SCALEWALL_MEASUREMENT_H_
 
@@ -208,6 +210,10 @@ struct MeasurementSet {
   // scalewall-mpi reduce's "copy" records: the time to copy `bytes` (dest = x), every rank at
   // once; the local copy of its input an out-of-place call makes (CostOptions::copy).
   std::vector<ReductionPoint> copies;
+  // scalewall-mpi reduce's "alloc" records: the time of a fresh temporary buffer of `bytes`
+  // (malloc, the first touch of each page, free), every rank at once; what a library pays for
+  // the work buffers it allocates inside a call (CostOptions::alloc).
+  std::vector<ReductionPoint> allocs;
 };
 
 // The formats read_measurement_file recognises by content (not by file name).

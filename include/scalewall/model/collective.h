@@ -277,12 +277,16 @@ struct CostOptions {
                                   // (link.h); none by default
   CopyCost copy;                  // the local copy of the input an out-of-place call makes
                                   // (link.h; local_copy_bytes); free by default
+  CopyCost alloc;                 // a work buffer a library allocates inside a call, seconds
+                                  // per byte by the buffer's size (malloc, the first touch of
+                                  // each page, free; with_work_buffers); free by default
 
   // The gamma of a step that reduces `bytes`.
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
 };
 
-// `options` with the fabric's own local costs: its gamma and gamma regimes, and its copy cost
+// `options` with the fabric's own local costs: its gamma and gamma regimes, its copy cost and
+// its allocation cost
 // (the defaults of every command's cost options; the other fields are left as they are).
 void use_fabric_local_costs(CostOptions& options, const Topology& fabric);
 
@@ -301,6 +305,8 @@ struct CollectiveCost {
   double bandwidth_s = 0;             // beta terms, on the link each step actually uses
   double compute_s = 0;               // local work: gamma terms and copy_s
   double copy_s = 0;                  // of compute_s, the input's local copy (CostOptions::copy)
+  double alloc_s = 0;                 // of compute_s, the library's work buffers
+                                      // (CostOptions::alloc; with_work_buffers)
   double total_s = 0;                 // latency_s + bandwidth_s + compute_s
   // nccl-tests convention: algbw = m / total; busbw = algbw * busbw_factor(op, N). Empty when
   // the call takes no time (N = 1) or moves no data (barrier, m = 0).
@@ -317,6 +323,23 @@ double busbw_factor(Op op, std::int64_t ranks);
 // the output or a work buffer), its own block m/N for all-gather and all-to-all, nothing for
 // broadcast and barrier, and nothing at one rank (a call on one rank costs nothing).
 double local_copy_bytes(Op op, std::int64_t ranks, double bytes);
+
+// A work buffer a library allocates inside a call: its size, which decides whether the
+// allocator reuses memory or maps fresh pages, and the bytes of it the call writes, each page
+// of which pays its first touch.
+struct WorkBuffer {
+  double bytes = 0;    // allocated
+  double touched = 0;  // written by the call, <= bytes
+  bool operator==(const WorkBuffer&) const = default;
+};
+
+// `cost` with the work buffers a library allocates inside the call (LibraryChoice::
+// work_buffers): each costs touched * alloc.at(bytes), added to alloc_s, compute_s and
+// total_s, and algbw and busbw follow. A free `alloc`, or no buffers, leaves `cost` as it is.
+// REQUIRES (throws InputError naming the value): every size finite, 0 <= touched <= bytes;
+// alloc's rates as CostOptions requires them.
+CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer> buffers,
+                                 const CopyCost& alloc);
 
 // An all-reduce priced at a given bus bandwidth (a scenario without a fabric, nccl-tests'
 // convention): 2(N-1) latency terms of alpha, and busbw_factor(all-reduce, N) m = 2(N-1)/N m

@@ -78,6 +78,8 @@ struct Topology {
   ReductionRegimes gamma_above;      // its further regimes by the bytes one step reduces
   CopyCost copy;                     // the ranks' local copy of a call's input (link.h; free:
                                      // not given); the default of every command's cost options
+  CopyCost alloc;                    // a library's work buffer inside a call, by its size
+                                     // (link.h; free: not given); likewise
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
   RankKind rank_kind = RankKind::kCpu;  // what the ranks are. Default: CPU (MPI)
