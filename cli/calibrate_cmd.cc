@@ -203,30 +203,21 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   const std::vector<BusBandwidthFit> busbw =
       fit_bus_bandwidth(set.collectives, options, &warnings);
-  std::optional<GammaFit> gamma;
-  if (!set.reductions.empty()) {
-    gamma = fit_gamma(set.reductions);
-    for (const std::string& w : gamma_fit_warnings(*gamma)) {
+  // A local rate's fit (reduction, copy, allocation), its warnings on stderr and in the
+  // report; none without points.
+  const auto fit_local = [&](const std::vector<ReductionPoint>& points,
+                             std::string_view what) -> std::optional<GammaFit> {
+    if (points.empty()) return std::nullopt;
+    GammaFit local = fit_gamma(points, what);
+    for (const std::string& w : gamma_fit_warnings(local)) {
       std::cerr << "warning: " << w << "\n";
       warnings.push_back(w);
     }
-  }
-  std::optional<GammaFit> copy;
-  if (!set.copies.empty()) {
-    copy = fit_gamma(set.copies, "copy");
-    for (const std::string& w : gamma_fit_warnings(*copy)) {
-      std::cerr << "warning: " << w << "\n";
-      warnings.push_back(w);
-    }
-  }
-  std::optional<GammaFit> alloc;
-  if (!set.allocs.empty()) {
-    alloc = fit_gamma(set.allocs, "alloc");
-    for (const std::string& w : gamma_fit_warnings(*alloc)) {
-      std::cerr << "warning: " << w << "\n";
-      warnings.push_back(w);
-    }
-  }
+    return local;
+  };
+  const std::optional<GammaFit> gamma = fit_local(set.reductions, "reduction");
+  const std::optional<GammaFit> copy = fit_local(set.copies, "copy");
+  const std::optional<GammaFit> alloc = fit_local(set.allocs, "alloc");
   if (!fit && busbw.empty() && !gamma && !copy && !alloc) {
     const bool unknown_ranks =
         std::any_of(set.collectives.begin(), set.collectives.end(),
