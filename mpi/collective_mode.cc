@@ -494,17 +494,37 @@ void start_op_table(LiveTable& table, Op op, const RaceSettings& settings, const
   table.header();
 }
 
-int run_collective(const World& w, const CollectiveFlags& flags) {
-  const std::vector<Op> ops = resolve_ops(flags.op);
-  const std::vector<std::vector<Contender>> contenders = resolve_contenders(flags.algorithm, ops);
-  const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const Repeats repeats = resolve_repeats(flags.repeats);
-  const RaceSettings settings{repeats.iterations, repeats.warmup,
-                              flag_count("--check", flags.check, 0, 1) == 1,
-                              flags.inject_error};
+// What the collective flags resolve to, checked against the rank count and the memory.
+// Throws InputError naming the flag when a value is bad, on every rank.
+struct CollectivePlan {
+  std::vector<Op> ops;
+  std::vector<std::vector<Contender>> contenders;
+  std::vector<double> sizes;
+  RaceSettings settings;
+  std::vector<std::vector<std::size_t>> counts;
   std::size_t largest = 0;
-  const std::vector<std::vector<std::size_t>> counts =
-      checked_counts(ops, sizes, flags.sizes, w, largest);
+};
+CollectivePlan plan_collective(const World& w, const CollectiveFlags& flags) {
+  CollectivePlan plan;
+  plan.ops = resolve_ops(flags.op);
+  plan.contenders = resolve_contenders(flags.algorithm, plan.ops);
+  plan.sizes = resolve_sizes(flags.sizes);
+  const Repeats repeats = resolve_repeats(flags.repeats);
+  plan.settings = RaceSettings{repeats.iterations, repeats.warmup,
+                               flag_count("--check", flags.check, 0, 1) == 1,
+                               flags.inject_error};
+  plan.counts = checked_counts(plan.ops, plan.sizes, flags.sizes, w, plan.largest);
+  return plan;
+}
+
+int run_collective(const World& w, const CollectiveFlags& flags) {
+  const CollectivePlan plan = plan_collective(w, flags);
+  const std::vector<Op>& ops = plan.ops;
+  const std::vector<std::vector<Contender>>& contenders = plan.contenders;
+  const std::vector<double>& sizes = plan.sizes;
+  const RaceSettings& settings = plan.settings;
+  const std::size_t largest = plan.largest;
+  const std::vector<std::vector<std::size_t>>& counts = plan.counts;
 
   RecordWriter writer(w, flags.common.out);
   writer.envelope("collective",
@@ -614,7 +634,8 @@ Mode register_collective(CLI::App& app) {
       "none); the JSON Lines go to --out or stdout.\n"
       "Examples: mpirun -np 2 scalewall-mpi collective -b 8 -e 64M -f 2 --out allreduce.jsonl\n"
       "          mpirun -np 4 scalewall-mpi collective --op all --max-bytes 16MiB"});
-  return {cmd, [flags](const World& w) { return run_collective(w, *flags); }};
+  return {cmd, [flags](const World& w) { return run_collective(w, *flags); },
+          [flags](const World& w) { plan_collective(w, *flags); }};
 }
 
 }  // namespace scalewall::mpi

@@ -36,7 +36,7 @@ int parse_and_run(int argc, char** argv, int rank) {
       scalewall::mpi::register_pingpong(app), scalewall::mpi::register_exchange(app),
       scalewall::mpi::register_collective(app),
       scalewall::mpi::register_arrival(app), scalewall::mpi::register_step(app),
-      scalewall::mpi::register_reduce(app)};
+      scalewall::mpi::register_reduce(app), scalewall::mpi::register_suite(app)};
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];

@@ -1,4 +1,4 @@
-// mpi/modes.h: the four measurement modes of scalewall-mpi, each registered as a CLI11
+// mpi/modes.h: the measurement modes of scalewall-mpi, each registered as a CLI11
 // subcommand, and the flags they share.
 //
 // Layer: mpi/. A mode registers its flags as tables (cli/flag_table.h, shared with scalewall),
@@ -124,10 +124,13 @@ void add_delay_inputs(nlohmann::ordered_json& inputs, const DelaySettings& setti
 // the flag and the valid range.
 int flag_rank(std::string_view flag, const std::string& text, int ranks);
 
-// A registered mode: its subcommand and what runs it once MPI and the world are set up.
+// A registered mode: its subcommand, what runs it once MPI and the world are set up, and
+// what resolves its flags as run would, throwing InputError on a bad one, measuring nothing
+// (empty for the modes that the suite does not run).
 struct Mode {
   CLI::App* command = nullptr;
   std::function<int(const World&)> run;
+  std::function<void(const World&)> check = {};
 };
 
 Mode register_pingpong(CLI::App& app);
@@ -136,6 +139,8 @@ Mode register_collective(CLI::App& app);
 Mode register_arrival(CLI::App& app);
 Mode register_step(CLI::App& app);
 Mode register_reduce(CLI::App& app);
+// pingpong, reduce and collective in one launch (mpi/suite.cc).
+Mode register_suite(CLI::App& app);
 
 }  // namespace scalewall::mpi
 

@@ -175,29 +175,53 @@ nlohmann::ordered_json pair_record(const World& w, int a, int b, int bytes, int 
   return record;
 }
 
-int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
+// What a pair mode's flags resolve to, checked against the rank count and the memory.
+struct PairPlan {
+  std::vector<double> sizes;
+  int iterations = 0;
+  int warmup = 0;
+  std::vector<Pair> pairs;
+  double largest = 0;
+  bool both = false;  // pingpong --exchange 1: each size's round trips, then the size exchanged
+};
+
+// Throws InputError naming the flag when a value is bad, on every rank.
+PairPlan plan_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
   const char* name = mode_name(mode);
   if (w.size < 2) {
     throw InputError(fmt::format("{} needs at least 2 ranks; this run has {} (launch it as "
                                  "mpirun -np 2 scalewall-mpi {})",
                                  name, w.size, name));
   }
-  const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const auto [iterations, warmup] = resolve_repeats(flags.repeats);
-  const std::vector<Pair> pairs = resolve_pairs(flags.pairs, w.size);
-  double largest = 0;
-  for (const double s : sizes) largest = std::max(largest, s);
+  PairPlan plan;
+  plan.sizes = resolve_sizes(flags.sizes);
+  const Repeats repeats = resolve_repeats(flags.repeats);
+  plan.iterations = repeats.iterations;
+  plan.warmup = repeats.warmup;
+  plan.pairs = resolve_pairs(flags.pairs, w.size);
+  for (const double s : plan.sizes) plan.largest = std::max(plan.largest, s);
   const char* size_flag = flags.sizes.sizes.empty() ? "--max-bytes" : "--sizes";
-  if (largest > INT_MAX) {
+  if (plan.largest > INT_MAX) {
     throw InputError(fmt::format("{}: {} is above the largest single MPI message of this "
                                  "harness ({} bytes)",
-                                 size_flag, format_bytes(largest), INT_MAX));
+                                 size_flag, format_bytes(plan.largest), INT_MAX));
   }
-  check_memory(w, 2 * largest, fmt::format("{} {}", size_flag, format_bytes(largest)));
+  check_memory(w, 2 * plan.largest,
+               fmt::format("{} {}", size_flag, format_bytes(plan.largest)));
+  plan.both = mode != PairMode::kExchange && flag_count("--exchange", flags.exchange, 0, 1) == 1;
+  return plan;
+}
 
+int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
+  const char* name = mode_name(mode);
+  const PairPlan plan = plan_pairs(w, flags, mode);
+  const std::vector<double>& sizes = plan.sizes;
+  const int iterations = plan.iterations;
+  const int warmup = plan.warmup;
+  const std::vector<Pair>& pairs = plan.pairs;
+  const double largest = plan.largest;
   const bool exchange = mode == PairMode::kExchange;
-  // pingpong --exchange 1: each size's round trips, then the same size exchanged.
-  const bool both = !exchange && flag_count("--exchange", flags.exchange, 0, 1) == 1;
+  const bool both = plan.both;
   RecordWriter writer(w, flags.common.out);
   nlohmann::ordered_json inputs;
   inputs["pairs"] = nlohmann::ordered_json::array();
@@ -291,7 +315,8 @@ Mode register_pair_mode(CLI::App& app, PairMode mode, const PairModeText& text) 
       app, {mode_name(mode), text.summary,
             {pairs, size_flags(&flags->sizes, "0", "4MiB"), repeats, common_flags(&flags->common)},
             text.example});
-  return {cmd, [flags, mode](const World& w) { return run_pairs(w, *flags, mode); }};
+  return {cmd, [flags, mode](const World& w) { return run_pairs(w, *flags, mode); },
+          [flags, mode](const World& w) { plan_pairs(w, *flags, mode); }};
 }
 
 }  // namespace

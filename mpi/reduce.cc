@@ -90,24 +90,38 @@ nlohmann::ordered_json pass_record(double bytes, int ranks, int iterations, cons
   return record;
 }
 
-int run_reduce(const World& w, const ReduceFlags& flags) {
+// The sizes reduce visits (whole elements) and its repeats, checked against the memory.
+// Throws InputError naming the flag when a value is bad, on every rank.
+struct ReducePlan {
+  std::vector<double> sizes;
+  Repeats repeats;
+};
+ReducePlan plan_reduce(const World& w, const ReduceFlags& flags) {
   const std::vector<double> sizes = resolve_sizes(flags.sizes);
-  const auto [iterations, warmup] = resolve_repeats(flags.repeats);
+  ReducePlan plan{{}, resolve_repeats(flags.repeats)};
   // Whole elements only: a size is rounded down to a multiple of the element (8 B), and
   // sizes below one element are left out.
   constexpr double kElement = sizeof(Element);
-  std::vector<double> whole;
   for (const double s : sizes) {
     const double b = std::floor(s / kElement) * kElement;
-    if (b >= kElement && (whole.empty() || whole.back() != b)) whole.push_back(b);
+    if (b >= kElement && (plan.sizes.empty() || plan.sizes.back() != b)) plan.sizes.push_back(b);
   }
-  if (whole.empty()) {
+  if (plan.sizes.empty()) {
     throw InputError(fmt::format("--max-bytes: the sweep holds no size of at least one "
                                  "{}-byte element",
                                  sizeof(Element)));
   }
-  const double largest = whole.back();
+  const double largest = plan.sizes.back();
   check_memory(w, 2 * largest, fmt::format("--max-bytes {}", format_bytes(largest)));
+  return plan;
+}
+
+int run_reduce(const World& w, const ReduceFlags& flags) {
+  const ReducePlan plan = plan_reduce(w, flags);
+  const std::vector<double>& whole = plan.sizes;
+  const auto [iterations, warmup] = plan.repeats;
+  constexpr double kElement = sizeof(Element);
+  const double largest = whole.back();
 
   RecordWriter writer(w, flags.common.out);
   nlohmann::ordered_json inputs;
@@ -182,7 +196,8 @@ Mode register_reduce(CLI::App& app) {
       {size_flags(&flags->sizes, "1KiB", "64MiB"), repeats, common_flags(&flags->common)},
       "Example: mpirun -np 2 scalewall-mpi reduce --out reduce.jsonl\n"
       "         then scalewall calibrate pingpong.jsonl reduce.jsonl fits gamma too."});
-  return {cmd, [flags](const World& w) { return run_reduce(w, *flags); }};
+  return {cmd, [flags](const World& w) { return run_reduce(w, *flags); },
+          [flags](const World& w) { plan_reduce(w, *flags); }};
 }
 
 }  // namespace scalewall::mpi

@@ -10,6 +10,8 @@
 //     with a non-zero status, never a hang (every run has a timeout).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -892,6 +894,71 @@ TEST(MpiExchange, SweepThenCalibrateWritesExchangeRegimes) {
     EXPECT_NEAR(cost["algorithms"][0]["total_s"].get<double>(),
                 r["alpha_s"].get<double>() + 4096 / r["bandwidth_Bps"].get<double>(), 1e-12)
         << coll.out;
+  }
+}
+
+
+// The suite: two passes of pingpong, reduce and collective in one launch, each to files of
+// its own, that validate --pool reads as one calibration and one validation set.
+TEST(MpiSuite, TwoPassesToOneFolderThatValidatePools) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "scalewall_suite";
+  std::filesystem::remove_all(dir);
+  const MpiResult result =
+      run_mpi(2, {"suite", "--out-dir", dir.string(), "--sizes", "8,1KiB,64KiB,1MiB",
+                  "--algorithm", "library,ring", "--passes", "2", "--pingpong-iterations", "5",
+                  "--reduce-iterations", "3", "--collective-iterations", "3"},
+              150);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  std::vector<std::string> files;
+  for (const int pass : {1, 2}) {
+    const std::string n = std::to_string(pass);
+    const std::string pp = (dir / ("pingpong-" + n + ".jsonl")).string();
+    const std::string red = (dir / ("reduce-" + n + ".jsonl")).string();
+    const std::string coll = (dir / ("collective-" + n + ".jsonl")).string();
+    const Jsonl pp_file = parse_jsonl(read_text(pp));
+    expect_well_formed(pp_file, "pingpong", "pingpong", 2);
+    EXPECT_EQ(pp_file.records.size(), 8u);  // 4 sizes, a pingpong and an exchange record each
+    EXPECT_EQ(pp_file.envelope["inputs"]["iterations"], 5);
+    const Jsonl red_file = parse_jsonl(read_text(red));
+    EXPECT_EQ(red_file.envelope["command"], "reduce");
+    // The list as given (8 B too: only a sweep's start is raised to 1 KiB), a reduction, a
+    // copy and an allocation record each.
+    EXPECT_EQ(red_file.records.size(), 12u);
+    const Jsonl coll_file = parse_jsonl(read_text(coll));
+    expect_well_formed(coll_file, "collective", "collective", 2);
+    EXPECT_EQ(coll_file.records.size(), 8u);  // 2 algorithms x 4 sizes
+    for (const auto& r : coll_file.records) EXPECT_EQ(r["iterations"], 3);
+    files.insert(files.end(), {pp, red, coll});
+  }
+  EXPECT_NE(result.err.find("# suite pass 2/2, part 3/3: collective"), std::string::npos)
+      << result.err;
+  std::vector<std::string> args = {"validate", "--pool"};
+  args.insert(args.end(), files.begin(), files.end());
+  args.insert(args.end(), {"--format", "json"});
+  const MpiResult val = run_scalewall_cli(args);
+  ASSERT_EQ(val.exit_code, 0) << describe(val);
+  const nlohmann::json report = nlohmann::json::parse(val.out);
+  ASSERT_EQ(report["points"].size(), 8u) << val.out;  // the two passes pooled per point
+  for (const auto& p : report["points"]) EXPECT_EQ(p["samples"], 2) << p.dump();
+}
+
+// A bad value for any part is refused before the first part measures anything.
+TEST(MpiSuite, EveryPartsFlagsAreCheckedFirst) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "scalewall_suite_bad";
+  std::filesystem::remove_all(dir);
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--algorithm", "nosuch"},
+        std::vector<std::string>{"--pairs", "0-7"},
+        std::vector<std::string>{"--passes", "0"},
+        std::vector<std::string>{"--reduce-iterations", "-1"}}) {
+    std::vector<std::string> args = {"suite", "--out-dir", dir.string(), "--max-bytes", "1KiB"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const MpiResult result = run_mpi(2, args);
+    EXPECT_EQ(result.exit_code, 2) << bad[0] << ": " << describe(result);
+    EXPECT_NE(result.err.find("error: " + bad[0]), std::string::npos) << result.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "pingpong-1.jsonl")) << bad[0];
   }
 }
 
