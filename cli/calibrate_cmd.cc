@@ -240,6 +240,14 @@ Report run_calibrate(const CalibrateFlags& flags) {
       warnings.push_back(w);
     }
   }
+  // Pooled files whose samples of one size disagree: the machine changed between them.
+  for (const auto& [what, one] : {std::pair{"ping-pong", &piecewise}, std::pair{"exchange", &exchange}}) {
+    if (!one->has_value()) continue;
+    if (const auto w = spread_warning(what, fit_spreads(**one))) {
+      std::cerr << "warning: " << *w << "\n";
+      warnings.push_back(*w);
+    }
+  }
   if (!fit && !stream.empty()) {
     warnings.push_back(
         "osu_bw streaming data was read but not used: the LogGP gap needs a ping-pong fit "

@@ -139,6 +139,7 @@ Report run_validate(const ValidateFlags& flags) {
           files_text(flags.files), e.what()));
     }
     fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
+    if (const auto w = spread_warning("ping-pong", fit_spreads(*fit))) warnings.push_back(*w);
     fabric_origin = "calibrated from the files' ping-pong times";
     if (!set.reductions.empty()) {
       const GammaFit reduction = fit_gamma(set.reductions);
@@ -161,6 +162,9 @@ Report run_validate(const ValidateFlags& flags) {
         const PiecewiseFit exchange = fit_piecewise(exchanges, {}, regime_count);
         fabric = with_exchange_fit(fabric, exchange);
         for (const std::string& w : exchange_fit_warnings(exchange)) warnings.push_back(w);
+        if (const auto w = spread_warning("exchange", fit_spreads(exchange))) {
+          warnings.push_back(*w);
+        }
       } catch (const InputError& e) {
         throw InputError(fmt::format("the exchange times in {} do not fit ({})",
                                      files_text(flags.files), e.what()));
@@ -174,6 +178,7 @@ Report run_validate(const ValidateFlags& flags) {
   const Validation v = with_flag("--selector", [&] {
     return validate_collectives(set.collectives, fabric, options, set.series, selector);
   });
+  if (const auto w = spread_warning("collective", validation_spreads(v))) warnings.push_back(*w);
   if (!flags.plot.empty()) draw_validation(flags, v, fabric, fit, fabric_origin);
 
   Report report;
@@ -223,6 +228,7 @@ Report run_validate(const ValidateFlags& flags) {
                 {"ranks", "ranks", Unit::kCount},
                 {"bytes", "size", Unit::kBytes},
                 {"samples", "samples", Unit::kCount},
+                {"spread", "spread", Unit::kRatio},
                 {"measured_s", "measured", Unit::kSeconds},
                 {"predicted_s", "predicted", Unit::kSeconds},
                 {"relative_error", "error", Unit::kFraction},
@@ -232,7 +238,7 @@ Report run_validate(const ValidateFlags& flags) {
   for (const ValidationPoint& p : v.points) {
     points.add_row({p.series_label, layout_words(set, p.series, p.ranks),
                     std::string(op_name(p.op)), p.algorithm.name(), p.modelled_name,
-                    p.ranks, p.bytes, p.samples, p.measured_s,
+                    p.ranks, p.bytes, p.samples, p.spread, p.measured_s,
                     p.predicted_s, p.relative_error,
                     std::string(validation_regime_name(p.regime))});
   }

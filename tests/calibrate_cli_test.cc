@@ -593,6 +593,55 @@ TEST(CalibrateCliSeries, TwoClustersStayApart) {
   ASSERT_EQ(pooled["pooled"].size(), 1u);
 }
 
+// `path` rewritten to `out` with every time field (the keys ending in _s) times `factor`:
+// the same run on a machine going `factor` times slower.
+void write_slower_copy(const std::string& path, const std::string& out, double factor) {
+  std::ifstream in(path);
+  std::ofstream o(out);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    for (auto& [key, value] : j.items()) {
+      if (key.size() > 2 && key.ends_with("_s") && value.is_number()) {
+        value = value.get<double>() * factor;
+      }
+    }
+    o << j.dump() << "\n";
+  }
+}
+
+// Two runs of the same files, the second 2.5 times slower throughout: validate --pool and
+// calibrate --pool report each point's spread and warn that the samples disagree, naming the
+// measurement; one run alone has no such warning.
+TEST(ValidateCliSeries, PooledRunsThatDisagreeAreWarnedOf) {
+  const std::string pp = data("scalewall_pingpong.jsonl");
+  const std::string coll = data("scalewall_collective.jsonl");
+  const std::string dir = ::testing::TempDir();
+  const std::string pp2 = dir + "/scalewall_spread_pingpong.jsonl";
+  const std::string coll2 = dir + "/scalewall_spread_collective.jsonl";
+  write_slower_copy(pp, pp2, 2.5);
+  write_slower_copy(coll, coll2, 2.5);
+  const auto has_warning = [](const nlohmann::json& j, const std::string& what) {
+    for (const auto& w : j["warnings"]) {
+      if (contains(w.get<std::string>(), what)) return true;
+    }
+    return false;
+  };
+  const auto v = run_json({"validate", "--pool", pp, coll, pp2, coll2});
+  ASSERT_FALSE(v["points"].empty());
+  for (const auto& p : v["points"]) {
+    EXPECT_EQ(p["samples"], 2) << p.dump();
+    EXPECT_NEAR(number(p["spread"]), 2.5, 1e-9) << p.dump();
+  }
+  EXPECT_TRUE(has_warning(v, "ping-pong samples disagree")) << v["warnings"];
+  EXPECT_TRUE(has_warning(v, "collective samples disagree")) << v["warnings"];
+  const auto c = run_json({"calibrate", "--pool", pp, pp2});
+  EXPECT_TRUE(has_warning(c, "ping-pong samples disagree: at ")) << c["warnings"];
+
+  const auto one = run_json({"validate", pp, coll});
+  EXPECT_FALSE(has_warning(one, "samples disagree")) << one["warnings"];
+  for (const auto& p : one["points"]) EXPECT_EQ(number(p["spread"]), 1.0) << p.dump();
+}
+
 // An OSU collective log with no rank count: the error says to pass --ranks, which reads it.
 TEST(CalibrateCliSeries, OsuWithoutARankCountAsksForRanks) {
   const std::string log = data("real-logs/osu_allreduce_v5.7_f_128rank_cpu_aistabci_abci2.0benchmark.txt");

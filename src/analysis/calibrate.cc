@@ -11,6 +11,7 @@
 #include <string_view>
 #include <map>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -238,6 +239,19 @@ void require_physical(const Line& line, const std::string& span) {
 // at most 10%, and the size is latency-bound; above that the interval measures bandwidth.
 constexpr double kMaxGapByteShare = 0.1;
 
+// The slowest of `times` over the fastest, of those above 0 (a time of 0 is below the
+// clock's resolution): 1 when fewer than two are.
+double sample_spread(const std::vector<double>& times) {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = 0;
+  for (const double t : times) {
+    if (!(t > 0)) continue;
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+  }
+  return hi > lo ? hi / lo : 1.0;
+}
+
 // One point per size, ascending, with its sample count and median time; the fitted time and
 // the residuals are set_residuals' to fill.
 std::vector<FitPoint> median_per_size(const std::map<double, std::vector<double>>& by_size) {
@@ -247,6 +261,7 @@ std::vector<FitPoint> median_per_size(const std::map<double, std::vector<double>
     p.bytes = bytes;
     p.samples = static_cast<std::int64_t>(times.size());
     p.measured_s = median(times);
+    p.spread = sample_spread(times);
     points.push_back(p);
   }
   return points;
@@ -1117,6 +1132,7 @@ ValidationPoint validation_point(const ValidationKey& key, const std::vector<dou
   p.rules = priced.rules;
   p.samples = static_cast<std::int64_t>(times.size());
   p.measured_s = median(times);
+  p.spread = sample_spread(times);
   p.predicted_s = cost.total_s;
   p.latency_s = cost.latency_s;
   p.bandwidth_s = cost.bandwidth_s;
@@ -1426,6 +1442,46 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
   }
   out += link_section("intra", t.intra);
   out += link_section("inter", t.inter);
+  return out;
+}
+
+
+std::optional<std::string> spread_warning(std::string_view what,
+                                          std::span<const SampleSpread> points) {
+  std::int64_t pooled = 0;
+  std::int64_t wide = 0;
+  const SampleSpread* worst = nullptr;
+  for (const SampleSpread& p : points) {
+    if (p.samples < 2) continue;
+    ++pooled;
+    if (!(p.spread > kSpreadWarningFactor)) continue;
+    ++wide;
+    if (worst == nullptr || p.spread > worst->spread) worst = &p;
+  }
+  if (worst == nullptr) return std::nullopt;
+  return fmt::format(
+      "{} samples disagree: at {} of {} pooled points the slowest sample is more than {:g}x "
+      "the fastest (worst {:.2f}x, {}, {} samples): the machine ran at another speed in some "
+      "of the files, and errors up to that size are the measurement's, not the model's; "
+      "measure them close together (scalewall-mpi suite --passes K), on a quieter machine",
+      what, wide, pooled, kSpreadWarningFactor, worst->spread, worst->where, worst->samples);
+}
+
+std::vector<SampleSpread> fit_spreads(const PiecewiseFit& fit) {
+  std::vector<SampleSpread> out;
+  for (const FitPoint& p : fit.single.points) {
+    out.push_back({p.samples, p.spread, format_bytes(p.bytes)});
+  }
+  return out;
+}
+
+std::vector<SampleSpread> validation_spreads(const Validation& validation) {
+  std::vector<SampleSpread> out;
+  for (const ValidationPoint& p : validation.points) {
+    out.push_back({p.samples, p.spread,
+                   fmt::format("{} {} N={} {}", op_name(p.op), p.algorithm.name(), p.ranks,
+                               format_bytes(p.bytes))});
+  }
   return out;
 }
 

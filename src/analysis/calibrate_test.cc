@@ -333,6 +333,59 @@ TEST(ValidateCollectives, ErrorsRegimesAndSummaries) {
   EXPECT_EQ(v.summaries[5].name, "bandwidth-bound");
 }
 
+// Pooled samples of one point that disagree: each point's spread is its slowest sample over
+// its fastest, and the warning counts the points beyond 1.5x and names the worst.
+TEST(SampleSpreads, PooledPointsThatDisagreeAreWarnedOf) {
+  const Link link{kAlpha, kBandwidth, 0, 0};
+  const Topology fabric = flat_topology(2, link);
+  std::vector<CollectivePoint> measured;
+  // 8 B: 1x and 2x the model; 4 KiB: 1x and 1.4x; 1 MiB: one sample, and a second of 0 s
+  // (below the clock), which does not count.
+  const auto model = [&](double m) {
+    return collective_cost(Op::kAllreduce, parse_algorithm("ring"), 8, m, link).total_s;
+  };
+  measured.push_back(allreduce_point(8, 8, model(8), "ring"));
+  measured.push_back(allreduce_point(8, 8, 2 * model(8), "ring"));
+  measured.push_back(allreduce_point(8, 4096, model(4096), "ring"));
+  measured.push_back(allreduce_point(8, 4096, 1.4 * model(4096), "ring"));
+  measured.push_back(allreduce_point(8, 1048576, model(1048576), "ring"));
+  const Validation v = validate_collectives(measured, fabric);
+  ASSERT_EQ(v.points.size(), 3u);
+  EXPECT_DOUBLE_EQ(v.points[0].spread, 2.0);
+  EXPECT_DOUBLE_EQ(v.points[1].spread, 1.4);
+  EXPECT_DOUBLE_EQ(v.points[2].spread, 1.0);
+  const std::vector<SampleSpread> spreads = validation_spreads(v);
+  ASSERT_EQ(spreads.size(), 3u);
+  EXPECT_EQ(spreads[0].where, "allreduce ring N=8 8 B");
+  const std::optional<std::string> w = spread_warning("collective", spreads);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_TRUE(contains(*w, "collective samples disagree: at 1 of 2 pooled points")) << *w;
+  EXPECT_TRUE(contains(*w, "worst 2.00x, allreduce ring N=8 8 B, 2 samples")) << *w;
+  // Within the factor, or a single sample however slow: no warning.
+  EXPECT_FALSE(spread_warning("collective", std::vector<SampleSpread>{{2, 1.5, "a"}}));
+  EXPECT_FALSE(spread_warning("collective", std::vector<SampleSpread>{{1, 9.0, "b"}}));
+
+  // A ping-pong fit over pooled files: each size's spread, named by its size.
+  std::vector<PingPongPoint> pp;
+  for (const double m : {0.0, 1024.0, 1048576.0}) {
+    for (const double f : {1.0, m == 1024.0 ? 3.0 : 1.1}) {
+      PingPongPoint p;
+      p.bytes = m;
+      p.one_way_median_s = f * (kAlpha + m / kBandwidth);
+      pp.push_back(p);
+    }
+  }
+  const PiecewiseFit fit = fit_piecewise(pp, {}, 1);
+  const std::vector<SampleSpread> sizes = fit_spreads(fit);
+  ASSERT_EQ(sizes.size(), 3u);
+  EXPECT_NEAR(sizes[1].spread, 3.0, 1e-12);
+  EXPECT_NEAR(sizes[2].spread, 1.1, 1e-12);
+  const std::optional<std::string> pw = spread_warning("ping-pong", sizes);
+  ASSERT_TRUE(pw.has_value());
+  EXPECT_TRUE(contains(*pw, "at 1 of 3 pooled points")) << *pw;
+  EXPECT_TRUE(contains(*pw, "worst 3.00x, 1.02 KB, 2 samples")) << *pw;
+}
+
 // Per rank count: the model 10% pessimistic at 4 ranks and 50% at 16 gives those errors
 // there, and the overall median between them.
 TEST(ValidateCollectives, ErrorsPerRankCount) {

@@ -77,6 +77,7 @@ struct FitPoint {
   double bytes = 0;
   std::int64_t samples = 0;    // ping-pong records at this size (pairs x files)
   double measured_s = 0;       // median of their one_way_median_s
+  double spread = 1;           // the slowest of them over the fastest, of those above 0 (1 for one)
   double fitted_s = 0;         // alpha + bytes / bandwidth
   double residual_s = 0;       // measured - fitted
   double relative_residual = 0;  // residual / measured (0 when measured is 0)
@@ -363,6 +364,7 @@ struct ValidationPoint {
   double bytes = 0;
   std::int64_t samples = 0;      // records at this point
   double measured_s = 0;         // median of their time_median_s
+  double spread = 1;             // the slowest of them over the fastest, of those above 0 (1 for one)
   double predicted_s = 0;        // collective_cost total_s
   double latency_s = 0;          // its latency term
   double bandwidth_s = 0;        // its bandwidth term
@@ -438,6 +440,28 @@ Topology with_exchange_fit(Topology topology, const PiecewiseFit& exchange);
 
 // piecewise_fit_warnings of an exchange fit, each line prefixed "exchange fit: ".
 std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
+
+// ---- Pooled samples that disagree ----
+
+// One pooled point's samples: how many, and the slowest over the fastest.
+struct SampleSpread {
+  std::int64_t samples = 0;
+  double spread = 1;
+  std::string where;  // the point, as the warning names it ("64 KiB", "allreduce ring N=2 1 MiB")
+};
+// Samples of one point that differ by more than this factor are a measurement that changed
+// between the files (a machine that ran at another speed), not a model error.
+inline constexpr double kSpreadWarningFactor = 1.5;
+
+// The warning, empty when none is due: at how many of the points with two samples or more the
+// slowest sample is above kSpreadWarningFactor times the fastest, and the worst of them. `what`
+// names the measurement ("ping-pong", "exchange", "collective").
+std::optional<std::string> spread_warning(std::string_view what,
+                                          std::span<const SampleSpread> points);
+// The spreads of a fit's sizes (its points over every size), each named by its size.
+std::vector<SampleSpread> fit_spreads(const PiecewiseFit& fit);
+// The spreads of validated points, each named as the summary's "worst at".
+std::vector<SampleSpread> validation_spreads(const Validation& validation);
 
 // The fabric file text (fabric_file.h's TOML) for `topology`, every value in SI units at
 // full precision, with comments: which files it was calibrated from, the fit's quality per
