@@ -414,6 +414,7 @@ nlohmann::ordered_json collective_record(Op op, const Contender& contender, int 
   record["algorithm"] = contender.name();
   record["ranks"] = ranks;
   record["bytes"] = count * kElementBytes;
+  record["element_bytes"] = kElementBytes;
   record["iterations"] = settings.iterations;
   record["time_min_s"] = s.min;
   record["time_median_s"] = s.median;

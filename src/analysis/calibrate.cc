@@ -850,6 +850,7 @@ using ValidationKey = std::tuple<std::size_t, Op, MeasuredAlgorithm, std::int64_
 struct MeasuredTimes {
   std::vector<ValidationKey> order;
   std::map<ValidationKey, std::vector<double>> times;
+  std::map<ValidationKey, double> element_bytes;  // the first of its points' that says, else 0
 };
 
 ValidationSummary summarise(const std::vector<ValidationPoint>& points, std::string group,
@@ -975,6 +976,8 @@ MeasuredTimes group_measured(std::span<const CollectivePoint> measured, SkipTall
     const ValidationKey key{p.series, p.op, p.algorithm, p.ranks, p.bytes};
     if (m.times.find(key) == m.times.end()) m.order.push_back(key);
     m.times[key].push_back(p.time_median_s);
+    double& element = m.element_bytes[key];
+    if (element == 0) element = p.element_bytes;
   }
   return m;
 }
@@ -1062,7 +1065,11 @@ struct PricingContext {
   const CostOptions& options;
   ValidationSelector selector;
   const MeasurementSeries* series;
+  double element_bytes;  // of the key's calls, 0 when unknown (the rules then count floats)
 };
+
+// Bytes per element when a log does not say: a float, as nccl-tests' and OSU's defaults.
+constexpr double kDefaultElementBytes = 4.0;
 
 std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t points,
                                          const PricingContext& how, SkipTally& skipped) {
@@ -1081,7 +1088,9 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
   if (algorithm.is_library()) {
     if (priced_by_nccl(op, topology, how.selector)) return nccl_priced(op, bytes, topology);
     if (const std::optional<Selector> library = library_rules(how.selector, how.series)) {
-      const LibraryChoice choice = library_choice(*library, op, ranks, bytes);
+      const LibraryChoice choice = library_choice(
+          *library, op, ranks, bytes,
+          how.element_bytes > 0 ? how.element_bytes : kDefaultElementBytes);
       if (!choice.modelled) {
         skipped.add(op, algorithm,
                     fmt::format("{} pick {}, which the model has no counterpart for",
@@ -1219,7 +1228,8 @@ Validation validate_collectives(std::span<const CollectivePoint> measured, const
     const std::size_t index = std::get<0>(key);
     const MeasurementSeries* of = index < series.size() ? &series[index] : nullptr;
     const std::optional<PricedPoint> cost = modelled_cost(
-        key, static_cast<std::int64_t>(times.size()), {fabric, options, selector, of}, skipped);
+        key, static_cast<std::int64_t>(times.size()),
+        {fabric, options, selector, of, m.element_bytes.at(key)}, skipped);
     if (!cost) continue;
     v.points.push_back(validation_point(key, times, *cost));
     if (of != nullptr) v.points.back().series_label = of->label;

@@ -464,6 +464,43 @@ TEST(ValidateCollectives, TheLibraryOfTheSeriesPicksTheAlgorithm) {
             expected);
 }
 
+// The rules count elements of the size the log gives: where 4-byte and 8-byte elements lead
+// MPICH's rules to different picks (its Rabenseifner needs count >= pof2), a point of 8-byte
+// elements is priced by the 8-byte pick, and a point whose log gives none by the 4-byte one.
+TEST(ValidateCollectives, TheRulesCountTheLogsElements) {
+  for (const auto& [selector, library] : {std::pair{Selector::kMpich, "MPICH Version: 3.2"}}) {
+    std::optional<std::pair<std::int64_t, double>> found;
+    for (std::int64_t p = 2; p <= (1 << 20) && !found; p = p * 2 + (p % 3 == 0 ? 1 : 0)) {
+      for (double m = 8; m <= 67108864 && !found; m *= 2) {
+        const LibraryChoice four = library_choice(selector, Op::kAllreduce, p, m, 4);
+        const LibraryChoice eight = library_choice(selector, Op::kAllreduce, p, m, 8);
+        if (four.modelled && eight.modelled &&
+            four.modelled->algorithm != eight.modelled->algorithm) {
+          found = std::pair{p, m};
+        }
+      }
+    }
+    ASSERT_TRUE(found.has_value()) << library;
+    const auto [ranks, bytes] = *found;
+    const Topology fabric = flat_topology(ranks, Link{kAlpha, kBandwidth, 0, 0});
+    std::vector<MeasurementSeries> series(1);
+    series[0].ranks = ranks;
+    series[0].mpi_library = library;
+    for (const double element : {8.0, 0.0}) {
+      std::vector<CollectivePoint> measured{allreduce_point(ranks, bytes, 1e-4)};
+      measured[0].element_bytes = element;
+      const LibraryChoice expected =
+          library_choice(selector, Op::kAllreduce, ranks, bytes, element > 0 ? element : 4.0);
+      const Validation v = validate_collectives(measured, fabric, {}, series);
+      ASSERT_EQ(v.points.size(), 1u);
+      EXPECT_EQ(v.points[0].modelled_name,
+                std::string(selector_name(selector)) + " " +
+                    std::string(algorithm_name(expected.modelled->algorithm)))
+          << library << ", " << ranks << " ranks, " << bytes << " B, element " << element;
+    }
+  }
+}
+
 // A library's call pays for the work buffers its code allocates (LibraryChoice::work_buffers)
 // at the fabric's allocation cost: Open MPI's Rabenseifner allocates m per call and writes
 // half of it.

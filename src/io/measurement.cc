@@ -594,6 +594,10 @@ void read_exchange_record(const RecordReader& r, const std::string& place, Measu
   if (timed(p.one_way_median_s, place, "exchange_median_s", set)) set.exchanges.push_back(p);
 }
 
+// The largest element_bytes a record may give: an MPI derived type can be large, but not
+// beyond a page of one element.
+constexpr std::int64_t kMaxElementBytes = 4096;
+
 void read_collective_record(const RecordReader& r, const std::string& place,
                             MeasurementSet& set) {
   CollectivePoint p;
@@ -612,6 +616,9 @@ void read_collective_record(const RecordReader& r, const std::string& place,
   p.busbw_Bps = r.rate("busbw_Bps");
   p.verified = r.flag("verified");
   if (r.has("wrong")) p.wrong = r.whole("wrong", 0, std::numeric_limits<std::int64_t>::max());
+  if (r.has("element_bytes")) {
+    p.element_bytes = static_cast<double>(r.whole("element_bytes", 1, kMaxElementBytes));
+  }
   if (timed(p.time_median_s, place, "time_median_s", set)) set.collectives.push_back(p);
 }
 

@@ -55,7 +55,21 @@ struct NcclRow {
                              // alltoall_perf)
   std::int64_t root = -1;
   bool wrong = false;
+  double element_bytes = 0;  // of the type column's type; 0 for a type not known here
 };
+
+// Bytes per element of an nccl-tests type name (its -d values, as the type column and the
+// JSON "type" print them); 0 for a name not known here.
+double nccl_type_bytes(std::string_view type) {
+  static constexpr std::pair<std::string_view, double> kTypes[] = {
+      {"int8", 1},    {"uint8", 1},   {"char", 1},    {"f8e4m3", 1},   {"f8e5m2", 1},
+      {"half", 2},    {"bfloat16", 2}, {"int32", 4},  {"uint32", 4},   {"int", 4},
+      {"float", 4},   {"int64", 8},   {"uint64", 8},  {"double", 8}};
+  for (const auto& [name, bytes] : kTypes) {
+    if (name == type) return bytes;
+  }
+  return 0;
+}
 
 // One run of an nccl-tests log: its comment lines' facts and its table rows. A file holds
 // several when a program line, a '# nThread' line, a '#  Rank' line or a column header comes
@@ -155,6 +169,8 @@ NcclRow read_nccl_row(const std::vector<std::string_view>& words,
       row.bytes = read_size(w, place, "size");
     } else if (name == "count") {
       read_whole(w, place, "count");
+    } else if (name == "type") {
+      row.element_bytes = nccl_type_bytes(w);
     } else if (name == "redop") {
       row.redop = std::string(w);
     } else if (name == "root") {
@@ -457,6 +473,7 @@ void add_nccl_run(const std::string& path, const NcclLog& log, std::size_t runs,
     CollectivePoint p = collective_point(*op, ranks, r.bytes, log.iterations, std::min(a, b),
                                          (a + b) / 2.0, std::max(a, b), !r.wrong);
     p.series = index;
+    p.element_bytes = r.element_bytes;
     set.collectives.push_back(p);
   }
 }
@@ -484,6 +501,9 @@ NcclRow nccl_json_row(const Json& r, const std::string& place) {
   row.line = 1;
   row.bytes = measured_size(json_number(r, "size", place), place, "size");
   row.redop = r.contains("redop") && r["redop"].is_string() ? r["redop"].get<std::string>() : "";
+  if (r.contains("type") && r["type"].is_string()) {
+    row.element_bytes = nccl_type_bytes(r["type"].get<std::string>());
+  }
   if (const auto root = r.find("root"); root != r.end()) {
     const std::string text = root->is_string() ? std::string(trim(root->get<std::string>()))
                              : root->is_number_integer() ? std::to_string(root->get<std::int64_t>())

@@ -27,12 +27,31 @@ namespace {
 
 enum class OsuKind { kLatency, kBandwidth, kCollective, kSkipped };
 
+// Bytes per element of an MPI datatype named in a log ("MPI_CHAR", "MPI_FLOAT."); 0 for a
+// name not known here.
+double mpi_type_bytes(std::string_view name) {
+  while (!name.empty() && (name.back() == '.' || name.back() == ' ')) name.remove_suffix(1);
+  static constexpr std::pair<std::string_view, double> kTypes[] = {
+      {"MPI_CHAR", 1},         {"MPI_BYTE", 1},          {"MPI_SIGNED_CHAR", 1},
+      {"MPI_UNSIGNED_CHAR", 1}, {"MPI_INT8_T", 1},        {"MPI_UINT8_T", 1},
+      {"MPI_SHORT", 2},        {"MPI_INT16_T", 2},       {"MPI_INT", 4},
+      {"MPI_UNSIGNED", 4},     {"MPI_INT32_T", 4},       {"MPI_UINT32_T", 4},
+      {"MPI_FLOAT", 4},        {"MPI_LONG", 8},          {"MPI_UNSIGNED_LONG", 8},
+      {"MPI_LONG_LONG", 8},    {"MPI_LONG_LONG_INT", 8}, {"MPI_INT64_T", 8},
+      {"MPI_UINT64_T", 8},     {"MPI_DOUBLE", 8}};
+  for (const auto& [type, bytes] : kTypes) {
+    if (type == name) return bytes;
+  }
+  return 0;
+}
+
 struct OsuTable {
   OsuKind kind = OsuKind::kLatency;
   std::string title;            // "OSU MPI Latency Test v7.3"
   std::string benchmark;        // "osu_latency"
   Op op = Op::kAllreduce;       // kCollective only
   bool per_peer = false;        // the Size is what one rank sends each other one (all-to-all)
+  double element_bytes = 0;     // of its "# Datatype:" line (OSU 7); 0 when it has none
   std::int64_t title_line = 0;
   std::vector<std::string> columns;  // normalised: "size", "latency(us)", ...
   struct Row {
@@ -137,6 +156,8 @@ std::vector<OsuTable> read_osu_tables(const std::string& path, const std::vector
         tables.emplace_back();
         tables.back().title_line = line.number;
         read_osu_title(body, tables.back());
+      } else if (body.starts_with("Datatype:") && !tables.empty()) {
+        tables.back().element_bytes = mpi_type_bytes(trim(body.substr(9)));
       } else if (body.starts_with("Size") && !tables.empty()) {
         if (!tables.back().rows.empty()) {
           OsuTable again = tables.back();
@@ -270,6 +291,7 @@ void read_osu_collective(const std::string& path, const OsuTable& table, std::si
                                          std::max(hi, avg), osu_row_passed(table, row));
     p.series = series;
     p.bytes_per_peer = table.per_peer && ranks == 0;
+    p.element_bytes = table.element_bytes;
     set.collectives.push_back(p);
   }
 }
@@ -312,6 +334,8 @@ struct ImbLog {
   std::vector<std::string> read_sections;
   std::vector<std::string> skipped_sections;
   std::size_t points = 0;
+  double element_bytes = 0;            // "# MPI_Datatype : MPI_BYTE"; 0 when not given
+  double reduction_element_bytes = 0;  // "# MPI_Datatype for reductions : MPI_FLOAT"
 };
 
 // Appends name to names unless it is there already.
@@ -372,6 +396,13 @@ void read_imb_comment(std::string_view text, const Line& line, const std::string
   } else if (body.starts_with("#processes")) {
     log.processes = read_imb_processes(body, place);
     log.series.reset();
+  } else if (body.starts_with("MPI_Datatype")) {
+    const auto colon = body.find(':');
+    if (colon != std::string_view::npos) {
+      const double bytes = mpi_type_bytes(trim(body.substr(colon + 1)));
+      const bool reductions = body.find("reductions") != std::string_view::npos;
+      (reductions ? log.reduction_element_bytes : log.element_bytes) = bytes;
+    }
   }
 }
 
@@ -450,6 +481,9 @@ void add_imb_point(const ImbRow& row, const ImbLog& log, const std::string& plac
           log.op, log.processes, bytes, row.repetitions, std::min(row.t_min.value_or(avg), avg),
           avg, std::max(row.t_max.value_or(avg), avg), !row.defects);
       p.series = *log.series;
+      const bool reduces = log.op == Op::kAllreduce || log.op == Op::kReduce ||
+                           log.op == Op::kReduceScatter;
+      p.element_bytes = reduces ? log.reduction_element_bytes : log.element_bytes;
       set.collectives.push_back(p);
       break;
     }

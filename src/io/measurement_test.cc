@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -139,6 +140,43 @@ TEST(MeasuredAlgorithm, LibraryModelAndUnknownNames) {
   // A strict order (for map keys): exactly one of a < b, b < a for distinct values.
   EXPECT_NE(other < model, model < other);
   EXPECT_FALSE(library < library);
+}
+
+// Each log's element size, as the libraries' rules count elements: nccl-tests' type column
+// (float), OSU 7's "# Datatype:" line (MPI_INT), IMB's datatype for reductions (MPI_FLOAT), a
+// scalewall-mpi record's element_bytes (int64); 0 where the file does not say.
+TEST(MeasurementFile, EachLogsElementSize) {
+  const auto elements = [](const MeasurementSet& set) {
+    std::set<double> sizes;
+    for (const auto& c : set.collectives) sizes.insert(c.element_bytes);
+    return sizes;
+  };
+  EXPECT_EQ(elements(read(data("nccl_all_reduce_perf.txt"))), std::set<double>{4.0});
+  EXPECT_EQ(elements(read(data("osu_allreduce.txt"))), std::set<double>{4.0});
+  EXPECT_EQ(elements(read(data("imb_allreduce.txt"))), std::set<double>{4.0});
+  // A recorded file of before the field: unknown.
+  EXPECT_EQ(elements(read(data("scalewall_collective.jsonl"))), std::set<double>{0.0});
+  const std::string head =
+      R"({"tool":"scalewall-mpi","version":"0.1.0","command":"collective","kind":"measurement","format":"jsonl","inputs":{},"context":{"ranks":2}})";
+  const std::string record =
+      R"({"record":"collective","op":"allreduce","algorithm":"ring","ranks":2,"bytes":64,"element_bytes":8,"iterations":1,"time_min_s":1e-6,"time_median_s":1e-6,"time_max_s":1e-6,"algbw_Bps":6.4e7,"busbw_Bps":6.4e7,"verified":true})";
+  const MeasurementSet set =
+      read(temp_file("element_bytes.jsonl", head + "\n" + record + "\n" +
+                                                R"({"record":"end","status":"complete","records":1})" "\n"));
+  ASSERT_EQ(set.collectives.size(), 1u);
+  EXPECT_EQ(set.collectives[0].element_bytes, 8.0);
+  // The mixed-precision and double types of nccl-tests' -d.
+  for (const auto& [type, bytes] :
+       {std::pair{"double", 8.0}, std::pair{"bfloat16", 2.0}, std::pair{"int8", 1.0}}) {
+    std::ifstream in(data("nccl_all_reduce_perf.txt"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::size_t at = text.find(" float "); at != std::string::npos;
+         at = text.find(" float ", at + 1)) {
+      text.replace(at + 1, 5, type);
+    }
+    const MeasurementSet typed = read(temp_file(std::string("typed_") + type + ".txt", text));
+    EXPECT_EQ(elements(typed), std::set<double>{bytes}) << type;
+  }
 }
 
 TEST(MeasurementFile, ACollectiveOfAnAlgorithmTheModelDoesNotHaveIsRead) {

@@ -24,7 +24,8 @@
 //                 busbw_Bps (from the median), verified (true when the result matched the
 //                 library's exactly), wrong (optional, written when the run checked its
 //                 results, -c 1: the most wrong elements in one call against the expected
-//                 sum, summed over the ranks)
+//                 sum, summed over the ranks), element_bytes (optional: bytes per element,
+//                 8 for scalewall-mpi's int64)
 //   "arrival"     iteration, rank, host, arrival_s (time the rank reached the collective,
 //                 relative to the earliest rank in that iteration), injected_s (busy-wait the
 //                 harness added to that rank), collective_s (the zero-byte collective's time on
@@ -132,6 +133,10 @@ struct CollectivePoint : TimedSize {
   // bytes one rank sends to each other rank) because the rank count is unknown: bytes x ranks
   // is nccl-tests' size, and assign_unknown_ranks (calibrate.h) converts it with the count.
   bool bytes_per_peer = false;
+  // Bytes per element of the call, where the log says (nccl-tests' type column, OSU's
+  // "# Datatype:" line, IMB's datatype for reductions, scalewall-mpi's element_bytes); 0 when
+  // it does not. The libraries' rules count elements (select.h's library_choice).
+  double element_bytes = 0;
 };
 
 // One size of a local reduction sweep (scalewall-mpi reduce): the time to add `bytes` of
