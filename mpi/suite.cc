@@ -118,6 +118,7 @@ ParsedPart parse_part(const SuitePart& part) {
 int run_suite(const World& w, const SuiteFlags& flags) {
   const std::filesystem::path dir = flags.out_dir;
   const std::int64_t passes = flag_count("--passes", flags.passes, 1, kMaxSuitePasses);
+  resolve_sizes(flags.sizes);  // the sweep's own checks: --sizes beside its bounds, a bad factor
   // Every part's flags are checked before the first is measured; the repeat counts here, so
   // that an error names the suite's flag.
   flag_count("--pingpong-iterations", flags.pingpong_iterations, 1, kMaxRepeats);

@@ -952,6 +952,7 @@ TEST(MpiSuite, EveryPartsFlagsAreCheckedFirst) {
        {std::vector<std::string>{"--algorithm", "nosuch"},
         std::vector<std::string>{"--pairs", "0-7"},
         std::vector<std::string>{"--passes", "0"},
+        std::vector<std::string>{"--sizes", "8"},  // beside --max-bytes: refused as a sweep's
         std::vector<std::string>{"--reduce-iterations", "-1"}}) {
     std::vector<std::string> args = {"suite", "--out-dir", dir.string(), "--max-bytes", "1KiB"};
     args.insert(args.end(), bad.begin(), bad.end());
