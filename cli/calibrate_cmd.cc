@@ -241,7 +241,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
     }
   }
   // Pooled files whose samples of one size disagree: the machine changed between them.
-  for (const auto& [what, one] : {std::pair{"ping-pong", &piecewise}, std::pair{"exchange", &exchange}}) {
+  for (const auto& [what, one] :
+       {std::pair{"ping-pong", &piecewise}, std::pair{"exchange", &exchange}}) {
     if (!one->has_value()) continue;
     if (const auto w = spread_warning(what, fit_spreads(**one))) {
       std::cerr << "warning: " << *w << "\n";

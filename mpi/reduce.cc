@@ -40,6 +40,9 @@ struct ReduceFlags {
 
 using LocalPass = void (*)(Element*, const Element*, std::size_t);
 
+// Bytes per element of the sweep: int64.
+constexpr double kElement = sizeof(Element);
+
 // This rank's timed passes (a reduction or a copy) over `count` elements. add_into and
 // copy_into live in algorithms.cc, another translation unit, so the compiler cannot drop a
 // pass whose result is never read.
@@ -101,7 +104,6 @@ ReducePlan plan_reduce(const World& w, const ReduceFlags& flags) {
   ReducePlan plan{{}, resolve_repeats(flags.repeats)};
   // Whole elements only: a size is rounded down to a multiple of the element (8 B), and
   // sizes below one element are left out.
-  constexpr double kElement = sizeof(Element);
   for (const double s : sizes) {
     const double b = std::floor(s / kElement) * kElement;
     if (b >= kElement && (plan.sizes.empty() || plan.sizes.back() != b)) plan.sizes.push_back(b);
@@ -120,7 +122,6 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
   const ReducePlan plan = plan_reduce(w, flags);
   const std::vector<double>& whole = plan.sizes;
   const auto [iterations, warmup] = plan.repeats;
-  constexpr double kElement = sizeof(Element);
   const double largest = whole.back();
 
   RecordWriter writer(w, flags.common.out);

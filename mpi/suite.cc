@@ -158,8 +158,8 @@ Mode register_suite(CLI::App& app) {
   auto flags = std::make_shared<SuiteFlags>();
   const FlagGroup own = {
       {"--out-dir,-o", &flags->out_dir,
-       "Folder for pingpong.jsonl, reduce.jsonl and collective.jsonl (created if missing; "
-       "files there of those names are replaced)",
+       "Folder for pingpong-K.jsonl, reduce-K.jsonl and collective-K.jsonl, K the pass "
+       "(created if missing; files there of those names are replaced)",
        "DIR", {}, FlagKind::kRequired},
       {"--op", &flags->op, "The collective part's --op", "OP", "allreduce"},
       {"--algorithm", &flags->algorithm, "The collective part's --algorithm", "LIST", "all"},
@@ -180,15 +180,14 @@ Mode register_suite(CLI::App& app) {
       app,
       {"suite",
        "The calibration and the validation set in one launch: pingpong (with exchanges), "
-       "reduce and collective over one size sweep, written to one folder. mpirun places the "
-       "ranks once per launch, and a later launch may run faster or slower throughout "
-       "(other cores, another socket, a virtual machine's vCPUs elsewhere on the host), so "
-       "files that calibrate and files that validate are best measured together.",
+       "reduce and collective over one size sweep, written to one folder, in passes. A "
+       "shared or virtual machine can run at another speed for seconds to minutes at a time, "
+       "so files that calibrate and files that validate are best measured close together, "
+       "and in passes that give every part the same mixture of speeds.",
        {own, size_flags(&flags->sizes, "8", "64MiB")},
        "The reduction sweep starts at 1 KiB when the sweep starts below it.\n"
-       "Example: mpirun -np 2 scalewall-mpi suite --out-dir run1\n"
-       "         then scalewall validate run1/pingpong.jsonl run1/reduce.jsonl "
-       "run1/collective.jsonl"});
+       "Example: mpirun -np 2 scalewall-mpi suite --out-dir run1 --passes 5\n"
+       "         then scalewall validate --pool run1/*.jsonl"});
   return {cmd, [flags](const World& w) { return run_suite(w, *flags); }};
 }
 
