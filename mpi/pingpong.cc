@@ -5,8 +5,8 @@
 // straight back, `warmup` times untimed and `iterations` times timed one by one; the one-way
 // time is half of each round trip.
 // exchange: both ranks of the pair send the message to each other at once (MPI_Sendrecv, as a
-// ring or recursive-doubling step does), back to back; the time is that of one exchange, as
-// rank a sees it.
+// ring or recursive-doubling step does), the message freshly written by its sender; the time
+// is that of one exchange, both ranks' times pooled.
 // The other ranks wait in a sleeping barrier so that, oversubscribed, they leave the cores to
 // the pair.
 #include <algorithm>
@@ -79,29 +79,6 @@ Summary measure_pair(int b, int bytes, int warmup, int iterations, std::vector<c
   return summarize(std::move(one_way));
 }
 
-// Either side of an exchange: `warmup` + `iterations` simultaneous sends and receives with
-// `peer`, each timed as collective mode times a call: the receive buffer freshly written, the
-// pair started together (a zero-byte exchange, the pair's barrier), then the timed exchange.
-// So an exchange costs what one step of a measured ring or recursive doubling costs, not what
-// back-to-back transfers between hot buffers do.
-Summary measure_exchange(int peer, int bytes, int warmup, int iterations, std::vector<char>& out,
-                         std::vector<char>& in, MPI_Comm comm) {
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(iterations));
-  char token = 0;
-  for (int i = 0; i < warmup + iterations; ++i) {
-    std::fill(in.begin(), in.begin() + bytes, '\0');
-    MPI_Sendrecv(&token, 0, MPI_BYTE, peer, kSyncTag, &token, 0, MPI_BYTE, peer, kSyncTag, comm,
-                 MPI_STATUS_IGNORE);
-    const double t0 = now_s();
-    MPI_Sendrecv(out.data(), bytes, MPI_BYTE, peer, kPingTag, in.data(), bytes, MPI_BYTE, peer,
-                 kPingTag, comm, MPI_STATUS_IGNORE);
-    const double t1 = now_s();
-    if (i >= warmup) times.push_back(t1 - t0);
-  }
-  return summarize(std::move(times));
-}
-
 // Rank b's side: send every message straight back.
 void serve_pair(int a, int bytes, int rounds, std::vector<char>& buffer, MPI_Comm comm) {
   for (int i = 0; i < rounds; ++i) {
@@ -129,13 +106,60 @@ struct PairSettings {
   std::vector<char>* in = nullptr;
 };
 
+// Either side of an exchange: `warmup` + `iterations` simultaneous sends and receives with
+// `peer`, each timed as collective mode times a call: the message freshly written by its sender
+// (a step of a collective sends what it has just produced: the copy of its input, or the sum
+// of the step before), the receive buffer freshly written, the pair started together (a
+// zero-byte exchange, the pair's barrier), then the timed exchange. So an exchange costs what
+// one step of a measured ring or recursive doubling costs, not what back-to-back transfers
+// between hot buffers do: on shared memory a message whose lines sit modified in the sender's
+// cache takes up to twice as long to copy as one that both cores already hold (2 ranks of
+// Open MPI 4.1 vader, 1-4 MiB). Returns this rank's timed exchanges.
+std::vector<double> time_exchanges(int peer, int bytes, int warmup, int iterations,
+                                   std::vector<char>& out, std::vector<char>& in, MPI_Comm comm) {
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(iterations));
+  char token = 0;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    std::fill(out.begin(), out.begin() + bytes, static_cast<char>(i));
+    std::fill(in.begin(), in.begin() + bytes, '\0');
+    MPI_Sendrecv(&token, 0, MPI_BYTE, peer, kSyncTag, &token, 0, MPI_BYTE, peer, kSyncTag, comm,
+                 MPI_STATUS_IGNORE);
+    const double t0 = now_s();
+    MPI_Sendrecv(out.data(), bytes, MPI_BYTE, peer, kPingTag, in.data(), bytes, MPI_BYTE, peer,
+                 kPingTag, comm, MPI_STATUS_IGNORE);
+    const double t1 = now_s();
+    if (i >= warmup) times.push_back(t1 - t0);
+  }
+  return times;
+}
+
+// Rank a's summary of an exchange between a and b: the times of both ranks pooled, as a
+// collective record pools every rank's (a rank that leaves the pair's barrier late finds its
+// partner's message waiting and times little; its partner times the wait).
+Summary measure_exchange(int a, int b, int rank, int bytes, const PairSettings& p,
+                         MPI_Comm comm) {
+  const int peer = rank == a ? b : a;
+  std::vector<double> times = time_exchanges(peer, bytes, p.warmup, p.iterations, *p.out, *p.in,
+                                             comm);
+  if (rank == b) {
+    MPI_Send(times.data(), static_cast<int>(times.size()), MPI_DOUBLE, a, kSummaryTag, comm);
+    return {};
+  }
+  std::vector<double> theirs(times.size());
+  MPI_Recv(theirs.data(), static_cast<int>(theirs.size()), MPI_DOUBLE, b, kSummaryTag, comm,
+           MPI_STATUS_IGNORE);
+  times.insert(times.end(), theirs.begin(), theirs.end());
+  return summarize(std::move(times));
+}
+
 // One size between ranks a and b, round trips or exchanges; rank a's summary, on rank 0 (sent
 // there when a is another rank), and on a itself; the other ranks return an empty summary.
 Summary timed_pair(const World& w, int a, int b, int bytes, bool exchange,
                    const PairSettings& p) {
   Summary s;
   if (w.rank == a) {
-    s = exchange ? measure_exchange(b, bytes, p.warmup, p.iterations, *p.out, *p.in, w.comm)
+    s = exchange ? measure_exchange(a, b, w.rank, bytes, p, w.comm)
                  : measure_pair(b, bytes, p.warmup, p.iterations, *p.out, *p.in, w.comm);
     if (a != 0) {
       const double figures[3] = {s.min, s.median, s.max};
@@ -143,7 +167,7 @@ Summary timed_pair(const World& w, int a, int b, int bytes, bool exchange,
     }
   } else if (w.rank == b) {
     if (exchange) {
-      measure_exchange(a, bytes, p.warmup, p.iterations, *p.out, *p.in, w.comm);
+      measure_exchange(a, b, w.rank, bytes, p, w.comm);
     } else {
       serve_pair(a, bytes, p.warmup + p.iterations, *p.in, w.comm);
     }
@@ -251,8 +275,8 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
     const std::string& host_b = w.rank_hosts[static_cast<std::size_t>(b)];
     table.title(exchange
                     ? fmt::format("exchange {}<->{} ({} <-> {}): time of one exchange (each rank "
-                                  "sends the size and receives it), {} timed exchanges after {} "
-                                  "warm-up per size; bandwidth: size / median, each way",
+                                  "sends the size and receives it; both ranks' times), {} timed exchanges "
+                                  "after {} warm-up per size; bandwidth: size / median, each way",
                                   a, b, host_a, host_b, iterations, warmup)
                     : fmt::format("pingpong {}->{} ({} -> {}): one-way time (half the round "
                                   "trip), {} timed round trips after {} warm-up per size; "
