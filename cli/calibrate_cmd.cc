@@ -218,7 +218,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
   const std::optional<GammaFit> gamma = fit_local(set.reductions, "reduction");
   const std::optional<GammaFit> copy = fit_local(set.copies, "copy");
   const std::optional<GammaFit> alloc = fit_local(set.allocs, "alloc");
-  if (!fit && busbw.empty() && !gamma && !copy && !alloc) {
+  const std::optional<GammaFit> sent = fit_local(set.sent_reductions, "sent reduction");
+  if (!fit && busbw.empty() && !gamma && !copy && !alloc && !sent) {
     const bool unknown_ranks =
         std::any_of(set.collectives.begin(), set.collectives.end(),
                     [](const CollectivePoint& p) { return p.ranks == 0; });
@@ -274,11 +275,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
     }
     if (copy) fabric->copy = copy->copy_cost();
     if (alloc) fabric->alloc = alloc->copy_cost();
+    if (sent) fabric->sent_reduction = sent->copy_cost();
     if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
     const std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,
                     exchange ? &*exchange : nullptr, copy ? &*copy : nullptr,
-                    alloc ? &*alloc : nullptr);
+                    alloc ? &*alloc : nullptr, sent ? &*sent : nullptr);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {
@@ -294,7 +296,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
                            : !busbw.empty()      ? "bus bandwidth"
                            : gamma               ? "the reduction cost"
                            : copy                ? "the copy cost"
-                                                 : "the allocation cost";
+                           : alloc               ? "the allocation cost"
+                                                 : "the sent-buffer reduction cost";
   report.banner = measurement_banner(fmt::format("fit of {} from {} file{}", what,
                                                  flags.files.size(),
                                                  flags.files.size() == 1 ? "" : "s"));
@@ -395,6 +398,17 @@ Report run_calibrate(const CalibrateFlags& flags) {
     report.add_field("alloc_r_squared", "allocation fit R^2", Unit::kPlain, alloc->r_squared);
     report.add_field("alloc_regime_rule", "allocation rates", Unit::kText, alloc->rule);
   }
+  const std::string no_sent = "no sent-buffer reduction data (scalewall-mpi reduce, 2+ ranks)";
+  report.add_field("sent_reduction_s_per_byte", "sent-buffer reduction cost per byte",
+                   Unit::kSeconds, sent ? Value{sent->gamma_s_per_byte} : Value{}, no_sent);
+  if (sent) {
+    report.add_field("sent_reduction_rate_Bps", "sent-buffer reduction rate", Unit::kRate,
+                     sent->rate_Bps);
+    report.add_field("sent_reduction_r_squared", "sent-buffer reduction fit R^2",
+                     Unit::kPlain, sent->r_squared);
+    report.add_field("sent_reduction_regime_rule", "sent-buffer reduction rates",
+                     Unit::kText, sent->rule);
+  }
   report.add_field("exchange_regime_count", "size regimes of the exchanges", Unit::kCount,
                    exchange ? Value{static_cast<std::int64_t>(exchange->regimes.size())} : Value{},
                    "no exchange data (scalewall-mpi exchange)");
@@ -413,6 +427,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   if (gamma) add_rate_tables(report, *gamma, "reduction", "reduced", "gamma");
   if (copy) add_rate_tables(report, *copy, "copy", "copied", "copy");
   if (alloc) add_rate_tables(report, *alloc, "alloc", "allocated", "alloc");
+  if (sent) add_rate_tables(report, *sent, "sent_reduction", "reduced", "sent reduction");
   if (!busbw.empty()) {
     Table points{"busbw",
                  {{"series", "series", Unit::kText},

@@ -155,6 +155,10 @@ Report run_validate(const ValidateFlags& flags) {
       fabric.alloc = fit_gamma(set.allocs, "alloc").copy_cost();
       fabric_origin += " and allocation times";
     }
+    if (!set.sent_reductions.empty()) {
+      fabric.sent_reduction = fit_gamma(set.sent_reductions, "sent reduction").copy_cost();
+      fabric_origin += " and sent-buffer reduction times";
+    }
     const std::vector<PingPongPoint> exchanges =
         with_flag("--pool", [&] { return exchange_points(set); });
     if (!exchanges.empty()) {

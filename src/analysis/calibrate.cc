@@ -1404,7 +1404,7 @@ std::string rate_regime_tables(const ReductionRegimes& above, std::string_view f
 std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources, const GammaFit* gamma,
                         const PiecewiseFit* exchange, const GammaFit* copy,
-                        const GammaFit* alloc) {
+                        const GammaFit* alloc, const GammaFit* sent_reduction) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
@@ -1438,6 +1438,16 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
                        toml_number(t.alloc.s_per_byte), format_seconds(t.alloc.s_per_byte),
                        format_rate(1.0 / t.alloc.s_per_byte));
   }
+  if (sent_reduction != nullptr) {
+    out += rate_comment(*sent_reduction,
+                        "Sent-buffer reduction cost (a step adding into the buffer it has just "
+                        "sent: recursive doubling)",
+                        "reduction into a sent buffer");
+    out += fmt::format("sent_reduction = {}    # {} per byte reduced, {}\n",
+                       toml_number(t.sent_reduction.s_per_byte),
+                       format_seconds(t.sent_reduction.s_per_byte),
+                       format_rate(1.0 / t.sent_reduction.s_per_byte));
+  }
   if (gamma != nullptr) {
     out += rate_regime_tables(t.gamma_above, "gamma", "Reduction rates by the bytes a step reduces",
                               gamma->rule);
@@ -1449,6 +1459,11 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
   if (alloc != nullptr) {
     out += rate_regime_tables(t.alloc.above, "alloc",
                               "Allocation rates by the bytes of one work buffer", alloc->rule);
+  }
+  if (sent_reduction != nullptr) {
+    out += rate_regime_tables(t.sent_reduction.above, "sent_reduction",
+                              "Sent-buffer reduction rates by the bytes a step reduces",
+                              sent_reduction->rule);
   }
   out += link_section("intra", t.intra);
   out += link_section("inter", t.inter);

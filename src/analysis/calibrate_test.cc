@@ -1038,6 +1038,41 @@ TEST(FitGamma, TheCopyFitAndItsFabricKeys) {
   }), "copy (line 1): negative time '-1' is not allowed"));
 }
 
+// The sent-buffer reduction fit: written as sent_reduction and [[sent_reduction_regimes]],
+// read back exactly into the fabric, whose cost options then price recursive doubling's
+// reductions with it; a negative rate in a file is refused, naming the key.
+TEST(FitGamma, TheSentReductionFitAndItsFabricKeys) {
+  std::vector<ReductionPoint> sent;
+  for (double b = 1024; b <= 64.0 * 1024 * 1024; b *= 2) {
+    sent.push_back(reduction(b, b * (b <= 2097152 ? 0.25e-9 : 0.1e-9)));
+  }
+  const GammaFit fit = fit_gamma(sent, "sent reduction");
+  ASSERT_EQ(fit.regimes.size(), 2u) << fit.rule;
+  EXPECT_NEAR(fit.regimes[0].gamma_s_per_byte, 0.25e-9, 1e-21);
+  EXPECT_NEAR(fit.regimes[1].gamma_s_per_byte, 0.1e-9, 1e-21);
+  const PiecewiseFit link = fit_piecewise(synthetic([](std::size_t) { return 1.0; }));
+  Topology t = calibrated_topology(link, std::nullopt, 2, "calibrated");
+  t.sent_reduction = fit.copy_cost();
+  const std::string text =
+      fabric_toml(t, link, {"r.jsonl"}, nullptr, nullptr, nullptr, nullptr, &fit);
+  EXPECT_TRUE(contains(text, "[[sent_reduction_regimes]]")) << text;
+  const Topology back = parse_fabric(text, "s.toml");
+  EXPECT_EQ(back.sent_reduction.s_per_byte, t.sent_reduction.s_per_byte);
+  ASSERT_EQ(back.sent_reduction.above.count, 1u);
+  EXPECT_EQ(back.sent_reduction.above.above[0], t.sent_reduction.above.above[0]);
+  CostOptions options;
+  use_fabric_local_costs(options, back);
+  const double m = 8.0 * 1024 * 1024;
+  const CollectiveCost rd =
+      collective_cost(Op::kAllreduce, {Algorithm::kRecursiveDoubling}, 2, m, back.intra, options);
+  EXPECT_NEAR(rd.compute_s, m * 0.1e-9, 1e-15);
+  EXPECT_TRUE(contains(input_error_of([] {
+    parse_fabric("sent_reduction = -1\n[intra]\nalpha = 1\nbandwidth = 1\n[inter]\nalpha = 1\n"
+                 "bandwidth = 1\n",
+                 "s.toml");
+  }), "sent_reduction (line 1): negative time '-1' is not allowed"));
+}
+
 // A fresh work buffer costs next to nothing while the allocator reuses its heap, and each
 // page's first touch above its mapping threshold (glibc: 32 MiB at most): the fit finds the
 // two rates, calibrate writes them as `alloc` and [[alloc_regimes]], and they read back.

@@ -111,6 +111,8 @@ Topology parse_calibration_report(std::string_view text, const std::string& sour
             fabric.copy.s_per_byte, fabric.copy.above);
   read_rate(report, "alloc_s_per_byte", "alloc_regimes", "s_per_byte", source_name,
             fabric.alloc.s_per_byte, fabric.alloc.above);
+  read_rate(report, "sent_reduction_s_per_byte", "sent_reduction_regimes", "s_per_byte",
+            source_name, fabric.sent_reduction.s_per_byte, fabric.sent_reduction.above);
   return fabric;
 }
 

@@ -355,13 +355,27 @@ void read_rank_to_node(const toml::table& root, const std::string& source, Topol
   t.placement = Placement::kExplicit;
 }
 
+// The ranks' local costs: gamma, the copy, the allocation and the sent-buffer reduction, each
+// a rate from 0 B (`<key>`, seconds per byte) and its [[<key>_regimes]] above.
+void read_local_costs(const toml::table& root, const std::string& source, Topology& t) {
+  const auto rate = [&](const char* key, double& s_per_byte, ReductionRegimes& above) {
+    if (root.contains(key)) s_per_byte = read_quantity(root, key, source, "", parse_seconds);
+    const std::string regimes = std::string(key) + "_regimes";
+    if (root.contains(regimes)) above = read_rate_regimes(root, source, regimes, key);
+  };
+  rate("gamma", t.gamma_s_per_byte, t.gamma_above);
+  rate("copy", t.copy.s_per_byte, t.copy.above);
+  rate("alloc", t.alloc.s_per_byte, t.alloc.above);
+  rate("sent_reduction", t.sent_reduction.s_per_byte, t.sent_reduction.above);
+}
+
 Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   const toml::table root = parse_toml(toml_text, source);
   reject_unknown_keys(root,
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
                        "oversubscription", "placement", "rank_to_node", "gamma", "gamma_regimes",
                        "copy", "copy_regimes", "alloc", "alloc_regimes",
-                       "ranks", "gpu",
+                       "sent_reduction", "sent_reduction_regimes", "ranks", "gpu",
                        "nvls", "collnet", "intra", "inter"},
                       source, "");
   Topology t;
@@ -392,24 +406,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   if (root.contains("oversubscription")) {
     t.oversubscription = read_ratio(root, "oversubscription", source);
   }
-  if (root.contains("gamma")) {
-    t.gamma_s_per_byte = read_quantity(root, "gamma", source, "", parse_seconds);
-  }
-  if (root.contains("gamma_regimes")) {
-    t.gamma_above = read_rate_regimes(root, source, "gamma_regimes", "gamma");
-  }
-  if (root.contains("copy")) {
-    t.copy.s_per_byte = read_quantity(root, "copy", source, "", parse_seconds);
-  }
-  if (root.contains("copy_regimes")) {
-    t.copy.above = read_rate_regimes(root, source, "copy_regimes", "copy");
-  }
-  if (root.contains("alloc")) {
-    t.alloc.s_per_byte = read_quantity(root, "alloc", source, "", parse_seconds);
-  }
-  if (root.contains("alloc_regimes")) {
-    t.alloc.above = read_rate_regimes(root, source, "alloc_regimes", "alloc");
-  }
+  read_local_costs(root, source, t);
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();
     if (s == nullptr) {

@@ -641,8 +641,8 @@ void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
        {"collective_s", &ArrivalPoint::collective_s}}));
 }
 
-// A "reduction" record, or (into set.copies) a "copy" record, or (into set.allocs) an "alloc"
-// record: the same fields.
+// A "reduction" record, or (into set.copies) a "copy" record, (into set.allocs) an "alloc"
+// record or (into set.sent_reductions) a "sent_reduction" record: the same fields.
 void read_reduction_record(const RecordReader& r, const std::string& place,
                            MeasurementSet& set, std::vector<ReductionPoint>& into) {
   ReductionPoint p;
@@ -653,6 +653,13 @@ void read_reduction_record(const RecordReader& r, const std::string& place,
   p.slowest_rank_median_s = r.seconds("slowest_rank_median_s");
   if (timed(p.time_median_s, place, "time_median_s", set)) into.push_back(p);
 }
+
+// The record kinds of scalewall-mpi reduce's local passes, and where each goes.
+const std::map<std::string, std::vector<ReductionPoint> MeasurementSet::*, std::less<>>
+    kLocalPassRecords = {{"reduction", &MeasurementSet::reductions},
+                         {"copy", &MeasurementSet::copies},
+                         {"alloc", &MeasurementSet::allocs},
+                         {"sent_reduction", &MeasurementSet::sent_reductions}};
 
 void read_step_record(const RecordReader& r, MeasurementSet& set) {
   set.steps.push_back(read_per_rank<StepPoint>(
@@ -779,12 +786,8 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
       read_arrival_record(r, set);
     } else if (kind == "step") {
       read_step_record(r, set);
-    } else if (kind == "reduction") {
-      read_reduction_record(r, place, set, set.reductions);
-    } else if (kind == "copy") {
-      read_reduction_record(r, place, set, set.copies);
-    } else if (kind == "alloc") {
-      read_reduction_record(r, place, set, set.allocs);
+    } else if (const auto local = kLocalPassRecords.find(kind); local != kLocalPassRecords.end()) {
+      read_reduction_record(r, place, set, set.*(local->second));
     } else if (kind == "end") {
       ended = true;
       read_end_record(r, j, place, records, set);

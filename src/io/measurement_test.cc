@@ -536,12 +536,17 @@ TEST(MeasurementFile, CopyAndAllocRecordsAndTheLibrary) {
       "\n"
       R"({"record":"alloc","bytes":4096,"ranks":2,"iterations":20,"time_min_s":1e-8,"time_median_s":3e-8,"time_max_s":9e-8,"slowest_rank_median_s":4e-8})"
       "\n"
-      R"({"record":"end","status":"complete","records":3})"
+      R"({"record":"sent_reduction","bytes":4096,"ranks":2,"iterations":20,"time_min_s":1.5e-6,"time_median_s":1.6e-6,"time_max_s":2e-6,"slowest_rank_median_s":1.7e-6})"
+      "\n"
+      R"({"record":"end","status":"complete","records":4})"
       "\n",
       "reduce.jsonl", set);
   ASSERT_EQ(set.reductions.size(), 1u);
   ASSERT_EQ(set.copies.size(), 1u);
   ASSERT_EQ(set.allocs.size(), 1u);
+  ASSERT_EQ(set.sent_reductions.size(), 1u);
+  EXPECT_DOUBLE_EQ(set.sent_reductions[0].time_median_s, 1.6e-6);
+  EXPECT_DOUBLE_EQ(set.sent_reductions[0].slowest_rank_median_s, 1.7e-6);
   EXPECT_DOUBLE_EQ(set.allocs[0].time_median_s, 3e-8);
   EXPECT_DOUBLE_EQ(set.allocs[0].slowest_rank_median_s, 4e-8);
   EXPECT_EQ(set.copies[0].bytes, 4096.0);

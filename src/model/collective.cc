@@ -61,6 +61,8 @@ struct Phase {
   std::int64_t limit = 0;     // kBinomial*: ranks taking part
   bool at_once = false;       // kShiftRange: the repeat steps run at once, as one step (one
                               // latency; their bytes share each rank's link)
+  bool into_sent = false;     // each receiver reduces into the buffer it has just sent
+                              // (CostOptions::sent_reduction)
 };
 
 using Schedule = std::vector<Phase>;
@@ -161,7 +163,10 @@ void schedule_allreduce_ring(ScheduleDraft& d) {
 
 void schedule_allreduce_recursive_doubling(ScheduleDraft& d) {
   fold_in(d.s, d.r, d.m, d.m);
-  for (std::int64_t j = 0; j < d.r.lg; ++j) add(d.s, {Pattern::kXor, pow2(j), 1, d.m, d.m, 0});
+  // Each step sends the whole vector and adds what arrives into that same vector.
+  for (std::int64_t j = 0; j < d.r.lg; ++j) {
+    add(d.s, {Pattern::kXor, pow2(j), 1, d.m, d.m, 0, false, true});
+  }
   fold_out(d.s, d.r, d.m);
 }
 
@@ -331,7 +336,7 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
     t.latency_s += latencies * l.alpha_s;
     t.overhead_s += latencies * 2.0 * l.overhead_s;
     t.bandwidth_s += k * ph.bytes * both / l.bandwidth_Bps;
-    t.compute_s += k * ph.reduced * gamma.gamma_at(ph.reduced);
+    t.compute_s += k * ph.reduced * gamma.reduction_at(ph.reduced, ph.into_sent);
   }
   return t;
 }
@@ -339,7 +344,7 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
 // A schedule on one link that every edge uses alike: the closed form.
 Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOptions& options) {
   if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
-      options.gamma_above.count > 0) {
+      options.gamma_above.count > 0 || !options.sent_reduction.free()) {
     return evaluate_uniform_piecewise(schedule, link, options);
   }
   const double gamma = options.gamma_s_per_byte;
@@ -448,7 +453,7 @@ StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes,
 class PhaseSum {
  public:
   PhaseSum(Totals& totals, const Phase& phase, const CostOptions& options)
-      : t_(totals), ph_(phase), gamma_(options.gamma_at(phase.reduced)) {}
+      : t_(totals), ph_(phase), gamma_(options.reduction_at(phase.reduced, phase.into_sent)) {}
   PhaseSum(const PhaseSum&) = delete;
   PhaseSum& operator=(const PhaseSum&) = delete;
   ~PhaseSum() {
@@ -871,6 +876,8 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
                 "reduction");
   require_rates(options.copy.s_per_byte, options.copy.above, "copy cost", "copy");
   require_rates(options.alloc.s_per_byte, options.alloc.above, "allocation cost", "alloc");
+  require_rates(options.sent_reduction.s_per_byte, options.sent_reduction.above,
+                "sent-buffer reduction cost", "sent_reduction");
   if (!(options.tree_chunk_bytes > 0.0) || !std::isfinite(options.tree_chunk_bytes)) {
     throw InputError(fmt::format("tree chunk {} B must be a positive size",
                                  options.tree_chunk_bytes));
@@ -1079,6 +1086,7 @@ void use_fabric_local_costs(CostOptions& options, const Topology& fabric) {
   options.gamma_above = fabric.gamma_above;
   options.copy = fabric.copy;
   options.alloc = fabric.alloc;
+  options.sent_reduction = fabric.sent_reduction;
 }
 
 CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer> buffers,

@@ -284,6 +284,50 @@ TEST(CopyCost, ChargesTheInputsCopyAtItsOwnRate) {
   EXPECT_THROW(cost(Op::kAllreduce, Algorithm::kRing, bad), InputError);
 }
 
+// A reduction into the buffer a step has just sent: recursive doubling adds every step into the
+// vector it sent, so its reductions pay sent_reduction (by the bytes one step reduces); the
+// fold-in, the ring and Rabenseifner add into blocks they did not just send and pay gamma.
+TEST(SentReduction, RecursiveDoublingPaysItTheOthersPayGamma) {
+  const double m = 1 << 20;  // 1 MiB
+  const double gamma = 0.05e-9;
+  CostOptions options;
+  options.gamma_s_per_byte = gamma;
+  options.sent_reduction.s_per_byte = 0.1e-9;
+  options.sent_reduction.above.above[0] = {524288, 0.2e-9};  // from 512 KiB
+  options.sent_reduction.above.count = 1;
+  CostOptions plain;
+  plain.gamma_s_per_byte = gamma;
+  const auto cost = [&](Algorithm a, std::int64_t n, const CostOptions& o) {
+    return collective_cost(Op::kAllreduce, {a}, n, m, kLink, o);
+  };
+  // N = 8: three steps, each reducing m into the vector it sent; 1 MiB is in the second regime.
+  const CollectiveCost rd = cost(Algorithm::kRecursiveDoubling, 8, options);
+  EXPECT_DOUBLE_EQ(rd.compute_s, 3.0 * m * 0.2e-9);
+  EXPECT_EQ(rd.latency_s, cost(Algorithm::kRecursiveDoubling, 8, plain).latency_s);
+  EXPECT_EQ(rd.bandwidth_s, cost(Algorithm::kRecursiveDoubling, 8, plain).bandwidth_s);
+  EXPECT_DOUBLE_EQ(rd.total_s, rd.latency_s + rd.bandwidth_s + rd.compute_s);
+  // N = 12 (p = 8): the fold-in's m pays gamma, the three core steps sent_reduction.
+  EXPECT_DOUBLE_EQ(cost(Algorithm::kRecursiveDoubling, 12, options).compute_s,
+                   m * gamma + 3.0 * m * 0.2e-9);
+  // The ring and Rabenseifner are priced as without it.
+  for (const Algorithm a : {Algorithm::kRing, Algorithm::kRabenseifner}) {
+    EXPECT_EQ(cost(a, 8, options).total_s, cost(a, 8, plain).total_s) << algorithm_name(a);
+  }
+  // Not given (free), recursive doubling pays gamma: today's closed form.
+  EXPECT_DOUBLE_EQ(cost(Algorithm::kRecursiveDoubling, 8, plain).compute_s, 3.0 * m * gamma);
+  // A bad rate is refused.
+  CostOptions bad;
+  bad.sent_reduction.s_per_byte = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(cost(Algorithm::kRecursiveDoubling, 8, bad), InputError);
+  // The fabric's own rate is taken as a cost option.
+  Topology fabric = flat_topology(8, kLink);
+  fabric.sent_reduction = options.sent_reduction;
+  CostOptions from_fabric;
+  use_fabric_local_costs(from_fabric, fabric);
+  EXPECT_DOUBLE_EQ(from_fabric.reduction_at(m, true), 0.2e-9);
+  EXPECT_DOUBLE_EQ(from_fabric.reduction_at(m, false), 0.0);
+}
+
 TEST(WorkBuffers, EachAllocationAtTheRateOfItsOwnSize) {
   constexpr double kM = 64.0 * 1024 * 1024;
   CopyCost alloc;

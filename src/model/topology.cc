@@ -121,6 +121,12 @@ void require_valid(const Topology& t) {
     throw InputError(fmt::format("alloc {} s/B is not an allocation cost per byte in [0, 1 s]",
                                  t.alloc.s_per_byte));
   }
+  if (!(t.sent_reduction.s_per_byte >= 0) || !std::isfinite(t.sent_reduction.s_per_byte) ||
+      t.sent_reduction.s_per_byte > 1.0) {
+    throw InputError(fmt::format(
+        "sent_reduction {} s/B is not a reduction cost per byte in [0, 1 s]",
+        t.sent_reduction.s_per_byte));
+  }
   if (!std::isfinite(t.oversubscription)) {
     throw InputError(fmt::format(
         "oversubscription {} is not a finite number (1 is a non-blocking fabric, 2 is 2:1)",

@@ -545,14 +545,15 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const Jsonl file = parse_jsonl(text);
   expect_well_formed(file, "reduce", "reduction", 2);
-  // 4 B is below one element and left out; a reduction, a copy and an alloc record per size.
-  ASSERT_EQ(file.records.size(), 12u);
+  // 4 B is below one element and left out; a reduction, a copy, an alloc and (two ranks) a
+  // sent_reduction record per size.
+  ASSERT_EQ(file.records.size(), 16u);
   EXPECT_EQ(file.records.front()["bytes"], 8);
   EXPECT_EQ(file.records.back()["bytes"], 1048576);
-  const char* kinds[] = {"reduction", "copy", "alloc"};
+  const char* kinds[] = {"reduction", "copy", "alloc", "sent_reduction"};
   for (std::size_t i = 0; i < file.records.size(); ++i) {
-    EXPECT_EQ(file.records[i]["record"], kinds[i % 3]) << file.records[i];
-    EXPECT_EQ(file.records[i]["bytes"], file.records[i - i % 3]["bytes"]) << file.records[i];
+    EXPECT_EQ(file.records[i]["record"], kinds[i % 4]) << file.records[i];
+    EXPECT_EQ(file.records[i]["bytes"], file.records[i - i % 4]["bytes"]) << file.records[i];
   }
   for (const auto& r : file.records) {
     EXPECT_EQ(r["ranks"], 2);
@@ -576,6 +577,8 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_GT(copy, 0.0) << cal.out;
   EXPECT_EQ(fit["alloc"].size(), 4u);
   EXPECT_GT(fit["alloc_s_per_byte"].get<double>(), 0.0) << cal.out;
+  EXPECT_EQ(fit["sent_reduction"].size(), 4u);
+  EXPECT_GT(fit["sent_reduction_s_per_byte"].get<double>(), 0.0) << cal.out;
   // The fabric carries it, and the collective cost charges it.
   const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "1MB",
                                             "--algorithms", "ring", "--format", "json"});
@@ -589,6 +592,7 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
                             std::istreambuf_iterator<char>());
   EXPECT_NE(written.find("copy = "), std::string::npos) << written;
   EXPECT_NE(written.find("alloc = "), std::string::npos) << written;
+  EXPECT_NE(written.find("sent_reduction = "), std::string::npos) << written;
 }
 
 TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {
@@ -811,11 +815,12 @@ TEST(MpiLive, PingPongAndReducePrintARowPerSize) {
   ASSERT_EQ(rrows.size(), 2u) << red.err;
   EXPECT_EQ(rrows[1][0], "1048576");
   EXPECT_EQ(rrows[1][1], "131072");
-  // Records per size: reduction, copy, alloc.
-  EXPECT_EQ(rrows[1][3], us(rfile.records[3]["time_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][5], us(rfile.records[3]["slowest_rank_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][7], us(rfile.records[4]["slowest_rank_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][9], us(rfile.records[5]["slowest_rank_median_s"].get<double>()));
+  // Records per size: reduction, copy, alloc, sent_reduction.
+  EXPECT_EQ(rrows[1][3], us(rfile.records[4]["time_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][5], us(rfile.records[4]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][7], us(rfile.records[5]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][9], us(rfile.records[6]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][10], us(rfile.records[7]["slowest_rank_median_s"].get<double>()));
 }
 
 TEST(MpiLive, QuietPrintsNothingOnStderr) {
@@ -923,8 +928,8 @@ TEST(MpiSuite, TwoPassesToOneFolderThatValidatePools) {
     const Jsonl red_file = parse_jsonl(read_text(red));
     EXPECT_EQ(red_file.envelope["command"], "reduce");
     // The list as given (8 B too: only a sweep's start is raised to 1 KiB), a reduction, a
-    // copy and an allocation record each.
-    EXPECT_EQ(red_file.records.size(), 12u);
+    // copy, an allocation and a sent-buffer reduction record each.
+    EXPECT_EQ(red_file.records.size(), 16u);
     const Jsonl coll_file = parse_jsonl(read_text(coll));
     expect_well_formed(coll_file, "collective", "collective", 2);
     EXPECT_EQ(coll_file.records.size(), 8u);  // 2 algorithms x 4 sizes

@@ -477,7 +477,8 @@ std::string fabric_toml(const Topology& topology, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources,
                         const GammaFit* gamma = nullptr,
                         const PiecewiseFit* exchange = nullptr,
-                        const GammaFit* copy = nullptr, const GammaFit* alloc = nullptr);
+                        const GammaFit* copy = nullptr, const GammaFit* alloc = nullptr,
+                        const GammaFit* sent_reduction = nullptr);
 
 }  // namespace scalewall
 

@@ -38,6 +38,8 @@
 //   "copy"        the same fields, for a local copy (dest = x) of `bytes`
 //   "alloc"       the same fields, for a fresh temporary buffer of `bytes` (malloc, a write
 //                 to each page, free)
+//   "sent_reduction"  the same fields, for acc += x where acc is the buffer the rank has just
+//                 sent to its partner and x what it received (recursive doubling's step)
 #ifndef SCALEWALL_MEASUREMENT_H_
 #define SCALEWALL_MEASUREMENT_H_
 
@@ -219,6 +221,10 @@ struct MeasurementSet {
   // (malloc, the first touch of each page, free), every rank at once; what a library pays for
   // the work buffers it allocates inside a call (CostOptions::alloc).
   std::vector<ReductionPoint> allocs;
+  // scalewall-mpi reduce's "sent_reduction" records: the time of acc += x right after acc was
+  // sent to a partner and x received from it, every rank at once; what a recursive-doubling
+  // step pays to add into the vector it has just sent (CostOptions::sent_reduction).
+  std::vector<ReductionPoint> sent_reductions;
 };
 
 // The formats read_measurement_file recognises by content (not by file name).

@@ -280,9 +280,19 @@ struct CostOptions {
   CopyCost alloc;                 // a work buffer a library allocates inside a call, seconds
                                   // per byte by the buffer's size (malloc, the first touch of
                                   // each page, free; with_work_buffers); free by default
+  CopyCost sent_reduction;        // the reduction of a step that adds into the very buffer it
+                                  // has just sent (recursive doubling's whole vector), seconds
+                                  // per byte by the bytes reduced. On shared memory the partner
+                                  // has just read those lines, so every write first takes them
+                                  // back from its cache. Free by default: such a step pays gamma
 
   // The gamma of a step that reduces `bytes`.
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
+  // The cost per byte of a step that reduces `bytes`, into the buffer it has just sent when
+  // `into_sent`: sent_reduction where it is given, else gamma.
+  double reduction_at(double bytes, bool into_sent) const {
+    return into_sent && !sent_reduction.free() ? sent_reduction.at(bytes) : gamma_at(bytes);
+  }
 };
 
 // `options` with the fabric's own local costs: its gamma and gamma regimes, its copy cost and

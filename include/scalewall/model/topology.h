@@ -80,6 +80,8 @@ struct Topology {
                                      // not given); the default of every command's cost options
   CopyCost alloc;                    // a library's work buffer inside a call, by its size
                                      // (link.h; free: not given); likewise
+  CopyCost sent_reduction;           // a reduction into the buffer a step has just sent
+                                     // (CostOptions::sent_reduction; free: not given, gamma)
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
   RankKind rank_kind = RankKind::kCpu;  // what the ranks are. Default: CPU (MPI)
