@@ -80,7 +80,9 @@ Table regimes_table(const PiecewiseFit& fit) {
     t.add_row({static_cast<std::int64_t>(i + 1), fit.regimes[i].from_bytes,
                static_cast<std::int64_t>(r.points.size()), r.min_bytes, r.max_bytes, r.alpha_s,
                r.bandwidth_Bps, r.r_squared, worst},
-              r.points.size() <= kMinRegimeSizes ? "two sizes: the line passes through both" : "");
+              r.points.size() > kMinRegimeSizes ? ""
+              : std::fabs(worst) < 1e-6        ? "two sizes: the line passes through both"
+                                               : "two sizes, alpha held at its 1 ns floor");
   }
   return t;
 }

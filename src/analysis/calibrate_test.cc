@@ -927,6 +927,33 @@ TEST(PiecewiseFit, AProtocolSwitchInNoisyTimesBecomesTwoRegimes) {
   }
 }
 
+// Where the rate halves from 2 MiB up (the buffers leave a cache) the times grow faster than
+// the sizes: the unconstrained line through 2-16 MiB crosses zero, so that run's line holds
+// alpha at its 1 ns floor, and the fit gives the slow sizes a regime of their own at the slow
+// rate instead of stretching the fast one over them.
+TEST(PiecewiseFit, ARateThatFallsWithSizeGetsARegimeWithAlphaAtItsFloor) {
+  auto points = synthetic([](std::size_t) { return 1.0; });
+  for (PingPongPoint& p : points) {
+    if (p.bytes >= 2097152) p.one_way_median_s = p.bytes / (kBandwidth / 2);
+  }
+  const PiecewiseFit fit = fit_piecewise(points);
+  ASSERT_GE(fit.regimes.size(), 2u) << fit.rule;
+  const HockneyFit& top = fit.regimes.back().fit;
+  EXPECT_EQ(top.min_bytes, 2097152) << fit.rule;
+  EXPECT_EQ(top.alpha_s, 1e-9);
+  // 1 ns of alpha against 168 us or more: the slow rate to within 10 parts in a million.
+  EXPECT_NEAR(top.bandwidth_Bps, kBandwidth / 2, 1e-5 * kBandwidth / 2);
+  EXPECT_GT(top.r_squared, 0.999999);
+  const Link link = fit.link();
+  for (const PingPongPoint& p : points) {
+    EXPECT_NEAR(message_cost(link, p.bytes).total_s, p.one_way_median_s,
+                1e-3 * p.one_way_median_s) << p.bytes;
+  }
+  // One line over the fast sizes and the slow ones misprices the largest by far more.
+  EXPECT_LT(message_cost(fit.single.link(), 16777216).total_s,
+            0.8 * points.back().one_way_median_s);
+}
+
 TEST(PiecewiseFit, AGivenCountIsKeptAndImpossibleCountsRefused) {
   const PiecewiseFit two = fit_piecewise(three_regime_points(), {}, 2);
   EXPECT_EQ(two.regimes.size(), 2u);

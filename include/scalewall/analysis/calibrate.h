@@ -134,7 +134,10 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
 // fits each its own line (the weighting of FitOptions), choosing the split points that
 // minimise the sum of squared relative residuals (dynamic programming over every split of the
 // median-per-size points, each run at least kMinRegimeSizes sizes and a line with positive
-// alpha and bandwidth). The number of regimes k is chosen by the Bayesian information
+// bandwidth and an alpha of at least 1 ns: where a run's unconstrained line would cross zero,
+// as it does where the rate falls with size while the buffers leave a cache, its line is the
+// least squares with alpha held at 1 ns). The number of regimes k is chosen by the Bayesian
+// information
 // criterion on the relative residuals,
 //
 //   BIC(k) = n ln(max(RSS_k / n, f^2)) + (3k - 1) ln n     (f = kRegimeNoiseFloor)
@@ -146,8 +149,8 @@ HockneyFit fit_hockney(std::span<const PingPongPoint> points, const FitOptions& 
 // previous one cross between the two runs' facing sizes, or, when they do not cross there, at
 // the geometric mean of those sizes.
 
-// Two sizes define a regime's line; a regime of two sizes fits them exactly, so its R^2 says
-// nothing (the report says so).
+// Two sizes define a regime's line; a regime of two sizes fits them exactly (unless its alpha is
+// held at the floor), so its R^2 says nothing (the report says so).
 inline constexpr std::size_t kMinRegimeSizes = 2;
 // 0.3%: the repeat-to-repeat spread of the medians of a quiet ping-pong is a few tenths of a
 // percent at best; a fit closer than that is fitting noise, so the criterion stops there.
