@@ -192,6 +192,8 @@ nlohmann::ordered_json pair_record(const World& w, int a, int b, int bytes, int 
   record["to_host"] = w.rank_hosts[static_cast<std::size_t>(b)];
   record["bytes"] = bytes;
   record["iterations"] = iterations;
+  // An exchange's times are both ranks' (measure_exchange): twice the iterations of each.
+  if (exchange) record["samples"] = 2 * static_cast<std::int64_t>(iterations);
   const std::string stem = exchange ? "exchange" : "one_way";
   record[stem + "_min_s"] = s.min;
   record[stem + "_median_s"] = s.median;

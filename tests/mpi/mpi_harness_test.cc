@@ -868,6 +868,7 @@ TEST(MpiExchange, SweepThenCalibrateWritesExchangeRegimes) {
     EXPECT_EQ(r["to"], 1);
     EXPECT_EQ(r["iterations"], 5);
     EXPECT_FALSE(r.contains("one_way_median_s")) << r.dump();
+    EXPECT_EQ(r["samples"], 2 * r["iterations"].get<std::int64_t>()) << r;  // both ranks'
     EXPECT_LE(r["exchange_min_s"].get<double>(), r["exchange_median_s"].get<double>());
     EXPECT_LE(r["exchange_median_s"].get<double>(), r["exchange_max_s"].get<double>());
     EXPECT_GT(r["exchange_min_s"].get<double>(), 0.0);

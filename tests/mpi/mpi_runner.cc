@@ -227,6 +227,7 @@ void expect_record(const nlohmann::json& r, const std::string& kind, int ranks) 
     expect_integer(r, "to", 0, ranks - 1);
     expect_number(r, "bytes");
     expect_integer(r, "iterations", 1, 1'000'000'000);
+    if (kind == "exchange") expect_integer(r, "samples", 2, 2'000'000'000);
     const std::string stem = kind == "pingpong" ? "one_way" : "exchange";
     const std::string lo = stem + "_min_s", mid = stem + "_median_s", hi = stem + "_max_s";
     for (const std::string& key : {lo, mid, hi}) expect_number(r, key.c_str());
