@@ -19,6 +19,7 @@
 // back: measured here (Open MPI 4.1 vader, 2 ranks) that reduction took 3.5-4.5 times a local
 // one from 16 KiB to 1 MiB.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -143,6 +144,14 @@ ReducePlan plan_reduce(const World& w, const ReduceFlags& flags) {
                                  sizeof(Element)));
   }
   const double largest = plan.sizes.back();
+  // The sent-buffer reduction exchanges the whole buffer in one message.
+  if (w.size >= 2 && largest / kElement > INT_MAX) {
+    throw InputError(fmt::format(
+        "{}: {} is {:.0f} elements of 8 bytes, above MPI's count limit of {} (the sent-buffer "
+        "reduction exchanges the whole buffer)",
+        flags.sizes.sizes.empty() ? "--max-bytes" : "--sizes", format_bytes(largest),
+        largest / kElement, INT_MAX));
+  }
   check_memory(w, 2 * largest, fmt::format("--max-bytes {}", format_bytes(largest)));
   return plan;
 }

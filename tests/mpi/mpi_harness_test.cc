@@ -473,6 +473,7 @@ TEST(MpiFailure, BadInputIsAnErrorWithStatusTwo) {
       {{"collective", "--op", "reduce"}, "error: --op: the harness does not measure reduce"},
       {{"collective", "--algorithm", "pairwise"}, "error: --algorithm: the harness has no"},
       {{"collective", "--sizes", "15GiB"}, "does not fit in memory"},
+      {{"reduce", "--sizes", "17GiB"}, "above MPI's count limit of 2147483647"},
       {{"pingpong", "--max-bytes", "4XB"}, "error: --max-bytes: "},
       {{"arrival", "--slow-rank", "2"}, "error: --slow-rank: rank 2 does not exist"},
       {{"step", "--buckets", "4"}, "error: --buckets 4 needs --overlap"},
