@@ -117,6 +117,19 @@ Table residuals_table(const PiecewiseFit& fit) {
   return residuals;
 }
 
+// A local rate's fields: `<key>_s_per_byte` ("<words> cost per byte"; `missing` without a fit)
+// and, with a fit, its rate, R^2 and regime rule.
+void add_local_rate_fields(Report& report, const std::optional<GammaFit>& fit,
+                           const std::string& key, const std::string& words,
+                           const std::string& missing) {
+  report.add_field(key + "_s_per_byte", words + " cost per byte", Unit::kSeconds,
+                   fit ? Value{fit->gamma_s_per_byte} : Value{}, missing);
+  if (!fit) return;
+  report.add_field(key + "_rate_Bps", words + " rate", Unit::kRate, fit->rate_Bps);
+  report.add_field(key + "_r_squared", words + " fit R^2", Unit::kPlain, fit->r_squared);
+  report.add_field(key + "_regime_rule", words + " rates", Unit::kText, fit->rule);
+}
+
 // A local rate's two tables: <key> (each size, measured against the fit) and <key>_regimes
 // (the rates by size). `done`: what happens to the bytes ("reduced"); `rate`: the rate's name.
 void add_rate_tables(Report& report, const GammaFit& fit, const std::string& key,
@@ -384,33 +397,11 @@ Report run_calibrate(const CalibrateFlags& flags) {
                      gamma->r_squared);
     report.add_field("reduction_regime_rule", "reduction rates", Unit::kText, gamma->rule);
   }
-  const std::string no_copy = "no copy data (scalewall-mpi reduce)";
-  report.add_field("copy_s_per_byte", "copy cost per byte",
-                   Unit::kSeconds, copy ? Value{copy->gamma_s_per_byte} : Value{}, no_copy);
-  if (copy) {
-    report.add_field("copy_rate_Bps", "copy rate", Unit::kRate, copy->rate_Bps);
-    report.add_field("copy_r_squared", "copy fit R^2", Unit::kPlain, copy->r_squared);
-    report.add_field("copy_regime_rule", "copy rates", Unit::kText, copy->rule);
-  }
-  const std::string no_alloc = "no allocation data (scalewall-mpi reduce)";
-  report.add_field("alloc_s_per_byte", "allocation cost per byte", Unit::kSeconds,
-                   alloc ? Value{alloc->gamma_s_per_byte} : Value{}, no_alloc);
-  if (alloc) {
-    report.add_field("alloc_rate_Bps", "allocation rate", Unit::kRate, alloc->rate_Bps);
-    report.add_field("alloc_r_squared", "allocation fit R^2", Unit::kPlain, alloc->r_squared);
-    report.add_field("alloc_regime_rule", "allocation rates", Unit::kText, alloc->rule);
-  }
-  const std::string no_sent = "no sent-buffer reduction data (scalewall-mpi reduce, 2+ ranks)";
-  report.add_field("sent_reduction_s_per_byte", "sent-buffer reduction cost per byte",
-                   Unit::kSeconds, sent ? Value{sent->gamma_s_per_byte} : Value{}, no_sent);
-  if (sent) {
-    report.add_field("sent_reduction_rate_Bps", "sent-buffer reduction rate", Unit::kRate,
-                     sent->rate_Bps);
-    report.add_field("sent_reduction_r_squared", "sent-buffer reduction fit R^2",
-                     Unit::kPlain, sent->r_squared);
-    report.add_field("sent_reduction_regime_rule", "sent-buffer reduction rates",
-                     Unit::kText, sent->rule);
-  }
+  add_local_rate_fields(report, copy, "copy", "copy", "no copy data (scalewall-mpi reduce)");
+  add_local_rate_fields(report, alloc, "alloc", "allocation",
+                        "no allocation data (scalewall-mpi reduce)");
+  add_local_rate_fields(report, sent, "sent_reduction", "sent-buffer reduction",
+                        "no sent-buffer reduction data (scalewall-mpi reduce, 2+ ranks)");
   report.add_field("exchange_regime_count", "size regimes of the exchanges", Unit::kCount,
                    exchange ? Value{static_cast<std::int64_t>(exchange->regimes.size())} : Value{},
                    "no exchange data (scalewall-mpi exchange)");

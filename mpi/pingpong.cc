@@ -277,8 +277,9 @@ int run_pairs(const World& w, const PingPongFlags& flags, PairMode mode) {
     const std::string& host_b = w.rank_hosts[static_cast<std::size_t>(b)];
     table.title(exchange
                     ? fmt::format("exchange {}<->{} ({} <-> {}): time of one exchange (each rank "
-                                  "sends the size and receives it; both ranks' times), {} timed exchanges "
-                                  "after {} warm-up per size; bandwidth: size / median, each way",
+                                  "sends the size and receives it; both ranks' times), {} timed "
+                                  "exchanges after {} warm-up per size; bandwidth: size / "
+                                  "median, each way",
                                   a, b, host_a, host_b, iterations, warmup)
                     : fmt::format("pingpong {}->{} ({} -> {}): one-way time (half the round "
                                   "trip), {} timed round trips after {} warm-up per size; "

@@ -1419,51 +1419,40 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
   out += fmt::format("nics_per_node = {}\n", t.nics_per_node);
   out += fmt::format("oversubscription = {}\n", toml_number(t.oversubscription));
   out += fmt::format("placement = {}\n", toml_string(std::string(placement_name(t.placement))));
-  // Top-level keys first: TOML puts every key after a [[table]] header into that table.
-  if (gamma != nullptr) {
-    out += rate_comment(*gamma, "Reduction cost", "local reduction");
-    out += fmt::format("gamma = {}    # {} per byte reduced, {}\n", toml_number(t.gamma_s_per_byte),
-                       format_seconds(t.gamma_s_per_byte), format_rate(1.0 / t.gamma_s_per_byte));
+  // The local rates that were fitted: each its comment and top-level key, then (top-level
+  // keys first: TOML puts every key after a [[table]] header into that table) its regimes.
+  struct LocalRate {
+    const GammaFit* fit;
+    const char* title;            // the comment's title
+    const char* pass;             // what was timed
+    const char* key;              // the TOML key
+    const char* verb;             // "per byte <verb>"
+    double s_per_byte;
+    const ReductionRegimes* above;
+    const char* regimes_title;
+  };
+  const LocalRate rates[] = {
+      {gamma, "Reduction cost", "local reduction", "gamma", "reduced", t.gamma_s_per_byte,
+       &t.gamma_above, "Reduction rates by the bytes a step reduces"},
+      {copy, "Copy cost (an out-of-place call's local copy of its input)", "local copy", "copy",
+       "copied", t.copy.s_per_byte, &t.copy.above, "Copy rates by the bytes a call copies"},
+      {alloc, "Allocation cost (a work buffer a library allocates in a call)", "fresh buffer",
+       "alloc", "allocated", t.alloc.s_per_byte, &t.alloc.above,
+       "Allocation rates by the bytes of one work buffer"},
+      {sent_reduction,
+       "Sent-buffer reduction cost (a step adding into the buffer it has just sent: recursive "
+       "doubling)",
+       "reduction into a sent buffer", "sent_reduction", "reduced", t.sent_reduction.s_per_byte,
+       &t.sent_reduction.above, "Sent-buffer reduction rates by the bytes a step reduces"},
+  };
+  for (const LocalRate& r : rates) {
+    if (r.fit == nullptr) continue;
+    out += rate_comment(*r.fit, r.title, r.pass);
+    out += fmt::format("{} = {}    # {} per byte {}, {}\n", r.key, toml_number(r.s_per_byte),
+                       format_seconds(r.s_per_byte), r.verb, format_rate(1.0 / r.s_per_byte));
   }
-  if (copy != nullptr) {
-    out += rate_comment(*copy, "Copy cost (an out-of-place call's local copy of its input)",
-                        "local copy");
-    out += fmt::format("copy = {}    # {} per byte copied, {}\n", toml_number(t.copy.s_per_byte),
-                       format_seconds(t.copy.s_per_byte), format_rate(1.0 / t.copy.s_per_byte));
-  }
-  if (alloc != nullptr) {
-    out += rate_comment(*alloc, "Allocation cost (a work buffer a library allocates in a call)",
-                        "fresh buffer");
-    out += fmt::format("alloc = {}    # {} per byte allocated, {}\n",
-                       toml_number(t.alloc.s_per_byte), format_seconds(t.alloc.s_per_byte),
-                       format_rate(1.0 / t.alloc.s_per_byte));
-  }
-  if (sent_reduction != nullptr) {
-    out += rate_comment(*sent_reduction,
-                        "Sent-buffer reduction cost (a step adding into the buffer it has just "
-                        "sent: recursive doubling)",
-                        "reduction into a sent buffer");
-    out += fmt::format("sent_reduction = {}    # {} per byte reduced, {}\n",
-                       toml_number(t.sent_reduction.s_per_byte),
-                       format_seconds(t.sent_reduction.s_per_byte),
-                       format_rate(1.0 / t.sent_reduction.s_per_byte));
-  }
-  if (gamma != nullptr) {
-    out += rate_regime_tables(t.gamma_above, "gamma", "Reduction rates by the bytes a step reduces",
-                              gamma->rule);
-  }
-  if (copy != nullptr) {
-    out += rate_regime_tables(t.copy.above, "copy", "Copy rates by the bytes a call copies",
-                              copy->rule);
-  }
-  if (alloc != nullptr) {
-    out += rate_regime_tables(t.alloc.above, "alloc",
-                              "Allocation rates by the bytes of one work buffer", alloc->rule);
-  }
-  if (sent_reduction != nullptr) {
-    out += rate_regime_tables(t.sent_reduction.above, "sent_reduction",
-                              "Sent-buffer reduction rates by the bytes a step reduces",
-                              sent_reduction->rule);
+  for (const LocalRate& r : rates) {
+    if (r.fit != nullptr) out += rate_regime_tables(*r.above, r.key, r.regimes_title, r.fit->rule);
   }
   out += link_section("intra", t.intra);
   out += link_section("inter", t.inter);

@@ -343,8 +343,10 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
 
 // A schedule on one link that every edge uses alike: the closed form.
 Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOptions& options) {
+  const bool into_sent = std::any_of(schedule.begin(), schedule.end(),
+                                     [](const Phase& ph) { return ph.into_sent; });
   if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
-      options.gamma_above.count > 0 || !options.sent_reduction.free()) {
+      options.gamma_above.count > 0 || (into_sent && !options.sent_reduction.free())) {
     return evaluate_uniform_piecewise(schedule, link, options);
   }
   const double gamma = options.gamma_s_per_byte;

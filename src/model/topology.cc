@@ -106,27 +106,17 @@ void require_valid(const Topology& t) {
   if (t.nics_per_node < 1) {
     throw InputError(fmt::format("NICs per node {} is below 1", t.nics_per_node));
   }
-  if (!(t.gamma_s_per_byte >= 0) || !std::isfinite(t.gamma_s_per_byte) ||
-      t.gamma_s_per_byte > 1.0) {
-    throw InputError(fmt::format("gamma {} s/B is not a reduction cost per byte in [0, 1 s]",
-                                 t.gamma_s_per_byte));
-  }
-  if (!(t.copy.s_per_byte >= 0) || !std::isfinite(t.copy.s_per_byte) ||
-      t.copy.s_per_byte > 1.0) {
-    throw InputError(fmt::format("copy {} s/B is not a copy cost per byte in [0, 1 s]",
-                                 t.copy.s_per_byte));
-  }
-  if (!(t.alloc.s_per_byte >= 0) || !std::isfinite(t.alloc.s_per_byte) ||
-      t.alloc.s_per_byte > 1.0) {
-    throw InputError(fmt::format("alloc {} s/B is not an allocation cost per byte in [0, 1 s]",
-                                 t.alloc.s_per_byte));
-  }
-  if (!(t.sent_reduction.s_per_byte >= 0) || !std::isfinite(t.sent_reduction.s_per_byte) ||
-      t.sent_reduction.s_per_byte > 1.0) {
-    throw InputError(fmt::format(
-        "sent_reduction {} s/B is not a reduction cost per byte in [0, 1 s]",
-        t.sent_reduction.s_per_byte));
-  }
+  // The local costs: seconds per byte, from 0 to 1 s.
+  const auto local_rate = [](double s_per_byte, std::string_view key, std::string_view what) {
+    if (!(s_per_byte >= 0) || !std::isfinite(s_per_byte) || s_per_byte > 1.0) {
+      throw InputError(
+          fmt::format("{} {} s/B is not {} per byte in [0, 1 s]", key, s_per_byte, what));
+    }
+  };
+  local_rate(t.gamma_s_per_byte, "gamma", "a reduction cost");
+  local_rate(t.copy.s_per_byte, "copy", "a copy cost");
+  local_rate(t.alloc.s_per_byte, "alloc", "an allocation cost");
+  local_rate(t.sent_reduction.s_per_byte, "sent_reduction", "a reduction cost");
   if (!std::isfinite(t.oversubscription)) {
     throw InputError(fmt::format(
         "oversubscription {} is not a finite number (1 is a non-blocking fabric, 2 is 2:1)",
