@@ -573,13 +573,19 @@ void copy_into(Element* dest, const Element* x, std::size_t count) {
   std::copy(x, x + count, dest);
 }
 
-void fresh_buffer(std::size_t bytes, std::size_t page_bytes) {
+void touch_fresh_buffer(std::size_t bytes, std::size_t page_bytes) {
   void* raw = std::malloc(bytes);
   if (raw == nullptr && bytes > 0) throw std::bad_alloc();
   // Volatile stores: the compiler may not drop them, nor the allocation they write into.
   volatile char* p = static_cast<volatile char*>(raw);
   for (std::size_t at = 0; at < bytes; at += page_bytes) p[at] = 1;
   std::free(raw);
+}
+
+Element* fresh_elements(std::size_t count) {
+  void* raw = std::malloc(std::max<std::size_t>(count, 1) * sizeof(Element));
+  if (raw == nullptr) throw std::bad_alloc();
+  return static_cast<Element*>(raw);
 }
 
 }  // namespace scalewall::mpi

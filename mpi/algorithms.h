@@ -41,7 +41,11 @@ void copy_into(Element* dest, const Element* x, std::size_t count);
 // A fresh temporary buffer of `bytes`, as an MPI library allocates one inside a call:
 // malloc, one write to each page (the first touch, which faults a freshly mapped page in),
 // free. `page_bytes` > 0. Throws std::bad_alloc when the allocation fails.
-void fresh_buffer(std::size_t bytes, std::size_t page_bytes);
+void touch_fresh_buffer(std::size_t bytes, std::size_t page_bytes);
+// A fresh buffer of `count` elements, as an MPI library allocates a work buffer inside a call:
+// std::malloc, not a byte of it written; the caller frees it with std::free. Throws
+// std::bad_alloc when the allocation fails.
+Element* fresh_elements(std::size_t count);
 
 // The five ops the harness measures, in this order.
 inline constexpr Op kMeasuredOps[] = {Op::kAllreduce, Op::kReduceScatter, Op::kAllgather,

@@ -8,10 +8,12 @@
 // the model's gamma: calibrate fits time = c + gamma b. The same sweep times a copy (acc = x,
 // one "copy" record per size): the local copy of its input that an out-of-place call makes
 // before it communicates, which calibrate fits as the copy cost per byte. And it times a fresh
-// temporary buffer of each size (malloc, a write to every page, free; one "alloc" record per
-// size): what an MPI library pays for the work buffer it allocates inside a call. Above the
-// allocator's mapping threshold (glibc: at most 32 MiB) every call maps fresh pages, and each
-// page faults on its first touch; calibrate fits the time per byte as the allocation cost.
+// work buffer of each size (one "alloc" record per size): what a library pays for the work
+// buffer it allocates inside a call, receives into and reduces from: the allocation (malloc,
+// a write to each page, free) and the first read's extra cost over a resident buffer's. Above
+// the allocator's mapping threshold (glibc: at most 32 MiB) every call maps fresh pages, each
+// page faults on its first touch, and on this project's VM the first read of pages a receive
+// has just filled is slower still; calibrate fits the time per byte as the allocation cost.
 // With two ranks or more it also times a reduction into a buffer just sent (one
 // "sent_reduction" record per size): ranks 2i and 2i+1 exchange acc and x (untimed), then each
 // times acc += x, as every step of recursive doubling adds into the vector it has just sent.
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -89,16 +92,47 @@ Summary time_sent_reductions(std::vector<Element>& acc, std::vector<Element>& x,
   return summarize(std::move(times));
 }
 
-// This rank's timed fresh buffers of `bytes` (fresh_buffer, in algorithms.cc).
-Summary time_fresh_buffers(std::size_t bytes, std::size_t page_bytes, int warmup,
-                           int iterations) {
+// Fills `into` with `count` elements as a library's call fills its work buffer: received from
+// `partner` while acc is sent to it (MPI_Sendrecv), or, without a partner, copied from acc.
+void fill_work_buffer(Element* into, const std::vector<Element>& acc, std::size_t count,
+                      int partner, MPI_Comm comm) {
+  if (partner < 0) {
+    copy_into(into, acc.data(), count);
+    return;
+  }
+  constexpr int kWorkTag = 7301;
+  const int n = static_cast<int>(count);
+  MPI_Sendrecv(acc.data(), n, MPI_INT64_T, partner, kWorkTag, into, n, MPI_INT64_T, partner,
+               kWorkTag, comm, MPI_STATUS_IGNORE);
+}
+
+// This rank's timed fresh work buffers of `count` elements, each the sum of two clean parts:
+// the allocation (malloc, one write to each page, free: the first touch faults a freshly
+// mapped page in) and what the first read of a fresh buffer filled by a receive costs beyond
+// the same read of a resident one (acc += buffer, timed alone, after the buffer is filled:
+// received from the partner, or copied without one). On this project's VM pages that a
+// receive has just faulted in read many times slower the first time; elsewhere the second
+// part is about 0.
+Summary time_fresh_buffers(std::vector<Element>& acc, std::vector<Element>& x,
+                           std::size_t count, int partner, std::size_t page_bytes, int warmup,
+                           int iterations, MPI_Comm comm) {
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(iterations));
   for (int i = 0; i < warmup + iterations; ++i) {
     const double t0 = now_s();
-    fresh_buffer(bytes, page_bytes);
+    touch_fresh_buffer(count * sizeof(Element), page_bytes);
     const double t1 = now_s();
-    if (i >= warmup) times.push_back(t1 - t0);
+    Element* fresh = fresh_elements(count);
+    fill_work_buffer(fresh, acc, count, partner, comm);
+    const double t2 = now_s();
+    add_into(acc.data(), fresh, count);
+    const double t3 = now_s();
+    std::free(fresh);
+    fill_work_buffer(x.data(), acc, count, partner, comm);
+    const double t4 = now_s();
+    add_into(acc.data(), x.data(), count);
+    const double t5 = now_s();
+    if (i >= warmup) times.push_back((t1 - t0) + std::max(0.0, (t3 - t2) - (t5 - t4)));
   }
   return summarize(std::move(times));
 }
@@ -152,7 +186,7 @@ ReducePlan plan_reduce(const World& w, const ReduceFlags& flags) {
         flags.sizes.sizes.empty() ? "--max-bytes" : "--sizes", format_bytes(largest),
         largest / kElement, INT_MAX));
   }
-  check_memory(w, 2 * largest, fmt::format("--max-bytes {}", format_bytes(largest)));
+  check_memory(w, 3 * largest, fmt::format("--max-bytes {}", format_bytes(largest)));
   return plan;
 }
 
@@ -176,7 +210,6 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
   std::vector<Element> x(elements, 2);
   const Faults faults = flags.common.faults();
   std::int64_t unit = 0;
-  const std::size_t page = page_size();
   LiveTable table(live_output(w, flags.common), {{"size", "B", 12},
                                                  {"count", "elements", 12},
                                                  {"min", "us", 10},
@@ -192,11 +225,13 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
       "reduce on {} rank{} at once: acc += x (int64 add), {} timed after {} warm-up per size; "
       "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median; "
       "copy: the slowest rank's median of acc = x, and size / it; alloc: the slowest rank's "
-      "median of a fresh buffer of that size (malloc, a write per page, free); sent: the "
+      "median of what a fresh work buffer of that size adds to a receive into it and a "
+      "reduction from it; sent: the "
       "slowest rank's median of acc += x right after sending acc to a partner (2+ ranks)",
       w.size, w.size == 1 ? "" : "s", iterations, warmup));
   // Ranks 2i and 2i+1 are partners for the sent-buffer reduction; an odd last rank has none.
   const int partner = (w.rank ^ 1) < w.size ? (w.rank ^ 1) : -1;
+  const std::size_t page = page_size();
   table.header();
   for (const double bytes : whole) {
     maybe_fail(w, faults, unit++);
@@ -206,8 +241,8 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
     quiet_barrier(w);
     const Summary c = time_passes(copy_into, acc, x, count, warmup, iterations);
     quiet_barrier(w);
-    const Summary a = time_fresh_buffers(static_cast<std::size_t>(bytes), page, warmup,
-                                         iterations);
+    const Summary a =
+        time_fresh_buffers(acc, x, count, partner, page, warmup, iterations, w.comm);
     quiet_barrier(w);
     const Summary r = time_sent_reductions(acc, x, count, partner, warmup, iterations, w.comm);
     const double medians[4] = {s.median, c.median, a.median, r.median};
