@@ -218,22 +218,21 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   const std::vector<BusBandwidthFit> busbw =
       fit_bus_bandwidth(set.collectives, options, &warnings);
-  // A local rate's fit (reduction, copy, allocation), its warnings on stderr and in the
-  // report; none without points.
-  const auto fit_local = [&](const std::vector<ReductionPoint>& points,
-                             std::string_view what) -> std::optional<GammaFit> {
-    if (points.empty()) return std::nullopt;
-    GammaFit local = fit_gamma(points, what);
-    for (const std::string& w : gamma_fit_warnings(local)) {
+  // The local rates' fits (reduction, copy, allocation, sent-buffer reduction), their
+  // warnings on stderr and in the report.
+  const LocalRateFits local = fit_local_rates(set);
+  for (const std::optional<GammaFit>* one :
+       {&local.gamma, &local.copy, &local.alloc, &local.sent_reduction}) {
+    if (!one->has_value()) continue;
+    for (const std::string& w : gamma_fit_warnings(**one)) {
       std::cerr << "warning: " << w << "\n";
       warnings.push_back(w);
     }
-    return local;
-  };
-  const std::optional<GammaFit> gamma = fit_local(set.reductions, "reduction");
-  const std::optional<GammaFit> copy = fit_local(set.copies, "copy");
-  const std::optional<GammaFit> alloc = fit_local(set.allocs, "alloc");
-  const std::optional<GammaFit> sent = fit_local(set.sent_reductions, "sent reduction");
+  }
+  const std::optional<GammaFit>& gamma = local.gamma;
+  const std::optional<GammaFit>& copy = local.copy;
+  const std::optional<GammaFit>& alloc = local.alloc;
+  const std::optional<GammaFit>& sent = local.sent_reduction;
   if (!fit && busbw.empty() && !gamma && !copy && !alloc && !sent) {
     const bool unknown_ranks =
         std::any_of(set.collectives.begin(), set.collectives.end(),
@@ -284,13 +283,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
     for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
     fabric = calibrated_topology(*piecewise, loggp ? loggp->gap_s : std::nullopt, nodes,
                                  flags.name);
-    if (gamma) {
-      fabric->gamma_s_per_byte = gamma->first_gamma();
-      fabric->gamma_above = gamma->regimes_above();
-    }
-    if (copy) fabric->copy = copy->copy_cost();
-    if (alloc) fabric->alloc = alloc->copy_cost();
-    if (sent) fabric->sent_reduction = sent->copy_cost();
+    fabric = with_local_rates(*fabric, local);
     if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
     const std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,

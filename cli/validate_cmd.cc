@@ -141,23 +141,13 @@ Report run_validate(const ValidateFlags& flags) {
     fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
     if (const auto w = spread_warning("ping-pong", fit_spreads(*fit))) warnings.push_back(*w);
     fabric_origin = "calibrated from the files' ping-pong times";
-    if (!set.reductions.empty()) {
-      const GammaFit reduction = fit_gamma(set.reductions);
-      fabric.gamma_s_per_byte = reduction.first_gamma();
-      fabric.gamma_above = reduction.regimes_above();
-      fabric_origin += " and reduction times";
-    }
-    if (!set.copies.empty()) {
-      fabric.copy = fit_gamma(set.copies, "copy").copy_cost();
-      fabric_origin += " and copy times";
-    }
-    if (!set.allocs.empty()) {
-      fabric.alloc = fit_gamma(set.allocs, "alloc").copy_cost();
-      fabric_origin += " and allocation times";
-    }
-    if (!set.sent_reductions.empty()) {
-      fabric.sent_reduction = fit_gamma(set.sent_reductions, "sent reduction").copy_cost();
-      fabric_origin += " and sent-buffer reduction times";
+    const LocalRateFits local = fit_local_rates(set);
+    fabric = with_local_rates(fabric, local);
+    for (const auto& [present, what] :
+         {std::pair{local.gamma.has_value(), "reduction"}, std::pair{local.copy.has_value(), "copy"},
+          std::pair{local.alloc.has_value(), "allocation"},
+          std::pair{local.sent_reduction.has_value(), "sent-buffer reduction"}}) {
+      if (present) fabric_origin += fmt::format(" and {} times", what);
     }
     const std::vector<PingPongPoint> exchanges =
         with_flag("--pool", [&] { return exchange_points(set); });

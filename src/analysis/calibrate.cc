@@ -451,6 +451,27 @@ std::vector<std::string> gamma_fit_warnings(const GammaFit& fit) {
   return warnings;
 }
 
+LocalRateFits fit_local_rates(const MeasurementSet& set) {
+  const auto fit = [](const std::vector<ReductionPoint>& points,
+                      std::string_view what) -> std::optional<GammaFit> {
+    if (points.empty()) return std::nullopt;
+    return fit_gamma(points, what);
+  };
+  return {fit(set.reductions, "reduction"), fit(set.copies, "copy"), fit(set.allocs, "alloc"),
+          fit(set.sent_reductions, "sent reduction")};
+}
+
+Topology with_local_rates(Topology fabric, const LocalRateFits& fits) {
+  if (fits.gamma) {
+    fabric.gamma_s_per_byte = fits.gamma->first_gamma();
+    fabric.gamma_above = fits.gamma->regimes_above();
+  }
+  if (fits.copy) fabric.copy = fits.copy->copy_cost();
+  if (fits.alloc) fabric.alloc = fits.alloc->copy_cost();
+  if (fits.sent_reduction) fabric.sent_reduction = fits.sent_reduction->copy_cost();
+  return fabric;
+}
+
 LogGPFit fit_loggp(const HockneyFit& hockney, std::span<const StreamPoint> stream) {
   LogGPFit fit;
   fit.overhead_note =

@@ -1100,6 +1100,38 @@ TEST(FitGamma, TheSentReductionFitAndItsFabricKeys) {
   }), "sent_reduction (line 1): negative time '-1' is not allowed"));
 }
 
+// A set's local rates are fitted where it holds records of them and left out where it holds
+// none; the fabric takes each fitted one at the rate the fit gives, and keeps the others.
+TEST(FitLocalRates, EachRateFromItsOwnRecordsTheOthersKept) {
+  MeasurementSet set;
+  for (double b = 1024; b <= 1024.0 * 1024; b *= 2) {
+    set.reductions.push_back(reduction(b, b * 0.2e-9));
+    set.allocs.push_back(reduction(b, b * 0.05e-9));
+  }
+  const LocalRateFits fits = fit_local_rates(set);
+  ASSERT_TRUE(fits.gamma.has_value());
+  ASSERT_TRUE(fits.alloc.has_value());
+  EXPECT_FALSE(fits.copy.has_value());
+  EXPECT_FALSE(fits.sent_reduction.has_value());
+  EXPECT_EQ(fits.gamma->what, "reduction");
+  EXPECT_EQ(fits.alloc->what, "alloc");
+  EXPECT_NEAR(fits.gamma->first_gamma(), 0.2e-9, 1e-21);
+  EXPECT_NEAR(fits.alloc->first_gamma(), 0.05e-9, 1e-21);
+
+  Topology before = calibrated_topology(fit_piecewise(synthetic([](std::size_t) { return 1.0; })),
+                                        std::nullopt, 2, "calibrated");
+  before.copy.s_per_byte = 0.3e-9;  // no copy records: this stays
+  const Topology after = with_local_rates(before, fits);
+  EXPECT_EQ(after.gamma_s_per_byte, fits.gamma->first_gamma());
+  EXPECT_EQ(after.alloc.s_per_byte, fits.alloc->first_gamma());
+  EXPECT_EQ(after.copy.s_per_byte, 0.3e-9);
+  EXPECT_TRUE(after.sent_reduction.free());
+  // One size is not a rate: the fit refuses it, naming what it fits.
+  MeasurementSet one;
+  one.copies.push_back(reduction(4096, 1e-6));
+  EXPECT_THROW(fit_local_rates(one), InputError);
+}
+
 // A fresh work buffer costs next to nothing while the allocator reuses its heap, and each
 // page's first touch above its mapping threshold (glibc: 32 MiB at most): the fit finds the
 // two rates, calibrate writes them as `alloc` and [[alloc_regimes]], and they read back.

@@ -245,6 +245,20 @@ void split_gamma_regimes(GammaFit& fit);
 // kLongResidualRun sizes beyond kRunResidualFloor); empty for a good fit.
 std::vector<std::string> gamma_fit_warnings(const GammaFit& fit);
 
+// The local rates of a measurement set, each fitted by fit_gamma; empty where the set holds
+// none of its records.
+struct LocalRateFits {
+  std::optional<GammaFit> gamma;           // "reduction" records
+  std::optional<GammaFit> copy;            // "copy"
+  std::optional<GammaFit> alloc;           // "alloc"
+  std::optional<GammaFit> sent_reduction;  // "sent_reduction"
+};
+LocalRateFits fit_local_rates(const MeasurementSet& set);
+
+// The fabric with every fitted local rate of `fits` as its cost (gamma and its regimes, copy,
+// alloc, sent_reduction); the others as they were.
+Topology with_local_rates(Topology fabric, const LocalRateFits& fits);
+
 // ---- Streaming bandwidth and the LogGP gap ----
 
 struct LogGPFit {
