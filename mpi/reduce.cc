@@ -69,31 +69,9 @@ Summary time_passes(LocalPass pass, std::vector<Element>& acc, const std::vector
   return summarize(std::move(times));
 }
 
-// This rank's timed reductions acc += x right after sending acc to `partner` and receiving x
-// from it (the exchange untimed, acc rewritten before each); an empty summary without a
-// partner (the last rank of an odd count).
-Summary time_sent_reductions(std::vector<Element>& acc, std::vector<Element>& x,
-                             std::size_t count, int partner, int warmup, int iterations,
-                             MPI_Comm comm) {
-  if (partner < 0) return {};
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(iterations));
-  constexpr int kSentTag = 7300;
-  const int n = static_cast<int>(count);
-  for (int i = 0; i < warmup + iterations; ++i) {
-    std::fill(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(count), Element{i});
-    MPI_Sendrecv(acc.data(), n, MPI_INT64_T, partner, kSentTag, x.data(), n, MPI_INT64_T,
-                 partner, kSentTag, comm, MPI_STATUS_IGNORE);
-    const double t0 = now_s();
-    add_into(acc.data(), x.data(), count);
-    const double t1 = now_s();
-    if (i >= warmup) times.push_back(t1 - t0);
-  }
-  return summarize(std::move(times));
-}
-
-// Fills `into` with `count` elements as a library's call fills its work buffer: received from
-// `partner` while acc is sent to it (MPI_Sendrecv), or, without a partner, copied from acc.
+// Fills `into` with `count` elements as a step of a call fills the buffer it reduces from:
+// received from `partner` while acc is sent to it (MPI_Sendrecv), or, without a partner,
+// copied from acc.
 void fill_work_buffer(Element* into, const std::vector<Element>& acc, std::size_t count,
                       int partner, MPI_Comm comm) {
   if (partner < 0) {
@@ -104,6 +82,26 @@ void fill_work_buffer(Element* into, const std::vector<Element>& acc, std::size_
   const int n = static_cast<int>(count);
   MPI_Sendrecv(acc.data(), n, MPI_INT64_T, partner, kWorkTag, into, n, MPI_INT64_T, partner,
                kWorkTag, comm, MPI_STATUS_IGNORE);
+}
+
+// This rank's timed reductions acc += x right after sending acc to `partner` and receiving x
+// from it (the exchange untimed, acc rewritten before each); an empty summary without a
+// partner (the last rank of an odd count).
+Summary time_sent_reductions(std::vector<Element>& acc, std::vector<Element>& x,
+                             std::size_t count, int partner, int warmup, int iterations,
+                             MPI_Comm comm) {
+  if (partner < 0) return {};
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(iterations));
+  for (int i = 0; i < warmup + iterations; ++i) {
+    std::fill(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(count), Element{i});
+    fill_work_buffer(x.data(), acc, count, partner, comm);
+    const double t0 = now_s();
+    add_into(acc.data(), x.data(), count);
+    const double t1 = now_s();
+    if (i >= warmup) times.push_back(t1 - t0);
+  }
+  return summarize(std::move(times));
 }
 
 // This rank's timed fresh work buffers of `count` elements, each the sum of two clean parts:
@@ -178,11 +176,11 @@ ReducePlan plan_reduce(const World& w, const ReduceFlags& flags) {
                                  sizeof(Element)));
   }
   const double largest = plan.sizes.back();
-  // The sent-buffer reduction exchanges the whole buffer in one message.
+  // The work buffer and the sent-buffer reduction exchange the whole buffer in one message.
   if (w.size >= 2 && largest / kElement > INT_MAX) {
     throw InputError(fmt::format(
-        "{}: {} is {:.0f} elements of 8 bytes, above MPI's count limit of {} (the sent-buffer "
-        "reduction exchanges the whole buffer)",
+        "{}: {} is {:.0f} elements of 8 bytes, above MPI's count limit of {} (the work buffer "
+        "and the sent-buffer reduction exchange the whole buffer)",
         flags.sizes.sizes.empty() ? "--max-bytes" : "--sizes", format_bytes(largest),
         largest / kElement, INT_MAX));
   }
@@ -226,8 +224,8 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
       "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median; "
       "copy: the slowest rank's median of acc = x, and size / it; alloc: the slowest rank's "
       "median of what a fresh work buffer of that size adds to a receive into it and a "
-      "reduction from it; sent: the "
-      "slowest rank's median of acc += x right after sending acc to a partner (2+ ranks)",
+      "reduction from it; sent: the slowest rank's median of acc += x right after sending acc "
+      "to a partner (2+ ranks)",
       w.size, w.size == 1 ? "" : "s", iterations, warmup));
   // Ranks 2i and 2i+1 are partners for the sent-buffer reduction; an odd last rank has none.
   const int partner = (w.rank ^ 1) < w.size ? (w.rank ^ 1) : -1;

@@ -36,8 +36,9 @@
 //   "reduction"   bytes, ranks (reducing at once), iterations, time_min_s, time_median_s,
 //                 time_max_s (rank 0's local acc += x of `bytes`), slowest_rank_median_s
 //   "copy"        the same fields, for a local copy (dest = x) of `bytes`
-//   "alloc"       the same fields, for a fresh temporary buffer of `bytes` (malloc, a write
-//                 to each page, free)
+//   "alloc"       the same fields, for a fresh work buffer of `bytes`: malloc, a write to
+//                 each page and free, plus what the first read of a fresh buffer filled by a
+//                 receive costs over a resident one's
 //   "sent_reduction"  the same fields, for acc += x where acc is the buffer the rank has just
 //                 sent to its partner and x what it received (recursive doubling's step)
 #ifndef SCALEWALL_MEASUREMENT_H_
@@ -217,9 +218,10 @@ struct MeasurementSet {
   // scalewall-mpi reduce's "copy" records: the time to copy `bytes` (dest = x), every rank at
   // once; the local copy of its input an out-of-place call makes (CostOptions::copy).
   std::vector<ReductionPoint> copies;
-  // scalewall-mpi reduce's "alloc" records: the time of a fresh temporary buffer of `bytes`
-  // (malloc, the first touch of each page, free), every rank at once; what a library pays for
-  // the work buffers it allocates inside a call (CostOptions::alloc).
+  // scalewall-mpi reduce's "alloc" records: the time of a fresh work buffer of `bytes` (malloc,
+  // the first touch of each page, free, plus the first read's extra cost after a receive
+  // filled it), every rank at once; what a library pays for the work buffers it allocates
+  // inside a call (CostOptions::alloc).
   std::vector<ReductionPoint> allocs;
   // scalewall-mpi reduce's "sent_reduction" records: the time of acc += x right after acc was
   // sent to a partner and x received from it, every rank at once; what a recursive-doubling

@@ -279,7 +279,8 @@ struct CostOptions {
                                   // (link.h; local_copy_bytes); free by default
   CopyCost alloc;                 // a work buffer a library allocates inside a call, seconds
                                   // per byte by the buffer's size (malloc, the first touch of
-                                  // each page, free; with_work_buffers); free by default
+                                  // each page, free, and a slower first read after a receive
+                                  // fills it; with_work_buffers); free by default
   CopyCost sent_reduction;        // the reduction of a step that adds into the very buffer it
                                   // has just sent (recursive doubling's whole vector), seconds
                                   // per byte by the bytes reduced. On shared memory the partner
