@@ -42,33 +42,14 @@ RunLine run_line(const std::vector<FitPoint>& points, std::size_t first, std::si
     w.push_back(1.0 / (points[i].measured_s * points[i].measured_s));
   }
   RunLine run;
-  const bool relative = weighting == Weighting::kRelative;
-  run.line = fit_line(x, y, relative ? std::span<const double>(w) : std::span<const double>());
+  const std::span<const double> weights =
+      weighting == Weighting::kRelative ? std::span<const double>(w) : std::span<const double>();
+  run.line = fit_line(x, y, weights);
   if (!(run.line.intercept >= kLeastRegimeAlpha)) {
     // The least squares with alpha held at its floor: where the times of a run grow faster
     // than its sizes (the rate falls as the buffers leave a cache), the unconstrained line
     // crosses zero, and the constrained optimum lies on the bound.
-    const auto weight = [&](std::size_t i) { return relative ? w[i] : 1.0; };
-    double num = 0;
-    double den = 0;
-    double sum_w = 0;
-    double mean_y = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      num += weight(i) * x[i] * (y[i] - kLeastRegimeAlpha);
-      den += weight(i) * x[i] * x[i];
-      sum_w += weight(i);
-      mean_y += weight(i) * y[i];
-    }
-    mean_y /= sum_w;
-    const double slope = den > 0 ? num / den : 0.0;
-    double ss_res = 0;
-    double ss_tot = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const double r = y[i] - kLeastRegimeAlpha - slope * x[i];
-      ss_res += weight(i) * r * r;
-      ss_tot += weight(i) * (y[i] - mean_y) * (y[i] - mean_y);
-    }
-    run.line = {kLeastRegimeAlpha, slope, ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0};
+    run.line = fit_slope(x, y, kLeastRegimeAlpha, weights);
   }
   if (!(run.line.slope > 0) || !std::isfinite(run.line.slope)) return {};
   run.rss = 0;

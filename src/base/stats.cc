@@ -75,6 +75,32 @@ std::optional<std::vector<double>> least_squares(const DesignRows& a, std::span<
   return x;
 }
 
+namespace {
+
+// 1 - SS_res / SS_tot of `line` over the points, weighted (w empty: every weight 1); 1 when
+// every y is equal.
+double weighted_r_squared(std::span<const double> x, std::span<const double> y,
+                          std::span<const double> w, double intercept, double slope) {
+  const auto weight = [&](std::size_t i) { return w.empty() ? 1.0 : w[i]; };
+  double sum_w = 0;
+  double mean_y = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sum_w += weight(i);
+    mean_y += weight(i) * y[i];
+  }
+  mean_y /= sum_w;
+  double ss_res = 0;
+  double ss_tot = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = y[i] - (intercept + slope * x[i]);
+    ss_res += weight(i) * r * r;
+    ss_tot += weight(i) * (y[i] - mean_y) * (y[i] - mean_y);
+  }
+  return ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+}
+
+}  // namespace
+
 Line fit_line(std::span<const double> x, std::span<const double> y, std::span<const double> w) {
   SCALEWALL_CHECK(x.size() == y.size() && x.size() >= 2);
   SCALEWALL_CHECK(w.empty() || w.size() == x.size());
@@ -91,11 +117,9 @@ Line fit_line(std::span<const double> x, std::span<const double> y, std::span<co
   mean_y /= sum_w;
   DesignRows centred_x;
   std::vector<double> centred_y;
-  double syy = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     centred_x.push_back({x[i] - mean_x});
     centred_y.push_back(y[i] - mean_y);
-    syy += weight(i) * centred_y.back() * centred_y.back();
   }
   const std::size_t slope_column[] = {0};
   const auto slope = least_squares(centred_x, centred_y, slope_column, w);
@@ -103,12 +127,25 @@ Line fit_line(std::span<const double> x, std::span<const double> y, std::span<co
   Line line;
   line.slope = slope->front();
   line.intercept = mean_y - line.slope * mean_x;
-  double ss_res = 0;
+  line.r_squared = weighted_r_squared(x, y, w, line.intercept, line.slope);
+  return line;
+}
+
+Line fit_slope(std::span<const double> x, std::span<const double> y, double intercept,
+               std::span<const double> w) {
+  SCALEWALL_CHECK(x.size() == y.size() && !x.empty());
+  SCALEWALL_CHECK(w.empty() || w.size() == x.size());
+  const auto weight = [&](std::size_t i) { return w.empty() ? 1.0 : w[i]; };
+  double num = 0;
+  double den = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const double r = y[i] - (line.intercept + line.slope * x[i]);
-    ss_res += weight(i) * r * r;
+    num += weight(i) * x[i] * (y[i] - intercept);
+    den += weight(i) * x[i] * x[i];
   }
-  line.r_squared = syy > 0 ? 1.0 - ss_res / syy : 1.0;
+  Line line;
+  line.intercept = intercept;
+  line.slope = den > 0 ? num / den : 0.0;
+  line.r_squared = weighted_r_squared(x, y, w, intercept, line.slope);
   return line;
 }
 

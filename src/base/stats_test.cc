@@ -113,6 +113,25 @@ TEST(StatsFitLine, WeightsPullTheLineTowardHeavyPoints) {
   EXPECT_EQ(fit_line(x, flat).r_squared, 1.0);
 }
 
+TEST(StatsFitSlope, TheSlopeWithTheInterceptHeldInClosedForm) {
+  // (1, 1), (2, 3), intercept held at 0: slope = (1 + 6) / (1 + 4) = 7/5; residuals -0.4 and
+  // 0.2, SS_res = 0.2; mean y 2, SS_tot = 2; R^2 = 0.9.
+  const std::vector<double> x = {1.0, 2.0};
+  const std::vector<double> y = {1.0, 3.0};
+  const Line line = fit_slope(x, y, 0.0);
+  EXPECT_EQ(line.intercept, 0.0);
+  EXPECT_DOUBLE_EQ(line.slope, 1.4);
+  EXPECT_DOUBLE_EQ(line.r_squared, 0.9);
+  // Weights 1 and 3: slope = (1 + 3 * 6) / (1 + 3 * 4) = 19/13.
+  const std::vector<double> w = {1.0, 3.0};
+  EXPECT_DOUBLE_EQ(fit_slope(x, y, 0.0, w).slope, 19.0 / 13.0);
+  // On an exact line the held intercept gives the line back, R^2 1.
+  const std::vector<double> exact = {0.5 + 2.0, 0.5 + 4.0};
+  const Line back = fit_slope(x, exact, 0.5);
+  EXPECT_DOUBLE_EQ(back.slope, 2.0);
+  EXPECT_DOUBLE_EQ(back.r_squared, 1.0);
+}
+
 TEST(StatsNonNegative, DropsAColumnThatWouldGoNegative) {
   // y = 1 - x: unconstrained the x column's coefficient is -1; non-negative, the best fit is
   // the constant alone at the mean, 0.5, with RSS 2 * 0.25.

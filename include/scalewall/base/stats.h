@@ -46,6 +46,12 @@ struct Line {
 // positive weights (one per point when given).
 Line fit_line(std::span<const double> x, std::span<const double> y,
               std::span<const double> w = {});
+// y = intercept + slope x with the intercept held: the slope by weighted least squares,
+// sum(w x (y - intercept)) / sum(w x^2) (0 when every x is 0), and r_squared as fit_line's.
+// REQUIRES: x and y of one length, at least 1 point, positive weights (one per point when
+// given).
+Line fit_slope(std::span<const double> x, std::span<const double> y, double intercept,
+               std::span<const double> w = {});
 
 // Non-negative least squares over few columns, exactly: every subset of the optional columns
 // (those from `required` on) together with all the required ones (0 .. required-1) is solved by
