@@ -98,6 +98,8 @@ Report nccl_collective(Op op, double bytes, const Topology& topology) {
                {"latency_s", "latency", Unit::kSeconds},
                {"bandwidth_Bps", "algorithm bandwidth", Unit::kRate},
                {"bandwidth_s", "bandwidth", Unit::kSeconds},
+               {"nccl_estimate_s", "NCCL's time", Unit::kSeconds},
+               {"fill_s", "fill", Unit::kSeconds},
                {"total_s", "total", Unit::kSeconds},
                {"busbw_Bps", "busbw", Unit::kRate}},
               {},
@@ -106,7 +108,8 @@ Report nccl_collective(Op op, double bytes, const Topology& topology) {
     const NcclCost& c = all[i];
     table.add_row({std::string(nccl_algorithm_name(c.algorithm)),
                    std::string(nccl_protocol_name(c.protocol)), std::int64_t{c.channels},
-                   c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.total_s,
+                   c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.nccl_estimate_s, c.fill_s,
+                   c.total_s,
                    c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
                   i == 0 ? "<-- NCCL's pick" : "");
   }
@@ -126,7 +129,9 @@ Report nccl_collective(Op op, double bytes, const Topology& topology) {
   report.notes.push_back(
       "NCCL's own tuning model (NCCL 2.30.7, src/graph/tuning.cc): latency + bytes / "
       "bandwidth per algorithm and protocol, the least wins; channels from its topology "
-      "search reduced to the fabric's figures (docs/models.md). --selector mpi prices the MPI "
+      "search reduced to the fabric's figures (docs/models.md). The predicted time adds what "
+      "NCCL's figure leaves out: the pipeline fill of an NVLS or NVLSTree all-reduce, two "
+      "rounds of its chunks (src/enqueue.cc's chunk sizes). --selector mpi prices the MPI "
       "algorithms instead.");
   if (topology.nominal) {
     report.notes.push_back("The fabric's link figures are nominal (datasheet values), not measured.");

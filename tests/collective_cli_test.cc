@@ -375,7 +375,12 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   EXPECT_EQ(rows[0]["algorithm"], "NVLSTree");
   EXPECT_EQ(rows[0]["channels"], 8);
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    EXPECT_GE(rows[i]["total_s"].get<double>(), rows[i - 1]["total_s"].get<double>());
+    EXPECT_GE(rows[i]["nccl_estimate_s"].get<double>(),
+              rows[i - 1]["nccl_estimate_s"].get<double>());
+  }
+  for (const auto& r : rows) {
+    EXPECT_NEAR(r["total_s"].get<double>(),
+                r["nccl_estimate_s"].get<double>() + r["fill_s"].get<double>(), 1e-12);
   }
   // 8 bytes on one DGX A100: Ring/LL, 15 us (NCCL's 6.6 us base + 14 NVLink hops of 0.6 us).
   const auto small =
@@ -387,7 +392,8 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
       {"collective", "--fabric", "dgx-a100", "--bytes", "1GiB", "--format", "csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines_of(csv.out).at(0),
-            "algorithm,protocol,channels,latency_s,bandwidth_Bps,bandwidth_s,total_s,busbw_Bps");
+            "algorithm,protocol,channels,latency_s,bandwidth_Bps,bandwidth_s,nccl_estimate_s,"
+            "fill_s,total_s,busbw_Bps");
   EXPECT_EQ(lines_of(csv.out).at(1).rfind("Ring,Simple,12,", 0), 0u) << csv.out;
   const CliResult table =
       run_scalewall({"collective", "--fabric", "dgx-a100", "--bytes", "1GiB"});

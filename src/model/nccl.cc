@@ -101,6 +101,23 @@ constexpr double kSpeedsIntraSm100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
 constexpr double kSpeedsInterSm100[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
                                         30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
                                         6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+// The NVLS kernels' chunking (NCCL 2.30.7). transport/nvls.cc: NCCL_NVLS_CHUNKSIZE's default
+// (128 KiB) and the NVLS channels (CTAs): NVLS_NCHANNELS_SM90 16, NVLS_NCHANNELS_SM100 32 across
+// nodes, NVLS_NCHANNELS_SM100_NVL 24 on one node; NVLSTree's maximum chunk is 64 KiB from four
+// nodes, else the NVLS chunk (NCCL_NVLSTREE_MAX_CHUNKSIZE's fallback).
+constexpr double kNvlsChunk = 128.0 * 1024;
+constexpr int kNvlsCtasSm90 = 16;
+constexpr int kNvlsCtasSm100 = 32;
+constexpr int kNvlsCtasSm100OneNode = 24;
+constexpr std::int64_t kNvlsTreeSmallChunkNodes = 4;
+// enqueue.cc calcCollChunking: NVLS across nodes whose all-reduce bandwidth is under 150 GB/s
+// takes 32 KiB chunks.
+constexpr double kNvlsSlowBw = 150.0;
+// device/all_reduce.h: a chunk of an NVLS or NVLSTree all-reduce passes three warp groups in
+// turn (scatter into the switch buffers; reduce and multicast through the switch, NVLSTree's
+// network hop between the two; gather out of them).
+constexpr double kNvlsStages = 3;
+
 // ncclTopoCompute keeps lowering the speed while the next one is above 0.49 of the best found.
 constexpr double kSpeedDropLimit = 0.49;
 // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2, MAXCHANNELS = 64 (device.h).
@@ -504,6 +521,79 @@ int run_channels(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   return nc;
 }
 
+// The NVLS channels (CTAs) and the chunk of an NVLS or NVLSTree call: transport/nvls.cc
+// ncclNvlsTuning (with ncclNvlsTreeSm100Tuning for Blackwell across nodes, the GPU-NIC path
+// taken as a PCIe switch, as on DGX and HGX boards) and enqueue.cc calcCollChunking.
+struct NvlsChunking {
+  double ctas = 0;
+  double chunk = 0;  // bytes
+};
+
+NvlsChunking nvls_chunking(const Context& c, NcclAlgorithm a, double bytes) {
+  NvlsChunking k;
+  const bool blackwell = arch_index(c.f.generation) >= 3;
+  const bool nodes = c.f.nodes > 1;
+  k.ctas = blackwell ? (nodes ? kNvlsCtasSm100 : kNvlsCtasSm100OneNode) : kNvlsCtasSm90;
+  double chunk = kNvlsChunk;
+  double tree_max = 0;
+  if (blackwell && nodes) {
+    const double nic = gpu_bandwidths(c.f).nic;
+    const double ppn = c.ppn;
+    if (c.f.nodes == 2 && nic >= 48) {
+      k.ctas = kNvlsCtasSm100;
+      tree_max = kNvlsChunk;
+      if (ppn <= 4) {
+        chunk = tree_max = 2 * kNvlsChunk;
+      } else if (ppn >= 16 || (ppn <= 8 && nic < 96)) {
+        tree_max = kNvlsChunk / 2;
+      }
+    } else if (nic >= 96) {
+      k.ctas = ppn <= 8 ? kNvlsCtasSm100OneNode : kNvlsCtasSm100;
+      if (ppn <= 8) chunk = tree_max = 2 * kNvlsChunk;
+      else tree_max = ppn < 32 ? kNvlsChunk : kNvlsChunk / 2;
+    } else if (nic >= 48) {
+      k.ctas = kNvlsCtasSm100OneNode;
+      tree_max = kNvlsChunk / 2;
+    }
+  }
+  if (tree_max == 0) tree_max = c.f.nodes >= kNvlsTreeSmallChunkNodes ? kNvlsChunk / 2 : chunk;
+  if (a == NcclAlgorithm::kNvls && nodes) {
+    k.ctas = std::min(k.ctas, static_cast<double>(c.ring.channels));
+  }
+  const double ops = k.ctas * c.nvls.channels;  // channels x heads run at once
+  if (a == NcclAlgorithm::kNvls) {
+    if (nodes && algorithm_bandwidth(c, a, NcclProtocol::kSimple) < kNvlsSlowBw) {
+      chunk = std::min(chunk, 32768.0);
+    }
+    if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+    if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  } else {
+    chunk = std::min(chunk, tree_max);
+    if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
+    if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+    if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+  }
+  k.chunk = chunk;
+  return k;
+}
+
+// The pipeline fill of an NVLS or NVLSTree all-reduce (s): NCCL's time is the pipeline's
+// steady state; the first round of chunks (one per channel and head) passes the kernel's
+// stages one after another before the last stage has work, and the same at the end. So the
+// call pays (stages - 1) rounds of channels x heads x chunk at the call's bandwidth, or
+// (stages - 1) times the whole buffer when it fills less than one round. Zero elsewhere: the
+// ring and the tree keep every link busy from their first step (their step latency is in
+// NCCL's figure).
+double pipeline_fill_s(const Context& c, NcclAlgorithm a, double bytes, double bw_GBps) {
+  if (c.op != Op::kAllreduce || bw_GBps <= 0) return 0;
+  if (a != NcclAlgorithm::kNvls && a != NcclAlgorithm::kNvlsTree) return 0;
+  const NvlsChunking k = nvls_chunking(c, a, bytes);
+  const double round = k.ctas * c.nvls.channels * k.chunk;
+  return (kNvlsStages - 1) * std::min(bytes, round) / (bw_GBps * 1e9);
+}
+
 NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
   NcclCost out;
   out.op = c.op;
@@ -527,7 +617,9 @@ NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   out.latency_s = lat * 1e-6;
   out.bandwidth_Bps = bw * 1e9;
   out.bandwidth_s = bytes / out.bandwidth_Bps;
-  out.total_s = out.latency_s + out.bandwidth_s;
+  out.nccl_estimate_s = out.latency_s + out.bandwidth_s;
+  out.fill_s = pipeline_fill_s(c, a, bytes, bw);
+  out.total_s = out.nccl_estimate_s + out.fill_s;
   if (bytes > 0 && out.total_s > 0) out.busbw_Bps = bytes / out.total_s * busbw_factor(c.op, c.n);
   return out;
 }
@@ -582,7 +674,9 @@ std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric) 
     }
   }
   std::stable_sort(out.begin(), out.end(),
-                   [](const NcclCost& x, const NcclCost& y) { return x.total_s < y.total_s; });
+                   [](const NcclCost& x, const NcclCost& y) {
+                     return x.nccl_estimate_s < y.nccl_estimate_s;
+                   });
   return out;
 }
 

@@ -164,7 +164,8 @@ TEST(NcclCosts, H100TwoNodesPicksNvlsTree) {
   EXPECT_NEAR(t.latency_s, (25 + 2 * 20.9) * 1e-6, 1e-12);
   EXPECT_EQ(all.front().algorithm, NcclAlgorithm::kNvlsTree);
   ASSERT_TRUE(all.front().busbw_Bps.has_value());
-  const double total = 66.8e-6 + m / (461.6e9 * 16 / 30);
+  const double bw = 461.6e9 * 16 / 30;
+  const double total = 66.8e-6 + m / bw + 2 * 16 * 1048576.0 / bw;  // with the fill
   EXPECT_NEAR(*all.front().busbw_Bps, m / total * 30 / 16, 1e3);
 }
 
@@ -176,6 +177,62 @@ TEST(NcclCosts, RingAcrossNodesPaysNetworkHopsAndThePlateau) {
                           NcclProtocol::kSimple);
   EXPECT_NEAR(c.latency_s, (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4 * 1e-6, 1e-12);
   EXPECT_NEAR(c.bandwidth_Bps, 8 * 24e9 * 16 / 30, 1e-2);
+}
+
+// The NVLS pipeline fill: (3 - 1) rounds of channels (16 CTAs on Hopper) x heads (8) x chunk at
+// the call's bandwidth, the chunk from calcCollChunking's rules. One H100 node at 16 MiB:
+// 128 KiB -> 64 KiB (under 64 x 128 x 128 KiB) -> 32 KiB (under 8 x 128 x 64 KiB); a round is
+// 128 x 32 KiB = 4 MiB. At 1 MiB (16 KiB chunks, a 2 MiB round) the buffer fills less than one
+// round: twice the buffer. From 1 GiB the chunk stays 128 KiB (16 MiB rounds).
+TEST(NcclCosts, NvlsPaysItsPipelineFillTheRingDoesNot) {
+  const double bw = 476e9 * 8 / 14;
+  const auto nvls_at = [](double m) {
+    return find(nccl_costs(Op::kAllreduce, m, h100(1)), NcclAlgorithm::kNvls,
+                NcclProtocol::kSimple);
+  };
+  const NcclCost mid = nvls_at(16 * 1048576.0);
+  EXPECT_NEAR(mid.fill_s, 2 * 4 * 1048576.0 / bw, 1e-12);
+  EXPECT_NEAR(mid.total_s, mid.latency_s + mid.bandwidth_s + mid.fill_s, 1e-15);
+  EXPECT_NEAR(mid.nccl_estimate_s, mid.latency_s + mid.bandwidth_s, 1e-15);
+  EXPECT_NEAR(nvls_at(1048576.0).fill_s, 2 * 1048576.0 / bw, 1e-12);
+  EXPECT_NEAR(nvls_at(4 * 1073741824.0).fill_s, 2 * 16 * 1048576.0 / bw, 1e-12);
+  EXPECT_NEAR(nvls_at(512 * 1048576.0).fill_s, 2 * 8 * 1048576.0 / bw, 1e-12);  // 64 KiB
+  // The fill never falls as the buffer grows.
+  double last = 0;
+  for (double m = 1024; m <= 1e11; m *= 1.5) {
+    const double f = nvls_at(m).fill_s;
+    EXPECT_GE(f, last) << m;
+    last = f;
+  }
+  for (const NcclCost& c : nccl_costs(Op::kAllreduce, 16 * 1048576.0, h100(1))) {
+    if (c.algorithm != NcclAlgorithm::kNvls) {
+      EXPECT_EQ(c.fill_s, 0.0);
+    }
+  }
+  // NVLSTree on two nodes at 1 GiB: 128 KiB chunks (the tree's maximum below four nodes).
+  const NcclCost tree = find(nccl_costs(Op::kAllreduce, 1073741824.0, h100(2)),
+                             NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple);
+  EXPECT_NEAR(tree.fill_s, 2 * 16 * 1048576.0 / (461.6e9 * 16 / 30), 1e-11);
+  // Only the all-reduce: the NVLS all-gather's kernels are another pipeline.
+  EXPECT_EQ(find(nccl_costs(Op::kAllgather, 1 << 30, h100(1)), NcclAlgorithm::kNvls,
+                 NcclProtocol::kSimple)
+                .fill_s,
+            0.0);
+}
+
+// NCCL picks by its own estimate; the fill only prices the pick. At 2 MiB on one H100 node
+// NVLS's estimate (25 + 7.7 us) beats Ring LL's 41 us, so NVLS is the pick, although with its
+// 15.4 us of fill it takes longer than the ring would.
+TEST(NcclCosts, ThePickIsNcclsOwnTheFillComesAfter) {
+  const std::vector<NcclCost> all = nccl_costs(Op::kAllreduce, 2 * 1048576.0, h100(1));
+  ASSERT_GE(all.size(), 2u);
+  EXPECT_EQ(all.front().algorithm, NcclAlgorithm::kNvls);
+  const NcclCost& ll = find(all, NcclAlgorithm::kRing, NcclProtocol::kLL);
+  EXPECT_LT(all.front().nccl_estimate_s, ll.nccl_estimate_s);
+  EXPECT_GT(all.front().total_s, ll.total_s);
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    EXPECT_GE(all[i].nccl_estimate_s, all[i - 1].nccl_estimate_s);
+  }
 }
 
 TEST(NcclCosts, OtherOpsUseTheirOwnAlgorithms) {

@@ -97,7 +97,9 @@ struct NcclCost {
   double latency_s = 0;        // NCCL's latency term (with the plateau factor where it applies)
   double bandwidth_Bps = 0;    // NCCL's algorithm bandwidth (tree correction included)
   double bandwidth_s = 0;      // bytes / bandwidth_Bps
-  double total_s = 0;          // latency_s + bandwidth_s
+  double nccl_estimate_s = 0;  // latency_s + bandwidth_s: NCCL's own time, which picks
+  double fill_s = 0;           // pipeline fill of the NVLS kernels (all-reduce; 0 elsewhere)
+  double total_s = 0;          // the predicted time: nccl_estimate_s + fill_s
   std::optional<double> busbw_Bps;  // nccl-tests' busbw of total_s; empty when m = 0 or N = 1
 };
 
@@ -111,8 +113,8 @@ bool nccl_chooses(Op op);
 bool nccl_is_default(Op op, const Topology& topology);
 
 // Every (algorithm, protocol) NCCL would consider for this call on `fabric`, with its cost,
-// cheapest first (ties keep NCCL's order: algorithm, then protocol, the order its loop visits
-// them, where the first of equal times wins). Empty for N = 1 (NCCL returns before tuning).
+// cheapest first by NCCL's own estimate (ties keep NCCL's order: algorithm, then protocol, the
+// order its loop visits them, where the first of equal times wins). Empty for N = 1 (NCCL returns before tuning).
 // REQUIRES (throws InputError naming the value): nccl_chooses(op); bytes finite and >= 0;
 // nodes, gpus_per_node, nics_per_node >= 1; bandwidths finite and > 0.
 std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric);
