@@ -138,8 +138,9 @@ Report nccl_select(Op op, const std::vector<std::int64_t>& ranks, const std::vec
   report.add_field("selector", "selector", Unit::kText, std::string("nccl"));
   report.notes.push_back(
       "NCCL's own tuning model (NCCL 2.30.7): per call the (algorithm, protocol) of least "
-      "latency + bytes / bandwidth; docs/models.md has its constants. --selector mpi maps the "
-      "MPI algorithms instead.");
+      "latency + bytes / bandwidth; docs/models.md has its constants. The total adds the "
+      "pipeline fill of an NVLS or NVLSTree all-reduce, which NCCL's figure leaves out. "
+      "--selector mpi maps the MPI algorithms instead.");
   return report;
 }
 
