@@ -79,6 +79,7 @@ struct NcclLog {
   std::int64_t program_line = 0;
   std::int64_t first_line = 0;
   std::int64_t iterations = 0;
+  std::int64_t gpus_per_thread = 0;        // the '# nThread' line's nGpus (nccl-tests -g)
   std::set<std::int64_t> rank_ids;
   std::set<std::string> hosts;             // from the '#  Rank ... on HOST' lines
   std::map<std::string, std::int64_t> ranks_on_host;
@@ -120,6 +121,9 @@ void read_nccl_comment(std::string_view text, const Line& line, const std::strin
       if (words[i] == "iters:" && (i == 0 || words[i - 1] != "agg") &&
           (i == 0 || words[i - 1] != "warmup")) {
         if (all_digits(words[i + 1])) log.iterations = read_whole(words[i + 1], place, "iters");
+      }
+      if (words[i] == "nGpus" && all_digits(words[i + 1])) {
+        log.gpus_per_thread = read_whole(words[i + 1], place, "nGpus");
       }
     }
   } else if (body.starts_with("Rank")) {
@@ -465,6 +469,14 @@ void add_nccl_run(const std::string& path, const NcclLog& log, std::size_t runs,
   const std::int64_t ranks = nccl_ranks(where, log, *op, factor, set);
   set.series[index].ranks = ranks;
   nccl_layout(log, launchers, set.series[index]);
+  if (log.gpus_per_thread > 1) {
+    set.warnings.push_back(fmt::format(
+        "{}: nGpus {}: each thread of the run drives {} GPUs, launching their kernels in turn, "
+        "a cost no NCCL table holds (on one DGX A100 with nGpus 8 the model is up to 2x "
+        "optimistic at 1-16 MiB, docs/models.md); one GPU per process (mpirun -np G ... -g 1) "
+        "measures what the model prices",
+        where, log.gpus_per_thread, log.gpus_per_thread));
+  }
   for (const NcclRow& r : log.rows) {
     const double a = r.time_a_s;
     const double b = r.time_b_s.value_or(a);

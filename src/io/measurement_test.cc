@@ -227,7 +227,10 @@ TEST(MeasurementFile, NcclTestsAllReducePerf) {
   const MeasurementSet set = read(data("nccl_all_reduce_perf.txt"));
   ASSERT_EQ(set.collectives.size(), 13u);
   EXPECT_TRUE(set.pingpong.empty());
-  EXPECT_TRUE(set.warnings.empty()) << set.warnings.front();
+  // Its one warning: nGpus 8, eight GPUs driven by one thread (-g 8).
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "nGpus 8: each thread of the run drives 8 GPUs"))
+      << set.warnings[0];
   EXPECT_TRUE(contains(set.sources[0], "nccl-tests all_reduce_perf")) << set.sources[0];
   const CollectivePoint& first = set.collectives.front();
   EXPECT_EQ(first.op, Op::kAllreduce);
@@ -421,7 +424,7 @@ TEST(MeasurementFile, NcclWithoutProgramOrRankLinesInfersBoth) {
   ASSERT_EQ(set.collectives.size(), 13u);
   EXPECT_EQ(set.collectives[0].op, Op::kAllreduce);  // redop sum, root -1, busbw/algbw 1.75
   EXPECT_EQ(set.collectives[0].ranks, 8);         // 2(N-1)/N = 1.75
-  ASSERT_EQ(set.warnings.size(), 1u);
+  ASSERT_EQ(set.warnings.size(), 2u);  // and the nGpus 8 one
   EXPECT_TRUE(contains(set.warnings[0], "8 ranks inferred")) << set.warnings[0];
 }
 
@@ -957,6 +960,10 @@ TEST(MeasurementFormats, OldNcclAlltoallWithABlankRedop) {
   EXPECT_DOUBLE_EQ(set.collectives[1].time_median_s, 30.0 * kUs);
   EXPECT_TRUE(contains(set.sources.at(0), "alltoall_perf, op read from its columns"))
       << set.sources.at(0);
+  // nGpus 4: one thread drives the four GPUs, which the model does not price.
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "a2a.log: nGpus 4: each thread of the run drives 4 GPUs"))
+      << set.warnings[0];
 }
 
 // srun -l prefixes every line with its task: "0: ".
