@@ -101,7 +101,8 @@ constexpr std::array kRows = {
               "# One pair of GPUs shares a single link (64 GB/s each way); the intra bandwidth is\n"
               "# what a collective spread over all seven links (RCCL's several rings) can use.\n"
               "# Scale-out: one 400 Gb/s NIC per GPU. RCCL keeps NCCL's tuning model; it is\n"
-              "# priced with NCCL's Hopper tables (gpu = \"cdna3\").",
+              "# priced with NCCL's Hopper tables (gpu = \"cdna3\"), each xGMI link counted at\n"
+              "# RCCL's 48 GB/s (src/graph/topo.h, GFX94X_XGMI_WIDTH).",
               8, 8, "3us", "448GB/s", "chosen: RCCL over xGMI", "3.5us", "400Gb/s",
               "chosen: RDMA over a 400G NIC", "cdna3", false},
     efa_node("aws-p4d",

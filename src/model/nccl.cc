@@ -132,14 +132,16 @@ constexpr int kDupMaxChannelsKept = 4;
 
 // topo.h: NVLink bandwidth per link as NCCL counts it (SM70/SM80 20, SM90 20.6, SM100 40.1
 // GB/s), against the raw per-direction rate of one link of that generation (NVLink 2, 3, 4:
-// 25 GB/s; NVLink 5: 50 GB/s) that datasheet totals add up. xGMI (CDNA3) is taken as given.
+// 25 GB/s; NVLink 5: 50 GB/s) that datasheet totals add up. xGMI on CDNA3 (MI300X) as RCCL
+// counts it (ROCm/rccl src/graph/topo.h, GFX94X_XGMI_WIDTH: 48 GB/s per link) against the
+// link's 64 GB/s each way.
 double nvlink_counted_fraction(GpuGeneration g) {
   switch (g) {
     case GpuGeneration::kVolta: return 20.0 / 25.0;
     case GpuGeneration::kAmpere: return 20.0 / 25.0;
     case GpuGeneration::kHopper: return 20.6 / 25.0;
     case GpuGeneration::kBlackwell: return 40.1 / 50.0;
-    case GpuGeneration::kCdna3: return 1.0;
+    case GpuGeneration::kCdna3: return 48.0 / 64.0;
   }
   SCALEWALL_CHECK(false);
   return {};

@@ -235,6 +235,21 @@ TEST(NcclCosts, ThePickIsNcclsOwnTheFillComesAfter) {
   }
 }
 
+// MI300X: RCCL counts an xGMI link at 48 GB/s (GFX94X_XGMI_WIDTH), 3/4 of its 64 GB/s each way,
+// so seven links count 336 GB/s: the ring graph takes 14 channels of 24 GB/s (the first speed
+// of the Hopper array whose channels fill it: 5 x 60, 6 x 50, 8 x 40, 11 x 30, 14 x 24).
+TEST(NcclCosts, Mi300xCountsItsXgmiAsRcclDoes) {
+  NcclFabric f;
+  f.generation = GpuGeneration::kCdna3;
+  f.nvlink_Bps = 7 * 64e9;
+  const NcclGraph g = nccl_ring_graph(f);
+  EXPECT_EQ(g.channels, 14);
+  EXPECT_NEAR(g.intra_Bps, 24e9, 1e-3);
+  const NcclCost c = find(nccl_costs(Op::kAllreduce, 1 << 30, f), NcclAlgorithm::kRing,
+                          NcclProtocol::kSimple);
+  EXPECT_NEAR(c.bandwidth_Bps, 336e9 * 8 / 14, 1e-2);
+}
+
 TEST(NcclCosts, OtherOpsUseTheirOwnAlgorithms) {
   const std::vector<NcclCost> bc = nccl_costs(Op::kBroadcast, 1 << 20, h100(2));
   for (const NcclCost& c : bc) EXPECT_EQ(c.algorithm, NcclAlgorithm::kRing);
