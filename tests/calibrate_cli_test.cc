@@ -390,6 +390,24 @@ TEST(ValidateCli, AGpuFabricPricesTheLibraryCallByNcclsPick) {
   EXPECT_TRUE(contains(bad.err, "--selector: 'x' is not auto, nccl, mpi, ompi or mpich")) << bad.err;
 }
 
+// One AWS p5 node (8 H100, NVSwitch with NVLink SHARP), 8 B - 16 GiB: validate prices each
+// size as NCCL picks it, the NVLS pipeline fill included (docs/models.md); median 5.0%, worst
+// 16.7% of the time over the 32 sizes.
+TEST(ValidateCli, TheP5LogFromThePresetWithTheNvlsFill) {
+  const std::string log = source_path(
+      "tests/data/real-logs/"
+      "nccl_allreduce_tagoutput_noheader_awsbatch_aws-samples_awsome-distributed-training.txt");
+  const auto j = run_json({"validate", log, "--fabric", "aws-p5"});
+  ASSERT_EQ(j["points"].size(), 32u);
+  EXPECT_LT(number(j["median_abs_error"]), 0.06);
+  EXPECT_LT(number(j["worst_abs_error"]), 0.20);
+  int nvls = 0;
+  for (const auto& p : j["points"]) {
+    if (p["modelled_as"] == "nccl NVLS/Simple") ++nvls;
+  }
+  EXPECT_EQ(nvls, 14);  // 2 MiB up
+}
+
 TEST(ValidateCli, TableBanner) {
   const CliResult r = run_scalewall(
       {"validate", data("scalewall_pingpong.jsonl"), data("scalewall_collective.jsonl")});
