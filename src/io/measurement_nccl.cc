@@ -471,11 +471,11 @@ void add_nccl_run(const std::string& path, const NcclLog& log, std::size_t runs,
   nccl_layout(log, launchers, set.series[index]);
   if (log.gpus_per_thread > 1) {
     set.warnings.push_back(fmt::format(
-        "{}: nGpus {}: each thread of the run drives {} GPUs, launching their kernels in turn, "
-        "a cost no NCCL table holds (on one DGX A100 with nGpus 8 the model is up to 2x "
+        "{0}: nGpus {1}: each thread of the run drives {1} GPUs, launching their kernels in "
+        "turn, a cost no NCCL table holds (on one DGX A100 with nGpus 8 the model is up to 2x "
         "optimistic at 1-16 MiB, docs/models.md); one GPU per process (mpirun -np G ... -g 1) "
         "measures what the model prices",
-        where, log.gpus_per_thread, log.gpus_per_thread));
+        where, log.gpus_per_thread));
   }
   for (const NcclRow& r : log.rows) {
     const double a = r.time_a_s;

@@ -113,6 +113,15 @@ constexpr std::int64_t kNvlsTreeSmallChunkNodes = 4;
 // enqueue.cc calcCollChunking: NVLS across nodes whose all-reduce bandwidth is under 150 GB/s
 // takes 32 KiB chunks.
 constexpr double kNvlsSlowBw = 150.0;
+constexpr double kNvlsSlowChunk = 32768;
+// calcCollChunking's ladders: in turn, the chunk drops to `chunk` while it is larger and the
+// buffer is under `rounds` x (channels x heads) x the chunk so far.
+struct ChunkStep {
+  double rounds;
+  double chunk;
+};
+constexpr ChunkStep kNvlsChunkSteps[] = {{64, 65536}, {8, 32768}, {2, 16384}};
+constexpr ChunkStep kNvlsTreeChunkSteps[] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
 // device/all_reduce.h: a chunk of an NVLS or NVLSTree all-reduce passes three warp groups in
 // turn (scatter into the switch buffers; reduce and multicast through the switch, NVLSTree's
 // network hop between the two; gather out of them).
@@ -523,26 +532,21 @@ int run_channels(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   return nc;
 }
 
-// The NVLS channels (CTAs) and the chunk of an NVLS or NVLSTree call: transport/nvls.cc
-// ncclNvlsTuning (with ncclNvlsTreeSm100Tuning for Blackwell across nodes, the GPU-NIC path
-// taken as a PCIe switch, as on DGX and HGX boards) and enqueue.cc calcCollChunking.
-struct NvlsChunking {
-  double ctas = 0;
-  double chunk = 0;  // bytes
-};
-
-NvlsChunking nvls_chunking(const Context& c, NcclAlgorithm a, double bytes) {
-  NvlsChunking k;
+// The round of an NVLS or NVLSTree call: its channels (CTAs) x heads x chunk, bytes.
+// transport/nvls.cc ncclNvlsTuning (with ncclNvlsTreeSm100Tuning for Blackwell across nodes,
+// the GPU-NIC path taken as a PCIe switch, as on DGX and HGX boards) and enqueue.cc
+// calcCollChunking. `bw_GBps` is the call's all-reduce bandwidth (the NVLS slow-network rule).
+double nvls_round_bytes(const Context& c, NcclAlgorithm a, double bytes, double bw_GBps) {
   const bool blackwell = arch_index(c.f.generation) >= 3;
   const bool nodes = c.f.nodes > 1;
-  k.ctas = blackwell ? (nodes ? kNvlsCtasSm100 : kNvlsCtasSm100OneNode) : kNvlsCtasSm90;
+  double ctas = blackwell ? (nodes ? kNvlsCtasSm100 : kNvlsCtasSm100OneNode) : kNvlsCtasSm90;
   double chunk = kNvlsChunk;
   double tree_max = 0;
   if (blackwell && nodes) {
     const double nic = gpu_bandwidths(c.f).nic;
     const double ppn = c.ppn;
     if (c.f.nodes == 2 && nic >= 48) {
-      k.ctas = kNvlsCtasSm100;
+      ctas = kNvlsCtasSm100;
       tree_max = kNvlsChunk;
       if (ppn <= 4) {
         chunk = tree_max = 2 * kNvlsChunk;
@@ -550,49 +554,42 @@ NvlsChunking nvls_chunking(const Context& c, NcclAlgorithm a, double bytes) {
         tree_max = kNvlsChunk / 2;
       }
     } else if (nic >= 96) {
-      k.ctas = ppn <= 8 ? kNvlsCtasSm100OneNode : kNvlsCtasSm100;
+      ctas = ppn <= 8 ? kNvlsCtasSm100OneNode : kNvlsCtasSm100;
       if (ppn <= 8) chunk = tree_max = 2 * kNvlsChunk;
       else tree_max = ppn < 32 ? kNvlsChunk : kNvlsChunk / 2;
     } else if (nic >= 48) {
-      k.ctas = kNvlsCtasSm100OneNode;
+      ctas = kNvlsCtasSm100OneNode;
       tree_max = kNvlsChunk / 2;
     }
   }
   if (tree_max == 0) tree_max = c.f.nodes >= kNvlsTreeSmallChunkNodes ? kNvlsChunk / 2 : chunk;
   if (a == NcclAlgorithm::kNvls && nodes) {
-    k.ctas = std::min(k.ctas, static_cast<double>(c.ring.channels));
+    ctas = std::min(ctas, static_cast<double>(c.ring.channels));
   }
-  const double ops = k.ctas * c.nvls.channels;  // channels x heads run at once
+  const double ops = ctas * c.nvls.channels;  // channels x heads run at once
+  std::span<const ChunkStep> steps = kNvlsTreeChunkSteps;
   if (a == NcclAlgorithm::kNvls) {
-    if (nodes && algorithm_bandwidth(c, a, NcclProtocol::kSimple) < kNvlsSlowBw) {
-      chunk = std::min(chunk, 32768.0);
-    }
-    if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
-    if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
-    if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+    if (nodes && bw_GBps < kNvlsSlowBw) chunk = std::min(chunk, kNvlsSlowChunk);
+    steps = kNvlsChunkSteps;
   } else {
     chunk = std::min(chunk, tree_max);
-    if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
-    if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
-    if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
-    if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
   }
-  k.chunk = chunk;
-  return k;
+  for (const ChunkStep& st : steps) {
+    if (bytes < st.rounds * ops * chunk && chunk > st.chunk) chunk = st.chunk;
+  }
+  return ops * chunk;
 }
 
 // The pipeline fill of an NVLS or NVLSTree all-reduce (s): NCCL's time is the pipeline's
 // steady state; the first round of chunks (one per channel and head) passes the kernel's
 // stages one after another before the last stage has work, and the same at the end. So the
-// call pays (stages - 1) rounds of channels x heads x chunk at the call's bandwidth, or
-// (stages - 1) times the whole buffer when it fills less than one round. Zero elsewhere: the
-// ring and the tree keep every link busy from their first step (their step latency is in
-// NCCL's figure).
+// call pays (stages - 1) rounds at the call's bandwidth, or (stages - 1) times the whole buffer
+// when it fills less than one round. Zero elsewhere: the ring and the tree keep every link busy
+// from their first step (their step latency is in NCCL's figure).
 double pipeline_fill_s(const Context& c, NcclAlgorithm a, double bytes, double bw_GBps) {
   if (c.op != Op::kAllreduce || bw_GBps <= 0) return 0;
   if (a != NcclAlgorithm::kNvls && a != NcclAlgorithm::kNvlsTree) return 0;
-  const NvlsChunking k = nvls_chunking(c, a, bytes);
-  const double round = k.ctas * c.nvls.channels * k.chunk;
+  const double round = nvls_round_bytes(c, a, bytes, bw_GBps);
   return (kNvlsStages - 1) * std::min(bytes, round) / (bw_GBps * 1e9);
 }
 
