@@ -222,7 +222,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   // warnings on stderr and in the report.
   const LocalRateFits local = fit_local_rates(set);
   for (const std::optional<GammaFit>* one :
-       {&local.gamma, &local.copy, &local.alloc, &local.sent_reduction}) {
+       {&local.gamma, &local.copy, &local.alloc, &local.sent_reduction, &local.sent_exchange}) {
     if (!one->has_value()) continue;
     for (const std::string& w : gamma_fit_warnings(**one)) {
       std::cerr << "warning: " << w << "\n";
@@ -233,7 +233,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
   const std::optional<GammaFit>& copy = local.copy;
   const std::optional<GammaFit>& alloc = local.alloc;
   const std::optional<GammaFit>& sent = local.sent_reduction;
-  if (!fit && busbw.empty() && !gamma && !copy && !alloc && !sent) {
+  const std::optional<GammaFit>& sent_exchange = local.sent_exchange;
+  if (!fit && busbw.empty() && !gamma && !copy && !alloc && !sent && !sent_exchange) {
     const bool unknown_ranks =
         std::any_of(set.collectives.begin(), set.collectives.end(),
                     [](const CollectivePoint& p) { return p.ranks == 0; });
@@ -288,7 +289,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
     const std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,
                     exchange ? &*exchange : nullptr, copy ? &*copy : nullptr,
-                    alloc ? &*alloc : nullptr, sent ? &*sent : nullptr);
+                    alloc ? &*alloc : nullptr, sent ? &*sent : nullptr,
+                    sent_exchange ? &*sent_exchange : nullptr);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {
@@ -395,6 +397,8 @@ Report run_calibrate(const CalibrateFlags& flags) {
                         "no allocation data (scalewall-mpi reduce)");
   add_local_rate_fields(report, sent, "sent_reduction", "sent-buffer reduction",
                         "no sent-buffer reduction data (scalewall-mpi reduce, 2+ ranks)");
+  add_local_rate_fields(report, sent_exchange, "sent_exchange", "sent-buffer exchange",
+                        "no sent-buffer exchange data (scalewall-mpi reduce, 2+ ranks)");
   report.add_field("exchange_regime_count", "size regimes of the exchanges", Unit::kCount,
                    exchange ? Value{static_cast<std::int64_t>(exchange->regimes.size())} : Value{},
                    "no exchange data (scalewall-mpi exchange)");
@@ -414,6 +418,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
   if (copy) add_rate_tables(report, *copy, "copy", "copied", "copy");
   if (alloc) add_rate_tables(report, *alloc, "alloc", "allocated", "alloc");
   if (sent) add_rate_tables(report, *sent, "sent_reduction", "reduced", "sent reduction");
+  if (sent_exchange) {
+    add_rate_tables(report, *sent_exchange, "sent_exchange", "received", "sent exchange");
+  }
   if (!busbw.empty()) {
     Table points{"busbw",
                  {{"series", "series", Unit::kText},

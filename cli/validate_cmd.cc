@@ -146,7 +146,8 @@ Report run_validate(const ValidateFlags& flags) {
     for (const auto& [present, what] :
          {std::pair{local.gamma.has_value(), "reduction"}, std::pair{local.copy.has_value(), "copy"},
           std::pair{local.alloc.has_value(), "allocation"},
-          std::pair{local.sent_reduction.has_value(), "sent-buffer reduction"}}) {
+          std::pair{local.sent_reduction.has_value(), "sent-buffer reduction"},
+          std::pair{local.sent_exchange.has_value(), "sent-buffer exchange"}}) {
       if (present) fabric_origin += fmt::format(" and {} times", what);
     }
     const std::vector<PingPongPoint> exchanges =

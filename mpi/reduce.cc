@@ -19,7 +19,12 @@
 // times acc += x, as every step of recursive doubling adds into the vector it has just sent.
 // On shared memory the partner has just read acc, so each write first takes its cache line
 // back: measured here (Open MPI 4.1 vader, 2 ranks) that reduction took 3.5-4.5 times a local
-// one from 16 KiB to 1 MiB.
+// one from 16 KiB to 1 MiB. And it times an exchange into a buffer just sent (one
+// "sent_exchange" record per size): each rank sends x to its partner (untimed), rewrites acc,
+// then times the exchange that sends acc and receives into x, as the all-gather half of a ring
+// all-reduce receives each block into the one it sent in the reduce-scatter half. Measured
+// here (2 ranks, vader) such an exchange took 1.4-1.9 times one into a buffer the partner never
+// read at 64-256 KiB.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -98,6 +103,35 @@ Summary time_sent_reductions(std::vector<Element>& acc, std::vector<Element>& x,
     fill_work_buffer(x.data(), acc, count, partner, comm);
     const double t0 = now_s();
     add_into(acc.data(), x.data(), count);
+    const double t1 = now_s();
+    if (i >= warmup) times.push_back(t1 - t0);
+  }
+  return summarize(std::move(times));
+}
+
+// This rank's timed exchanges of `count` elements with `partner` that receive into x right
+// after x was sent to it (untimed, into acc), acc rewritten after that and sent; the pair
+// started together by a zero-byte exchange before each. An empty summary without a partner.
+Summary time_sent_exchanges(std::vector<Element>& acc, std::vector<Element>& x,
+                            std::size_t count, int partner, int warmup, int iterations,
+                            MPI_Comm comm) {
+  if (partner < 0) return {};
+  constexpr int kSentTag = 7302;
+  constexpr int kSyncTag = 7303;
+  const int n = static_cast<int>(count);
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(iterations));
+  char token = 0;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    std::fill(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(count), Element{0});
+    MPI_Sendrecv(x.data(), n, MPI_INT64_T, partner, kSentTag, acc.data(), n, MPI_INT64_T,
+                 partner, kSentTag, comm, MPI_STATUS_IGNORE);
+    std::fill(acc.begin(), acc.begin() + static_cast<std::ptrdiff_t>(count), Element{i});
+    MPI_Sendrecv(&token, 0, MPI_BYTE, partner, kSyncTag, &token, 0, MPI_BYTE, partner,
+                 kSyncTag, comm, MPI_STATUS_IGNORE);
+    const double t0 = now_s();
+    MPI_Sendrecv(acc.data(), n, MPI_INT64_T, partner, kSentTag, x.data(), n, MPI_INT64_T,
+                 partner, kSentTag, comm, MPI_STATUS_IGNORE);
     const double t1 = now_s();
     if (i >= warmup) times.push_back(t1 - t0);
   }
@@ -218,14 +252,16 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
                                                  {"copy", "us", 10},
                                                  {"copy", "GB/s", 8},
                                                  {"alloc", "us", 10},
-                                                 {"sent", "us", 10}});
+                                                 {"sent", "us", 10},
+                                                 {"sent x", "us", 10}});
   table.title(fmt::format(
       "reduce on {} rank{} at once: acc += x (int64 add), {} timed after {} warm-up per size; "
       "min, median, max: rank 0's; slowest: the slowest rank's median; rate: size / median; "
       "copy: the slowest rank's median of acc = x, and size / it; alloc: the slowest rank's "
       "median of what a fresh work buffer of that size adds to a receive into it and a "
       "reduction from it; sent: the slowest rank's median of acc += x right after sending acc "
-      "to a partner (2+ ranks)",
+      "to a partner (2+ ranks); sent x: the slowest rank's median of an exchange with the "
+      "partner that receives into the buffer just sent to it (2+ ranks)",
       w.size, w.size == 1 ? "" : "s", iterations, warmup));
   // Ranks 2i and 2i+1 are partners for the sent-buffer reduction; an odd last rank has none.
   const int partner = (w.rank ^ 1) < w.size ? (w.rank ^ 1) : -1;
@@ -243,22 +279,26 @@ int run_reduce(const World& w, const ReduceFlags& flags) {
         time_fresh_buffers(acc, x, count, partner, page, warmup, iterations, w.comm);
     quiet_barrier(w);
     const Summary r = time_sent_reductions(acc, x, count, partner, warmup, iterations, w.comm);
-    const double medians[4] = {s.median, c.median, a.median, r.median};
-    double slowest[4] = {0, 0, 0, 0};
-    MPI_Reduce(medians, slowest, 4, MPI_DOUBLE, MPI_MAX, 0, w.comm);
+    quiet_barrier(w);
+    const Summary e = time_sent_exchanges(acc, x, count, partner, warmup, iterations, w.comm);
+    const double medians[5] = {s.median, c.median, a.median, r.median, e.median};
+    double slowest[5] = {0, 0, 0, 0, 0};
+    MPI_Reduce(medians, slowest, 5, MPI_DOUBLE, MPI_MAX, 0, w.comm);
     if (w.is_root()) {
       writer.record("reduction", pass_record(bytes, w.size, iterations, s, slowest[0]));
       writer.record("copy", pass_record(bytes, w.size, iterations, c, slowest[1]));
       writer.record("alloc", pass_record(bytes, w.size, iterations, a, slowest[2]));
       if (w.size >= 2) {
         writer.record("sent_reduction", pass_record(bytes, w.size, iterations, r, slowest[3]));
+        writer.record("sent_exchange", pass_record(bytes, w.size, iterations, e, slowest[4]));
       }
       const auto b = static_cast<std::int64_t>(bytes);
       table.row({count_cell(b), count_cell(b / static_cast<std::int64_t>(kElement)),
                  us_cell(s.min), us_cell(s.median), us_cell(s.max), us_cell(slowest[0]),
                  gbps_cell(s.median > 0 ? bytes / s.median : 0.0), us_cell(slowest[1]),
                  gbps_cell(slowest[1] > 0 ? bytes / slowest[1] : 0.0), us_cell(slowest[2]),
-                 w.size >= 2 ? us_cell(slowest[3]) : std::string("-")});
+                 w.size >= 2 ? us_cell(slowest[3]) : std::string("-"),
+                 w.size >= 2 ? us_cell(slowest[4]) : std::string("-")});
     }
   }
   writer.end(true);

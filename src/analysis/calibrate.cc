@@ -458,7 +458,7 @@ LocalRateFits fit_local_rates(const MeasurementSet& set) {
     return fit_gamma(points, what);
   };
   return {fit(set.reductions, "reduction"), fit(set.copies, "copy"), fit(set.allocs, "alloc"),
-          fit(set.sent_reductions, "sent reduction")};
+          fit(set.sent_reductions, "sent reduction"), fit(set.sent_exchanges, "sent exchange")};
 }
 
 Topology with_local_rates(Topology fabric, const LocalRateFits& fits) {
@@ -469,6 +469,7 @@ Topology with_local_rates(Topology fabric, const LocalRateFits& fits) {
   if (fits.copy) fabric.copy = fits.copy->copy_cost();
   if (fits.alloc) fabric.alloc = fits.alloc->copy_cost();
   if (fits.sent_reduction) fabric.sent_reduction = fits.sent_reduction->copy_cost();
+  if (fits.sent_exchange) fabric.sent_exchange = fits.sent_exchange->copy_cost();
   return fabric;
 }
 
@@ -1425,7 +1426,8 @@ std::string rate_regime_tables(const ReductionRegimes& above, std::string_view f
 std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources, const GammaFit* gamma,
                         const PiecewiseFit* exchange, const GammaFit* copy,
-                        const GammaFit* alloc, const GammaFit* sent_reduction) {
+                        const GammaFit* alloc, const GammaFit* sent_reduction,
+                        const GammaFit* sent_exchange) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
@@ -1465,6 +1467,11 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
        "doubling)",
        "reduction into a sent buffer", "sent_reduction", "reduced", t.sent_reduction.s_per_byte,
        &t.sent_reduction.above, "Sent-buffer reduction rates by the bytes a step reduces"},
+      {sent_exchange,
+       "Sent-buffer exchange cost (a step receiving into a block it sent earlier in the call: "
+       "a ring all-reduce's all-gather half)",
+       "exchange into a sent buffer", "sent_exchange", "received", t.sent_exchange.s_per_byte,
+       &t.sent_exchange.above, "Sent-buffer exchange rates by the bytes of one message"},
   };
   for (const LocalRate& r : rates) {
     if (r.fit == nullptr) continue;

@@ -1065,6 +1065,21 @@ TEST(FitGamma, TheCopyFitAndItsFabricKeys) {
   }), "copy (line 1): negative time '-1' is not allowed"));
 }
 
+// Reads a written fabric back and checks that one two-regime local rate (a rate and one
+// regime above it) came through exactly.
+Topology read_back_rate(const std::string& text, const Topology& written,
+                        CopyCost Topology::*rate) {
+  const Topology back = parse_fabric(text, "s.toml");
+  const CopyCost& got = back.*rate;
+  const CopyCost& want = written.*rate;
+  EXPECT_EQ(got.s_per_byte, want.s_per_byte);
+  EXPECT_EQ(got.above.count, 1u);
+  if (got.above.count == 1u) {
+    EXPECT_EQ(got.above.above[0], want.above.above[0]);
+  }
+  return back;
+}
+
 // The sent-buffer reduction fit: written as sent_reduction and [[sent_reduction_regimes]],
 // read back exactly into the fabric, whose cost options then price recursive doubling's
 // reductions with it; a negative rate in a file is refused, naming the key.
@@ -1083,10 +1098,7 @@ TEST(FitGamma, TheSentReductionFitAndItsFabricKeys) {
   const std::string text =
       fabric_toml(t, link, {"r.jsonl"}, nullptr, nullptr, nullptr, nullptr, &fit);
   EXPECT_TRUE(contains(text, "[[sent_reduction_regimes]]")) << text;
-  const Topology back = parse_fabric(text, "s.toml");
-  EXPECT_EQ(back.sent_reduction.s_per_byte, t.sent_reduction.s_per_byte);
-  ASSERT_EQ(back.sent_reduction.above.count, 1u);
-  EXPECT_EQ(back.sent_reduction.above.above[0], t.sent_reduction.above.above[0]);
+  const Topology back = read_back_rate(text, t, &Topology::sent_reduction);
   CostOptions options;
   use_fabric_local_costs(options, back);
   const double m = 8.0 * 1024 * 1024;
@@ -1098,6 +1110,48 @@ TEST(FitGamma, TheSentReductionFitAndItsFabricKeys) {
                  "bandwidth = 1\n",
                  "s.toml");
   }), "sent_reduction (line 1): negative time '-1' is not allowed"));
+}
+
+// The sent-buffer exchange fit: written as sent_exchange and [[sent_exchange_regimes]], read
+// back exactly into the fabric, whose cost options then price the ring all-reduce's
+// all-gather half with it; a negative rate in a file is refused, naming the key.
+TEST(FitGamma, TheSentExchangeFitAndItsFabricKeys) {
+  MeasurementSet set;
+  for (double b = 1024; b <= 64.0 * 1024 * 1024; b *= 2) {
+    set.sent_exchanges.push_back(reduction(b, b * (b <= 2097152 ? 0.1e-9 : 0.3e-9)));
+  }
+  const LocalRateFits fits = fit_local_rates(set);
+  ASSERT_TRUE(fits.sent_exchange.has_value());
+  EXPECT_FALSE(fits.sent_reduction.has_value());
+  const GammaFit& fit = *fits.sent_exchange;
+  EXPECT_EQ(fit.what, "sent exchange");
+  ASSERT_EQ(fit.regimes.size(), 2u) << fit.rule;
+  EXPECT_NEAR(fit.regimes[0].gamma_s_per_byte, 0.1e-9, 1e-21);
+  EXPECT_NEAR(fit.regimes[1].gamma_s_per_byte, 0.3e-9, 1e-21);
+  const PiecewiseFit link = fit_piecewise(synthetic([](std::size_t) { return 1.0; }));
+  const Topology t = with_local_rates(calibrated_topology(link, std::nullopt, 2, "calibrated"),
+                                      fits);
+  EXPECT_EQ(t.sent_exchange.s_per_byte, fit.copy_cost().s_per_byte);
+  const std::string text = fabric_toml(t, link, {"r.jsonl"}, nullptr, nullptr, nullptr, nullptr,
+                                       nullptr, &fit);
+  EXPECT_TRUE(contains(text, "[[sent_exchange_regimes]]")) << text;
+  const Topology back = read_back_rate(text, t, &Topology::sent_exchange);
+  CostOptions options;
+  use_fabric_local_costs(options, back);
+  const double m = 16.0 * 1024 * 1024;  // 2 ranks: one all-gather step of m/2 = 8 MiB
+  const CollectiveCost with =
+      collective_cost(Op::kAllreduce, {Algorithm::kRing}, 2, m, back.intra, options);
+  const CollectiveCost without =
+      collective_cost(Op::kAllreduce, {Algorithm::kRing}, 2, m, back.intra, CostOptions{});
+  const double link_term = without.bandwidth_s / 2.0;  // one step of each half
+  EXPECT_NEAR(with.bandwidth_s,
+              link_term + std::max(link_term, m / 2 * 0.3e-9 - without.latency_s / 2.0),
+              1e-12);
+  EXPECT_TRUE(contains(input_error_of([] {
+    parse_fabric("sent_exchange = -1\n[intra]\nalpha = 1\nbandwidth = 1\n[inter]\nalpha = 1\n"
+                 "bandwidth = 1\n",
+                 "s.toml");
+  }), "sent_exchange (line 1): negative time '-1' is not allowed"));
 }
 
 // A set's local rates are fitted where it holds records of them and left out where it holds

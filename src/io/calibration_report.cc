@@ -113,6 +113,8 @@ Topology parse_calibration_report(std::string_view text, const std::string& sour
             fabric.alloc.s_per_byte, fabric.alloc.above);
   read_rate(report, "sent_reduction_s_per_byte", "sent_reduction_regimes", "s_per_byte",
             source_name, fabric.sent_reduction.s_per_byte, fabric.sent_reduction.above);
+  read_rate(report, "sent_exchange_s_per_byte", "sent_exchange_regimes", "s_per_byte",
+            source_name, fabric.sent_exchange.s_per_byte, fabric.sent_exchange.above);
   return fabric;
 }
 

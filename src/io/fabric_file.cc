@@ -355,8 +355,9 @@ void read_rank_to_node(const toml::table& root, const std::string& source, Topol
   t.placement = Placement::kExplicit;
 }
 
-// The ranks' local costs: gamma, the copy, the allocation and the sent-buffer reduction, each
-// a rate from 0 B (`<key>`, seconds per byte) and its [[<key>_regimes]] above.
+// The ranks' local costs: gamma, the copy, the allocation, the sent-buffer reduction and the
+// sent-buffer exchange, each a rate from 0 B (`<key>`, seconds per byte) and its
+// [[<key>_regimes]] above.
 void read_local_costs(const toml::table& root, const std::string& source, Topology& t) {
   const auto rate = [&](const char* key, double& s_per_byte, ReductionRegimes& above) {
     if (root.contains(key)) s_per_byte = read_quantity(root, key, source, "", parse_seconds);
@@ -367,6 +368,7 @@ void read_local_costs(const toml::table& root, const std::string& source, Topolo
   rate("copy", t.copy.s_per_byte, t.copy.above);
   rate("alloc", t.alloc.s_per_byte, t.alloc.above);
   rate("sent_reduction", t.sent_reduction.s_per_byte, t.sent_reduction.above);
+  rate("sent_exchange", t.sent_exchange.s_per_byte, t.sent_exchange.above);
 }
 
 Topology parse_fabric(std::string_view toml_text, const std::string& source) {
@@ -375,7 +377,8 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                       {"name", "nominal", "nodes", "ranks_per_node", "nics_per_node",
                        "oversubscription", "placement", "rank_to_node", "gamma", "gamma_regimes",
                        "copy", "copy_regimes", "alloc", "alloc_regimes",
-                       "sent_reduction", "sent_reduction_regimes", "ranks", "gpu",
+                       "sent_reduction", "sent_reduction_regimes", "sent_exchange",
+                       "sent_exchange_regimes", "ranks", "gpu",
                        "nvls", "collnet", "intra", "inter"},
                       source, "");
   Topology t;

@@ -642,7 +642,8 @@ void read_arrival_record(const RecordReader& r, MeasurementSet& set) {
 }
 
 // A "reduction" record, or (into set.copies) a "copy" record, (into set.allocs) an "alloc"
-// record or (into set.sent_reductions) a "sent_reduction" record: the same fields.
+// record, (into set.sent_reductions) a "sent_reduction" record or (into set.sent_exchanges)
+// a "sent_exchange" record: the same fields.
 void read_reduction_record(const RecordReader& r, const std::string& place,
                            MeasurementSet& set, std::vector<ReductionPoint>& into) {
   ReductionPoint p;
@@ -659,7 +660,8 @@ const std::map<std::string, std::vector<ReductionPoint> MeasurementSet::*, std::
     kLocalPassRecords = {{"reduction", &MeasurementSet::reductions},
                          {"copy", &MeasurementSet::copies},
                          {"alloc", &MeasurementSet::allocs},
-                         {"sent_reduction", &MeasurementSet::sent_reductions}};
+                         {"sent_reduction", &MeasurementSet::sent_reductions},
+                         {"sent_exchange", &MeasurementSet::sent_exchanges}};
 
 void read_step_record(const RecordReader& r, MeasurementSet& set) {
   set.steps.push_back(read_per_rank<StepPoint>(

@@ -541,7 +541,9 @@ TEST(MeasurementFile, CopyAndAllocRecordsAndTheLibrary) {
       "\n"
       R"({"record":"sent_reduction","bytes":4096,"ranks":2,"iterations":20,"time_min_s":1.5e-6,"time_median_s":1.6e-6,"time_max_s":2e-6,"slowest_rank_median_s":1.7e-6})"
       "\n"
-      R"({"record":"end","status":"complete","records":4})"
+      R"({"record":"sent_exchange","bytes":4096,"ranks":2,"iterations":20,"time_min_s":2.5e-6,"time_median_s":2.6e-6,"time_max_s":3e-6,"slowest_rank_median_s":2.7e-6})"
+      "\n"
+      R"({"record":"end","status":"complete","records":5})"
       "\n",
       "reduce.jsonl", set);
   ASSERT_EQ(set.reductions.size(), 1u);
@@ -550,6 +552,9 @@ TEST(MeasurementFile, CopyAndAllocRecordsAndTheLibrary) {
   ASSERT_EQ(set.sent_reductions.size(), 1u);
   EXPECT_DOUBLE_EQ(set.sent_reductions[0].time_median_s, 1.6e-6);
   EXPECT_DOUBLE_EQ(set.sent_reductions[0].slowest_rank_median_s, 1.7e-6);
+  ASSERT_EQ(set.sent_exchanges.size(), 1u);
+  EXPECT_DOUBLE_EQ(set.sent_exchanges[0].time_median_s, 2.6e-6);
+  EXPECT_DOUBLE_EQ(set.sent_exchanges[0].slowest_rank_median_s, 2.7e-6);
   EXPECT_DOUBLE_EQ(set.allocs[0].time_median_s, 3e-8);
   EXPECT_DOUBLE_EQ(set.allocs[0].slowest_rank_median_s, 4e-8);
   EXPECT_EQ(set.copies[0].bytes, 4096.0);

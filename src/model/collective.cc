@@ -63,6 +63,8 @@ struct Phase {
                               // latency; their bytes share each rank's link)
   bool into_sent = false;     // each receiver reduces into the buffer it has just sent
                               // (CostOptions::sent_reduction)
+  bool receive_into_sent = false;  // each receiver receives into a block it sent earlier in
+                                   // the call (CostOptions::sent_exchange)
 };
 
 using Schedule = std::vector<Phase>;
@@ -93,8 +95,12 @@ void add(Schedule& s, Phase phase) {
 }
 
 // Ring: N-1 steps to the right neighbour, m/N each (Patarasuk and Yuan 2009).
-void ring_steps(Schedule& s, const Ranks& r, double m, bool reduce) {
-  add(s, {Pattern::kShift, 1, r.n - 1, m / r.nd(), reduce ? m / r.nd() : 0.0, 0});
+// `into_sent`: each step receives into a block this rank sent earlier in the call (the
+// all-gather half of a ring all-reduce: rank r receives block r - s in step s, the block it
+// sent in step s of the reduce-scatter half).
+void ring_steps(Schedule& s, const Ranks& r, double m, bool reduce, bool into_sent = false) {
+  add(s, {Pattern::kShift, 1, r.n - 1, m / r.nd(), reduce ? m / r.nd() : 0.0, 0, false, false,
+          into_sent});
 }
 
 // Recursive halving over the p core ranks: step j exchanges m / 2^(j+1) with rank XOR 2^j and
@@ -106,10 +112,13 @@ void halving_steps(Schedule& s, const Ranks& r, double m) {
   }
 }
 
-// Recursive doubling of the gathered blocks, the mirror of halving_steps.
-void doubling_gather_steps(Schedule& s, const Ranks& r, double m) {
+// Recursive doubling of the gathered blocks, the mirror of halving_steps. `into_sent`: each
+// step receives into the half that this rank sent in the halving step of the same partner
+// (Rabenseifner's all-gather).
+void doubling_gather_steps(Schedule& s, const Ranks& r, double m, bool into_sent = false) {
   for (std::int64_t j = r.lg - 1; j >= 0; --j) {
-    add(s, {Pattern::kXor, pow2(j), 1, m / static_cast<double>(pow2(j + 1)), 0.0, 0});
+    add(s, {Pattern::kXor, pow2(j), 1, m / static_cast<double>(pow2(j + 1)), 0.0, 0, false,
+            false, into_sent});
   }
 }
 
@@ -157,8 +166,8 @@ struct ScheduleDraft {
 };
 
 void schedule_allreduce_ring(ScheduleDraft& d) {
-  ring_steps(d.s, d.r, d.m, true);   // reduce-scatter
-  ring_steps(d.s, d.r, d.m, false);  // all-gather
+  ring_steps(d.s, d.r, d.m, true);         // reduce-scatter
+  ring_steps(d.s, d.r, d.m, false, true);  // all-gather, into the blocks sent above
 }
 
 void schedule_allreduce_recursive_doubling(ScheduleDraft& d) {
@@ -173,7 +182,7 @@ void schedule_allreduce_recursive_doubling(ScheduleDraft& d) {
 void schedule_allreduce_rabenseifner(ScheduleDraft& d) {
   fold_in(d.s, d.r, d.m, d.m);
   halving_steps(d.s, d.r, d.m);
-  doubling_gather_steps(d.s, d.r, d.m);
+  doubling_gather_steps(d.s, d.r, d.m, true);
   fold_out(d.s, d.r, d.m);
 }
 
@@ -319,6 +328,14 @@ struct Totals {
   }
 };
 
+// The bandwidth term of a step whose messages land in blocks sent earlier in the call: the
+// measured exchange into a sent buffer (`sent_s`, its whole time, latency included: its rate
+// is fitted through the origin) less the step's latency, and never below the link's own
+// `bandwidth_s`. Without such a measurement (`sent_s` 0) the link's term.
+double sent_bandwidth_s(double bandwidth_s, double latency_s, double sent_s) {
+  return std::max(bandwidth_s, sent_s - latency_s);
+}
+
 // A schedule on a piecewise link that every edge uses alike: each phase's messages priced in
 // the regime of their own size.
 Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
@@ -335,7 +352,9 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
     t.reduced += k * ph.reduced;
     t.latency_s += latencies * l.alpha_s;
     t.overhead_s += latencies * 2.0 * l.overhead_s;
-    t.bandwidth_s += k * ph.bytes * both / l.bandwidth_Bps;
+    t.bandwidth_s +=
+        k * sent_bandwidth_s(ph.bytes * both / l.bandwidth_Bps, l.alpha_s,
+                             ph.bytes * gamma.sent_exchange_at(ph.bytes, ph.receive_into_sent));
     t.compute_s += k * ph.reduced * gamma.reduction_at(ph.reduced, ph.into_sent);
   }
   return t;
@@ -345,8 +364,11 @@ Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
 Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOptions& options) {
   const bool into_sent = std::any_of(schedule.begin(), schedule.end(),
                                      [](const Phase& ph) { return ph.into_sent; });
+  const bool receive_into_sent = std::any_of(
+      schedule.begin(), schedule.end(), [](const Phase& ph) { return ph.receive_into_sent; });
   if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
-      options.gamma_above.count > 0 || (into_sent && !options.sent_reduction.free())) {
+      options.gamma_above.count > 0 || (into_sent && !options.sent_reduction.free()) ||
+      (receive_into_sent && !options.sent_exchange.free())) {
     return evaluate_uniform_piecewise(schedule, link, options);
   }
   const double gamma = options.gamma_s_per_byte;
@@ -455,7 +477,10 @@ StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes,
 class PhaseSum {
  public:
   PhaseSum(Totals& totals, const Phase& phase, const CostOptions& options)
-      : t_(totals), ph_(phase), gamma_(options.reduction_at(phase.reduced, phase.into_sent)) {}
+      : t_(totals),
+        ph_(phase),
+        gamma_(options.reduction_at(phase.reduced, phase.into_sent)),
+        sent_(options.sent_exchange_at(phase.bytes, phase.receive_into_sent)) {}
   PhaseSum(const PhaseSum&) = delete;
   PhaseSum& operator=(const PhaseSum&) = delete;
   ~PhaseSum() {
@@ -493,7 +518,8 @@ class PhaseSum {
       t_.latency_s += k * terms_.latency_s;
       t_.overhead_s += k * terms_.overhead_s;
     }
-    t_.bandwidth_s += k * terms_.bandwidth_s;
+    t_.bandwidth_s +=
+        k * sent_bandwidth_s(terms_.bandwidth_s, terms_.latency_s, ph_.bytes * sent_);
     t_.compute_s += k * ph_.reduced * gamma_;
     count_ = 0;
   }
@@ -501,6 +527,7 @@ class PhaseSum {
   Totals& t_;
   const Phase& ph_;
   double gamma_;
+  double sent_;  // CostOptions::sent_exchange_at for the phase: 0, the link prices the bytes
   StepTerms terms_;
   std::int64_t count_ = 0;
   bool any_ = false;    // at_once: some step was added
@@ -833,7 +860,7 @@ Totals evaluate_hierarchical(Algorithm inter, double m, const Topology& topo,
     Schedule intra;
     const Ranks rg(g);
     ring_steps(intra, rg, m, true);
-    ring_steps(intra, rg, m, false);
+    ring_steps(intra, rg, m, false, true);
     t.add(evaluate_uniform(intra, topo.intra, options));
   }
   if (topo.nodes > 1) {
@@ -880,6 +907,8 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
   require_rates(options.alloc.s_per_byte, options.alloc.above, "allocation cost", "alloc");
   require_rates(options.sent_reduction.s_per_byte, options.sent_reduction.above,
                 "sent-buffer reduction cost", "sent_reduction");
+  require_rates(options.sent_exchange.s_per_byte, options.sent_exchange.above,
+                "sent-buffer exchange cost", "sent_exchange");
   if (!(options.tree_chunk_bytes > 0.0) || !std::isfinite(options.tree_chunk_bytes)) {
     throw InputError(fmt::format("tree chunk {} B must be a positive size",
                                  options.tree_chunk_bytes));
@@ -1089,6 +1118,7 @@ void use_fabric_local_costs(CostOptions& options, const Topology& fabric) {
   options.copy = fabric.copy;
   options.alloc = fabric.alloc;
   options.sent_reduction = fabric.sent_reduction;
+  options.sent_exchange = fabric.sent_exchange;
 }
 
 CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer> buffers,

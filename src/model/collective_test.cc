@@ -284,6 +284,15 @@ TEST(CopyCost, ChargesTheInputsCopyAtItsOwnRate) {
   EXPECT_THROW(cost(Op::kAllreduce, Algorithm::kRing, bad), InputError);
 }
 
+// The cost options a flat fabric gives when it holds `rate` as one of its local rates.
+CostOptions options_of_fabric_with(CopyCost Topology::*field, const CopyCost& rate) {
+  Topology fabric = flat_topology(8, kLink);
+  fabric.*field = rate;
+  CostOptions options;
+  use_fabric_local_costs(options, fabric);
+  return options;
+}
+
 // A reduction into the buffer a step has just sent: recursive doubling adds every step into the
 // vector it sent, so its reductions pay sent_reduction (by the bytes one step reduces); the
 // fold-in, the ring and Rabenseifner add into blocks they did not just send and pay gamma.
@@ -320,12 +329,60 @@ TEST(SentReduction, RecursiveDoublingPaysItTheOthersPayGamma) {
   bad.sent_reduction.s_per_byte = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(cost(Algorithm::kRecursiveDoubling, 8, bad), InputError);
   // The fabric's own rate is taken as a cost option.
-  Topology fabric = flat_topology(8, kLink);
-  fabric.sent_reduction = options.sent_reduction;
-  CostOptions from_fabric;
-  use_fabric_local_costs(from_fabric, fabric);
+  const CostOptions from_fabric =
+      options_of_fabric_with(&Topology::sent_reduction, options.sent_reduction);
   EXPECT_DOUBLE_EQ(from_fabric.reduction_at(m, true), 0.2e-9);
   EXPECT_DOUBLE_EQ(from_fabric.reduction_at(m, false), 0.0);
+}
+
+// An exchange into a block sent earlier in the call: the ring all-reduce's all-gather half
+// receives each block into the one it sent in the reduce-scatter half, Rabenseifner's doubling
+// all-gather into the half it sent while halving. Their bandwidth term becomes the measured
+// exchange (rate x bytes of one message, fitted through the origin) less the step's alpha, and
+// never less than the link's own term; every other step, and every algorithm without such a
+// step, is priced as before.
+TEST(SentExchange, TheAllGatherHalvesPayItNeverBelowTheLink) {
+  const double m = 1 << 20;  // 1 MiB
+  const double alpha = kLink.alpha_s;
+  const double beta = 1.0 / kLink.bandwidth_Bps;
+  CostOptions options;
+  options.sent_exchange.s_per_byte = 0.02e-9;                  // below the link's 0.04e-9
+  options.sent_exchange.above.above[0] = {100000, 0.1e-9};  // 10 GB/s from 100 kB
+  options.sent_exchange.above.count = 1;
+  const CostOptions plain;
+  const auto cost = [&](Algorithm a, std::int64_t n, const CostOptions& o) {
+    return collective_cost(Op::kAllreduce, {a}, n, m, kLink, o);
+  };
+  // Ring, N = 4: 3 reduce-scatter steps on the link, 3 all-gather steps of m/4 = 256 KiB at
+  // 0.1 ns/B less alpha.
+  const CollectiveCost ring = cost(Algorithm::kRing, 4, options);
+  EXPECT_NEAR(ring.bandwidth_s, 3.0 * (m / 4) * beta + 3.0 * ((m / 4) * 0.1e-9 - alpha), 1e-15);
+  EXPECT_EQ(ring.latency_s, cost(Algorithm::kRing, 4, plain).latency_s);
+  EXPECT_NEAR(ring.latency_s, 6.0 * alpha, 1e-15);
+  // Rabenseifner, N = 8: halving on the link; the doubling all-gather's m/2, m/4 and m/8 =
+  // 128 KiB messages all in the second regime.
+  const CollectiveCost rab = cost(Algorithm::kRabenseifner, 8, options);
+  const double halving = (m / 2 + m / 4 + m / 8) * beta;
+  EXPECT_NEAR(rab.bandwidth_s, halving + (m / 2 + m / 4 + m / 8) * 0.1e-9 - 3.0 * alpha, 1e-15);
+  // Below 100 kB the first regime's exchange is faster than the link: the link's term stands.
+  const double small = 64.0 * 1024;
+  EXPECT_EQ(collective_cost(Op::kAllreduce, {Algorithm::kRing}, 4, small, kLink, options).total_s,
+            collective_cost(Op::kAllreduce, {Algorithm::kRing}, 4, small, kLink, plain).total_s);
+  // Recursive doubling and the tree have no such step.
+  for (const Algorithm a : {Algorithm::kRecursiveDoubling, Algorithm::kBinomialTree}) {
+    EXPECT_EQ(cost(a, 8, options).total_s, cost(a, 8, plain).total_s) << algorithm_name(a);
+  }
+  // Not given (free): today's closed form, 2(N-1) alpha + 2(N-1)/N m beta.
+  EXPECT_NEAR(cost(Algorithm::kRing, 4, plain).total_s, 6.0 * alpha + 1.5 * m * beta, 1e-15);
+  // A bad rate is refused.
+  CostOptions bad;
+  bad.sent_exchange.s_per_byte = -1;
+  EXPECT_THROW(cost(Algorithm::kRing, 4, bad), InputError);
+  // The fabric's own rate is taken as a cost option.
+  const CostOptions from_fabric =
+      options_of_fabric_with(&Topology::sent_exchange, options.sent_exchange);
+  EXPECT_DOUBLE_EQ(from_fabric.sent_exchange_at(m, true), 0.1e-9);
+  EXPECT_DOUBLE_EQ(from_fabric.sent_exchange_at(m, false), 0.0);
 }
 
 TEST(WorkBuffers, EachAllocationAtTheRateOfItsOwnSize) {

@@ -117,6 +117,7 @@ void require_valid(const Topology& t) {
   local_rate(t.copy.s_per_byte, "copy", "a copy cost");
   local_rate(t.alloc.s_per_byte, "alloc", "an allocation cost");
   local_rate(t.sent_reduction.s_per_byte, "sent_reduction", "a reduction cost");
+  local_rate(t.sent_exchange.s_per_byte, "sent_exchange", "an exchange cost");
   if (!std::isfinite(t.oversubscription)) {
     throw InputError(fmt::format(
         "oversubscription {} is not a finite number (1 is a non-blocking fabric, 2 is 2:1)",

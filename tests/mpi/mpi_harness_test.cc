@@ -547,14 +547,14 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   const Jsonl file = parse_jsonl(text);
   expect_well_formed(file, "reduce", "reduction", 2);
   // 4 B is below one element and left out; a reduction, a copy, an alloc and (two ranks) a
-  // sent_reduction record per size.
-  ASSERT_EQ(file.records.size(), 16u);
+  // sent_reduction and a sent_exchange record per size.
+  ASSERT_EQ(file.records.size(), 20u);
   EXPECT_EQ(file.records.front()["bytes"], 8);
   EXPECT_EQ(file.records.back()["bytes"], 1048576);
-  const char* kinds[] = {"reduction", "copy", "alloc", "sent_reduction"};
+  const char* kinds[] = {"reduction", "copy", "alloc", "sent_reduction", "sent_exchange"};
   for (std::size_t i = 0; i < file.records.size(); ++i) {
-    EXPECT_EQ(file.records[i]["record"], kinds[i % 4]) << file.records[i];
-    EXPECT_EQ(file.records[i]["bytes"], file.records[i - i % 4]["bytes"]) << file.records[i];
+    EXPECT_EQ(file.records[i]["record"], kinds[i % 5]) << file.records[i];
+    EXPECT_EQ(file.records[i]["bytes"], file.records[i - i % 5]["bytes"]) << file.records[i];
   }
   for (const auto& r : file.records) {
     EXPECT_EQ(r["ranks"], 2);
@@ -580,6 +580,8 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_GT(fit["alloc_s_per_byte"].get<double>(), 0.0) << cal.out;
   EXPECT_EQ(fit["sent_reduction"].size(), 4u);
   EXPECT_GT(fit["sent_reduction_s_per_byte"].get<double>(), 0.0) << cal.out;
+  EXPECT_EQ(fit["sent_exchange"].size(), 4u);
+  EXPECT_GT(fit["sent_exchange_s_per_byte"].get<double>(), 0.0) << cal.out;
   // The fabric carries it, and the collective cost charges it.
   const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "1MB",
                                             "--algorithms", "ring", "--format", "json"});
@@ -594,6 +596,7 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_NE(written.find("copy = "), std::string::npos) << written;
   EXPECT_NE(written.find("alloc = "), std::string::npos) << written;
   EXPECT_NE(written.find("sent_reduction = "), std::string::npos) << written;
+  EXPECT_NE(written.find("sent_exchange = "), std::string::npos) << written;
 }
 
 TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {
@@ -816,12 +819,13 @@ TEST(MpiLive, PingPongAndReducePrintARowPerSize) {
   ASSERT_EQ(rrows.size(), 2u) << red.err;
   EXPECT_EQ(rrows[1][0], "1048576");
   EXPECT_EQ(rrows[1][1], "131072");
-  // Records per size: reduction, copy, alloc, sent_reduction.
-  EXPECT_EQ(rrows[1][3], us(rfile.records[4]["time_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][5], us(rfile.records[4]["slowest_rank_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][7], us(rfile.records[5]["slowest_rank_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][9], us(rfile.records[6]["slowest_rank_median_s"].get<double>()));
-  EXPECT_EQ(rrows[1][10], us(rfile.records[7]["slowest_rank_median_s"].get<double>()));
+  // Records per size: reduction, copy, alloc, sent_reduction, sent_exchange.
+  EXPECT_EQ(rrows[1][3], us(rfile.records[5]["time_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][5], us(rfile.records[5]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][7], us(rfile.records[6]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][9], us(rfile.records[7]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][10], us(rfile.records[8]["slowest_rank_median_s"].get<double>()));
+  EXPECT_EQ(rrows[1][11], us(rfile.records[9]["slowest_rank_median_s"].get<double>()));
 }
 
 TEST(MpiLive, QuietPrintsNothingOnStderr) {
@@ -930,8 +934,8 @@ TEST(MpiSuite, TwoPassesToOneFolderThatValidatePools) {
     const Jsonl red_file = parse_jsonl(read_text(red));
     EXPECT_EQ(red_file.envelope["command"], "reduce");
     // The list as given (8 B too: only a sweep's start is raised to 1 KiB), a reduction, a
-    // copy, an allocation and a sent-buffer reduction record each.
-    EXPECT_EQ(red_file.records.size(), 16u);
+    // copy, an allocation, a sent-buffer reduction and a sent-buffer exchange record each.
+    EXPECT_EQ(red_file.records.size(), 20u);
     const Jsonl coll_file = parse_jsonl(read_text(coll));
     expect_well_formed(coll_file, "collective", "collective", 2);
     EXPECT_EQ(coll_file.records.size(), 8u);  // 2 algorithms x 4 sizes

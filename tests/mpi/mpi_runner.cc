@@ -261,7 +261,7 @@ void expect_record(const nlohmann::json& r, const std::string& kind, int ranks) 
     expect_number(r, "wait_s");
     expect_number(r, "step_s");
   } else if (kind == "reduction" || kind == "copy" || kind == "alloc" ||
-             kind == "sent_reduction") {
+             kind == "sent_reduction" || kind == "sent_exchange") {
     expect_number(r, "bytes");
     expect_integer(r, "ranks", ranks, ranks);
     expect_integer(r, "iterations", 1, 1'000'000'000);
@@ -296,10 +296,13 @@ void expect_well_formed(const Jsonl& file, const std::string& command,
   expect_string(c, "date");
   EXPECT_EQ(c["date"].get<std::string>().size(), 20u) << c.dump();  // 2026-11-30T05:00:00Z
   // pingpong --exchange 1 (the default) writes an exchange record after each pingpong one,
-  // reduce a copy, an alloc and (2+ ranks) a sent_reduction record after each reduction one.
+  // reduce a copy, an alloc and (2+ ranks) a sent_reduction and a sent_exchange record after
+  // each reduction one.
   std::vector<std::string> companions;
   if (record_kind == "pingpong") companions = {"exchange"};
-  if (record_kind == "reduction") companions = {"copy", "alloc", "sent_reduction"};
+  if (record_kind == "reduction") {
+    companions = {"copy", "alloc", "sent_reduction", "sent_exchange"};
+  }
   for (const nlohmann::json& r : file.records) {
     const std::string kind = r.value("record", "");
     const bool companion = std::find(companions.begin(), companions.end(), kind) != companions.end();

@@ -252,11 +252,12 @@ struct LocalRateFits {
   std::optional<GammaFit> copy;            // "copy"
   std::optional<GammaFit> alloc;           // "alloc"
   std::optional<GammaFit> sent_reduction;  // "sent_reduction"
+  std::optional<GammaFit> sent_exchange;   // "sent_exchange"
 };
 LocalRateFits fit_local_rates(const MeasurementSet& set);
 
 // The fabric with every fitted local rate of `fits` as its cost (gamma and its regimes, copy,
-// alloc, sent_reduction); the others as they were.
+// alloc, sent_reduction, sent_exchange); the others as they were.
 Topology with_local_rates(Topology fabric, const LocalRateFits& fits);
 
 // ---- Streaming bandwidth and the LogGP gap ----
@@ -495,7 +496,8 @@ std::string fabric_toml(const Topology& topology, const PiecewiseFit& fit,
                         const GammaFit* gamma = nullptr,
                         const PiecewiseFit* exchange = nullptr,
                         const GammaFit* copy = nullptr, const GammaFit* alloc = nullptr,
-                        const GammaFit* sent_reduction = nullptr);
+                        const GammaFit* sent_reduction = nullptr,
+                        const GammaFit* sent_exchange = nullptr);
 
 }  // namespace scalewall
 

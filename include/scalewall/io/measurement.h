@@ -41,6 +41,9 @@
 //                 receive costs over a resident one's
 //   "sent_reduction"  the same fields, for acc += x where acc is the buffer the rank has just
 //                 sent to its partner and x what it received (recursive doubling's step)
+//   "sent_exchange"  the same fields, for an exchange of `bytes` with the partner (both send
+//                 at once) that receives into the buffer the partner has just read (a ring
+//                 all-reduce's all-gather step receives into a block it sent earlier)
 #ifndef SCALEWALL_MEASUREMENT_H_
 #define SCALEWALL_MEASUREMENT_H_
 
@@ -227,6 +230,11 @@ struct MeasurementSet {
   // sent to a partner and x received from it, every rank at once; what a recursive-doubling
   // step pays to add into the vector it has just sent (CostOptions::sent_reduction).
   std::vector<ReductionPoint> sent_reductions;
+  // scalewall-mpi reduce's "sent_exchange" records: the time of an exchange with a partner
+  // that receives into the buffer this rank has just sent to it, every pair at once; what a
+  // step pays that receives into a block it sent earlier in the call
+  // (CostOptions::sent_exchange).
+  std::vector<ReductionPoint> sent_exchanges;
 };
 
 // The formats read_measurement_file recognises by content (not by file name).

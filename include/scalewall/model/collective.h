@@ -286,6 +286,13 @@ struct CostOptions {
                                   // per byte by the bytes reduced. On shared memory the partner
                                   // has just read those lines, so every write first takes them
                                   // back from its cache. Free by default: such a step pays gamma
+  CopyCost sent_exchange;         // the exchange of a step that receives into blocks the rank
+                                  // sent earlier in the call (a ring all-reduce's or
+                                  // Rabenseifner's all-gather half), seconds per byte received,
+                                  // by the bytes of one message. On shared memory another rank
+                                  // has read those lines, so the receive first takes them back
+                                  // from its cache. Where given it replaces the step's bytes /
+                                  // bandwidth (its alpha stays); free by default
 
   // The gamma of a step that reduces `bytes`.
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
@@ -293,6 +300,11 @@ struct CostOptions {
   // `into_sent`: sent_reduction where it is given, else gamma.
   double reduction_at(double bytes, bool into_sent) const {
     return into_sent && !sent_reduction.free() ? sent_reduction.at(bytes) : gamma_at(bytes);
+  }
+  // The seconds per byte of a step's messages of `bytes` that land in blocks sent earlier in
+  // the call: sent_exchange where given; 0 means the link prices them.
+  double sent_exchange_at(double bytes, bool into_sent) const {
+    return into_sent && !sent_exchange.free() ? sent_exchange.at(bytes) : 0.0;
   }
 };
 

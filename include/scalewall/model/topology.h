@@ -82,6 +82,8 @@ struct Topology {
                                      // (link.h; free: not given); likewise
   CopyCost sent_reduction;           // a reduction into the buffer a step has just sent
                                      // (CostOptions::sent_reduction; free: not given, gamma)
+  CopyCost sent_exchange;            // an exchange into blocks sent earlier in the call
+                                     // (CostOptions::sent_exchange; free: not given, the link)
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
   RankKind rank_kind = RankKind::kCpu;  // what the ranks are. Default: CPU (MPI)
