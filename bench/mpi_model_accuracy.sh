@@ -9,13 +9,17 @@
 # bounds here (median 15%, worst 40%). Run it on a quiet machine; each run takes about a
 # minute here.
 #
-# Usage: bench/mpi_model_accuracy.sh [BUILD_DIR] [RUNS] [PASSES]   (default: build 3 3)
+# Usage: bench/mpi_model_accuracy.sh [BUILD_DIR] [RUNS] [PASSES] [ITERATIONS]
+#   (default: build 3 3 50,20,10). ITERATIONS is the ping-pong, reduce and collective timings
+#   per size and pass, comma-separated: more passes of fewer timings (15 and 10,4,2) spread
+#   each part over more of the machine's speed changes in the same time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/mpi_common.sh
 build="${1:-build}"
 runs="${2:-3}"
 passes="${3:-3}"
+IFS=, read -r pp_iterations reduce_iterations collective_iterations <<<"${4:-50,20,10}"
 mpi_bin "$build"
 mpi_launcher 2
 scalewall="$build/scalewall"
@@ -26,8 +30,11 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for run in $(seq 1 "$runs"); do
-  echo "run $run of $runs: scalewall-mpi suite --passes $passes" >&2
+  echo "run $run of $runs: scalewall-mpi suite --passes $passes (iterations" \
+    "$pp_iterations/$reduce_iterations/$collective_iterations)" >&2
   "${launcher[@]}" "$bin" suite --out-dir "$work/run$run" --passes "$passes" \
+    --pingpong-iterations "$pp_iterations" --reduce-iterations "$reduce_iterations" \
+    --collective-iterations "$collective_iterations" \
     --algorithm ring,recursive-doubling,library --quiet
   "$scalewall" validate --pool "$work/run$run"/*.jsonl --format json >"$work/run$run.json" \
     2>/dev/null
