@@ -27,6 +27,7 @@ struct CollectiveFlags {
   std::string chunk = "512KiB";
   std::string algorithms = "all";
   std::string selector;
+  std::string gpus_per_thread = "1";
   std::string format = "table";
 };
 
@@ -78,8 +79,15 @@ std::string pick_selector(const CollectiveFlags& flags, Op op, const Topology& t
 }
 
 // NCCL's candidates for the call, cheapest first, its pick marked.
-Report nccl_collective(Op op, double bytes, const Topology& topology) {
-  const NcclFabric fabric = with_flag("--selector", [&] { return nccl_fabric(topology); });
+Report nccl_collective(Op op, double bytes, const Topology& topology,
+                       std::int64_t gpus_per_thread) {
+  NcclFabric fabric = with_flag("--selector", [&] { return nccl_fabric(topology); });
+  fabric.gpus_per_thread = gpus_per_thread;
+  if (gpus_per_thread > topology.ranks()) {
+    throw InputError(fmt::format("--gpus-per-thread: {} GPUs per thread is more than the {} "
+                                 "ranks of the call",
+                                 gpus_per_thread, topology.ranks()));
+  }
   const std::vector<NcclCost> all = with_flag("--op", [&] { return nccl_costs(op, bytes, fabric); });
   const std::int64_t n = topology.ranks();
   Report report = model_report("collective");
@@ -91,6 +99,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology) {
   report.inputs["bytes"] = bytes;
   report.inputs["fabric"] = topology_inputs(topology);
   report.inputs["selector"] = "nccl";
+  report.inputs["gpus_per_thread"] = gpus_per_thread;
   Table table{"nccl",
               {{"algorithm", "NCCL_ALGO", Unit::kText},
                {"protocol", "NCCL_PROTO", Unit::kText},
@@ -100,6 +109,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology) {
                {"bandwidth_s", "bandwidth", Unit::kSeconds},
                {"nccl_estimate_s", "NCCL's time", Unit::kSeconds},
                {"fill_s", "fill", Unit::kSeconds},
+               {"launch_s", "launch", Unit::kSeconds},
                {"total_s", "total", Unit::kSeconds},
                {"busbw_Bps", "busbw", Unit::kRate}},
               {},
@@ -109,7 +119,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology) {
     table.add_row({std::string(nccl_algorithm_name(c.algorithm)),
                    std::string(nccl_protocol_name(c.protocol)), std::int64_t{c.channels},
                    c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.nccl_estimate_s, c.fill_s,
-                   c.total_s,
+                   c.launch_s, c.total_s,
                    c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
                   i == 0 ? "<-- NCCL's pick" : "");
   }
@@ -131,8 +141,9 @@ Report nccl_collective(Op op, double bytes, const Topology& topology) {
       "bandwidth per algorithm and protocol, the least wins; channels from its topology "
       "search reduced to the fabric's figures (docs/models.md). The predicted time adds what "
       "NCCL's figure leaves out: the pipeline fill of an NVLS or NVLSTree all-reduce, two "
-      "rounds of its chunks (src/enqueue.cc's chunk sizes). --selector mpi prices the MPI "
-      "algorithms instead.");
+      "rounds of its chunks (src/enqueue.cc's chunk sizes), and with --gpus-per-thread G > 1 "
+      "the later kernel launches of a thread that drives G GPUs, (G - 1) x 4 us. --selector "
+      "mpi prices the MPI algorithms instead.");
   if (topology.nominal) {
     report.notes.push_back("The fabric's link figures are nominal (datasheet values), not measured.");
   }
@@ -155,7 +166,15 @@ Report run_collective(const CollectiveFlags& flags) {
   }
   const Topology topology = resolve_topology(flags.fabric, ranks);
   const std::string selector_text = pick_selector(flags, op, topology);
-  if (selector_text == "nccl") return nccl_collective(op, bytes, topology);
+  const std::int64_t gpus_per_thread =
+      flag_count("--gpus-per-thread", flags.gpus_per_thread, 1, kMaxRanks);
+  if (selector_text == "nccl") return nccl_collective(op, bytes, topology, gpus_per_thread);
+  if (gpus_per_thread != 1) {
+    throw InputError(fmt::format(
+        "--gpus-per-thread {}: the launches of a thread that drives several GPUs are priced by "
+        "NCCL's selector only (a GPU fabric, --selector nccl), not by {}",
+        flags.gpus_per_thread, selector_text));
+  }
   CostOptions options;
   use_local_costs(options, topology, flags.gamma);
   options.tree_chunk_bytes = flag_bytes("--chunk", flags.chunk);
@@ -312,6 +331,11 @@ void register_collective(CLI::App& app) {
        "classic rules (mpich) or Open MPI 4.1's tuned fixed rules (ompi) pick and what that "
        "costs; auto: the default",
        "SELECTOR"},
+      {"--gpus-per-thread", &flags->gpus_per_thread,
+       "NCCL's selector: GPUs one host thread drives (nccl-tests -g G; 1, one GPU per process, "
+       "as frameworks run). Each call then launches G kernels in turn and ends (G - 1) launches "
+       "of 4 us later",
+       "G", "1"},
       format_flag(&flags->format),
   };
   CLI::App* cmd = add_command(app, {

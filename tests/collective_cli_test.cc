@@ -381,6 +381,7 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   for (const auto& r : rows) {
     EXPECT_NEAR(r["total_s"].get<double>(),
                 r["nccl_estimate_s"].get<double>() + r["fill_s"].get<double>(), 1e-12);
+    EXPECT_EQ(r["launch_s"].get<double>(), 0.0);
   }
   // 8 bytes on one DGX A100: Ring/LL, 15 us (NCCL's 6.6 us base + 14 NVLink hops of 0.6 us).
   const auto small =
@@ -393,12 +394,36 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines_of(csv.out).at(0),
             "algorithm,protocol,channels,latency_s,bandwidth_Bps,bandwidth_s,nccl_estimate_s,"
-            "fill_s,total_s,busbw_Bps");
+            "fill_s,launch_s,total_s,busbw_Bps");
   EXPECT_EQ(lines_of(csv.out).at(1).rfind("Ring,Simple,12,", 0), 0u) << csv.out;
   const CliResult table =
       run_scalewall({"collective", "--fabric", "dgx-a100", "--bytes", "1GiB"});
   EXPECT_NE(table.out.find("NCCL_ALGO"), std::string::npos);
   EXPECT_NE(table.out.find("<-- NCCL's pick"), std::string::npos);
+}
+
+// --gpus-per-thread 8 (nccl-tests -g 8): every candidate pays 7 launches of 4 us; the pick is
+// NCCL's own; more GPUs per thread than ranks, or an MPI selector, is an error naming the flag.
+TEST(CollectiveCli, GpusPerThreadAddsTheLaunches) {
+  const auto plain = run_json({"collective", "--fabric", "dgx-a100", "--bytes", "1MiB"});
+  const auto grouped = run_json(
+      {"collective", "--fabric", "dgx-a100", "--bytes", "1MiB", "--gpus-per-thread", "8"});
+  EXPECT_EQ(grouped["inputs"]["gpus_per_thread"], 8);
+  EXPECT_EQ(grouped["nccl_algorithm"], plain["nccl_algorithm"]);
+  EXPECT_NEAR(grouped["total_s"].get<double>(), plain["total_s"].get<double>() + 28e-6, 1e-12);
+  for (const auto& r : grouped["nccl"]) EXPECT_NEAR(r["launch_s"].get<double>(), 28e-6, 1e-15);
+  const CliResult many = run_scalewall(
+      {"collective", "--fabric", "dgx-a100", "--bytes", "1MiB", "--gpus-per-thread", "9"});
+  EXPECT_NE(many.exit_code, 0);
+  EXPECT_NE(many.err.find("--gpus-per-thread"), std::string::npos) << many.err;
+  const CliResult mpi = run_scalewall({"collective", "--fabric", "dgx-a100", "--bytes", "1MiB",
+                                       "--gpus-per-thread", "8", "--selector", "mpi"});
+  EXPECT_NE(mpi.exit_code, 0);
+  EXPECT_NE(mpi.err.find("--gpus-per-thread 8"), std::string::npos) << mpi.err;
+  const CliResult zero = run_scalewall(
+      {"collective", "--fabric", "dgx-a100", "--bytes", "1MiB", "--gpus-per-thread", "0"});
+  EXPECT_NE(zero.exit_code, 0);
+  EXPECT_NE(zero.err.find("--gpus-per-thread"), std::string::npos) << zero.err;
 }
 
 TEST(CollectiveCli, SelectorMpiAndErrors) {

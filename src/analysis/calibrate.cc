@@ -1054,10 +1054,16 @@ bool priced_by_nccl(Op op, const Topology& topology, ValidationSelector selector
   return nccl_is_default(op, topology);
 }
 
-// The library's call as NCCL prices it, in CollectiveCost's terms.
-PricedPoint nccl_priced(Op op, double bytes, const Topology& topology) {
+// The library's call as NCCL prices it, in CollectiveCost's terms, with the kernel launches
+// of a run whose threads drive several GPUs each (the series' gpus_per_thread).
+PricedPoint nccl_priced(Op op, double bytes, const Topology& topology,
+                        const MeasurementSeries* series) {
   PricedPoint p;
-  p.nccl = nccl_choice(op, bytes, nccl_fabric(topology));
+  NcclFabric fabric = nccl_fabric(topology);
+  if (series != nullptr) {
+    fabric.gpus_per_thread = std::min(series->gpus_per_thread, topology.ranks());
+  }
+  p.nccl = nccl_choice(op, bytes, fabric);
   p.cost.op = op;
   p.cost.ranks = topology.ranks();
   p.cost.bytes = bytes;
@@ -1108,7 +1114,9 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
   std::optional<CollectiveCost> cost;
   std::string rules;
   if (algorithm.is_library()) {
-    if (priced_by_nccl(op, topology, how.selector)) return nccl_priced(op, bytes, topology);
+    if (priced_by_nccl(op, topology, how.selector)) {
+      return nccl_priced(op, bytes, topology, how.series);
+    }
     if (const std::optional<Selector> library = library_rules(how.selector, how.series)) {
       const LibraryChoice choice = library_choice(
           *library, op, ranks, bytes,

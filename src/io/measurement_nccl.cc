@@ -19,7 +19,9 @@
 #include "scalewall/base/error.h"
 #include "scalewall/base/setting.h"
 #include "scalewall/io/measurement.h"
+#include "scalewall/base/units.h"
 #include "scalewall/model/collective.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/model/scaling.h"
 
 namespace scalewall::measurement_text {
@@ -470,12 +472,14 @@ void add_nccl_run(const std::string& path, const NcclLog& log, std::size_t runs,
   set.series[index].ranks = ranks;
   nccl_layout(log, launchers, set.series[index]);
   if (log.gpus_per_thread > 1) {
+    set.series[index].gpus_per_thread = log.gpus_per_thread;
     set.warnings.push_back(fmt::format(
-        "{0}: nGpus {1}: each thread of the run drives {1} GPUs, launching their kernels in "
-        "turn, a cost no NCCL table holds (on one DGX A100 with nGpus 8 the model is up to 2x "
-        "optimistic at 1-16 MiB, docs/models.md); one GPU per process (mpirun -np G ... -g 1) "
-        "measures what the model prices",
-        where, log.gpus_per_thread));
+        "{0}: nGpus {1}: each thread of the run drives {1} GPUs and launches their kernels in "
+        "turn; the NCCL model adds {2} launches of {3} to every call, an estimate from public "
+        "one-node A100 logs (docs/models.md), where one GPU per process (mpirun -np G ... -g 1) "
+        "measures what NCCL's tables price",
+        where, log.gpus_per_thread, log.gpus_per_thread - 1,
+        format_seconds(kNcclGroupLaunchPerGpu_s)));
   }
   for (const NcclRow& r : log.rows) {
     const double a = r.time_a_s;

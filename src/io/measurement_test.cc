@@ -231,6 +231,8 @@ TEST(MeasurementFile, NcclTestsAllReducePerf) {
   ASSERT_EQ(set.warnings.size(), 1u);
   EXPECT_TRUE(contains(set.warnings[0], "nGpus 8: each thread of the run drives 8 GPUs"))
       << set.warnings[0];
+  EXPECT_TRUE(contains(set.warnings[0], "adds 7 launches of 4 us")) << set.warnings[0];
+  EXPECT_EQ(set.series.at(0).gpus_per_thread, 8);
   EXPECT_TRUE(contains(set.sources[0], "nccl-tests all_reduce_perf")) << set.sources[0];
   const CollectivePoint& first = set.collectives.front();
   EXPECT_EQ(first.op, Op::kAllreduce);
@@ -965,7 +967,8 @@ TEST(MeasurementFormats, OldNcclAlltoallWithABlankRedop) {
   EXPECT_DOUBLE_EQ(set.collectives[1].time_median_s, 30.0 * kUs);
   EXPECT_TRUE(contains(set.sources.at(0), "alltoall_perf, op read from its columns"))
       << set.sources.at(0);
-  // nGpus 4: one thread drives the four GPUs, which the model does not price.
+  // nGpus 4: one thread drives the four GPUs; the series records it for the NCCL model.
+  EXPECT_EQ(set.series.at(0).gpus_per_thread, 4);
   ASSERT_EQ(set.warnings.size(), 1u);
   EXPECT_TRUE(contains(set.warnings[0], "a2a.log: nGpus 4: each thread of the run drives 4 GPUs"))
       << set.warnings[0];

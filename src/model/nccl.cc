@@ -618,7 +618,8 @@ NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   out.bandwidth_s = bytes / out.bandwidth_Bps;
   out.nccl_estimate_s = out.latency_s + out.bandwidth_s;
   out.fill_s = pipeline_fill_s(c, a, bytes, bw);
-  out.total_s = out.nccl_estimate_s + out.fill_s;
+  out.launch_s = static_cast<double>(c.f.gpus_per_thread - 1) * kNcclGroupLaunchPerGpu_s;
+  out.total_s = out.nccl_estimate_s + out.fill_s + out.launch_s;
   if (bytes > 0 && out.total_s > 0) out.busbw_Bps = bytes / out.total_s * busbw_factor(c.op, c.n);
   return out;
 }
@@ -631,6 +632,11 @@ void require_valid(const NcclFabric& f, double bytes) {
     throw InputError(fmt::format("GPU fabric of {} nodes x {} GPUs with {} NICs per node: each "
                                  "must be at least 1",
                                  f.nodes, f.gpus_per_node, f.nics_per_node));
+  }
+  const std::int64_t gpus = f.nodes * f.gpus_per_node;
+  if (f.gpus_per_thread < 1 || f.gpus_per_thread > gpus) {
+    throw InputError(fmt::format("{} GPUs per thread: must be 1 to the fabric's {} GPUs",
+                                 f.gpus_per_thread, gpus));
   }
   for (double bw : {f.nvlink_Bps, f.nic_Bps}) {
     if (!(std::isfinite(bw) && bw > 0)) {

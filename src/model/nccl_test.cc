@@ -250,6 +250,37 @@ TEST(NcclCosts, Mi300xCountsItsXgmiAsRcclDoes) {
   EXPECT_NEAR(c.bandwidth_Bps, 336e9 * 8 / 14, 1e-2);
 }
 
+// A thread that drives G GPUs launches their kernels in turn: every candidate's total gains
+// (G - 1) launches of 4 us; NCCL's estimate, and so its pick, is unchanged; one GPU per
+// thread adds nothing; G must lie within the fabric's GPUs.
+TEST(NcclCosts, AThreadDrivingEightGpusPaysSevenLaunches) {
+  const NcclFabric one_per_thread = a100(1);
+  NcclFabric grouped = one_per_thread;
+  grouped.gpus_per_thread = 8;
+  for (const double m : {8.0, 1048576.0, 64 * 1048576.0}) {
+    const std::vector<NcclCost> plain = nccl_costs(Op::kAllreduce, m, one_per_thread);
+    const std::vector<NcclCost> launched = nccl_costs(Op::kAllreduce, m, grouped);
+    ASSERT_EQ(plain.size(), launched.size());
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      EXPECT_EQ(plain[i].algorithm, launched[i].algorithm) << m;
+      EXPECT_EQ(plain[i].protocol, launched[i].protocol) << m;
+      EXPECT_EQ(plain[i].launch_s, 0.0);
+      EXPECT_DOUBLE_EQ(launched[i].launch_s, 7 * 4e-6);
+      EXPECT_DOUBLE_EQ(launched[i].total_s, plain[i].total_s + 28e-6) << m;
+      EXPECT_DOUBLE_EQ(launched[i].nccl_estimate_s, plain[i].nccl_estimate_s);
+    }
+  }
+  // 1 MiB on one A100 node: Ring LL, 15 us + 1 MiB / 50.1 GB/s = 35.9 us, then 63.9 us.
+  const NcclCost c = nccl_choice(Op::kAllreduce, 1048576, grouped);
+  EXPECT_EQ(c.algorithm, NcclAlgorithm::kRing);
+  EXPECT_EQ(c.protocol, NcclProtocol::kLL);
+  EXPECT_NEAR(c.total_s, c.latency_s + 1048576 / c.bandwidth_Bps + 28e-6, 1e-15);
+  grouped.gpus_per_thread = 9;
+  EXPECT_THROW(nccl_costs(Op::kAllreduce, 1e6, grouped), InputError);
+  grouped.gpus_per_thread = 0;
+  EXPECT_THROW(nccl_costs(Op::kAllreduce, 1e6, grouped), InputError);
+}
+
 TEST(NcclCosts, OtherOpsUseTheirOwnAlgorithms) {
   const std::vector<NcclCost> bc = nccl_costs(Op::kBroadcast, 1 << 20, h100(2));
   for (const NcclCost& c : bc) EXPECT_EQ(c.algorithm, NcclAlgorithm::kRing);

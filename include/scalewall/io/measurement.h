@@ -199,6 +199,7 @@ struct MeasurementSeries {
   std::optional<std::int64_t> nodes;           // from the log's host names or launcher line
   std::optional<std::int64_t> ranks_per_node;  // likewise; empty when the log does not say
   std::int64_t first_line = 0;                 // where the table starts in its file
+  std::int64_t gpus_per_thread = 1;  // GPUs one thread drove (nccl-tests' nGpus, -g); 1 else
   std::string mpi_library;  // the MPI library that ran it, as its run names it (scalewall-mpi's
                             // context.mpi_library); empty when the file does not say
 };

@@ -37,6 +37,14 @@
 
 namespace scalewall {
 
+// The host time one thread spends launching one GPU's kernel of a grouped NCCL call (s). A
+// thread that drives G GPUs starts their kernels this far apart; the collective, a barrier,
+// ends (G - 1) launches later than with one GPU per thread. Estimated from public nccl-tests
+// logs of one DGX/HGX A100 node run as one process with nGpus 8: their floors (an 8-byte
+// all-reduce) of 32-40 us are 8 launches of 4-5 us, where one process per GPU takes 18-25 us
+// (docs/models.md, "A thread that drives several GPUs"). NCCL's tables hold no such cost.
+inline constexpr double kNcclGroupLaunchPerGpu_s = 4e-6;
+
 // In NCCL's order (its NCCL_ALGO_* indices; PAT is left out: it runs only with one GPU per
 // node, where the ring is priced instead).
 enum class NcclAlgorithm { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree };
@@ -67,6 +75,10 @@ struct NcclFabric {
   std::int64_t nics_per_node = 8;
   bool nvls = false;
   bool collnet = false;
+  // GPUs one host thread drives (nccl-tests -g G, one process launching for several GPUs):
+  // each NCCL call launches their kernels one after another, and the collective waits for the
+  // last. 1 (one GPU per thread, as frameworks run) adds nothing; see NcclCost::launch_s.
+  std::int64_t gpus_per_thread = 1;
 };
 
 // The fabric of a GPU topology: its nodes, ranks per node, intra bandwidth (as NVLink), inter
@@ -99,7 +111,9 @@ struct NcclCost {
   double bandwidth_s = 0;      // bytes / bandwidth_Bps
   double nccl_estimate_s = 0;  // latency_s + bandwidth_s: NCCL's own time, which picks
   double fill_s = 0;           // pipeline fill of the NVLS kernels (all-reduce; 0 elsewhere)
-  double total_s = 0;          // the predicted time: nccl_estimate_s + fill_s
+  double launch_s = 0;         // a thread's later kernel launches: (gpus_per_thread - 1) x
+                               // kNcclGroupLaunchPerGpu_s; 0 with one GPU per thread
+  double total_s = 0;          // the predicted time: nccl_estimate_s + fill_s + launch_s
   std::optional<double> busbw_Bps;  // nccl-tests' busbw of total_s; empty when m = 0 or N = 1
 };
 
