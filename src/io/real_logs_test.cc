@@ -106,6 +106,16 @@ const std::vector<RealLog>& real_logs() {
        464.57, 16, 2, 8},
       {"nccl/h100_1node_8gpu_nccl-tests-issue290.txt", nullptr, 1, Printed::kBusbwGBps,
        4294967296, 473.60, 8, 1, 8},
+      // Two Open MPI help-message lines inside the table of the first.
+      {"nccl/a100_1node_8gpu_np8_thanos.txt", nullptr, 1, Printed::kBusbwGBps, 4294967296,
+       232.81, 8, 1, 8},
+      {"nccl/a100_1node_8gpu_g8_thanos.txt", nullptr, 1, Printed::kBusbwGBps, 4294967296,
+       232.44, 8, 1, 8},
+      // nccl-tests 2.19.4's layout (wider #wrong, unalign in the nThread line).
+      {"nccl/a100_1node_8gpu_g8_dkh.txt", nullptr, 1, Printed::kBusbwGBps, 134217728, 181.32, 8,
+       1, 8},
+      {"nccl/a100_1node_8gpu_g8_galvatron.txt", nullptr, 1, Printed::kBusbwGBps, 1073741824,
+       230.84, 8, 1, 8},
       // Constructed from the public logs above (tests/data/constructed/README.md).
       {"constructed/nccl_allreduce_json_2node_from_cscs-docs.json", nullptr, 1,
        Printed::kBusbwGBps, 134217728, 22.86, 2, 2, 1},
