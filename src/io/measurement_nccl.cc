@@ -565,6 +565,11 @@ NcclLog nccl_json_run(const Json& doc, const std::string& path) {
   const Json config = doc.value("config", Json::object());
   if (config.is_object()) {
     log.iterations = static_cast<std::int64_t>(json_number(config, "iterations", path));
+    // nccl-tests' -g: GPUs per thread (0 when absent; a fraction is not a count).
+    const double gpus = json_number(config, "ngpus", path);
+    if (gpus >= 1 && gpus == std::floor(gpus) && gpus <= 1e6) {
+      log.gpus_per_thread = static_cast<std::int64_t>(gpus);
+    }
     const auto devices = config.find("devices");
     if (devices != config.end() && devices->is_array()) {
       for (const Json& d : *devices) {

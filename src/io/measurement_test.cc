@@ -1048,10 +1048,27 @@ TEST(MeasurementFormats, NcclTestsJson) {
     EXPECT_NEAR(json.collectives[i].time_median_s, text.collectives[i].time_median_s, 1e-12);
   }
   EXPECT_EQ(json.series.at(0).nodes, 2);
+  EXPECT_EQ(json.series.at(0).gpus_per_thread, 1);
+  EXPECT_TRUE(json.warnings.empty());
   EXPECT_TRUE(contains(json.sources.at(0), "(nccl-tests all_reduce_perf, JSON)"));
   EXPECT_EQ(detect_file_format(read_text(
                 data("constructed/nccl_allreduce_json_2node_from_cscs-docs.json"))),
             FileFormat::kNcclTests);
+}
+
+// The document's config.ngpus (nccl-tests -g) is the series' GPUs per thread, with the
+// warning the text log's nGpus gives.
+TEST(MeasurementFormats, NcclTestsJsonGpusPerThread) {
+  std::string doc = read_text(data("constructed/nccl_allreduce_json_2node_from_cscs-docs.json"));
+  const std::size_t at = doc.find("\"ngpus\":1");
+  ASSERT_NE(at, std::string::npos);
+  doc.replace(at, std::string("\"ngpus\":1").size(), "\"ngpus\":2");
+  MeasurementSet set;
+  parse_measurement_text(doc, "g2.json", set);
+  EXPECT_EQ(set.series.at(0).gpus_per_thread, 2);
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_TRUE(contains(set.warnings[0], "g2.json: nGpus 2: each thread of the run drives 2 GPUs"))
+      << set.warnings[0];
 }
 
 // Launcher lines: -ppn, Open MPI's -N (per node) and --map-by ppr:K:node, srun's -N (nodes).
