@@ -408,6 +408,32 @@ TEST(ValidateCli, TheP5LogFromThePresetWithTheNvlsFill) {
   EXPECT_EQ(nvls, 14);  // 2 MiB up
 }
 
+// A run of one process driving 8 GPUs (nGpus 8) is priced with its 7 later launches of 4 us,
+// named in "modelled as"; the same machine's run of one process per GPU pays none. On the
+// 8 B - 128 MiB of the dkh log that keeps every size within 40% of its time (median under 20%).
+TEST(ValidateCli, AnNgpus8LogIsPricedWithItsLaunches) {
+  const auto j = run_json(
+      {"validate", source_path("tests/data/nccl/a100_1node_8gpu_g8_dkh.txt"), "--fabric",
+       "dgx-a100"});
+  ASSERT_EQ(j["points"].size(), 25u);
+  for (const auto& p : j["points"]) {
+    EXPECT_TRUE(contains(p["modelled_as"].get<std::string>(), " + 7 launches")) << p;
+  }
+  EXPECT_LT(number(j["median_abs_error"]), 0.20);
+  EXPECT_LT(number(j["worst_abs_error"]), 0.40);
+  bool warned = false;
+  for (const auto& w : j["warnings"]) {
+    warned = warned || contains(w.get<std::string>(), "adds 7 launches of 4 us");
+  }
+  EXPECT_TRUE(warned) << j["warnings"];
+  const auto one = run_json(
+      {"validate", source_path("tests/data/nccl/a100_1node_8gpu_np8_thanos.txt"), "--fabric",
+       "dgx-a100"});
+  for (const auto& p : one["points"]) {
+    EXPECT_FALSE(contains(p["modelled_as"].get<std::string>(), "launch")) << p;
+  }
+}
+
 TEST(ValidateCli, TableBanner) {
   const CliResult r = run_scalewall(
       {"validate", data("scalewall_pingpong.jsonl"), data("scalewall_collective.jsonl")});

@@ -1154,6 +1154,15 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
   return PricedPoint{*cost, std::nullopt, rules};
 }
 
+// "nccl Ring/LL", and "+ 7 launches" for a run whose threads drive several GPUs.
+std::string nccl_modelled_name(const NcclCost& c) {
+  std::string name = fmt::format("nccl {}/{}", nccl_algorithm_name(c.algorithm),
+                                 nccl_protocol_name(c.protocol));
+  const long launches = std::lround(c.launch_s / kNcclGroupLaunchPerGpu_s);
+  if (launches > 0) name += fmt::format(" + {} launch{}", launches, launches == 1 ? "" : "es");
+  return name;
+}
+
 // One key's measured median beside the model's cost of it.
 ValidationPoint validation_point(const ValidationKey& key, const std::vector<double>& times,
                                  const PricedPoint& priced) {
@@ -1162,9 +1171,7 @@ ValidationPoint validation_point(const ValidationKey& key, const std::vector<dou
   std::tie(p.series, p.op, p.algorithm, p.ranks, p.bytes) = key;
   p.modelled = cost.algorithm;
   p.nccl = priced.nccl;
-  p.modelled_name = priced.nccl ? fmt::format("nccl {}/{}",
-                                              nccl_algorithm_name(priced.nccl->algorithm),
-                                              nccl_protocol_name(priced.nccl->protocol))
+  p.modelled_name = priced.nccl ? nccl_modelled_name(*priced.nccl)
                 : priced.rules.empty() ? std::string(algorithm_name(cost.algorithm))
                                        : fmt::format("{} {}", priced.rules,
                                                      algorithm_name(cost.algorithm));
