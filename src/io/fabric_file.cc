@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -301,7 +302,8 @@ bool read_flag(const toml::table& root, std::string_view key, const std::string&
   return b->get();
 }
 
-// `ranks = "gpu"` (or "cpu", the default) and, for GPU ranks, `gpu`, `nvls`, `collnet`.
+// `ranks = "gpu"` (or "cpu", the default) and, for GPU ranks, `gpu`, `nvls`, `collnet`,
+// `nccl_net_latency`.
 void read_rank_kind(const toml::table& root, const std::string& source, Topology& t) {
   if (root.contains("ranks")) {
     const auto* s = root.get("ranks")->as_string();
@@ -311,7 +313,7 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
     }
     t.rank_kind = s->get() == "gpu" ? RankKind::kGpu : RankKind::kCpu;
   }
-  for (const char* key : {"gpu", "nvls", "collnet"}) {
+  for (const char* key : {"gpu", "nvls", "collnet", "nccl_net_latency"}) {
     if (root.contains(key) && t.rank_kind != RankKind::kGpu) {
       throw InputError(fmt::format("{}: only a fabric of GPU ranks (ranks = \"gpu\") takes it",
                                    where(source, "", key, root.get(key))));
@@ -329,6 +331,14 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
   }
   if (root.contains("nvls")) t.gpu.nvls = read_flag(root, "nvls", source);
   if (root.contains("collnet")) t.gpu.collnet = read_flag(root, "collnet", source);
+  if (root.contains("nccl_net_latency")) {
+    t.gpu.net_latency_s = read_quantity(root, "nccl_net_latency", source, "", parse_seconds);
+    if (!(t.gpu.net_latency_s >= 0) || !std::isfinite(t.gpu.net_latency_s)) {
+      throw InputError(fmt::format(
+          "{}: the network plugin's latency must be finite and >= 0",
+          where(source, "", "nccl_net_latency", root.get("nccl_net_latency"))));
+    }
+  }
 }
 
 }  // namespace
@@ -379,7 +389,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                        "copy", "copy_regimes", "alloc", "alloc_regimes",
                        "sent_reduction", "sent_reduction_regimes", "sent_exchange",
                        "sent_exchange_regimes", "ranks", "gpu",
-                       "nvls", "collnet", "intra", "inter"},
+                       "nvls", "collnet", "nccl_net_latency", "intra", "inter"},
                       source, "");
   Topology t;
   t.name = "fabric";

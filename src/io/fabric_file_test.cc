@@ -144,6 +144,10 @@ TEST(ParseFabric, GpuRanks) {
   EXPECT_EQ(t.gpu.generation, GpuGeneration::kAmpere);
   EXPECT_TRUE(t.gpu.nvls);
   EXPECT_TRUE(t.gpu.collnet);
+  EXPECT_EQ(t.gpu.net_latency_s, 0.0);  // NCCL's own transports report none
+  const Topology efa = parse_fabric(
+      std::string("ranks = \"gpu\"\nnccl_net_latency = \"75us\"\n") + kLinks, "f.toml");
+  EXPECT_DOUBLE_EQ(efa.gpu.net_latency_s, 75e-6);
   const Topology plain = parse_fabric(std::string("ranks = \"gpu\"\n") + kLinks, "f.toml");
   EXPECT_EQ(plain.gpu.generation, GpuGeneration::kHopper);
   EXPECT_FALSE(plain.gpu.nvls);
@@ -162,6 +166,12 @@ TEST(FabricErrors, GpuKeys) {
   EXPECT_NE(error_of(std::string("ranks = \"gpu\"\nnvls = 1\n") + kLinks)
                 .find("expected true or false"),
             std::string::npos);
+  EXPECT_NE(error_of(std::string("nccl_net_latency = \"75us\"\n") + kLinks)
+                .find("only a fabric of GPU ranks"),
+            std::string::npos);
+  const std::string negative =
+      error_of(std::string("ranks = \"gpu\"\nnccl_net_latency = \"-1us\"\n") + kLinks);
+  EXPECT_NE(negative.find("nccl_net_latency"), std::string::npos) << negative;
 }
 
 TEST(ParseFabric, LogGpSection) {

@@ -27,12 +27,17 @@ struct PresetRow {
   std::string_view inter_alpha, inter_bandwidth, inter_note;
   std::string_view gpu = {};
   bool nvls = false;
+  std::string_view nccl_net_latency = {};  // the NICs' NCCL plugin's reported latency, if any
 };
 
 constexpr std::string_view kNvlinkNote = "chosen: NVLink through NCCL, a few microseconds";
 constexpr std::string_view kRdmaNote = "chosen: GPUDirect RDMA, a few microseconds";
 constexpr std::string_view kEfaNote =
     "chosen: EFA's SRD transport costs more per message than InfiniBand";
+// aws-ofi-nccl (github.com/aws/aws-ofi-nccl), src/platform-aws.cpp, platform_data_map: the
+// latency the plugin reports to NCCL, 75.0 us for p4d.24xlarge, p4de.24xlarge and p5/p5e
+// (35.0 from p5en; 150 for an unlisted EFA platform).
+constexpr std::string_view kEfaPluginLatency = "75us";
 constexpr std::string_view kGenericSource =
     "\n# non-blocking, one MPI rank per node (--ranks-per-node for more: they then share the\n"
     "# NIC and meet over shared memory).";
@@ -64,8 +69,9 @@ constexpr PresetRow nvswitch_node(std::string_view name, std::string_view descri
 // A GPU node on NVSwitch whose NICs are AWS's Elastic Fabric Adapter.
 constexpr PresetRow efa_node(std::string_view name, std::string_view description,
                              std::string_view source, GpuNode node, int nics) {
-  return {name,  description, source,    node.gpus, nics,     "2us",    node.nvlink,
-          kNvlinkNote, "15us", "100Gb/s", kEfaNote, node.gpu, node.nvls};
+  return {name,        description, source,    node.gpus, nics,     "2us",
+          node.nvlink, kNvlinkNote, "15us",    "100Gb/s", kEfaNote, node.gpu,
+          node.nvls,   kEfaPluginLatency};
 }
 
 constexpr std::array kRows = {
@@ -134,7 +140,13 @@ constexpr std::array kRows = {
 // The GPU keys of a GPU row: its ranks are GPUs, their generation, NVLS.
 std::string gpu_keys(const PresetRow& r) {
   if (r.gpu.empty()) return "";
-  return fmt::format("ranks = \"gpu\"\ngpu = \"{}\"\nnvls = {}\n", r.gpu, r.nvls);
+  std::string keys = fmt::format("ranks = \"gpu\"\ngpu = \"{}\"\nnvls = {}\n", r.gpu, r.nvls);
+  if (!r.nccl_net_latency.empty()) {
+    keys += fmt::format(
+        "nccl_net_latency = \"{}\"  # what aws-ofi-nccl reports to NCCL on p4d, p4de, p5\n",
+        r.nccl_net_latency);
+  }
+  return keys;
 }
 
 std::string toml_of(const PresetRow& r) {

@@ -70,6 +70,10 @@ TEST(FabricPresets, GpuPresetsSayTheirRanksAreGpus) {
   EXPECT_EQ(load_fabric("gb200-nvl72").gpu.generation, GpuGeneration::kBlackwell);
   EXPECT_EQ(load_fabric("mi300x-node").gpu.generation, GpuGeneration::kCdna3);
   EXPECT_FALSE(load_fabric("dgx-h100").gpu.collnet);
+  // aws-ofi-nccl reports 75 us to NCCL on p4d and p5; NCCL's own IB transport reports none.
+  EXPECT_DOUBLE_EQ(load_fabric("aws-p4d").gpu.net_latency_s, 75e-6);
+  EXPECT_DOUBLE_EQ(load_fabric("aws-p5").gpu.net_latency_s, 75e-6);
+  EXPECT_EQ(load_fabric("dgx-a100").gpu.net_latency_s, 0.0);
   EXPECT_NE(find_fabric_preset("dgx-h100")->toml.find("ranks = \"gpu\""), std::string::npos);
 }
 

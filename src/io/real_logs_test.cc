@@ -116,6 +116,9 @@ const std::vector<RealLog>& real_logs() {
        1, 8},
       {"nccl/a100_1node_8gpu_g8_galvatron.txt", nullptr, 1, Printed::kBusbwGBps, 1073741824,
        230.84, 8, 1, 8},
+      // NCCL INFO lines, '...' lines and a "some output truncated" line before the header.
+      {"nccl/a100_2node_16gpu_aws-p4d_dlami.txt", nullptr, 1, Printed::kBusbwGBps, 1073741824,
+       76.21, 16, 2, 8},
       // Constructed from the public logs above (tests/data/constructed/README.md).
       {"constructed/nccl_allreduce_json_2node_from_cscs-docs.json", nullptr, 1,
        Printed::kBusbwGBps, 134217728, 22.86, 2, 2, 1},

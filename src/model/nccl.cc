@@ -282,6 +282,7 @@ NcclFabric nccl_fabric(const Topology& topology) {
   f.nics_per_node = topology.nics_per_node;
   f.nvls = topology.gpu.nvls;
   f.collnet = topology.gpu.collnet;
+  f.net_latency_s = topology.gpu.net_latency_s;
   return f;
 }
 
@@ -491,8 +492,12 @@ double latency_us(const Context& c, NcclAlgorithm a, NcclProtocol p) {
   double lat = kBaseLatency_us[ai][pi];
   const double intra = kHwLatency_us[kHwNvlink][ai][pi];
   // With one GPU per node the latencies are fully exposed: NCCL takes the tree's.
-  const double inter = c.f.gpus_per_node == 1 ? kHwLatency_us[kHwNet][tree][pi]
-                                              : kHwLatency_us[kHwNet][ai][pi];
+  // tuning.cc: interLat += graphs[a]->latencyInter (the network plugin's reported latency),
+  // and again for Simple ("the flush extra latency").
+  const double plugin_us = c.f.net_latency_s * 1e6 * (p == NcclProtocol::kSimple ? 2.0 : 1.0);
+  const double inter = (c.f.gpus_per_node == 1 ? kHwLatency_us[kHwNet][tree][pi]
+                                               : kHwLatency_us[kHwNet][ai][pi]) +
+                       plugin_us;
   const double local = c.ppn - 1;
   const double levels = log2i(static_cast<double>(c.f.nodes));
   switch (a) {
@@ -637,6 +642,10 @@ void require_valid(const NcclFabric& f, double bytes) {
   if (f.gpus_per_thread < 1 || f.gpus_per_thread > gpus) {
     throw InputError(fmt::format("{} GPUs per thread: must be 1 to the fabric's {} GPUs",
                                  f.gpus_per_thread, gpus));
+  }
+  if (!(std::isfinite(f.net_latency_s) && f.net_latency_s >= 0)) {
+    throw InputError(fmt::format("network plugin latency {} s must be finite and >= 0",
+                                 f.net_latency_s));
   }
   for (double bw : {f.nvlink_Bps, f.nic_Bps}) {
     if (!(std::isfinite(bw) && bw > 0)) {

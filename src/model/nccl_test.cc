@@ -281,6 +281,31 @@ TEST(NcclCosts, AThreadDrivingEightGpusPaysSevenLaunches) {
   EXPECT_THROW(nccl_costs(Op::kAllreduce, 1e6, grouped), InputError);
 }
 
+// A network plugin's reported latency (aws-ofi-nccl: 75 us on p4d) joins every network hop,
+// twice for Simple (tuning.cc: interLat += latencyInter, and the flush). Two p4d-like A100
+// nodes at 8 B: Tree LL, 6.8 + 2 x (7 x 0.6 + (5.0 + 75)) = 175.2 us; Ring Simple,
+// 8.4 + 28 x 3.4 + 2 x (14 + 2 x 75) = 431.6 us. The public p4d logs take 158-180 us there.
+TEST(NcclCosts, ANetworkPluginsLatencyJoinsEveryNetworkHop) {
+  NcclFabric f = a100(2);
+  f.nics_per_node = 4;
+  f.nic_Bps = 12.5e9;
+  const NcclCost plain = nccl_choice(Op::kAllreduce, 8, f);
+  f.net_latency_s = 75e-6;
+  const std::vector<NcclCost> all = nccl_costs(Op::kAllreduce, 8, f);
+  EXPECT_EQ(all.front().algorithm, NcclAlgorithm::kTree);
+  EXPECT_EQ(all.front().protocol, NcclProtocol::kLL);
+  EXPECT_NEAR(all.front().latency_s, 175.2e-6, 1e-12);
+  EXPECT_NEAR(find(all, NcclAlgorithm::kRing, NcclProtocol::kSimple).latency_s, 431.6e-6, 1e-12);
+  EXPECT_NEAR(all.front().latency_s - plain.latency_s, 150e-6, 1e-12);
+  // One node has no network hop: nothing changes.
+  NcclFabric one = a100(1);
+  const double before = nccl_choice(Op::kAllreduce, 8, one).total_s;
+  one.net_latency_s = 75e-6;
+  EXPECT_EQ(nccl_choice(Op::kAllreduce, 8, one).total_s, before);
+  one.net_latency_s = -1e-6;
+  EXPECT_THROW(nccl_costs(Op::kAllreduce, 8, one), InputError);
+}
+
 TEST(NcclCosts, OtherOpsUseTheirOwnAlgorithms) {
   const std::vector<NcclCost> bc = nccl_costs(Op::kBroadcast, 1 << 20, h100(2));
   for (const NcclCost& c : bc) EXPECT_EQ(c.algorithm, NcclAlgorithm::kRing);

@@ -75,6 +75,7 @@ struct NcclFabric {
   std::int64_t nics_per_node = 8;
   bool nvls = false;
   bool collnet = false;
+  double net_latency_s = 0;  // the network plugin's reported latency (GpuFeatures)
   // GPUs one host thread drives (nccl-tests -g G, one process launching for several GPUs):
   // each NCCL call launches their kernels one after another, and the collective waits for the
   // last. 1 (one GPU per thread, as frameworks run) adds nothing; see NcclCost::launch_s.

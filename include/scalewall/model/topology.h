@@ -60,6 +60,11 @@ struct GpuFeatures {
   GpuGeneration generation = GpuGeneration::kHopper;  // Default: Hopper
   bool nvls = false;     // NVLink SHARP in the node's NVSwitches (Hopper and later)
   bool collnet = false;  // SHARP reductions in the inter-node switches (NCCL's CollNet)
+  // The latency the NICs' NCCL network plugin reports (ncclNetProperties_t::latency), which
+  // NCCL adds to every network hop of its model (twice for Simple: the flush). 0 for NCCL's
+  // own InfiniBand/RoCE and socket transports, which report none; aws-ofi-nccl on EFA reports
+  // 75 us on p4d and p5 (its platform table). Seconds, >= 0.
+  double net_latency_s = 0;
 };
 
 struct Topology {
