@@ -9,6 +9,7 @@
 #include "cli/common.h"
 #include "scalewall/base/error.h"
 #include "scalewall/io/fabric_presets.h"
+#include "scalewall/model/nccl.h"
 
 namespace scalewall::cli {
 namespace {
@@ -41,21 +42,27 @@ Report run_fabrics(const FabricsFlags& flags) {
            {"intra_bandwidth_Bps", "intra bandwidth", Unit::kRate},
            {"inter_alpha_s", "inter alpha", Unit::kSeconds},
            {"inter_bandwidth_Bps", "per NIC", Unit::kRate},
+           {"gpu", "GPU", Unit::kText},
+           {"nccl_net_latency_s", "NCCL net latency", Unit::kSeconds},
            {"description", "description", Unit::kText}},
           {},
           {}};
   for (const FabricPreset& p : fabric_presets()) {
     if (!flags.name.empty() && p.name != flags.name) continue;
     const Topology topo = preset_topology(p);
+    const bool gpu = topo.rank_kind == RankKind::kGpu;
     t.add_row({std::string(p.name), topo.ranks_per_node, topo.nics_per_node, topo.intra.alpha_s,
                topo.intra.bandwidth_Bps, topo.inter.alpha_s, topo.inter.bandwidth_Bps,
-               std::string(p.description)});
+               gpu ? Value{std::string(gpu_generation_name(topo.gpu.generation))} : Value{},
+               gpu ? Value{topo.gpu.net_latency_s} : Value{}, std::string(p.description)});
   }
   report.tables.push_back(std::move(t));
   report.notes.push_back(
       "Bandwidths are per direction, from the vendors' datasheets; the alphas are typical "
-      "figures, not datasheet values (calibrate measures them). 'scalewall fabrics NAME --toml' "
-      "prints a preset as a fabric file to edit.");
+      "figures, not datasheet values (calibrate measures them). GPU: the generation of a "
+      "preset whose ranks are GPUs (NCCL's choice prices it); NCCL net latency: what its NICs' "
+      "NCCL network plugin reports, added to every network hop (docs/models.md). 'scalewall "
+      "fabrics NAME --toml' prints a preset as a fabric file to edit.");
   return report;
 }
 

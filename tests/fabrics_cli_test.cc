@@ -18,6 +18,16 @@ TEST(FabricsCli, ListsEveryPresetAsJson) {
   EXPECT_DOUBLE_EQ(j["fabrics"][1]["intra_bandwidth_Bps"].get<double>(), 450e9);
   EXPECT_DOUBLE_EQ(j["fabrics"][1]["inter_bandwidth_Bps"].get<double>(), 50e9);
   for (const auto& f : j["fabrics"]) EXPECT_FALSE(f["description"].get<std::string>().empty());
+  EXPECT_EQ(j["fabrics"][1]["gpu"], "hopper");
+  EXPECT_EQ(j["fabrics"][1]["nccl_net_latency_s"].get<double>(), 0.0);
+  for (const auto& f : j["fabrics"]) {
+    if (f["name"] == "aws-p4d" || f["name"] == "aws-p5") {
+      EXPECT_DOUBLE_EQ(f["nccl_net_latency_s"].get<double>(), 75e-6) << f;
+    }
+    if (f["name"] == "ib-ndr") {
+      EXPECT_TRUE(f["gpu"].is_null()) << f;
+    }
+  }
   const auto one = run_json({"fabrics", "gb200-nvl72"});
   ASSERT_EQ(one["fabrics"].size(), 1u);
   EXPECT_EQ(one["fabrics"][0]["ranks_per_node"], 72);
