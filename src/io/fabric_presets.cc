@@ -28,6 +28,7 @@ struct PresetRow {
   std::string_view gpu = {};
   bool nvls = false;
   std::string_view nccl_net_latency = {};  // the NICs' NCCL plugin's reported latency, if any
+  std::string_view nccl_net_latency_note = {};
 };
 
 constexpr std::string_view kNvlinkNote = "chosen: NVLink through NCCL, a few microseconds";
@@ -38,6 +39,7 @@ constexpr std::string_view kEfaNote =
 // latency the plugin reports to NCCL, 75.0 us for p4d.24xlarge, p4de.24xlarge and p5/p5e
 // (35.0 from p5en; 150 for an unlisted EFA platform).
 constexpr std::string_view kEfaPluginLatency = "75us";
+constexpr std::string_view kEfaPluginNote = "what aws-ofi-nccl reports to NCCL on p4d, p4de, p5";
 constexpr std::string_view kGenericSource =
     "\n# non-blocking, one MPI rank per node (--ranks-per-node for more: they then share the\n"
     "# NIC and meet over shared memory).";
@@ -71,7 +73,7 @@ constexpr PresetRow efa_node(std::string_view name, std::string_view description
                              std::string_view source, GpuNode node, int nics) {
   return {name,        description, source,    node.gpus, nics,     "2us",
           node.nvlink, kNvlinkNote, "15us",    "100Gb/s", kEfaNote, node.gpu,
-          node.nvls,   kEfaPluginLatency};
+          node.nvls,   kEfaPluginLatency, kEfaPluginNote};
 }
 
 constexpr std::array kRows = {
@@ -142,9 +144,8 @@ std::string gpu_keys(const PresetRow& r) {
   if (r.gpu.empty()) return "";
   std::string keys = fmt::format("ranks = \"gpu\"\ngpu = \"{}\"\nnvls = {}\n", r.gpu, r.nvls);
   if (!r.nccl_net_latency.empty()) {
-    keys += fmt::format(
-        "nccl_net_latency = \"{}\"  # what aws-ofi-nccl reports to NCCL on p4d, p4de, p5\n",
-        r.nccl_net_latency);
+    keys += fmt::format("nccl_net_latency = \"{}\"  # {}\n", r.nccl_net_latency,
+                        r.nccl_net_latency_note);
   }
   return keys;
 }

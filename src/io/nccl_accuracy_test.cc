@@ -1,9 +1,9 @@
-// The NCCL model against public nccl-tests all-reduce logs (tests/data/nccl/SOURCES.md and one
-// of tests/data/real-logs/MANIFEST.md): each
-// log is read by the measurement reader, each size predicted from a preset alone (no figure
-// taken from the log but its rank count and, for a run whose threads drive several GPUs, that
-// count), and the predicted bus bandwidth compared with the measured one. The bounds are issue 12's: within 20% at every size from 64 MiB up, within 35%
-// from 1 MiB up.
+// The NCCL model against public nccl-tests all-reduce logs (tests/data/nccl/SOURCES.md and two
+// of tests/data/real-logs/MANIFEST.md): each log is read by the measurement reader, each size
+// predicted from a preset alone (no figure taken from the log but its rank count and, for a
+// run whose threads drive several GPUs, that count), and the predicted bus bandwidth compared
+// with the measured one. The bounds are issue 12's (within 20% at every size from 64 MiB up,
+// within 35% from 1 MiB up) except where a test states the looser figure the model reaches.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -39,11 +39,17 @@ struct Errors {
 
 double worst(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
 
+// The measurements of a log under tests/data.
+MeasurementSet read_log(const char* file) {
+  MeasurementSet set;
+  read_measurement_file(std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/" + file, set);
+  return set;
+}
+
 // Reads the log, predicts every size from `from_bytes` up from the preset scaled to its rank
 // count, prints the comparison and returns the errors.
 Errors compare(const LogCase& c, double from_bytes = kMediumBytes) {
-  MeasurementSet set;
-  read_measurement_file(std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/" + c.file, set);
+  const MeasurementSet set = read_log(c.file);
   EXPECT_FALSE(set.collectives.empty()) << c.file;
   Errors e;
   for (const CollectivePoint& p : set.collectives) {
@@ -143,8 +149,7 @@ TEST(NcclAccuracy, WithinThirtyFivePercentFrom1MiB) {
 TEST(NcclAccuracy, EfaPaysThePluginsLatencyOnEveryNetworkHop) {
   const LogCase p4d{"nccl/a100_2node_16gpu_aws-p4d_dlami.txt", "aws-p4d"};
   expect_group_within({&p4d, 1}, &Errors::large, kLargeBound, "aws-p4d, from 64 MiB");
-  MeasurementSet set;
-  read_measurement_file(std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/" + p4d.file, set);
+  const MeasurementSet set = read_log(p4d.file);
   const NcclFabric fabric = nccl_fabric(scaled_topology(load_fabric(p4d.preset), 16));
   std::size_t small = 0;
   for (const CollectivePoint& p : set.collectives) {
@@ -160,11 +165,8 @@ TEST(NcclAccuracy, EfaPaysThePluginsLatencyOnEveryNetworkHop) {
 // log is priced as NCCL's tables price it; with one process driving 8 GPUs the same tables
 // without the launches would be more than 30% optimistic at 1-32 MiB.
 TEST(NcclAccuracy, OneMachineRunBothWaysDiffersByItsLaunches) {
-  MeasurementSet one;
-  MeasurementSet grouped;
-  const std::string dir = std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/";
-  read_measurement_file(dir + kA100OneNodeProcessPerGpu.file, one);
-  read_measurement_file(dir + kA100OneNodeThanos.file, grouped);
+  const MeasurementSet one = read_log(kA100OneNodeProcessPerGpu.file);
+  const MeasurementSet grouped = read_log(kA100OneNodeThanos.file);
   ASSERT_EQ(one.series.size(), 1u);
   ASSERT_EQ(grouped.series.size(), 1u);
   EXPECT_EQ(one.series[0].gpus_per_thread, 1);
