@@ -109,6 +109,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
                {"bandwidth_s", "bandwidth", Unit::kSeconds},
                {"nccl_estimate_s", "NCCL's time", Unit::kSeconds},
                {"fill_s", "fill", Unit::kSeconds},
+               {"slice_sync_s", "slice syncs", Unit::kSeconds},
                {"launch_s", "launch", Unit::kSeconds},
                {"total_s", "total", Unit::kSeconds},
                {"busbw_Bps", "busbw", Unit::kRate}},
@@ -119,7 +120,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
     table.add_row({std::string(nccl_algorithm_name(c.algorithm)),
                    std::string(nccl_protocol_name(c.protocol)), std::int64_t{c.channels},
                    c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.nccl_estimate_s, c.fill_s,
-                   c.launch_s, c.total_s,
+                   c.slice_sync_s, c.launch_s, c.total_s,
                    c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
                   i == 0 ? "<-- NCCL's pick" : "");
   }
@@ -141,9 +142,11 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
       "bandwidth per algorithm and protocol, the least wins; channels from its topology "
       "search reduced to the fabric's figures (docs/models.md). The predicted time adds what "
       "NCCL's figure leaves out: the pipeline fill of an NVLS or NVLSTree all-reduce, two "
-      "rounds of its chunks (src/enqueue.cc's chunk sizes), and with --gpus-per-thread G > 1 "
-      "the later kernel launches of a thread that drives G GPUs, (G - 1) x 4 us. --selector "
-      "mpi prices the MPI algorithms instead.");
+      "rounds of its chunks (src/enqueue.cc's chunk sizes); inside one node, the ring "
+      "kernel's step latency on every slice of every loop of its chunks, where NCCL counts "
+      "it once per step (slice syncs); and with --gpus-per-thread G > 1 the later kernel "
+      "launches of a thread that drives G GPUs, (G - 1) x 4 us. --selector mpi prices the MPI "
+      "algorithms instead.");
   if (topology.nominal) {
     report.notes.push_back("The fabric's link figures are nominal (datasheet values), not measured.");
   }

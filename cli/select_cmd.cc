@@ -138,8 +138,9 @@ Report nccl_select(Op op, const std::vector<std::int64_t>& ranks, const std::vec
   report.add_field("selector", "selector", Unit::kText, std::string("nccl"));
   report.notes.push_back(
       "NCCL's own tuning model (NCCL 2.30.7): per call the (algorithm, protocol) of least "
-      "latency + bytes / bandwidth; docs/models.md has its constants. The total adds the "
-      "pipeline fill of an NVLS or NVLSTree all-reduce, which NCCL's figure leaves out. "
+      "latency + bytes / bandwidth; docs/models.md has its constants. The total adds what "
+      "NCCL's figure leaves out: the pipeline fill of an NVLS or NVLSTree all-reduce, and "
+      "inside one node the ring kernel's step latency on every slice it passes. "
       "--selector mpi maps the MPI algorithms instead.");
   return report;
 }

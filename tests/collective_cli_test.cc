@@ -382,6 +382,7 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
     EXPECT_NEAR(r["total_s"].get<double>(),
                 r["nccl_estimate_s"].get<double>() + r["fill_s"].get<double>(), 1e-12);
     EXPECT_EQ(r["launch_s"].get<double>(), 0.0);
+    EXPECT_EQ(r["slice_sync_s"].get<double>(), 0.0);  // two nodes: no slice syncs
   }
   // 8 bytes on one DGX A100: Ring/LL, 15 us (NCCL's 6.6 us base + 14 NVLink hops of 0.6 us).
   const auto small =
@@ -394,8 +395,15 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines_of(csv.out).at(0),
             "algorithm,protocol,channels,latency_s,bandwidth_Bps,bandwidth_s,nccl_estimate_s,"
-            "fill_s,launch_s,total_s,busbw_Bps");
+            "fill_s,slice_sync_s,launch_s,total_s,busbw_Bps");
   EXPECT_EQ(lines_of(csv.out).at(1).rfind("Ring,Simple,12,", 0), 0u) << csv.out;
+  // One node, 1 GiB: the ring's three loops of two slices pay 5 x 14 x 3.4 us beyond NCCL's
+  // latency (nccl_test.cc).
+  const auto one_node = run_json({"collective", "--fabric", "dgx-a100", "--bytes", "1GiB"});
+  const auto& pick = one_node["nccl"][0];
+  EXPECT_NEAR(pick["slice_sync_s"].get<double>(), 238e-6, 1e-12);
+  EXPECT_NEAR(pick["total_s"].get<double>(),
+              pick["nccl_estimate_s"].get<double>() + pick["slice_sync_s"].get<double>(), 1e-12);
   const CliResult table =
       run_scalewall({"collective", "--fabric", "dgx-a100", "--bytes", "1GiB"});
   EXPECT_NE(table.out.find("NCCL_ALGO"), std::string::npos);

@@ -48,17 +48,17 @@ MeasurementSet read_log(const char* file) {
 
 // Reads the log, predicts every size from `from_bytes` up from the preset scaled to its rank
 // count, prints the comparison and returns the errors.
-Errors compare(const LogCase& c, double from_bytes = kMediumBytes) {
+Errors compare(const LogCase& c, double from_bytes = kMediumBytes, Op op = Op::kAllreduce) {
   const MeasurementSet set = read_log(c.file);
   EXPECT_FALSE(set.collectives.empty()) << c.file;
   Errors e;
   for (const CollectivePoint& p : set.collectives) {
-    if (p.op != Op::kAllreduce || p.bytes < from_bytes) continue;
+    if (p.op != op || p.bytes < from_bytes) continue;
     const Topology t = scaled_topology(load_fabric(c.preset), p.ranks);
     NcclFabric fabric = nccl_fabric(t);
     fabric.gpus_per_thread = set.series[p.series].gpus_per_thread;  // the log's nGpus
-    const NcclCost pick = nccl_choice(Op::kAllreduce, p.bytes, fabric);
-    const double measured = p.bytes / p.time_median_s * busbw_factor(Op::kAllreduce, p.ranks);
+    const NcclCost pick = nccl_choice(op, p.bytes, fabric);
+    const double measured = p.bytes / p.time_median_s * busbw_factor(op, p.ranks);
     const double error = *pick.busbw_Bps / measured - 1;
     fmt::print("{} {:>12.0f} B  measured {:7.2f} GB/s  predicted {:7.2f} GB/s ({}/{}, {} "
                "channels)  error {:+.1f}%\n",
@@ -102,12 +102,10 @@ const LogCase kProcessPerGpuLogs[] = {kA100OneNodeProcessPerGpu, kA100TwoNodes, 
 // One-node A100 runs of one process driving all 8 GPUs (nGpus 8).
 const LogCase kGroupedA100Logs[] = {kA100OneNode, kA100OneNodeThanos, kA100OneNodeDkh,
                                     kA100OneNodeGalvatron};
-// What the model reaches on the nGpus 8 logs, short of issue 12's bounds: from 1 MiB worst
-// 34-45% (busbw; in time -17% to -31%), from 64 MiB 12-23%. Beyond the launches those runs
-// are slower than the same machine with one process per GPU by 8-13% of the call at 64-512 MiB
-// (and not at all from 1 GiB), which nothing here prices.
+// What the model reaches on the nGpus 8 logs from 1 MiB, short of issue 12's 35%: worst
+// 29-45% (busbw; in time -22% to -31%), at 8-16 MiB, where NCCL runs Ring LL128 (docs/models.md).
+// From 64 MiB they are within issue 12's 20%.
 constexpr double kGroupedMediumBound = 0.45;
-constexpr double kGroupedLargeBound = 0.25;
 
 // Compares every log of `logs`, expects each one's worst error over the sizes `which` picks
 // (from 64 MiB, or from 1 MiB) within `bound`, and prints the group's median and worst.
@@ -127,8 +125,7 @@ void expect_group_within(std::span<const LogCase> logs, std::vector<double> Erro
 TEST(NcclAccuracy, EveryLogWithinTwentyPercentFrom64MiB) {
   expect_group_within(kProcessPerGpuLogs, &Errors::large, kLargeBound,
                       "one GPU per process, from 64 MiB");
-  expect_group_within(kGroupedA100Logs, &Errors::large, kGroupedLargeBound,
-                      "nGpus 8, from 64 MiB");
+  expect_group_within(kGroupedA100Logs, &Errors::large, kLargeBound, "nGpus 8, from 64 MiB");
 }
 
 // From 1 MiB up the 35% bound holds on every log of one GPU per process. The one-node A100
@@ -139,6 +136,28 @@ TEST(NcclAccuracy, WithinThirtyFivePercentFrom1MiB) {
                       "one GPU per process, from 1 MiB");
   expect_group_within(kGroupedA100Logs, &Errors::medium, kGroupedMediumBound,
                       "nGpus 8, from 1 MiB");
+}
+
+// The same one-node ring kernels run the reduce-scatter and the all-gather, which the bounds
+// above were not drawn from: one DGX A100 (8 A100-SXM4-40GB, one process driving 8 GPUs, old
+// nccl-tests) in microsoft/superbenchmark's test logs (tests/data/real-logs/MANIFEST.md), 1 B-8
+// GiB. From 64 MiB both are within 20% of busbw, with the launches and the slice syncs priced;
+// without the slice syncs the all-gather was 23% optimistic at 128 MiB.
+TEST(NcclAccuracy, OneNodeReduceScatterAndAllGatherWithinTwentyPercentFrom64MiB) {
+  const LogCase rs{"real-logs/nccl_reducescatter_oldformat_microsoft_superbenchmark.txt",
+                   "dgx-a100"};
+  const LogCase ag{"real-logs/nccl_allgather_oldformat_microsoft_superbenchmark.txt",
+                   "dgx-a100"};
+  std::vector<double> all;
+  for (const auto& [c, op] : {std::pair{rs, Op::kReduceScatter}, std::pair{ag, Op::kAllgather}}) {
+    const Errors e = compare(c, kLargeBytes, op);
+    ASSERT_EQ(e.large.size(), 8u) << c.file;  // 64 MiB - 8 GiB
+    EXPECT_LE(worst(e.large), kLargeBound) << c.file;
+    all.insert(all.end(), e.large.begin(), e.large.end());
+  }
+  fmt::print("reduce-scatter and all-gather, nGpus 8, from 64 MiB: median {:.1f}% worst {:.1f}% "
+             "over {} sizes\n",
+             100 * median(all), 100 * worst(all), all.size());
 }
 
 // Two AWS p4d nodes on EFA (NCCL 2.23.4, aws-ofi-nccl 1.13.2), from the aws-p4d preset, which

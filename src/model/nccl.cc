@@ -127,6 +127,23 @@ constexpr ChunkStep kNvlsTreeChunkSteps[] = {{32, 262144}, {16, 131072}, {4, 655
 // network hop between the two; gather out of them).
 constexpr double kNvlsStages = 3;
 
+// Ring kernels' chunking (NCCL 2.30.7). init.cc's default buffer per protocol and connection
+// (DEFAULT_LL_BUFFSIZE: 8 lines x 512 threads x NCCL_STEPS x 16 B; DEFAULT_LL128_BUFFSIZE: 120
+// elements x 640 threads x NCCL_STEPS x 8 B; DEFAULT_BUFFSIZE 4 MiB) holds NCCL_STEPS = 8
+// slots (device.h). enqueue.cc calcCollChunking: a chunk is one slot, half of it data for LL,
+// 120 of 128 bytes for LL128; a ring Simple all-reduce, reduce-scatter or all-gather chunk is
+// NCCL_STEPS / 2 slots moved in two slices (collectives.h *_CHUNKSTEPS, *_SLICESTEPS). A
+// channel's share passes in loops of ranks x chunk (device/all_reduce.h runRing; broadcast and
+// reduce: one chunk). connect.cc doubles the search's channels when it builds the rings
+// (comm->nChannels, at most MAXCHANNELS = 64).
+constexpr double kNcclSlots = 8;
+constexpr double kLlBufferBytes = 8.0 * 512 * kNcclSlots * 16;
+constexpr double kLl128BufferBytes = 120.0 * 640 * kNcclSlots * 8;
+constexpr double kSimpleBufferBytes = 4.0 * 1024 * 1024;
+constexpr double kSimpleRingChunkSlots = kNcclSlots / 2;
+constexpr double kSimpleRingSlices = 2;
+constexpr int kMaxRunChannels = 64;
+
 // ncclTopoCompute keeps lowering the speed while the next one is above 0.49 of the best found.
 constexpr double kSpeedDropLimit = 0.49;
 // init.cc: ringGraph->maxChannels = MAXCHANNELS / 2, MAXCHANNELS = 64 (device.h).
@@ -519,9 +536,7 @@ double latency_us(const Context& c, NcclAlgorithm a, NcclProtocol p) {
 // channels x threads x threshold (comm.h NCCL_*_THREAD_THRESHOLD: LL 8 (x ranks on the ring),
 // LL128 8, Simple 64; device.h threads: LL 512, LL128 640, Simple 512, or 256 when the ring's
 // bandwidth is within one PCIe Gen3 link, PCI_BW = 12 GB/s).
-int run_channels(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
-  const NcclGraph& g = graph_of(c, a);
-  if (a != NcclAlgorithm::kRing && a != NcclAlgorithm::kTree) return g.channels;
+int lowered_channels(const Context& c, NcclAlgorithm a, NcclProtocol p, int start, double bytes) {
   double threads = 512;
   double threshold = 64;
   if (p == NcclProtocol::kLL) {
@@ -532,9 +547,15 @@ int run_channels(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   } else if (a == NcclAlgorithm::kRing && c.ring.intra_Bps / 1e9 * c.ring.channels <= 12.0) {
     threads = 256;
   }
-  int nc = c.ring.channels;
+  int nc = start;
   while (nc >= 2 && bytes < nc * threads * threshold) --nc;
   return nc;
+}
+
+// The channel count NcclCost reports: the search's, lowered; NVLS and CollNet run their own.
+int run_channels(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
+  if (a != NcclAlgorithm::kRing && a != NcclAlgorithm::kTree) return graph_of(c, a).channels;
+  return lowered_channels(c, a, p, c.ring.channels, bytes);
 }
 
 // The round of an NVLS or NVLSTree call: its channels (CTAs) x heads x chunk, bytes.
@@ -598,6 +619,43 @@ double pipeline_fill_s(const Context& c, NcclAlgorithm a, double bytes, double b
   return (kNvlsStages - 1) * std::min(bytes, round) / (bw_GBps * 1e9);
 }
 
+// The channels a ring kernel runs on: connect.cc builds twice the search's rings
+// (comm->nChannels, at most 64), which topoGetAlgoInfo lowers as for run_channels.
+double ring_kernel_channels(const Context& c, NcclProtocol p, double bytes) {
+  const int start = std::min(2 * c.ring.channels, kMaxRunChannels);
+  return std::max(lowered_channels(c, NcclAlgorithm::kRing, p, start, bytes), 1);
+}
+
+// The slice synchronisations of a ring kernel inside one node (s). NCCL's latency counts one
+// hardware latency per ring step (steps x hwLat), as if each step passed a channel's whole
+// share at once. The kernel passes that share in loops of ranks x chunk bytes (one chunk for
+// broadcast and reduce), each step of a loop in `slices` slices, and inside a node every slice
+// costs the channel's thread block a wait on its peer's flag and a fence around a copy it drives
+// itself over NVLink: time the copy does not hide. The call pays loops x slices x steps x
+// hwLat; this is what that adds to NCCL's figure, (loops x slices - 1) x steps x hwLat. Zero
+// across nodes (a slice's network time, through the proxy and the NIC, exceeds the thread
+// block's sync and hides it), for trees and NVLS, and for an empty buffer.
+double slice_sync_s(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
+  if (a != NcclAlgorithm::kRing || c.f.nodes != 1 || !(bytes > 0)) return 0;
+  const bool chain = c.op == Op::kBroadcast || c.op == Op::kReduce;
+  const bool sliced = p == NcclProtocol::kSimple && !chain;
+  double chunk = 0;
+  switch (p) {
+    case NcclProtocol::kLL: chunk = kLlBufferBytes / kNcclSlots / 2; break;
+    case NcclProtocol::kLL128: chunk = kLl128BufferBytes / kNcclSlots * 120.0 / 128.0; break;
+    case NcclProtocol::kSimple:
+      chunk = kSimpleBufferBytes / kNcclSlots * (sliced ? kSimpleRingChunkSlots : 1.0);
+      break;
+  }
+  const double slices = sliced ? kSimpleRingSlices : 1.0;
+  const double loop = chunk * (chain ? 1.0 : static_cast<double>(c.n));
+  const double loops = std::max(1.0, std::ceil(bytes / (ring_kernel_channels(c, p, bytes) * loop)));
+  const double steps = chain ? 1.0 : static_cast<double>(nsteps(c));
+  const double hw_us =
+      kHwLatency_us[kHwNvlink][static_cast<std::size_t>(NcclAlgorithm::kRing)][static_cast<std::size_t>(p)];
+  return (loops * slices - 1) * steps * hw_us * 1e-6;
+}
+
 NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
   NcclCost out;
   out.op = c.op;
@@ -623,8 +681,9 @@ NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   out.bandwidth_s = bytes / out.bandwidth_Bps;
   out.nccl_estimate_s = out.latency_s + out.bandwidth_s;
   out.fill_s = pipeline_fill_s(c, a, bytes, bw);
+  out.slice_sync_s = slice_sync_s(c, a, p, bytes);
   out.launch_s = static_cast<double>(c.f.gpus_per_thread - 1) * kNcclGroupLaunchPerGpu_s;
-  out.total_s = out.nccl_estimate_s + out.fill_s + out.launch_s;
+  out.total_s = out.nccl_estimate_s + out.fill_s + out.slice_sync_s + out.launch_s;
   if (bytes > 0 && out.total_s > 0) out.busbw_Bps = bytes / out.total_s * busbw_factor(c.op, c.n);
   return out;
 }

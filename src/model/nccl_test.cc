@@ -108,7 +108,11 @@ TEST(NcclCosts, A100RingSimpleMatchesTheTables) {
                           NcclProtocol::kSimple);
   EXPECT_NEAR(c.latency_s, 56e-6, 1e-12);
   EXPECT_NEAR(c.bandwidth_Bps, 240e9 * 8 / 14, 1e-3);
-  EXPECT_NEAR(c.total_s, 56e-6 + m / (240e9 * 8 / 14), 1e-12);
+  EXPECT_NEAR(c.nccl_estimate_s, 56e-6 + m / (240e9 * 8 / 14), 1e-12);
+  // 1 GiB passes 24 rings in 3 loops of 8 x 2 MiB: 3 x 2 slices x 14 steps x 3.4 us, of which
+  // NCCL's latency counts 14 x 3.4.
+  EXPECT_NEAR(c.slice_sync_s, 5 * 14 * 3.4e-6, 1e-12);
+  EXPECT_NEAR(c.total_s, 56e-6 + m / (240e9 * 8 / 14) + 5 * 14 * 3.4e-6, 1e-12);
   EXPECT_EQ(c.channels, 12);
   ASSERT_TRUE(c.busbw_Bps.has_value());
   EXPECT_NEAR(*c.busbw_Bps, m / c.total_s * 14 / 8, 1e-3);
@@ -167,6 +171,56 @@ TEST(NcclCosts, H100TwoNodesPicksNvlsTree) {
   const double bw = 461.6e9 * 16 / 30;
   const double total = 66.8e-6 + m / bw + 2 * 16 * 1048576.0 / bw;  // with the fill
   EXPECT_NEAR(*all.front().busbw_Bps, m / total * 30 / 16, 1e3);
+}
+
+// Inside one node a ring kernel pays its step latency on every slice of every loop, where
+// NCCL's latency counts it once per step. One A100 node runs 2 x 12 = 24 rings; Simple passes
+// a channel's share in loops of 8 ranks x 2 MiB (4 of the 8 slots of its 4 MiB buffer), each
+// step in 2 slices; LL128 in loops of 8 x 576000 B (614400 B slots, 120/128 of them data), one
+// slice. So: 64 MiB, one loop: 1 x 2 - 1 = 1 extra pass of 14 x 3.4 us; 4 GiB, 11 loops: 21
+// extra passes; LL128 at 16 MiB, one loop of one slice: nothing. A reduce-scatter counts 7
+// steps: 8 GiB, 22 loops: 43 x 7 x 3.4 us. A broadcast (a chain of 512 KiB chunks, one step
+// in NCCL's latency): 1 GiB, 86 loops: 85 x 3.4 us. Across nodes, for trees and for an empty
+// buffer: nothing.
+TEST(NcclCosts, AOneNodeRingPaysItsStepLatencyOnEverySlice) {
+  const auto ring = [](Op op, double m, NcclProtocol p, std::int64_t nodes = 1) {
+    return find(nccl_costs(op, m, a100(nodes)), NcclAlgorithm::kRing, p);
+  };
+  const double mib = 1048576;
+  EXPECT_NEAR(ring(Op::kAllreduce, 64 * mib, NcclProtocol::kSimple).slice_sync_s, 14 * 3.4e-6,
+              1e-12);
+  EXPECT_NEAR(ring(Op::kAllreduce, 384 * mib, NcclProtocol::kSimple).slice_sync_s,
+              14 * 3.4e-6, 1e-12);  // exactly one loop
+  EXPECT_NEAR(ring(Op::kAllreduce, 384 * mib + 1, NcclProtocol::kSimple).slice_sync_s,
+              3 * 14 * 3.4e-6, 1e-12);  // a second loop begins
+  EXPECT_NEAR(ring(Op::kAllreduce, 4096 * mib, NcclProtocol::kSimple).slice_sync_s,
+              21 * 14 * 3.4e-6, 1e-12);
+  EXPECT_EQ(ring(Op::kAllreduce, 16 * mib, NcclProtocol::kLL128).slice_sync_s, 0.0);
+  EXPECT_NEAR(ring(Op::kAllreduce, 24 * 8 * 576000.0 * 2, NcclProtocol::kLL128).slice_sync_s,
+              14 * 1.9e-6, 1e-12);  // two loops of one slice
+  EXPECT_NEAR(ring(Op::kReduceScatter, 8192 * mib, NcclProtocol::kSimple).slice_sync_s,
+              43 * 7 * 3.4e-6, 1e-12);
+  EXPECT_NEAR(ring(Op::kBroadcast, 1024 * mib, NcclProtocol::kSimple).slice_sync_s,
+              85 * 3.4e-6, 1e-12);
+  EXPECT_EQ(ring(Op::kAllreduce, 1024 * mib, NcclProtocol::kSimple, 2).slice_sync_s, 0.0);
+  EXPECT_EQ(ring(Op::kAllreduce, 0, NcclProtocol::kSimple).slice_sync_s, 0.0);
+  for (const NcclCost& c : nccl_costs(Op::kAllreduce, 1024 * mib, a100(1))) {
+    EXPECT_NEAR(c.total_s, c.nccl_estimate_s + c.fill_s + c.slice_sync_s + c.launch_s, 1e-15);
+    if (c.algorithm != NcclAlgorithm::kRing) {
+      EXPECT_EQ(c.slice_sync_s, 0.0);
+    }
+  }
+  // Never negative, never falling as the buffer grows, and the pick is NCCL's own.
+  double last = 0;
+  for (double m = 1; m <= 1e11; m *= 1.3) {
+    const NcclCost c = ring(Op::kAllreduce, m, NcclProtocol::kSimple);
+    EXPECT_GE(c.slice_sync_s, last) << m;
+    last = c.slice_sync_s;
+    const std::vector<NcclCost> all = nccl_costs(Op::kAllreduce, m, a100(1));
+    for (std::size_t i = 1; i < all.size(); ++i) {
+      EXPECT_GE(all[i].nccl_estimate_s, all[i - 1].nccl_estimate_s);
+    }
+  }
 }
 
 // Ring Simple across two A100 nodes: 8 channels of 24 (HDR 25 GB/s), latency
