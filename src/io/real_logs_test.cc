@@ -119,6 +119,11 @@ const std::vector<RealLog>& real_logs() {
       // NCCL INFO lines, '...' lines and a "some output truncated" line before the header.
       {"nccl/a100_2node_16gpu_aws-p4d_dlami.txt", nullptr, 1, Printed::kBusbwGBps, 1073741824,
        76.21, 16, 2, 8},
+      // Two Open MPI help-message lines among the Rank lines, an "NCCL version" line after.
+      {"nccl/h100_2node_16gpu_ib_nccl-tests-issue309_xe9680.txt", nullptr, 1,
+       Printed::kBusbwGBps, 17179869184, 469.21, 16, 2, 8},
+      {"nccl/h100_2node_16gpu_ib_nccl-tests-issue309_second-cluster.txt", nullptr, 1,
+       Printed::kBusbwGBps, 8589934592, 466.73, 16, 2, 8},
       // Constructed from the public logs above (tests/data/constructed/README.md).
       {"constructed/nccl_allreduce_json_2node_from_cscs-docs.json", nullptr, 1,
        Printed::kBusbwGBps, 134217728, 22.86, 2, 2, 1},
