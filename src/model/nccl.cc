@@ -632,7 +632,8 @@ double ring_kernel_channels(const Context& c, NcclProtocol p, double bytes) {
 // broadcast and reduce), each step of a loop in `slices` slices, and inside a node every slice
 // costs the channel's thread block a wait on its peer's flag and a fence around a copy it drives
 // itself over NVLink: time the copy does not hide. The call pays loops x slices x steps x
-// hwLat; this is what that adds to NCCL's figure, (loops x slices - 1) x steps x hwLat. Zero
+// hwLat; this is what that adds to NCCL's figure, (loops x slices - 1) x steps x hwLat, where
+// steps x hwLat is the ring's hop latency as NCCL counts it on one node (ring_latency_us). Zero
 // across nodes (a slice's network time, through the proxy and the NIC, exceeds the thread
 // block's sync and hides it), for trees and NVLS, and for an empty buffer.
 double slice_sync_s(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
@@ -650,10 +651,9 @@ double slice_sync_s(const Context& c, NcclAlgorithm a, NcclProtocol p, double by
   const double slices = sliced ? kSimpleRingSlices : 1.0;
   const double loop = chunk * (chain ? 1.0 : static_cast<double>(c.n));
   const double loops = std::max(1.0, std::ceil(bytes / (ring_kernel_channels(c, p, bytes) * loop)));
-  const double steps = chain ? 1.0 : static_cast<double>(nsteps(c));
-  const double hw_us =
-      kHwLatency_us[kHwNvlink][static_cast<std::size_t>(NcclAlgorithm::kRing)][static_cast<std::size_t>(p)];
-  return (loops * slices - 1) * steps * hw_us * 1e-6;
+  const double hop_us = kHwLatency_us[kHwNvlink][static_cast<std::size_t>(NcclAlgorithm::kRing)]
+                                     [static_cast<std::size_t>(p)];
+  return (loops * slices - 1) * ring_latency_us(c, p, hop_us, 0.0) * 1e-6;
 }
 
 NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
