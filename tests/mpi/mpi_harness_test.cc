@@ -382,12 +382,12 @@ TEST(MpiArrival, OneRank) {
 
 TEST(MpiStep, BlockingWithASlowRankMakesTheOthersWait) {
   const MpiResult result =
-      run_mpi(3, {"step", "--steps", "4", "--warmup", "1", "--compute", "2ms", "--bytes",
-                  "64KiB", "--slow-rank", "1", "--slow-factor", "5"});
+      run_mpi(3, {"step", "--steps", "6", "--warmup", "1", "--compute", "2ms", "--bytes",
+                  "64KiB", "--slow-rank", "1", "--slow-factor", "10"});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const Jsonl file = parse_jsonl(result.out);
   expect_well_formed(file, "step", "step", 3);
-  ASSERT_EQ(file.records.size(), 12u);
+  ASSERT_EQ(file.records.size(), 18u);
   std::vector<double> waits_others;
   std::vector<double> waits_slow;
   for (const auto& r : file.records) {
@@ -400,7 +400,9 @@ TEST(MpiStep, BlockingWithASlowRankMakesTheOthersWait) {
         << r.dump();
     (r["rank"] == 1 ? waits_slow : waits_others).push_back(r["wait_s"].get<double>());
   }
-  // The slow rank computes 10 ms, the others 2 ms: they wait for it, it waits for no one.
+  // The slow rank computes 20 ms, the others 2 ms: they wait for it, it waits for no one.
+  // Three ranks share two cores here, so the barrier that starts a step releases them up to a
+  // scheduler slice apart (4 ms seen); the 18 ms gap leaves the others' wait well above 4 ms.
   std::sort(waits_others.begin(), waits_others.end());
   std::sort(waits_slow.begin(), waits_slow.end());
   EXPECT_GT(waits_others[waits_others.size() / 2], 4e-3) << result.out;
