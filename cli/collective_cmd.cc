@@ -110,6 +110,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
                {"nccl_estimate_s", "NCCL's time", Unit::kSeconds},
                {"fill_s", "fill", Unit::kSeconds},
                {"slice_sync_s", "slice syncs", Unit::kSeconds},
+               {"peer_write_s", "peer writes", Unit::kSeconds},
                {"launch_s", "launch", Unit::kSeconds},
                {"total_s", "total", Unit::kSeconds},
                {"busbw_Bps", "busbw", Unit::kRate}},
@@ -120,7 +121,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
     table.add_row({std::string(nccl_algorithm_name(c.algorithm)),
                    std::string(nccl_protocol_name(c.protocol)), std::int64_t{c.channels},
                    c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.nccl_estimate_s, c.fill_s,
-                   c.slice_sync_s, c.launch_s, c.total_s,
+                   c.slice_sync_s, c.peer_write_s, c.launch_s, c.total_s,
                    c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
                   i == 0 ? "<-- NCCL's pick" : "");
   }
@@ -144,7 +145,9 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
       "NCCL's figure leaves out: the pipeline fill of an NVLS or NVLSTree all-reduce, two "
       "rounds of its chunks (src/enqueue.cc's chunk sizes); inside one node, the ring "
       "kernel's step latency on every slice of every loop of its chunks, where NCCL counts "
-      "it once per step (slice syncs); and with --gpus-per-thread G > 1 the later kernel "
+      "it once per step (slice syncs), and on Ampere the LL and LL128 lines written into the "
+      "peer at 0.77 of the link's bandwidth, where Simple reads (peer writes); and with "
+      "--gpus-per-thread G > 1 the later kernel "
       "launches of a thread that drives G GPUs, (G - 1) x 4 us. --selector mpi prices the MPI "
       "algorithms instead.");
   if (topology.nominal) {

@@ -139,8 +139,10 @@ Report nccl_select(Op op, const std::vector<std::int64_t>& ranks, const std::vec
   report.notes.push_back(
       "NCCL's own tuning model (NCCL 2.30.7): per call the (algorithm, protocol) of least "
       "latency + bytes / bandwidth; docs/models.md has its constants. The total adds what "
-      "NCCL's figure leaves out: the pipeline fill of an NVLS or NVLSTree all-reduce, and "
-      "inside one node the ring kernel's step latency on every slice it passes. "
+      "NCCL's figure leaves out: the pipeline fill of an NVLS or NVLSTree all-reduce, "
+      "inside one node the ring kernel's step latency on every slice it passes, and inside "
+      "one Ampere node the LL and LL128 lines written into the peer at 0.77 of the link's "
+      "bandwidth. "
       "--selector mpi maps the MPI algorithms instead.");
   return report;
 }

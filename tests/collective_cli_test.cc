@@ -383,6 +383,7 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
                 r["nccl_estimate_s"].get<double>() + r["fill_s"].get<double>(), 1e-12);
     EXPECT_EQ(r["launch_s"].get<double>(), 0.0);
     EXPECT_EQ(r["slice_sync_s"].get<double>(), 0.0);  // two nodes: no slice syncs
+    EXPECT_EQ(r["peer_write_s"].get<double>(), 0.0);  // nor peer writes (and Hopper)
   }
   // 8 bytes on one DGX A100: Ring/LL, 15 us (NCCL's 6.6 us base + 14 NVLink hops of 0.6 us).
   const auto small =
@@ -395,7 +396,7 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines_of(csv.out).at(0),
             "algorithm,protocol,channels,latency_s,bandwidth_Bps,bandwidth_s,nccl_estimate_s,"
-            "fill_s,slice_sync_s,launch_s,total_s,busbw_Bps");
+            "fill_s,slice_sync_s,peer_write_s,launch_s,total_s,busbw_Bps");
   EXPECT_EQ(lines_of(csv.out).at(1).rfind("Ring,Simple,12,", 0), 0u) << csv.out;
   // One node, 1 GiB: the ring's three loops of two slices pay 5 x 14 x 3.4 us beyond NCCL's
   // latency (nccl_test.cc).
@@ -404,6 +405,13 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   EXPECT_NEAR(pick["slice_sync_s"].get<double>(), 238e-6, 1e-12);
   EXPECT_NEAR(pick["total_s"].get<double>(),
               pick["nccl_estimate_s"].get<double>() + pick["slice_sync_s"].get<double>(), 1e-12);
+  EXPECT_EQ(pick["peer_write_s"].get<double>(), 0.0);  // Simple reads its peer
+  // 16 MiB there is Ring LL128, whose lines are written into the peer at 0.77 x 240 x 120/128
+  // GB/s of bus bandwidth where NCCL prices 220.8 (nccl_test.cc).
+  const auto ll128 = run_json({"collective", "--fabric", "dgx-a100", "--bytes", "16MiB"});
+  EXPECT_EQ(ll128["nccl_protocol"], "LL128");
+  EXPECT_NEAR(ll128["nccl"][0]["peer_write_s"].get<double>(),
+              16 * 1048576.0 * 14 / 8 * (1 / (0.77 * 240e9 * 120 / 128) - 1 / 220.8e9), 1e-12);
   const CliResult table =
       run_scalewall({"collective", "--fabric", "dgx-a100", "--bytes", "1GiB"});
   EXPECT_NE(table.out.find("NCCL_ALGO"), std::string::npos);

@@ -619,6 +619,34 @@ double pipeline_fill_s(const Context& c, NcclAlgorithm a, double bytes, double b
   return (kNvlsStages - 1) * std::min(bytes, round) / (bw_GBps * 1e9);
 }
 
+// Peer writes on Ampere NVLink. NCCL moves its Simple buffers across NVLink by P2P read, which
+// it enables for compute capability 8.0 pairs alone (paths.cc, "Enable P2P Read for
+// Ampere/NVLink only"); LL and LL128 always write their lines into the peer's buffer. On an
+// A100 node those writes carry kAmpereNvlinkWriteShare of the bandwidth the ring's graph
+// gives NCCL (12 channels x 20 GB/s): a Ring LL128 all-reduce of one process per GPU grows by
+// 174 GB/s of bus bandwidth from 4 to 16 MiB (tests/data/nccl/a100_1node_8gpu_np8_thanos.txt),
+// which is 174 x 128/120 = 186 GB/s of 128-byte lines, 0.77 of 240 GB/s, where NCCL's table
+// prices LL128 at 220.8 GB/s. LL's half-data lines (0.77 x 240 / 2 = 92 GB/s) stay under its
+// own ceiling (llMaxBw, 87.7 GB/s on one A100 node, and the ring's 1/4), so only LL128 pays.
+constexpr double kAmpereNvlinkWriteShare = 0.77;
+
+// What a call pays beyond NCCL's bandwidth term when its protocol's lines, written into the
+// peer, need more time than NCCL's bus bandwidth allows (s): inside one Ampere node, for the
+// ring and the tree with LL or LL128, bandwidth_s x (NCCL's bus bandwidth / the write-limited
+// one - 1) where the write limit is lower; zero elsewhere (Simple reads; across nodes the
+// network is the ring's narrowest link, and Hopper and later have no P2P read to compare).
+double peer_write_s(const Context& c, NcclAlgorithm a, NcclProtocol p, double bandwidth_s) {
+  if (c.f.generation != GpuGeneration::kAmpere || c.f.nodes != 1) return 0;
+  if (p == NcclProtocol::kSimple) return 0;
+  if (a != NcclAlgorithm::kRing && a != NcclAlgorithm::kTree) return 0;
+  const NcclGraph& g = graph_of(c, a);
+  const double bus = bus_bandwidth(c, a, p);
+  if (g.channels == 0 || !(bus > 0)) return 0;
+  const double data_share = p == NcclProtocol::kLL ? kRingLlFactor : 120.0 / 128.0;
+  const double writes = kAmpereNvlinkWriteShare * g.channels * g.intra_Bps / 1e9 * data_share;
+  return writes < bus ? bandwidth_s * (bus / writes - 1) : 0.0;
+}
+
 // The channels a ring kernel runs on: connect.cc builds twice the search's rings
 // (comm->nChannels, at most 64), which topoGetAlgoInfo lowers as for run_channels.
 double ring_kernel_channels(const Context& c, NcclProtocol p, double bytes) {
@@ -682,8 +710,10 @@ NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   out.nccl_estimate_s = out.latency_s + out.bandwidth_s;
   out.fill_s = pipeline_fill_s(c, a, bytes, bw);
   out.slice_sync_s = slice_sync_s(c, a, p, bytes);
+  out.peer_write_s = peer_write_s(c, a, p, out.bandwidth_s);
   out.launch_s = static_cast<double>(c.f.gpus_per_thread - 1) * kNcclGroupLaunchPerGpu_s;
-  out.total_s = out.nccl_estimate_s + out.fill_s + out.slice_sync_s + out.launch_s;
+  out.total_s =
+      out.nccl_estimate_s + out.fill_s + out.slice_sync_s + out.peer_write_s + out.launch_s;
   if (bytes > 0 && out.total_s > 0) out.busbw_Bps = bytes / out.total_s * busbw_factor(c.op, c.n);
   return out;
 }

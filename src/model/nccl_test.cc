@@ -173,6 +173,57 @@ TEST(NcclCosts, H100TwoNodesPicksNvlsTree) {
   EXPECT_NEAR(*all.front().busbw_Bps, m / total * 30 / 16, 1e3);
 }
 
+// Inside one A100 node LL and LL128 write their lines into the peer at 0.77 of the ring
+// graph's 12 x 20 GB/s, where Simple reads. LL128's lines carry 120 of 128 bytes: 0.77 x 240 x
+// 120/128 = 173.25 GB/s of bus bandwidth, under NCCL's min(240 x 0.92, 12 x 20) = 220.8, so an
+// all-reduce of m bytes pays m x 14/8 x (1/173.25 - 1/220.8) GB/s beyond NCCL's term (a
+// reduce-scatter m x 7/8 x the same). LL (92.4 GB/s of writes over its 87.7 GB/s ceiling), the
+// one-node tree with LL128 (220.8 x 7/9 = 171.7 GB/s), Simple, two nodes and Hopper: nothing.
+TEST(NcclCosts, AnAmpereNodesPeerWritesBoundLl128) {
+  const double mib = 1048576;
+  const double writes = 0.77 * 240e9 * 120 / 128;
+  const auto cost = [](Op op, double m, NcclAlgorithm a, NcclProtocol p, NcclFabric f) {
+    return find(nccl_costs(op, m, f), a, p);
+  };
+  NcclFabric hopper = a100(1);
+  hopper.generation = GpuGeneration::kHopper;
+  struct Free {
+    NcclAlgorithm algorithm;
+    NcclProtocol protocol;
+    NcclFabric fabric;
+  };
+  const Free free_of_writes[] = {
+      {NcclAlgorithm::kRing, NcclProtocol::kLL, a100(1)},
+      {NcclAlgorithm::kTree, NcclProtocol::kLL128, a100(1)},
+      {NcclAlgorithm::kRing, NcclProtocol::kSimple, a100(1)},
+      {NcclAlgorithm::kRing, NcclProtocol::kLL128, a100(2)},
+      {NcclAlgorithm::kRing, NcclProtocol::kLL128, hopper},
+  };
+  for (const double m : {4 * mib, 16 * mib, 1024 * mib}) {
+    const NcclCost ll128 =
+        cost(Op::kAllreduce, m, NcclAlgorithm::kRing, NcclProtocol::kLL128, a100(1));
+    EXPECT_NEAR(ll128.peer_write_s, m * 14 / 8 * (1 / writes - 1 / 220.8e9), 1e-12) << m;
+    EXPECT_NEAR(ll128.total_s,
+                ll128.nccl_estimate_s + ll128.slice_sync_s + ll128.peer_write_s, 1e-15);
+    const NcclCost rs =
+        cost(Op::kReduceScatter, m, NcclAlgorithm::kRing, NcclProtocol::kLL128, a100(1));
+    EXPECT_NEAR(rs.peer_write_s, m * 7 / 8 * (1 / writes - 1 / 220.8e9), 1e-12) << m;
+    for (const Free& f : free_of_writes) {
+      EXPECT_EQ(cost(Op::kAllreduce, m, f.algorithm, f.protocol, f.fabric).peer_write_s, 0.0)
+          << m << " " << nccl_algorithm_name(f.algorithm) << "/"
+          << nccl_protocol_name(f.protocol) << " on " << f.fabric.nodes << " node(s)";
+    }
+  }
+  EXPECT_EQ(cost(Op::kAllreduce, 0, NcclAlgorithm::kRing, NcclProtocol::kLL128, a100(1))
+                .peer_write_s,
+            0.0);
+  // NCCL's pick is its own (Ring LL128 at 8 MiB), and its total carries the peer writes.
+  const NcclCost pick = nccl_choice(Op::kAllreduce, 8 * mib, a100(1));
+  EXPECT_EQ(pick.algorithm, NcclAlgorithm::kRing);
+  EXPECT_EQ(pick.protocol, NcclProtocol::kLL128);
+  EXPECT_GT(pick.peer_write_s, 0.0);
+}
+
 // Inside one node a ring kernel pays its step latency on every slice of every loop, where
 // NCCL's latency counts it once per step. One A100 node runs 2 x 12 = 24 rings; Simple passes
 // a channel's share in loops of 8 ranks x 2 MiB (4 of the 8 slots of its 4 MiB buffer), each
@@ -205,7 +256,9 @@ TEST(NcclCosts, AOneNodeRingPaysItsStepLatencyOnEverySlice) {
   EXPECT_EQ(ring(Op::kAllreduce, 1024 * mib, NcclProtocol::kSimple, 2).slice_sync_s, 0.0);
   EXPECT_EQ(ring(Op::kAllreduce, 0, NcclProtocol::kSimple).slice_sync_s, 0.0);
   for (const NcclCost& c : nccl_costs(Op::kAllreduce, 1024 * mib, a100(1))) {
-    EXPECT_NEAR(c.total_s, c.nccl_estimate_s + c.fill_s + c.slice_sync_s + c.launch_s, 1e-15);
+    EXPECT_NEAR(c.total_s,
+                c.nccl_estimate_s + c.fill_s + c.slice_sync_s + c.peer_write_s + c.launch_s,
+                1e-15);
     if (c.algorithm != NcclAlgorithm::kRing) {
       EXPECT_EQ(c.slice_sync_s, 0.0);
     }

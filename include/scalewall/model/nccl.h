@@ -114,10 +114,12 @@ struct NcclCost {
   double fill_s = 0;           // pipeline fill of the NVLS kernels (all-reduce; 0 elsewhere)
   double slice_sync_s = 0;     // a one-node ring kernel's per-slice syncs beyond the one per
                                // step NCCL's latency counts (docs/models.md); 0 elsewhere
+  double peer_write_s = 0;     // LL and LL128 lines written into the peer inside one Ampere
+                               // node, beyond NCCL's bandwidth term (docs/models.md); 0 elsewhere
   double launch_s = 0;         // a thread's later kernel launches: (gpus_per_thread - 1) x
                                // kNcclGroupLaunchPerGpu_s; 0 with one GPU per thread
   double total_s = 0;          // the predicted time: nccl_estimate_s + fill_s + slice_sync_s +
-                               // launch_s
+                               // peer_write_s + launch_s
   std::optional<double> busbw_Bps;  // nccl-tests' busbw of total_s; empty when m = 0 or N = 1
 };
 
