@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the SimGrid SMPI reference in tests/data/smpi/: builds scripts/smpi/probe.cc with
-# smpicxx, writes two flat platforms (every host its own full-duplex link to one crossbar), and
+# smpicxx, writes four flat platforms (every host its own full-duplex link to one crossbar), and
 # runs under smpirun, on each platform and under two network models (SMPI's default and an
 # ideal alpha-beta network):
 #   a ping-pong, 2 ranks, every power of two 1 B - 64 MiB (osu_latency's layout);
@@ -43,6 +43,8 @@ EOF
 }
 platform flat-10g 1.25GBps 10us
 platform flat-100g 12.5GBps 1us
+platform flat-25g 3.125GBps 2.5us
+platform flat-1g 125MBps 50us
 
 common=(--cfg=smpi/simulate-computation:no --cfg=smpi/display-timing:no)
 ideal=(--cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 --cfg=network/crosstraffic:0)
@@ -76,7 +78,7 @@ export common_text="${common[*]}" ideal_text="${ideal[*]}"
 # The runs, one per line: PLATFORM MODEL RANKS ALGORITHM NAME.
 runs() {
   local model platform n
-  for platform in flat-10g flat-100g; do
+  for platform in flat-10g flat-100g flat-25g flat-1g; do
     for model in default ideal; do
       echo "$platform $model 2 pingpong pingpong"
     done
@@ -90,6 +92,12 @@ runs() {
     for n in 2 4 8 12 16 32 64; do
       echo "flat-100g $model $n lr ring"
       echo "flat-100g $model $n rdb recursive-doubling"
+    done
+    for platform in flat-25g flat-1g; do
+      for n in 2 4 8 12 16 32; do
+        echo "$platform $model $n lr ring"
+        echo "$platform $model $n rdb recursive-doubling"
+      done
     done
   done
 }
