@@ -9,6 +9,8 @@
 // anchored on a measured time.
 #include <fmt/format.h>
 
+#include <array>
+#include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
@@ -18,6 +20,7 @@
 #include "scalewall/analysis/calibrate.h"
 #include "scalewall/analysis/select.h"
 #include "scalewall/model/collective.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/measurement.h"
@@ -83,6 +86,13 @@ void draw_validation(const ValidateFlags& flags, const Validation& v, const Topo
 }
 
 // "2 nodes x 32" when the series' log gives its layout, "as the fabric" otherwise.
+// Whether a release "major.minor.patch" (as a measurement states it) comes before `than`.
+bool version_before(const std::string& version, std::array<int, 3> than) {
+  std::array<int, 3> v{};
+  if (std::sscanf(version.c_str(), "%d.%d.%d", &v[0], &v[1], &v[2]) != 3) return false;
+  return v < than;
+}
+
 std::string layout_words(const MeasurementSet& set, std::size_t series, std::int64_t ranks) {
   if (series >= set.series.size() || !set.series[series].ranks_per_node) return "as the fabric";
   const std::int64_t per_node = std::min(*set.series[series].ranks_per_node, ranks);
@@ -266,6 +276,26 @@ Report run_validate(const ValidateFlags& flags) {
 
   report.add_list("sources", "source", set.sources);
   if (flags.pool) report.add_list("pooled", "pooled", pooled);
+  // An nccl-tests log that states its NCCL: a release other than the model's may pick another
+  // algorithm near a crossover.
+  std::set<std::pair<std::string, std::string>> versions;  // (version, series label)
+  for (const auto& p : v.points) {
+    if (!p.nccl || p.series >= set.series.size()) continue;
+    const MeasurementSeries& s = set.series[p.series];
+    if (!s.nccl_version.empty() && s.nccl_version != kNcclModelVersion) {
+      versions.insert({s.nccl_version, s.label});
+    }
+  }
+  for (const auto& [version, label] : versions) {
+    warnings.push_back(fmt::format(
+        "{}: NCCL {} ran it, where the model follows NCCL {}'s tuning tables; releases "
+        "price some algorithms differently and so may pick another one near a crossover{}.",
+        label, version, kNcclModelVersion,
+        version_before(version, {2, 28, 9})
+            ? " (before 2.28.9 NVLSTree's network hop was priced at 14 us, not 20.9: on two "
+              "H100 nodes it was the pick at 1-2 MiB, where 2.30.7 picks Tree LL128)"
+            : ""));
+  }
   report.add_list("warnings", "warning", warnings);
   report.add_list("skipped", "left out", v.skipped);
 

@@ -434,6 +434,41 @@ TEST(ValidateCli, AnNgpus8LogIsPricedWithItsLaunches) {
   }
 }
 
+// A log that names its NCCL release other than the model's (2.30.7) is validated with a
+// warning that says so, in every format; before 2.28.9 it also names the NVLSTree latency that
+// moved the two-node H100 pick. No warning for the model's own release, a log that names none,
+// or --selector mpi.
+TEST(ValidateCli, ALogOfAnotherNcclReleaseIsNamed) {
+  const auto warned = [](const nlohmann::json& j, const std::string& what) {
+    for (const auto& w : j["warnings"]) {
+      if (contains(w.get<std::string>(), what)) return true;
+    }
+    return false;
+  };
+  const std::string xe9680 =
+      source_path("tests/data/nccl/h100_2node_16gpu_ib_nccl-tests-issue309_xe9680.txt");
+  const auto j = run_json({"validate", xe9680, "--fabric", "dgx-h100"});
+  EXPECT_TRUE(warned(j, "NCCL 2.26.2 ran it, where the model follows NCCL 2.30.7's tuning "
+                        "tables")) << j["warnings"];
+  EXPECT_TRUE(warned(j, "before 2.28.9 NVLSTree's network hop was priced at 14 us"))
+      << j["warnings"];
+  const CliResult csv =
+      run_scalewall({"validate", xe9680, "--fabric", "dgx-h100", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_TRUE(contains(csv.out, "NCCL 2.26.2 ran it")) << csv.out;
+  const auto mpi = run_json({"validate", xe9680, "--fabric", "dgx-h100", "--selector", "mpi"});
+  EXPECT_FALSE(warned(mpi, "ran it, where the model follows")) << mpi["warnings"];
+  const auto own = run_json(
+      {"validate",
+       source_path("tests/data/real-logs/nccl_allreduce_v2.18.2_gh200_2node_eth-cscs_cscs-docs.txt"),
+       "--fabric", "dgx-h100"});
+  EXPECT_FALSE(warned(own, "ran it, where the model follows")) << own["warnings"];
+  const auto unnamed = run_json(
+      {"validate", source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt"), "--fabric",
+       "dgx-h100"});
+  EXPECT_FALSE(warned(unnamed, "ran it, where the model follows")) << unnamed["warnings"];
+}
+
 TEST(ValidateCli, TableBanner) {
   const CliResult r = run_scalewall(
       {"validate", data("scalewall_pingpong.jsonl"), data("scalewall_collective.jsonl")});

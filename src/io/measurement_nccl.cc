@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -82,6 +83,7 @@ struct NcclLog {
   std::int64_t first_line = 0;
   std::int64_t iterations = 0;
   std::int64_t gpus_per_thread = 0;        // the '# nThread' line's nGpus (nccl-tests -g)
+  std::string nccl_version;                // "2.23.4", where the log states it
   std::set<std::int64_t> rank_ids;
   std::set<std::string> hosts;             // from the '#  Rank ... on HOST' lines
   std::map<std::string, std::int64_t> ranks_on_host;
@@ -109,8 +111,43 @@ std::string nccl_program_name(std::string_view body) {
   return std::string(name);
 }
 
+// NCCL's version code (NCCL_VERSION_CODE, as nccl-tests prints "nccl-library=21903" and -J
+// writes "nccl_version": 21903) as "2.19.3": major x 10000 + minor x 100 + patch from NCCL 2.9,
+// major x 1000 + minor x 100 + patch before. Empty for a code that is neither.
+std::string nccl_version_of_code(std::int64_t code) {
+  if (code >= 20900 && code < 1000000) {
+    return fmt::format("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100);
+  }
+  if (code >= 2000 && code < 2900) {
+    return fmt::format("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100);
+  }
+  return {};
+}
+
+// The version an NCCL_DEBUG=INFO line states ("... NCCL INFO NCCL version 2.23.4+cuda12.5",
+// "NCCL version 2.9.9+cuda11.2"): its digits and dots; empty when the line states none.
+std::string nccl_version_of_line(std::string_view text) {
+  constexpr std::string_view kKey = "NCCL version ";
+  const auto at = text.find(kKey);
+  if (at == std::string_view::npos) return {};
+  std::string_view rest = text.substr(at + kKey.size());
+  std::size_t end = 0;
+  int dots = 0;
+  while (end < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[end])) != 0 ||
+                               (rest[end] == '.' && end > 0 && rest[end - 1] != '.'))) {
+    if (rest[end] == '.') ++dots;
+    ++end;
+  }
+  if (end > 0 && rest[end - 1] == '.') {
+    --end;
+    --dots;
+  }
+  if (dots != 2 || end > 16) return {};
+  return std::string(rest.substr(0, end));
+}
+
 // Reads one '#' line of an nccl-tests log: the program, iterations, a rank, the column
-// header or a wrong-results report.
+// header, the NCCL version or a wrong-results report.
 void read_nccl_comment(std::string_view text, const Line& line, const std::string& place,
                        NcclLog& log, MeasurementSet& set) {
   const std::string_view body = trim(text.substr(1));
@@ -142,6 +179,14 @@ void read_nccl_comment(std::string_view text, const Line& line, const std::strin
   } else if (is_nccl_header(text)) {
     log.columns.clear();
     for (const auto w : split_words(text.substr(1))) log.columns.emplace_back(w);
+  } else if (body.starts_with("nccl-tests version")) {
+    for (const auto w : split_words(body)) {
+      constexpr std::string_view kLibrary = "nccl-library=";
+      if (!w.starts_with(kLibrary) || !all_digits(w.substr(kLibrary.size()))) continue;
+      const std::string_view digits = w.substr(kLibrary.size());
+      if (digits.size() > 7) continue;
+      log.nccl_version = nccl_version_of_code(read_whole(digits, place, "nccl-library"));
+    }
   } else if (body.starts_with("Out of bounds values") &&
              body.find("FAILED") != std::string_view::npos) {
     set.warnings.push_back(fmt::format("{}: nccl-tests reports wrong results: {}", place, body));
@@ -222,6 +267,7 @@ NcclLog next_nccl_run(const NcclLog& previous, std::int64_t line) {
   next.program_line = previous.program_line;
   next.iterations = previous.iterations;
   next.columns = previous.columns;
+  next.nccl_version = previous.nccl_version;
   next.first_line = line;
   return next;
 }
@@ -258,6 +304,10 @@ std::vector<NcclLog> scan_nccl_log(const std::string& path, const std::vector<Li
       continue;
     }
     NcclLog& log = runs.back();
+    if (std::string version = nccl_version_of_line(text); !version.empty()) {
+      log.nccl_version = std::move(version);
+      continue;
+    }
     bool redop_blank = false;
     const auto words = nccl_row_words(split_words(text), log.columns, redop_blank);
     if (!starts_row(words)) continue;  // NCCL INFO lines and the like
@@ -471,6 +521,7 @@ void add_nccl_run(const std::string& path, const NcclLog& log, std::size_t runs,
   const std::int64_t ranks = nccl_ranks(where, log, *op, factor, set);
   set.series[index].ranks = ranks;
   nccl_layout(log, launchers, set.series[index]);
+  set.series[index].nccl_version = log.nccl_version;
   if (log.gpus_per_thread > 1) {
     set.series[index].gpus_per_thread = log.gpus_per_thread;
     set.warnings.push_back(fmt::format(
@@ -562,6 +613,9 @@ NcclLog nccl_json_run(const Json& doc, const std::string& path) {
   log.program_line = 1;
   log.first_line = 1;
   log.columns = {"size", "count", "type", "redop", "root"};
+  if (const auto v = doc.find("nccl_version"); v != doc.end() && v->is_number_integer()) {
+    log.nccl_version = nccl_version_of_code(v->get<std::int64_t>());
+  }
   const Json config = doc.value("config", Json::object());
   if (config.is_object()) {
     log.iterations = static_cast<std::int64_t>(json_number(config, "iterations", path));

@@ -1089,5 +1089,45 @@ TEST(MeasurementFormats, LayoutFromTheLauncherLine) {
   EXPECT_EQ(layout("mpirun -np 64 ./osu_allreduce"), std::tuple(64, 0, 0));
 }
 
+// The NCCL a run used, where its log states it: an NCCL_DEBUG=INFO line (with or without
+// Open MPI's rank tag), the header's nccl-library code (major x 10000 + minor x 100 + patch
+// from 2.9, major x 1000 + minor x 100 + patch before) or -J's nccl_version. Empty otherwise.
+TEST(MeasurementFormats, NcclVersionWhereTheLogStatesIt) {
+  const auto version_of = [](const std::string& name) {
+    return read(data(name)).series.at(0).nccl_version;
+  };
+  EXPECT_EQ(version_of("nccl/a100_2node_16gpu_aws-p4d_dlami.txt"), "2.23.4");
+  EXPECT_EQ(version_of("nccl/h100_2node_16gpu_ib_nccl-tests-issue309_xe9680.txt"), "2.26.2");
+  EXPECT_EQ(version_of("real-logs/"
+                       "nccl_allreduce_oldformat_tagoutput_ncclinfo_16rank_p4d_aws-samples_aws-"
+                       "efa-eks.txt"),
+            "2.9.9");
+  EXPECT_EQ(version_of("real-logs/nccl_allreduce_v2.18.2_gh200_2node_eth-cscs_cscs-docs.txt"),
+            "2.30.7");
+  EXPECT_EQ(version_of("constructed/nccl_allreduce_json_2node_from_cscs-docs.json"), "2.30.7");
+  EXPECT_EQ(version_of("nccl/a100_1node_8gpu_ocitutorials.txt"), "");
+  const auto from_text = [](const std::string& first_line) {
+    MeasurementSet set;
+    parse_measurement_text(
+        first_line +
+            "\n# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 "
+            "iters: 20 validation: 1\n#  Rank  0 Pid 1 on a device  0 [0x07] A100\n#  Rank  1 "
+            "Pid 2 on a device  1 [0x0a] A100\n#\n#                                                "
+            "     out-of-place                       in-place\n#       size         count      "
+            "type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+            "           8             2   float     sum    10.00    0.00    0.00  0e+00    "
+            "10.00    0.00    0.00  0e+00\n",
+        "v.txt", set);
+    return set.series.at(0).nccl_version;
+  };
+  EXPECT_EQ(from_text("# nccl-tests version 2.13.6 nccl-headers=2708 nccl-library=2708"),
+            "2.7.8");
+  EXPECT_EQ(from_text("# nccl-tests version 2.19.4 nccl-headers=21903 nccl-library=21903"),
+            "2.19.3");
+  EXPECT_EQ(from_text("host:1:1 [0] NCCL INFO NCCL version 2.18.5+cuda12.2"), "2.18.5");
+  EXPECT_EQ(from_text("# nccl-tests version 2.19.4 nccl-headers=1 nccl-library=1"), "");
+  EXPECT_EQ(from_text("NCCL version 2.x"), "");
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -200,6 +200,8 @@ struct MeasurementSeries {
   std::optional<std::int64_t> ranks_per_node;  // likewise; empty when the log does not say
   std::int64_t first_line = 0;                 // where the table starts in its file
   std::int64_t gpus_per_thread = 1;  // GPUs one thread drove (nccl-tests' nGpus, -g); 1 else
+  std::string nccl_version;  // the NCCL that ran it ("2.23.4"), where an nccl-tests log states
+                             // it (nccl-library=, an NCCL_DEBUG=INFO line, -J's nccl_version)
   std::string mpi_library;  // the MPI library that ran it, as its run names it (scalewall-mpi's
                             // context.mpi_library); empty when the file does not say
 };

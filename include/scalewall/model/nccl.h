@@ -45,6 +45,9 @@ namespace scalewall {
 // (docs/models.md, "A thread that drives several GPUs"). NCCL's tables hold no such cost.
 inline constexpr double kNcclGroupLaunchPerGpu_s = 4e-6;
 
+// The NCCL release whose tuning tables and chunking the model follows.
+inline constexpr const char* kNcclModelVersion = "2.30.7";
+
 // In NCCL's order (its NCCL_ALGO_* indices; PAT is left out: it runs only with one GPU per
 // node, where the ring is priced instead).
 enum class NcclAlgorithm { kTree, kRing, kCollNetDirect, kCollNetChain, kNvls, kNvlsTree };
