@@ -12,6 +12,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -256,10 +257,22 @@ Report run_calibrate(const CalibrateFlags& flags) {
       warnings.push_back(w);
     }
   }
+  // Pairs inside and across nodes pooled into one link: their samples disagree by design.
+  std::set<std::string> mixed;
+  std::vector<std::string> placement;  // also written into the fabric file
+  for (const auto& [what, points] : {std::pair{"ping-pong", &link}, std::pair{"exchange",
+                                                                          &exchanges}}) {
+    if (const auto w = placement_warning(what, *points)) {
+      std::cerr << "warning: " << *w << "\n";
+      warnings.push_back(*w);
+      placement.push_back(*w);
+      mixed.insert(what);
+    }
+  }
   // Pooled files whose samples of one size disagree: the machine changed between them.
   for (const auto& [what, one] :
        {std::pair{"ping-pong", &piecewise}, std::pair{"exchange", &exchange}}) {
-    if (!one->has_value()) continue;
+    if (!one->has_value() || mixed.contains(what)) continue;
     if (const auto w = spread_warning(what, fit_spreads(**one))) {
       std::cerr << "warning: " << *w << "\n";
       warnings.push_back(*w);
@@ -286,11 +299,15 @@ Report run_calibrate(const CalibrateFlags& flags) {
                                  flags.name);
     fabric = with_local_rates(*fabric, local);
     if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
-    const std::string toml =
+    std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,
                     exchange ? &*exchange : nullptr, copy ? &*copy : nullptr,
                     alloc ? &*alloc : nullptr, sent ? &*sent : nullptr,
                     sent_exchange ? &*sent_exchange : nullptr);
+    // After the first comment line, which says the file is calibrated.
+    std::string lines;
+    for (const std::string& w : placement) lines += "# WARNING: " + w + "\n";
+    toml.insert(toml.find('\n') + 1, lines);
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {

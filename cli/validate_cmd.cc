@@ -149,7 +149,11 @@ Report run_validate(const ValidateFlags& flags) {
           files_text(flags.files), e.what()));
     }
     fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
-    if (const auto w = spread_warning("ping-pong", fit_spreads(*fit))) warnings.push_back(*w);
+    if (const auto w = placement_warning("ping-pong", link)) {
+      warnings.push_back(*w);
+    } else if (const auto s = spread_warning("ping-pong", fit_spreads(*fit))) {
+      warnings.push_back(*s);
+    }
     fabric_origin = "calibrated from the files' ping-pong times";
     const LocalRateFits local = fit_local_rates(set);
     fabric = with_local_rates(fabric, local);

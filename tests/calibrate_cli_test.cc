@@ -128,6 +128,77 @@ TEST(CalibrateCli, TableAndCsv) {
       << csv.out;
 }
 
+// A ping-pong of pairs inside a node (0-1 on host a: 0.3 us, 10 GB/s) and across nodes (0-2,
+// 1-3: 2 us, 12.5 GB/s), as scalewall-mpi pingpong --pairs writes it with each rank's host.
+std::string mixed_pingpong(bool with_cross_pairs) {
+  std::string text =
+      "{\"tool\":\"scalewall-mpi\",\"version\":\"0.1.0\",\"command\":\"pingpong\","
+      "\"kind\":\"measurement\",\"format\":\"jsonl\",\"inputs\":{\"iterations\":50,"
+      "\"warmup\":5},\"context\":{\"mpi_library\":\"Open MPI v4.1.4\",\"mpi_version\":"
+      "\"3.1\",\"ranks\":4,\"ranks_per_host\":2,\"hosts\":[\"a\",\"a\",\"b\",\"b\"],"
+      "\"date\":\"2026-12-06T10:00:00Z\"}}\n";
+  const char* hosts[] = {"a", "a", "b", "b"};
+  struct Pair {
+    int from;
+    int to;
+    double alpha_s;
+    double bandwidth_Bps;
+  };
+  std::vector<Pair> pairs = {{0, 1, 0.3e-6, 10e9}};
+  if (with_cross_pairs) {
+    pairs.push_back({0, 2, 2e-6, 12.5e9});
+    pairs.push_back({1, 3, 2e-6, 12.5e9});
+  }
+  int records = 0;
+  for (const Pair& p : pairs) {
+    for (double b = 1; b <= 16777216; b *= 4) {
+      const double t = p.alpha_s + b / p.bandwidth_Bps;
+      text += fmt::format(
+          "{{\"record\":\"pingpong\",\"from\":{},\"to\":{},\"from_host\":\"{}\","
+          "\"to_host\":\"{}\",\"bytes\":{},\"iterations\":50,\"one_way_min_s\":{},"
+          "\"one_way_median_s\":{},\"one_way_max_s\":{}}}\n",
+          p.from, p.to, hosts[p.from], hosts[p.to], b, t, t, t);
+      ++records;
+    }
+  }
+  return text + fmt::format("{{\"record\":\"end\",\"status\":\"complete\",\"records\":{}}}\n",
+                            records);
+}
+
+// Pairs inside a node and across nodes are two links: one fit to both is named as such, in
+// every format and in the written fabric file, and not blamed on the machine's speed; validate,
+// which calibrates from the same file, says the same. One kind alone draws no warning.
+TEST(CalibrateCli, PairsInsideAndAcrossNodesAreNamedAsTwoLinks) {
+  const std::string path = write_temp_file("mixed_pingpong.jsonl", mixed_pingpong(true));
+  const std::string out = write_temp_file("mixed.toml", "");
+  const auto j = run_json({"calibrate", path, "--out", out});
+  const auto has = [](const nlohmann::json& list, const std::string& what) {
+    for (const auto& w : list) {
+      if (contains(w.get<std::string>(), what)) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has(j["warnings"], "the ping-pong pools 1 rank pair inside a node (such as 0-1) "
+                                 "and 2 across nodes (such as 0-2)"))
+      << j["warnings"];
+  EXPECT_FALSE(has(j["warnings"], "the machine ran at another speed")) << j["warnings"];
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_TRUE(contains(text.str(), "# WARNING: the ping-pong pools 1 rank pair inside a node"))
+      << text.str();
+  const CliResult table = run_scalewall({"calibrate", path});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_TRUE(contains(table.err, "warning: the ping-pong pools")) << table.err;
+  const auto v = run_json({"validate", path, data("scalewall_collective.jsonl")});
+  EXPECT_TRUE(has(v["warnings"], "rank pair inside a node")) << v["warnings"];
+
+  const auto one = run_json({"calibrate", write_temp_file("inside_pingpong.jsonl",
+                                                          mixed_pingpong(false))});
+  EXPECT_FALSE(has(one["warnings"], "inside a node")) << one["warnings"];
+  EXPECT_NEAR(number(one["alpha_s"]), 0.3e-6, 1e-9);
+}
+
 TEST(CalibrateCli, OutWritesAFabricThatCollectiveAccepts) {
   const std::string out = write_temp_file("fabric.toml", "");
   const auto j = run_json({"calibrate", data("scalewall_pingpong.jsonl"), "--out", out, "--name",

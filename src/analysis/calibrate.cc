@@ -1524,6 +1524,28 @@ std::optional<std::string> spread_warning(std::string_view what,
       what, wide, pooled, kSpreadWarningFactor, worst->spread, worst->where, worst->samples);
 }
 
+std::optional<std::string> placement_warning(std::string_view what,
+                                             std::span<const PingPongPoint> points) {
+  std::set<std::pair<std::int64_t, std::int64_t>> inside;
+  std::set<std::pair<std::int64_t, std::int64_t>> across;
+  for (const PingPongPoint& p : points) {
+    if (p.from_host.empty() || p.to_host.empty()) continue;
+    (p.from_host == p.to_host ? inside : across).insert({p.from, p.to});
+  }
+  if (inside.empty() || across.empty()) return std::nullopt;
+  const auto pair_text = [](const std::pair<std::int64_t, std::int64_t>& p) {
+    return fmt::format("{}-{}", p.first, p.second);
+  };
+  return fmt::format(
+      "the {} pools {} rank pair{} inside a node (such as {}) and {} across nodes (such as {}): "
+      "the link inside a node and the network are two, and one fit to the median pair of each "
+      "size prices neither (their samples disagree for that reason, not the machine's speed); "
+      "fit each from a run of its own pairs (scalewall-mpi pingpong --pairs) and give a "
+      "fabric file both as its [intra] and [inter] links",
+      what, inside.size(), inside.size() == 1 ? "" : "s", pair_text(*inside.begin()),
+      across.size(), pair_text(*across.begin()));
+}
+
 std::vector<SampleSpread> fit_spreads(const PiecewiseFit& fit) {
   std::vector<SampleSpread> out;
   for (const FitPoint& p : fit.single.points) {

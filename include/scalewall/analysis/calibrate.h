@@ -476,6 +476,11 @@ inline constexpr double kSpreadWarningFactor = 1.5;
 // names the measurement ("ping-pong", "exchange", "collective").
 std::optional<std::string> spread_warning(std::string_view what,
                                           std::span<const SampleSpread> points);
+// The warning, empty when none is due: `points` (a ping-pong or exchanges) pool rank pairs
+// inside a node and pairs across nodes (by their records' hosts), two links that one fit
+// prices as one, with the count and an example of each kind.
+std::optional<std::string> placement_warning(std::string_view what,
+                                             std::span<const PingPongPoint> points);
 // The spreads of a fit's sizes (its points over every size), each named by its size.
 std::vector<SampleSpread> fit_spreads(const PiecewiseFit& fit);
 // The spreads of validated points, each named as the summary's "worst at".
