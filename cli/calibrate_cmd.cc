@@ -196,25 +196,54 @@ Report run_calibrate(const CalibrateFlags& flags) {
   const HockneyFit* fit = nullptr;  // the one line over every size
   std::optional<LogGPFit> loggp;
   const std::vector<PingPongPoint> link = link_input(flags, set);
+  // Pairs inside a node and across nodes: two links, fitted apart (the network's is the main
+  // fit; the node's is `intra`).
+  const bool two_level = !flags.ring_equivalent && mixed_placement(link);
+  std::optional<PiecewiseFit> intra;
+  const auto fit_points = [&](const std::vector<PingPongPoint>& points, const char* what) {
+    return with_flag("--regimes", [&] {
+      try {
+        return fit_piecewise(points, options, regime_count);
+      } catch (const InputError& e) {
+        if (*what == '\0') throw;
+        throw InputError(fmt::format("{}: {}", what, e.what()));
+      }
+    });
+  };
   if (!link.empty()) {
-    piecewise = with_flag("--regimes", [&] { return fit_piecewise(link, options, regime_count); });
+    if (two_level) {
+      piecewise = fit_points(placed_points(link, PairPlacement::kAcross),
+                             "the ping-pong's pairs across nodes");
+      intra = fit_points(placed_points(link, PairPlacement::kInside),
+                         "the ping-pong's pairs inside a node");
+    } else {
+      piecewise = fit_points(link, "");
+    }
     fit = &piecewise->single;
     loggp = fit_loggp(*fit, stream);
   }
   std::optional<PiecewiseFit> exchange;
+  std::optional<PiecewiseFit> intra_exchange;
   const std::vector<PingPongPoint> exchanges =
       with_flag("--pool", [&] { return exchange_points(set); });
   if (!exchanges.empty()) {
-    exchange = with_flag("--regimes", [&] {
-      try {
-        return fit_piecewise(exchanges, options, regime_count);
-      } catch (const InputError& e) {
-        throw InputError(fmt::format("the exchange times: {}", e.what()));
+    if (two_level) {
+      const auto across = placed_points(exchanges, PairPlacement::kAcross);
+      const auto inside = placed_points(exchanges, PairPlacement::kInside);
+      if (!across.empty()) exchange = fit_points(across, "the exchange times across nodes");
+      if (!inside.empty()) {
+        intra_exchange = fit_points(inside, "the exchange times inside a node");
       }
-    });
-    for (const std::string& w : exchange_fit_warnings(*exchange)) {
-      std::cerr << "warning: " << w << "\n";
-      warnings.push_back(w);
+    } else {
+      exchange = fit_points(exchanges, "the exchange times");
+    }
+    for (const auto* one : {&exchange, &intra_exchange}) {
+      if (!one->has_value()) continue;
+      for (const std::string& w : exchange_fit_warnings(**one)) {
+        const std::string text = one == &intra_exchange ? "inside a node: " + w : w;
+        std::cerr << "warning: " << text << "\n";
+        warnings.push_back(text);
+      }
     }
   }
   const std::vector<BusBandwidthFit> busbw =
@@ -253,8 +282,15 @@ Report run_calibrate(const CalibrateFlags& flags) {
     // A poor fit still gives figures, but a fabric written from it misprices messages: say so
     // on stderr as well as in the report (and the fabric file's comments).
     for (const std::string& w : piecewise_fit_warnings(*piecewise)) {
-      std::cerr << "warning: " << w << "\n";
-      warnings.push_back(w);
+      const std::string text = two_level ? "across nodes: " + w : w;
+      std::cerr << "warning: " << text << "\n";
+      warnings.push_back(text);
+    }
+    if (intra) {
+      for (const std::string& w : piecewise_fit_warnings(*intra)) {
+        std::cerr << "warning: inside a node: " << w << "\n";
+        warnings.push_back("inside a node: " + w);
+      }
     }
   }
   // Pairs inside and across nodes pooled into one link: their samples disagree by design.
@@ -262,6 +298,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   std::vector<std::string> placement;  // also written into the fabric file
   for (const auto& [what, points] : {std::pair{"ping-pong", &link}, std::pair{"exchange",
                                                                           &exchanges}}) {
+    if (two_level) break;  // fitted apart
     if (const auto w = placement_warning(what, *points)) {
       std::cerr << "warning: " << *w << "\n";
       warnings.push_back(*w);
@@ -271,7 +308,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   // Pooled files whose samples of one size disagree: the machine changed between them.
   for (const auto& [what, one] :
-       {std::pair{"ping-pong", &piecewise}, std::pair{"exchange", &exchange}}) {
+       {std::pair{"ping-pong", &piecewise}, std::pair{"exchange", &exchange},
+        std::pair{"ping-pong inside a node", &intra},
+        std::pair{"exchange inside a node", &intra_exchange}}) {
     if (!one->has_value() || mixed.contains(what)) continue;
     if (const auto w = spread_warning(what, fit_spreads(**one))) {
       std::cerr << "warning: " << *w << "\n";
@@ -292,18 +331,27 @@ Report run_calibrate(const CalibrateFlags& flags) {
           "not give alpha)",
           flags.out));
     }
-    std::int64_t nodes = 2;
-    for (const PingPongPoint& p : set.pingpong) nodes = std::max({nodes, p.from + 1, p.to + 1});
-    for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
-    fabric = calibrated_topology(*piecewise, loggp ? loggp->gap_s : std::nullopt, nodes,
-                                 flags.name);
-    fabric = with_local_rates(*fabric, local);
-    if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
+    const std::optional<double> gap = loggp ? loggp->gap_s : std::nullopt;
+    if (two_level) {
+      const auto [nodes, per_node] = placed_layout(link);
+      fabric = calibrated_two_level(*intra, *piecewise, gap, nodes, per_node, flags.name);
+      fabric = with_local_rates(*fabric, local);
+      fabric = with_exchange_fits(*fabric, intra_exchange ? &*intra_exchange : nullptr,
+                                  exchange ? &*exchange : nullptr);
+    } else {
+      std::int64_t nodes = 2;
+      for (const PingPongPoint& p : set.pingpong) nodes = std::max({nodes, p.from + 1, p.to + 1});
+      for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
+      fabric = calibrated_topology(*piecewise, gap, nodes, flags.name);
+      fabric = with_local_rates(*fabric, local);
+      if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
+    }
     std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,
                     exchange ? &*exchange : nullptr, copy ? &*copy : nullptr,
                     alloc ? &*alloc : nullptr, sent ? &*sent : nullptr,
-                    sent_exchange ? &*sent_exchange : nullptr);
+                    sent_exchange ? &*sent_exchange : nullptr, intra ? &*intra : nullptr,
+                    intra_exchange ? &*intra_exchange : nullptr);
     // After the first comment line, which says the file is calibrated.
     std::string lines;
     for (const std::string& w : placement) lines += "# WARNING: " + w + "\n";
@@ -334,7 +382,18 @@ Report run_calibrate(const CalibrateFlags& flags) {
         "time of {} sizes ({} .. {}){}",
         options.weighting == Weighting::kRelative ? "relative (1/T^2-weighted)" : "ordinary",
         fit->points.size(), format_bytes(fit->min_bytes), format_bytes(fit->max_bytes),
-        flags.ring_equivalent ? " of the collective's ring steps (--ring-equivalent)" : "");
+        flags.ring_equivalent ? " of the collective's ring steps (--ring-equivalent)"
+        : two_level           ? " of the pairs across nodes"
+                              : "");
+    if (two_level) {
+      report.notes.push_back(
+          "The ping-pong's pairs lie inside a node and across nodes (by their hosts): two links, "
+          "fitted apart. The residuals and regimes above are the network's (pairs across "
+          "nodes); the intra_regimes table and the fields 'inside a node' are the node's. "
+          "--out writes a two-level fabric: its [intra] and [inter] links, the ranks per node "
+          "the hosts held, and one NIC per node (a node with more: --nics-per-node where the "
+          "fabric is used).");
+    }
     if (flags.ring_equivalent) {
       report.notes.push_back(
           "--ring-equivalent: each collective size m on N ranks is read as a ring's 2(N-1) steps "
@@ -390,6 +449,14 @@ Report run_calibrate(const CalibrateFlags& flags) {
                    no_fit);
   report.add_field("regime_rule", "regimes chosen", Unit::kText,
                    piecewise ? Value{piecewise->rule} : Value{}, no_fit);
+  if (intra) {  // a two-level fit: the node's link beside the network's
+    report.add_field("intra_alpha_s", "alpha inside a node", Unit::kSeconds,
+                     intra->single.alpha_s);
+    report.add_field("intra_bandwidth_Bps", "bandwidth inside a node", Unit::kRate,
+                     intra->single.bandwidth_Bps);
+    report.add_field("intra_regime_count", "size regimes inside a node", Unit::kCount,
+                     static_cast<std::int64_t>(intra->regimes.size()));
+  }
   report.add_field("gap_s", "LogGP g", Unit::kSeconds,
                    loggp && loggp->gap_s ? Value{*loggp->gap_s} : Value{},
                    loggp ? loggp->gap_note : no_fit);
@@ -426,9 +493,19 @@ Report run_calibrate(const CalibrateFlags& flags) {
     report.tables.push_back(residuals_table(*piecewise));
     report.tables.push_back(regimes_table(*piecewise));
   }
+  if (intra) {
+    Table t = regimes_table(*intra);
+    t.key = "intra_regimes";
+    report.tables.push_back(std::move(t));
+  }
   if (exchange) {
     Table t = regimes_table(*exchange);
     t.key = "exchange_regimes";
+    report.tables.push_back(std::move(t));
+  }
+  if (intra_exchange) {
+    Table t = regimes_table(*intra_exchange);
+    t.key = "intra_exchange_regimes";
     report.tables.push_back(std::move(t));
   }
   if (gamma) add_rate_tables(report, *gamma, "reduction", "reduced", "gamma");
@@ -514,9 +591,10 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   if (fabric) {
     report.notes.push_back(fmt::format(
-        "{} describes a flat fabric of {} ranks (one per node); commands scale it to any rank "
-        "count.",
-        flags.out, fabric->ranks()));
+        "{} describes {}; commands scale it to any rank count.", flags.out,
+        two_level ? fmt::format("a two-level fabric of {} nodes x {} ranks", fabric->nodes,
+                                fabric->ranks_per_node)
+                  : fmt::format("a flat fabric of {} ranks (one per node)", fabric->ranks())));
   }
   if (!busbw.empty()) {
     report.notes.push_back(

@@ -64,7 +64,10 @@ std::string files_text(const std::vector<std::string>& files) {
 // The fabric in a few words, for the report's title and the plot's subtitle.
 std::string fabric_text(const Topology& fabric, const std::optional<PiecewiseFit>& fit,
                         const std::string& origin) {
-  if (!fit) return fmt::format("fabric: {} ({})", describe_topology(fabric), origin);
+  // A two-level fabric (pairs inside and across nodes fitted apart) is described as such.
+  if (!fit || fabric.ranks_per_node > 1) {
+    return fmt::format("fabric: {} ({})", describe_topology(fabric), origin);
+  }
   if (fit->regimes.size() > 1) {
     return fmt::format("fabric: flat link of {} size regimes ({}; {})", fit->regimes.size(),
                        origin, fit->rule);
@@ -85,7 +88,6 @@ void draw_validation(const ValidateFlags& flags, const Validation& v, const Topo
   with_flag("--plot", [&] { return render_plot(validation_plot(v, subject), flags.plot, options); });
 }
 
-// "2 nodes x 32" when the series' log gives its layout, "as the fabric" otherwise.
 // Whether a release "major.minor.patch" (as a measurement states it) comes before `than`.
 bool version_before(const std::string& version, std::array<int, 3> than) {
   std::array<int, 3> v{};
@@ -93,6 +95,7 @@ bool version_before(const std::string& version, std::array<int, 3> than) {
   return v < than;
 }
 
+// "2 nodes x 32" when the series' log gives its layout, "as the fabric" otherwise.
 std::string layout_words(const MeasurementSet& set, std::size_t series, std::int64_t ranks) {
   if (series >= set.series.size() || !set.series[series].ranks_per_node) return "as the fabric";
   const std::int64_t per_node = std::min(*set.series[series].ranks_per_node, ranks);
@@ -140,21 +143,36 @@ Report run_validate(const ValidateFlags& flags) {
           "to calibrate one from"));
     }
     const std::vector<PingPongPoint> link = with_flag("--pool", [&] { return link_points(set); });
+    // Pairs inside a node and across nodes: a two-level fabric, each link fitted to its own.
+    const bool two_level = mixed_placement(link);
+    std::optional<PiecewiseFit> intra;
     try {
-      fit = fit_piecewise(link, {}, regime_count);
+      if (two_level) {
+        fit = fit_piecewise(placed_points(link, PairPlacement::kAcross), {}, regime_count);
+        intra = fit_piecewise(placed_points(link, PairPlacement::kInside), {}, regime_count);
+      } else {
+        fit = fit_piecewise(link, {}, regime_count);
+      }
     } catch (const InputError& e) {
       throw InputError(fmt::format(
           "no fabric to validate against: the ping-pong data in {} does not calibrate one "
           "({}); give --fabric FILE",
           files_text(flags.files), e.what()));
     }
-    fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
-    if (const auto w = placement_warning("ping-pong", link)) {
-      warnings.push_back(*w);
-    } else if (const auto s = spread_warning("ping-pong", fit_spreads(*fit))) {
-      warnings.push_back(*s);
+    if (two_level) {
+      const auto [nodes, per_node] = placed_layout(link);
+      fabric = calibrated_two_level(*intra, *fit, std::nullopt, nodes, per_node, "calibrated");
+      for (const auto* one : {&*fit, &*intra}) {
+        const char* where = one == &*intra ? "ping-pong inside a node" : "ping-pong across nodes";
+        if (const auto w = spread_warning(where, fit_spreads(*one))) warnings.push_back(*w);
+      }
+    } else {
+      fabric = calibrated_topology(*fit, std::nullopt, 2, "calibrated");
+      if (const auto w = spread_warning("ping-pong", fit_spreads(*fit))) warnings.push_back(*w);
     }
-    fabric_origin = "calibrated from the files' ping-pong times";
+    fabric_origin = two_level ? "calibrated from the files' ping-pong times, inside a node and "
+                                "across nodes"
+                              : "calibrated from the files' ping-pong times";
     const LocalRateFits local = fit_local_rates(set);
     fabric = with_local_rates(fabric, local);
     for (const auto& [present, what] :
@@ -168,11 +186,28 @@ Report run_validate(const ValidateFlags& flags) {
         with_flag("--pool", [&] { return exchange_points(set); });
     if (!exchanges.empty()) {
       try {
-        const PiecewiseFit exchange = fit_piecewise(exchanges, {}, regime_count);
-        fabric = with_exchange_fit(fabric, exchange);
-        for (const std::string& w : exchange_fit_warnings(exchange)) warnings.push_back(w);
-        if (const auto w = spread_warning("exchange", fit_spreads(exchange))) {
-          warnings.push_back(*w);
+        if (mixed_placement(exchanges) && !two_level) {
+          if (const auto w = placement_warning("exchange", exchanges)) warnings.push_back(*w);
+        }
+        const auto fit_exchange = [&](const std::vector<PingPongPoint>& points,
+                                      const std::string& where) -> std::optional<PiecewiseFit> {
+          if (points.empty()) return std::nullopt;
+          PiecewiseFit one = fit_piecewise(points, {}, regime_count);
+          for (const std::string& w : exchange_fit_warnings(one)) warnings.push_back(where + w);
+          if (const auto w = spread_warning("exchange", fit_spreads(one))) {
+            warnings.push_back(where + *w);
+          }
+          return one;
+        };
+        if (two_level) {
+          const auto inside =
+              fit_exchange(placed_points(exchanges, PairPlacement::kInside), "inside a node: ");
+          const auto across =
+              fit_exchange(placed_points(exchanges, PairPlacement::kAcross), "across nodes: ");
+          fabric = with_exchange_fits(fabric, inside ? &*inside : nullptr,
+                                      across ? &*across : nullptr);
+        } else {
+          fabric = with_exchange_fit(fabric, *fit_exchange(exchanges, ""));
         }
       } catch (const InputError& e) {
         throw InputError(fmt::format("the exchange times in {} do not fit ({})",

@@ -165,38 +165,45 @@ std::string mixed_pingpong(bool with_cross_pairs) {
                             records);
 }
 
-// Pairs inside a node and across nodes are two links: one fit to both is named as such, in
-// every format and in the written fabric file, and not blamed on the machine's speed; validate,
-// which calibrates from the same file, says the same. One kind alone draws no warning.
-TEST(CalibrateCli, PairsInsideAndAcrossNodesAreNamedAsTwoLinks) {
+// Pairs inside a node and across nodes are two links, fitted apart: the network's is the main
+// fit (2 us, 12.5 GB/s), the node's the 'inside a node' fields and intra_regimes (0.3 us,
+// 10 GB/s), and --out writes a two-level fabric of 2 nodes x 2 ranks with one NIC per node,
+// which collective prices with both links. validate, calibrating from the same file, builds
+// the same fabric. One kind alone stays one flat link.
+TEST(CalibrateCli, PairsInsideAndAcrossNodesAreFittedAsTwoLinks) {
   const std::string path = write_temp_file("mixed_pingpong.jsonl", mixed_pingpong(true));
   const std::string out = write_temp_file("mixed.toml", "");
   const auto j = run_json({"calibrate", path, "--out", out});
-  const auto has = [](const nlohmann::json& list, const std::string& what) {
-    for (const auto& w : list) {
-      if (contains(w.get<std::string>(), what)) return true;
-    }
-    return false;
-  };
-  EXPECT_TRUE(has(j["warnings"], "the ping-pong pools 1 rank pair inside a node (such as 0-1) "
-                                 "and 2 across nodes (such as 0-2)"))
-      << j["warnings"];
-  EXPECT_FALSE(has(j["warnings"], "the machine ran at another speed")) << j["warnings"];
+  EXPECT_NEAR(number(j["alpha_s"]), 2e-6, 1e-12);
+  EXPECT_NEAR(number(j["bandwidth_Bps"]), 12.5e9, 1e3);
+  EXPECT_NEAR(number(j["intra_alpha_s"]), 0.3e-6, 1e-12);
+  EXPECT_NEAR(number(j["intra_bandwidth_Bps"]), 10e9, 1e3);
+  EXPECT_EQ(j["intra_regime_count"], 1);
+  ASSERT_TRUE(j.contains("intra_regimes")) << j.dump();
+  EXPECT_TRUE(j["warnings"].empty()) << j["warnings"];  // each fit is exact and alone
   std::ifstream in(out);
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_TRUE(contains(text.str(), "# WARNING: the ping-pong pools 1 rank pair inside a node"))
+  EXPECT_TRUE(contains(text.str(), "# [intra], inside a node: the ping-pong's pairs on one host."))
       << text.str();
-  const CliResult table = run_scalewall({"calibrate", path});
+  const auto c = run_json({"collective", "--fabric", out, "--ranks", "4", "--bytes", "1MiB"});
+  const auto& fabric = c["inputs"]["fabric"];
+  EXPECT_EQ(fabric["nodes"], 2);
+  EXPECT_EQ(fabric["ranks_per_node"], 2);
+  EXPECT_EQ(fabric["nics_per_node"], 1);
+  EXPECT_NEAR(number(fabric["intra"]["alpha_s"]), 0.3e-6, 1e-12);
+  EXPECT_NEAR(number(fabric["inter"]["alpha_s"]), 2e-6, 1e-12);
+  const CliResult table = run_scalewall({"validate", path, data("scalewall_collective.jsonl")});
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_TRUE(contains(table.err, "warning: the ping-pong pools")) << table.err;
-  const auto v = run_json({"validate", path, data("scalewall_collective.jsonl")});
-  EXPECT_TRUE(has(v["warnings"], "rank pair inside a node")) << v["warnings"];
+  EXPECT_TRUE(contains(table.out, "2 nodes x 2 ranks, 1 NIC per node")) << table.out;
+  EXPECT_TRUE(contains(table.out, "intra-node alpha 300 ns, 10 GB/s; inter-node alpha 2 us, "
+                                  "12.5 GB/s"))
+      << table.out;
 
   const auto one = run_json({"calibrate", write_temp_file("inside_pingpong.jsonl",
                                                           mixed_pingpong(false))});
-  EXPECT_FALSE(has(one["warnings"], "inside a node")) << one["warnings"];
-  EXPECT_NEAR(number(one["alpha_s"]), 0.3e-6, 1e-9);
+  EXPECT_FALSE(one.contains("intra_alpha_s")) << one.dump();
+  EXPECT_NEAR(number(one["alpha_s"]), 0.3e-6, 1e-12);
 }
 
 TEST(CalibrateCli, OutWritesAFabricThatCollectiveAccepts) {

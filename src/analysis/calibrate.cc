@@ -1309,6 +1309,66 @@ Topology with_exchange_fit(Topology t, const PiecewiseFit& exchange) {
   return t;
 }
 
+PairPlacement pair_placement(const PingPongPoint& p) {
+  if (p.from_host.empty() || p.to_host.empty()) return PairPlacement::kUnknown;
+  return p.from_host == p.to_host ? PairPlacement::kInside : PairPlacement::kAcross;
+}
+
+std::vector<PingPongPoint> placed_points(std::span<const PingPongPoint> points,
+                                         PairPlacement placement) {
+  std::vector<PingPongPoint> out;
+  for (const PingPongPoint& p : points) {
+    if (pair_placement(p) == placement) out.push_back(p);
+  }
+  return out;
+}
+
+bool mixed_placement(std::span<const PingPongPoint> points) {
+  bool inside = false;
+  bool across = false;
+  for (const PingPongPoint& p : points) {
+    inside = inside || pair_placement(p) == PairPlacement::kInside;
+    across = across || pair_placement(p) == PairPlacement::kAcross;
+  }
+  return inside && across;
+}
+
+std::pair<std::int64_t, std::int64_t> placed_layout(std::span<const PingPongPoint> points) {
+  std::map<std::string, std::set<std::int64_t>> ranks_on;
+  for (const PingPongPoint& p : points) {
+    if (pair_placement(p) == PairPlacement::kUnknown) continue;
+    ranks_on[p.from_host].insert(p.from);
+    ranks_on[p.to_host].insert(p.to);
+  }
+  std::int64_t per_node = 1;
+  for (const auto& [host, ranks] : ranks_on) {
+    per_node = std::max(per_node, static_cast<std::int64_t>(ranks.size()));
+  }
+  return {std::max<std::int64_t>(2, static_cast<std::int64_t>(ranks_on.size())), per_node};
+}
+
+Topology calibrated_two_level(const PiecewiseFit& intra, const PiecewiseFit& inter,
+                              std::optional<double> gap_s, std::int64_t nodes,
+                              std::int64_t ranks_per_node, const std::string& name) {
+  if (ranks_per_node < 1) {
+    throw InputError(fmt::format("a fabric needs at least 1 rank per node, not {}",
+                                 ranks_per_node));
+  }
+  Topology t = calibrated_topology(inter, gap_s, nodes, name);
+  t.intra = intra.link();
+  require_valid(t.intra);
+  t.ranks_per_node = ranks_per_node;
+  require_valid(t);
+  return t;
+}
+
+Topology with_exchange_fits(Topology t, const PiecewiseFit* intra, const PiecewiseFit* inter) {
+  if (intra != nullptr) t.intra = with_exchange(t.intra, intra->link());
+  if (inter != nullptr) t.inter = with_exchange(t.inter, inter->link());
+  require_valid(t);
+  return t;
+}
+
 std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange) {
   std::vector<std::string> out;
   for (const std::string& w : piecewise_fit_warnings(exchange)) out.push_back("exchange fit: " + w);
@@ -1442,14 +1502,29 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
                         const std::vector<std::string>& sources, const GammaFit* gamma,
                         const PiecewiseFit* exchange, const GammaFit* copy,
                         const GammaFit* alloc, const GammaFit* sent_reduction,
-                        const GammaFit* sent_exchange) {
+                        const GammaFit* sent_exchange, const PiecewiseFit* intra_fit,
+                        const PiecewiseFit* intra_exchange) {
   std::string out;
   out += "# Calibrated by scalewall calibrate: measured figures, not datasheet values.\n";
   out += "# From:\n";
   for (const auto& s : sources) out += fmt::format("#   {}\n", toml_comment_text(s));
+  if (intra_fit != nullptr) {
+    out += "# [inter], the network: the ping-pong's pairs across nodes.\n";
+  }
   out += fit_comment(fit);
   if (exchange != nullptr) out += exchange_comment(*exchange);
-  out += "# A flat fabric: one rank per node, the same link between every pair of ranks.\n";
+  if (intra_fit != nullptr) {
+    out += "# [intra], inside a node: the ping-pong's pairs on one host.\n";
+    out += fit_comment(*intra_fit);
+    if (intra_exchange != nullptr) out += exchange_comment(*intra_exchange);
+    out += fmt::format(
+        "# A two-level fabric: {} ranks per node as the ping-pong's hosts held them, and one "
+        "NIC per node, which the ranks of a node share when several send off it at once (a "
+        "node with more NICs: nics_per_node, or --nics-per-node where the fabric is used).\n",
+        t.ranks_per_node);
+  } else {
+    out += "# A flat fabric: one rank per node, the same link between every pair of ranks.\n";
+  }
   out += fmt::format("name = {}\n", toml_string(t.name));
   out += "nominal = false\n";
   out += fmt::format("nodes = {}\n", t.nodes);

@@ -664,6 +664,65 @@ TEST(CalibratedFabric, ExchangeRegimesRoundTrip) {
   EXPECT_DOUBLE_EQ(ring.total_s, 2 * (r.alpha_s + m / 2 / r.bandwidth_Bps));
 }
 
+// Pairs by their records' hosts: inside a node, across nodes, or not said. Three ranks on two
+// hosts (0, 1 on a; 2 on b): 2 nodes, 2 ranks per node at most.
+TEST(CalibratedFabric, PairsArePlacedByTheirHosts) {
+  const auto pair = [](std::int64_t from, std::int64_t to, std::string a, std::string b) {
+    PingPongPoint p;
+    p.from = from;
+    p.to = to;
+    p.from_host = std::move(a);
+    p.to_host = std::move(b);
+    p.bytes = 8;
+    p.one_way_median_s = 1e-6;
+    return p;
+  };
+  const std::vector<PingPongPoint> points = {pair(0, 1, "a", "a"), pair(0, 2, "a", "b"),
+                                             pair(1, 2, "a", "b"), pair(5, 6, "", "")};
+  EXPECT_EQ(pair_placement(points[0]), PairPlacement::kInside);
+  EXPECT_EQ(pair_placement(points[1]), PairPlacement::kAcross);
+  EXPECT_EQ(pair_placement(points[3]), PairPlacement::kUnknown);
+  EXPECT_EQ(placed_points(points, PairPlacement::kAcross).size(), 2u);
+  EXPECT_EQ(placed_points(points, PairPlacement::kInside).size(), 1u);
+  EXPECT_TRUE(mixed_placement(points));
+  EXPECT_FALSE(mixed_placement(std::span(points).subspan(1)));
+  EXPECT_EQ(placed_layout(points), (std::pair<std::int64_t, std::int64_t>{2, 2}));
+  EXPECT_EQ(placed_layout(std::span(points).subspan(3)),
+            (std::pair<std::int64_t, std::int64_t>{2, 1}));
+  const std::optional<std::string> w = placement_warning("exchange", points);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_TRUE(contains(*w, "the exchange pools 1 rank pair inside a node (such as 0-1) and 2 "
+                           "across nodes (such as 0-2)"))
+      << *w;
+  EXPECT_FALSE(placement_warning("exchange", std::span(points).subspan(1)).has_value());
+}
+
+// A two-level fabric: the node's fit as [intra], the network's as [inter], 2 nodes x 2 ranks,
+// one NIC per node; written and read back to the same links, with each fit's comment.
+TEST(CalibratedFabric, TwoLevelRoundTrips) {
+  std::vector<PingPongPoint> inside = synthetic(noise);
+  for (PingPongPoint& p : inside) p.one_way_median_s = 0.3e-6 + p.bytes / 10e9;
+  const PiecewiseFit intra = fit_piecewise(inside, {}, 1);
+  const PiecewiseFit inter = fit_piecewise(synthetic(noise), {}, 1);
+  const Topology t = calibrated_two_level(intra, inter, std::nullopt, 2, 2, "two");
+  EXPECT_EQ(t.nodes, 2);
+  EXPECT_EQ(t.ranks_per_node, 2);
+  EXPECT_EQ(t.nics_per_node, 1);
+  EXPECT_NEAR(t.intra.alpha_s, 0.3e-6, 1e-12);
+  EXPECT_NEAR(t.intra.bandwidth_Bps, 10e9, 1);
+  EXPECT_DOUBLE_EQ(t.inter.alpha_s, inter.single.alpha_s);
+  const std::string text = fabric_toml(t, inter, {}, nullptr, nullptr, nullptr, nullptr,
+                                       nullptr, nullptr, &intra);
+  EXPECT_TRUE(contains(text, "# [inter], the network: the ping-pong's pairs across nodes."))
+      << text;
+  EXPECT_TRUE(contains(text, "# A two-level fabric: 2 ranks per node")) << text;
+  const Topology back = parse_fabric(text, "two.toml");
+  EXPECT_EQ(back.ranks_per_node, 2);
+  EXPECT_EQ(back.intra.alpha_s, t.intra.alpha_s);
+  EXPECT_EQ(back.inter.bandwidth_Bps, t.inter.bandwidth_Bps);
+  EXPECT_THROW(calibrated_two_level(intra, inter, std::nullopt, 2, 0, "x"), InputError);
+}
+
 TEST(CalibratedFabric, LogGPGapRoundTrips) {
   const HockneyFit fit = fit_hockney(synthetic(noise));
   const PiecewiseFit one = fit_piecewise(synthetic(noise), {}, 1);

@@ -456,6 +456,32 @@ Topology calibrated_topology(const PiecewiseFit& fit, std::optional<double> gap_
 // its links (link.h: they price every step where each rank both sends and receives).
 Topology with_exchange_fit(Topology topology, const PiecewiseFit& exchange);
 
+// Where a ping-pong pair's two ranks ran, by its record's hosts: on one host (inside a node),
+// on two (across nodes), or not said.
+enum class PairPlacement { kInside, kAcross, kUnknown };
+PairPlacement pair_placement(const PingPongPoint& point);
+// The points of one placement, in their order.
+std::vector<PingPongPoint> placed_points(std::span<const PingPongPoint> points,
+                                         PairPlacement placement);
+// Whether `points` hold pairs inside a node and pairs across nodes: two links to fit apart.
+bool mixed_placement(std::span<const PingPongPoint> points);
+// The nodes and ranks per node that a ping-pong's pairs show: the hosts named, and the most
+// ranks seen on one of them (at least 2 nodes and 1 rank).
+std::pair<std::int64_t, std::int64_t> placed_layout(std::span<const PingPongPoint> points);
+
+// A two-level fabric from a ping-pong of pairs inside and across nodes: intra = the fit of the
+// pairs inside a node, inter = the fit of the pairs across nodes (LogGP with `gap_s` as in
+// calibrated_topology), `nodes` x `ranks_per_node`, one NIC per node (the ranks of a node share
+// it when several send off the node at once), nominal = false. REQUIRES: nodes >= 1,
+// ranks_per_node >= 1, valid fits (throws InputError otherwise).
+Topology calibrated_two_level(const PiecewiseFit& intra, const PiecewiseFit& inter,
+                              std::optional<double> gap_s, std::int64_t nodes,
+                              std::int64_t ranks_per_node, const std::string& name);
+// `topology` with exchange fits of its two levels: each (where given) as the exchange regimes
+// of its own link.
+Topology with_exchange_fits(Topology topology, const PiecewiseFit* intra,
+                            const PiecewiseFit* inter);
+
 // piecewise_fit_warnings of an exchange fit, each line prefixed "exchange fit: ".
 std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
 
@@ -491,7 +517,9 @@ std::vector<SampleSpread> validation_spreads(const Validation& validation);
 // regime, and a "# WARNING: " line for each of piecewise_fit_warnings(fit); with a gamma fit,
 // the topology's gamma with that fit's quality and warnings. A piecewise link is written as
 // its first regime and [[<section>.regimes]] tables. load_fabric_file reads it back to the
-// same Topology.
+// same Topology. With an intra fit (a two-level fabric, calibrated_two_level), `fit` is the
+// network's and `intra_fit` the node's, each commented as such (and `intra_exchange` beside
+// `exchange`).
 // With an exchange fit, its quality per regime and its warnings likewise, and the exchange
 // regimes as [<section>.exchange] tables. With a copy fit, the topology's copy cost (`copy`
 // and [[copy_regimes]]) with that fit's quality and warnings; with an allocation fit, the
@@ -502,7 +530,9 @@ std::string fabric_toml(const Topology& topology, const PiecewiseFit& fit,
                         const PiecewiseFit* exchange = nullptr,
                         const GammaFit* copy = nullptr, const GammaFit* alloc = nullptr,
                         const GammaFit* sent_reduction = nullptr,
-                        const GammaFit* sent_exchange = nullptr);
+                        const GammaFit* sent_exchange = nullptr,
+                        const PiecewiseFit* intra_fit = nullptr,
+                        const PiecewiseFit* intra_exchange = nullptr);
 
 }  // namespace scalewall
 
