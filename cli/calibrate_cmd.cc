@@ -333,7 +333,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
     }
     const std::optional<double> gap = loggp ? loggp->gap_s : std::nullopt;
     if (two_level) {
-      const auto [nodes, per_node] = placed_layout(link);
+      const auto [nodes, per_node] = placed_layout(link, set.runs);
       fabric = calibrated_two_level(*intra, *piecewise, gap, nodes, per_node, flags.name);
       fabric = with_local_rates(*fabric, local);
       fabric = with_exchange_fits(*fabric, intra_exchange ? &*intra_exchange : nullptr,

@@ -160,7 +160,7 @@ Report run_validate(const ValidateFlags& flags) {
           files_text(flags.files), e.what()));
     }
     if (two_level) {
-      const auto [nodes, per_node] = placed_layout(link);
+      const auto [nodes, per_node] = placed_layout(link, set.runs);
       fabric = calibrated_two_level(*intra, *fit, std::nullopt, nodes, per_node, "calibrated");
       for (const auto* one : {&*fit, &*intra}) {
         const char* where = one == &*intra ? "ping-pong inside a node" : "ping-pong across nodes";

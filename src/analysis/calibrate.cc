@@ -1333,7 +1333,8 @@ bool mixed_placement(std::span<const PingPongPoint> points) {
   return inside && across;
 }
 
-std::pair<std::int64_t, std::int64_t> placed_layout(std::span<const PingPongPoint> points) {
+std::pair<std::int64_t, std::int64_t> placed_layout(std::span<const PingPongPoint> points,
+                                                    std::span<const MeasurementRun> runs) {
   std::map<std::string, std::set<std::int64_t>> ranks_on;
   for (const PingPongPoint& p : points) {
     if (pair_placement(p) == PairPlacement::kUnknown) continue;
@@ -1344,7 +1345,14 @@ std::pair<std::int64_t, std::int64_t> placed_layout(std::span<const PingPongPoin
   for (const auto& [host, ranks] : ranks_on) {
     per_node = std::max(per_node, static_cast<std::int64_t>(ranks.size()));
   }
-  return {std::max<std::int64_t>(2, static_cast<std::int64_t>(ranks_on.size())), per_node};
+  auto nodes = std::max<std::int64_t>(2, static_cast<std::int64_t>(ranks_on.size()));
+  for (const MeasurementRun& r : runs) {
+    if (r.command != "pingpong") continue;  // another mode's run: its own layout
+    if (r.ranks_per_host) per_node = std::max(per_node, *r.ranks_per_host);
+    const std::set<std::string> hosts(r.hosts.begin(), r.hosts.end());
+    nodes = std::max(nodes, static_cast<std::int64_t>(hosts.size()));
+  }
+  return {nodes, per_node};
 }
 
 Topology calibrated_two_level(const PiecewiseFit& intra, const PiecewiseFit& inter,

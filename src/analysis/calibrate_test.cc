@@ -689,6 +689,16 @@ TEST(CalibratedFabric, PairsArePlacedByTheirHosts) {
   EXPECT_EQ(placed_layout(points), (std::pair<std::int64_t, std::int64_t>{2, 2}));
   EXPECT_EQ(placed_layout(std::span(points).subspan(3)),
             (std::pair<std::int64_t, std::int64_t>{2, 1}));
+  // The run's context counts ranks no pair measured: 4 hosts of 8 ranks.
+  MeasurementRun run;
+  run.command = "pingpong";
+  run.ranks_per_host = 8;
+  run.hosts = {"a", "a", "b", "b", "c", "c", "d", "d"};
+  EXPECT_EQ(placed_layout(points, std::span(&run, 1)),
+            (std::pair<std::int64_t, std::int64_t>{4, 8}));
+  run.command = "collective";  // another mode's run says nothing of the ping-pong's
+  EXPECT_EQ(placed_layout(points, std::span(&run, 1)),
+            (std::pair<std::int64_t, std::int64_t>{2, 2}));
   const std::optional<std::string> w = placement_warning("exchange", points);
   ASSERT_TRUE(w.has_value());
   EXPECT_TRUE(contains(*w, "the exchange pools 1 rank pair inside a node (such as 0-1) and 2 "

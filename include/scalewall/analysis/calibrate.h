@@ -466,8 +466,11 @@ std::vector<PingPongPoint> placed_points(std::span<const PingPongPoint> points,
 // Whether `points` hold pairs inside a node and pairs across nodes: two links to fit apart.
 bool mixed_placement(std::span<const PingPongPoint> points);
 // The nodes and ranks per node that a ping-pong's pairs show: the hosts named, and the most
-// ranks seen on one of them (at least 2 nodes and 1 rank).
-std::pair<std::int64_t, std::int64_t> placed_layout(std::span<const PingPongPoint> points);
+// ranks seen on one of them (at least 2 nodes and 1 rank); where the contexts of the runs of
+// scalewall-mpi pingpong say more (ranks_per_host and hosts, which count ranks no pair
+// measured), theirs.
+std::pair<std::int64_t, std::int64_t> placed_layout(std::span<const PingPongPoint> points,
+                                                    std::span<const MeasurementRun> runs = {});
 
 // A two-level fabric from a ping-pong of pairs inside and across nodes: intra = the fit of the
 // pairs inside a node, inter = the fit of the pairs across nodes (LogGP with `gap_s` as in
