@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -420,21 +421,19 @@ void collective_figures(const MeasurementSet& set, const std::string& from,
   }
 }
 
-// The fitted regimes of one series' ping-pong times (fit_piecewise, as calibrate fits them):
-// one segment per regime over the sizes it was fitted to, alpha + m / bandwidth at each end.
-// Nothing, and a note, when the series does not fit.
-std::vector<MeasuredLine> regime_lines(const MeasurementSet& set, std::size_t series,
-                                       std::vector<std::string>& notes) {
-  std::vector<PingPongPoint> points;
-  for (const PingPongPoint& p : set.pingpong) {
-    if (p.series == series) points.push_back(p);
-  }
+// One set of pairs' fitted regimes, labelled with `kind` ("" or "inside a node, ").
+std::vector<MeasuredLine> regime_lines_of(const MeasurementSet& set, std::size_t series,
+                                          const std::string& kind,
+                                          const std::vector<PingPongPoint>& points,
+                                          std::vector<std::string>& notes) {
   std::optional<PiecewiseFit> fit;
   try {
     fit = fit_piecewise(points);
   } catch (const InputError& e) {
-    notes.push_back(fmt::format("{}: no fitted regimes drawn: {}",
-                                line_label(set, series, "ping-pong"), e.what()));
+    notes.push_back(fmt::format("{}: no fitted regimes drawn{}: {}",
+                                line_label(set, series, "ping-pong"),
+                                kind.empty() ? "" : " " + kind.substr(0, kind.size() - 2),
+                                e.what()));
     return {};
   }
   std::vector<MeasuredLine> lines;
@@ -444,7 +443,7 @@ std::vector<MeasuredLine> regime_lines(const MeasurementSet& set, std::size_t se
     line.model = true;
     line.label = line_label(
         set, series,
-        fmt::format("fitted regime {} of {}, {} .. {}: alpha {}, bandwidth {}", k + 1,
+        fmt::format("{}fitted regime {} of {}, {} .. {}: alpha {}, bandwidth {}", kind, k + 1,
                     fit->regimes.size(), format_cell(r.min_bytes, Unit::kBytes),
                     format_cell(r.max_bytes, Unit::kBytes), format_cell(r.alpha_s, Unit::kSeconds),
                     format_cell(r.bandwidth_Bps, Unit::kRate)));
@@ -459,6 +458,31 @@ std::vector<MeasuredLine> regime_lines(const MeasurementSet& set, std::size_t se
       line.y.push_back(r.alpha_s + m / r.bandwidth_Bps);
     }
     if (!line.x.empty()) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+// The fitted regimes of one series' ping-pong times (fit_piecewise, as calibrate fits them):
+// one segment per regime over the sizes it was fitted to, alpha + m / bandwidth at each end;
+// pairs inside a node and across nodes fitted apart, as calibrate fits them. Nothing, and a
+// note, when a set of pairs does not fit.
+std::vector<MeasuredLine> regime_lines(const MeasurementSet& set, std::size_t series,
+                                       std::vector<std::string>& notes) {
+  std::vector<PingPongPoint> points;
+  for (const PingPongPoint& p : set.pingpong) {
+    if (p.series == series) points.push_back(p);
+  }
+  std::vector<std::pair<std::string, std::vector<PingPongPoint>>> kinds;
+  if (mixed_placement(points)) {
+    kinds.emplace_back("inside a node, ", placed_points(points, PairPlacement::kInside));
+    kinds.emplace_back("across nodes, ", placed_points(points, PairPlacement::kAcross));
+  } else {
+    kinds.emplace_back("", points);
+  }
+  std::vector<MeasuredLine> lines;
+  for (const auto& [kind, kind_points] : kinds) {
+    std::vector<MeasuredLine> more = regime_lines_of(set, series, kind, kind_points, notes);
+    std::move(more.begin(), more.end(), std::back_inserter(lines));
   }
   return lines;
 }

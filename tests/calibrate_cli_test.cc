@@ -200,6 +200,18 @@ TEST(CalibrateCli, PairsInsideAndAcrossNodesAreFittedAsTwoLinks) {
                                   "12.5 GB/s"))
       << table.out;
 
+  // report draws the two fits apart too.
+  const std::string dir = write_temp_file("mixed_report_marker", "") + "_dir";
+  const CliResult drawn = run_scalewall({"report", path, "-o", dir});
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  std::ifstream svg_in(dir + "/measured-pingpong.svg");
+  std::stringstream svg;
+  svg << svg_in.rdbuf();
+  for (const char* kind : {"inside a node", "across nodes"}) {
+    EXPECT_TRUE(contains(svg.str(), fmt::format("{}, fitted regime 1 of 1", kind)))
+        << svg.str().substr(0, 3000);
+  }
+
   const auto one = run_json({"calibrate", write_temp_file("inside_pingpong.jsonl",
                                                           mixed_pingpong(false))});
   EXPECT_FALSE(one.contains("intra_alpha_s")) << one.dump();
