@@ -485,7 +485,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
                         "no sent-buffer exchange data (scalewall-mpi reduce, 2+ ranks)");
   report.add_field("exchange_regime_count", "size regimes of the exchanges", Unit::kCount,
                    exchange ? Value{static_cast<std::int64_t>(exchange->regimes.size())} : Value{},
-                   "no exchange data (scalewall-mpi exchange)");
+                   intra_exchange ? "no exchange data across nodes (those inside a node: "
+                                    "intra_exchange_regimes)"
+                                  : "no exchange data (scalewall-mpi exchange)");
   report.add_field("fabric_file", "fabric written to", Unit::kText,
                    flags.out.empty() ? Value{} : Value{flags.out}, "none (give --out)");
 
