@@ -12,7 +12,6 @@
 #include <iostream>
 #include <limits>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -293,25 +292,23 @@ Report run_calibrate(const CalibrateFlags& flags) {
       }
     }
   }
-  // Pairs inside and across nodes pooled into one link: their samples disagree by design.
-  std::set<std::string> mixed;
-  std::vector<std::string> placement;  // also written into the fabric file
-  for (const auto& [what, points] : {std::pair{"ping-pong", &link}, std::pair{"exchange",
-                                                                          &exchanges}}) {
-    if (two_level) break;  // fitted apart
-    if (const auto w = placement_warning(what, *points)) {
-      std::cerr << "warning: " << *w << "\n";
-      warnings.push_back(*w);
-      placement.push_back(*w);
-      mixed.insert(what);
-    }
+  // Exchange pairs inside and across nodes beside a ping-pong of one kind (files of different
+  // runs pooled): one fit over both prices neither, and their samples disagree by design. (A
+  // ping-pong of both kinds was fitted as two links above; ring-equivalent points name no
+  // hosts.)
+  std::optional<std::string> exchange_placement;  // also written into the fabric file
+  if (!two_level) exchange_placement = placement_warning("exchange", exchanges);
+  if (exchange_placement) {
+    std::cerr << "warning: " << *exchange_placement << "\n";
+    warnings.push_back(*exchange_placement);
   }
   // Pooled files whose samples of one size disagree: the machine changed between them.
   for (const auto& [what, one] :
-       {std::pair{"ping-pong", &piecewise}, std::pair{"exchange", &exchange},
+       {std::pair{"ping-pong", &piecewise},
+        std::pair{"exchange", exchange_placement ? nullptr : &exchange},
         std::pair{"ping-pong inside a node", &intra},
         std::pair{"exchange inside a node", &intra_exchange}}) {
-    if (!one->has_value() || mixed.contains(what)) continue;
+    if (one == nullptr || !one->has_value()) continue;
     if (const auto w = spread_warning(what, fit_spreads(**one))) {
       std::cerr << "warning: " << *w << "\n";
       warnings.push_back(*w);
@@ -352,10 +349,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
                     alloc ? &*alloc : nullptr, sent ? &*sent : nullptr,
                     sent_exchange ? &*sent_exchange : nullptr, intra ? &*intra : nullptr,
                     intra_exchange ? &*intra_exchange : nullptr);
-    // After the first comment line, which says the file is calibrated.
-    std::string lines;
-    for (const std::string& w : placement) lines += "# WARNING: " + w + "\n";
-    toml.insert(toml.find('\n') + 1, lines);
+    if (exchange_placement) {  // after the first comment line, which says it is calibrated
+      toml.insert(toml.find('\n') + 1, "# WARNING: " + *exchange_placement + "\n");
+    }
     try {
       with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
     } catch (const OutputError& e) {

@@ -421,7 +421,8 @@ void collective_figures(const MeasurementSet& set, const std::string& from,
   }
 }
 
-// One set of pairs' fitted regimes, labelled with `kind` ("" or "inside a node, ").
+// One set of pairs' fitted regimes, labelled with `kind` ("", "inside a node", "across
+// nodes").
 std::vector<MeasuredLine> regime_lines_of(const MeasurementSet& set, std::size_t series,
                                           const std::string& kind,
                                           const std::vector<PingPongPoint>& points,
@@ -432,8 +433,7 @@ std::vector<MeasuredLine> regime_lines_of(const MeasurementSet& set, std::size_t
   } catch (const InputError& e) {
     notes.push_back(fmt::format("{}: no fitted regimes drawn{}: {}",
                                 line_label(set, series, "ping-pong"),
-                                kind.empty() ? "" : " " + kind.substr(0, kind.size() - 2),
-                                e.what()));
+                                kind.empty() ? "" : " " + kind, e.what()));
     return {};
   }
   std::vector<MeasuredLine> lines;
@@ -443,7 +443,8 @@ std::vector<MeasuredLine> regime_lines_of(const MeasurementSet& set, std::size_t
     line.model = true;
     line.label = line_label(
         set, series,
-        fmt::format("{}fitted regime {} of {}, {} .. {}: alpha {}, bandwidth {}", kind, k + 1,
+        fmt::format("{}fitted regime {} of {}, {} .. {}: alpha {}, bandwidth {}",
+                    kind.empty() ? "" : kind + ", ", k + 1,
                     fit->regimes.size(), format_cell(r.min_bytes, Unit::kBytes),
                     format_cell(r.max_bytes, Unit::kBytes), format_cell(r.alpha_s, Unit::kSeconds),
                     format_cell(r.bandwidth_Bps, Unit::kRate)));
@@ -474,8 +475,8 @@ std::vector<MeasuredLine> regime_lines(const MeasurementSet& set, std::size_t se
   }
   std::vector<std::pair<std::string, std::vector<PingPongPoint>>> kinds;
   if (mixed_placement(points)) {
-    kinds.emplace_back("inside a node, ", placed_points(points, PairPlacement::kInside));
-    kinds.emplace_back("across nodes, ", placed_points(points, PairPlacement::kAcross));
+    kinds.emplace_back("inside a node", placed_points(points, PairPlacement::kInside));
+    kinds.emplace_back("across nodes", placed_points(points, PairPlacement::kAcross));
   } else {
     kinds.emplace_back("", points);
   }

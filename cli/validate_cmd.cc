@@ -186,7 +186,7 @@ Report run_validate(const ValidateFlags& flags) {
         with_flag("--pool", [&] { return exchange_points(set); });
     if (!exchanges.empty()) {
       try {
-        if (mixed_placement(exchanges) && !two_level) {
+        if (!two_level) {
           if (const auto w = placement_warning("exchange", exchanges)) warnings.push_back(*w);
         }
         const auto fit_exchange = [&](const std::vector<PingPongPoint>& points,

@@ -216,6 +216,48 @@ TEST(CalibrateCli, PairsInsideAndAcrossNodesAreFittedAsTwoLinks) {
                                                           mixed_pingpong(false))});
   EXPECT_FALSE(one.contains("intra_alpha_s")) << one.dump();
   EXPECT_NEAR(number(one["alpha_s"]), 0.3e-6, 1e-12);
+
+  const auto has = [](const nlohmann::json& list, const std::string& what) {
+    for (const auto& w : list) {
+      if (contains(w.get<std::string>(), what)) return true;
+    }
+    return false;
+  };
+  // Every pair's times also as exchanges, the cross-node pairs only as exchanges: beside a
+  // ping-pong of one kind, the exchange fit pools two links, which a warning names (not the
+  // machine's speed), in the report and the fabric file.
+  const std::string records = mixed_pingpong(true);
+  const auto as_exchange = [](std::string line) {
+    line.replace(line.find("\"pingpong\""), 10, "\"exchange\"");
+    for (std::size_t u; (u = line.find("one_way_")) != std::string::npos;) {
+      line.replace(u, 8, "exchange_");
+    }
+    return line;
+  };
+  std::string pooled;
+  for (std::size_t at = 0, end; at < records.size(); at = end + 1) {
+    end = records.find('\n', at);
+    const std::string line = records.substr(at, end - at);
+    if (!contains(line, "\"record\":\"pingpong\"")) {
+      pooled += line + "\n";
+    } else if (contains(line, "\"to_host\":\"b\"")) {
+      pooled += as_exchange(line) + "\n";
+    } else {
+      pooled += line + "\n" + as_exchange(line) + "\n";
+    }
+  }
+  const std::string fabric_out = write_temp_file("exchanges.toml", "");
+  const auto ex = run_json(
+      {"calibrate", write_temp_file("exchanges.jsonl", pooled), "--out", fabric_out});
+  EXPECT_FALSE(ex.contains("intra_alpha_s")) << ex.dump();
+  EXPECT_TRUE(has(ex["warnings"], "the exchange pools 1 rank pair inside a node (such as 0-1) "
+                                  "and 2 across nodes (such as 0-2)"))
+      << ex["warnings"];
+  EXPECT_FALSE(has(ex["warnings"], "exchange samples disagree")) << ex["warnings"];
+  std::ifstream fabric_in(fabric_out);
+  std::stringstream fabric_text;
+  fabric_text << fabric_in.rdbuf();
+  EXPECT_TRUE(contains(fabric_text.str(), "# WARNING: the exchange pools")) << fabric_text.str();
 }
 
 TEST(CalibrateCli, OutWritesAFabricThatCollectiveAccepts) {

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -130,20 +129,15 @@ std::string nccl_version_of_line(std::string_view text) {
   constexpr std::string_view kKey = "NCCL version ";
   const auto at = text.find(kKey);
   if (at == std::string_view::npos) return {};
-  std::string_view rest = text.substr(at + kKey.size());
-  std::size_t end = 0;
-  int dots = 0;
-  while (end < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[end])) != 0 ||
-                               (rest[end] == '.' && end > 0 && rest[end - 1] != '.'))) {
-    if (rest[end] == '.') ++dots;
-    ++end;
+  // Three dot-separated numbers, up to what follows them ("+cuda12.5", or a sentence's dot).
+  std::string_view v = text.substr(at + kKey.size());
+  v = v.substr(0, v.find_first_not_of("0123456789."));
+  if (v.ends_with('.')) v.remove_suffix(1);
+  if (v.empty() || v.size() > 16 || v.starts_with('.') ||
+      v.find("..") != std::string_view::npos || std::count(v.begin(), v.end(), '.') != 2) {
+    return {};
   }
-  if (end > 0 && rest[end - 1] == '.') {
-    --end;
-    --dots;
-  }
-  if (dots != 2 || end > 16) return {};
-  return std::string(rest.substr(0, end));
+  return std::string(v);
 }
 
 // Reads one '#' line of an nccl-tests log: the program, iterations, a rank, the column

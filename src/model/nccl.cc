@@ -626,8 +626,8 @@ double pipeline_fill_s(const Context& c, NcclAlgorithm a, double bytes, double b
 // gives NCCL (12 channels x 20 GB/s): a Ring LL128 all-reduce of one process per GPU grows by
 // 174 GB/s of bus bandwidth from 4 to 16 MiB (tests/data/nccl/a100_1node_8gpu_np8_thanos.txt),
 // which is 174 x 128/120 = 186 GB/s of 128-byte lines, 0.77 of 240 GB/s, where NCCL's table
-// prices LL128 at 220.8 GB/s. LL's half-data lines (0.77 x 240 / 2 = 92 GB/s) stay under its
-// own ceiling (llMaxBw, 87.7 GB/s on one A100 node, and the ring's 1/4), so only LL128 pays.
+// prices LL128 at 220.8 GB/s. LL's half-data lines (0.77 x 240 / 2 = 92 GB/s) stay above its
+// own ceiling (llMaxBw, 87.7 GB/s on one A100 node), so only LL128 pays.
 constexpr double kAmpereNvlinkWriteShare = 0.77;
 
 // What a call pays beyond NCCL's bandwidth term when its protocol's lines, written into the
@@ -640,8 +640,8 @@ double peer_write_s(const Context& c, NcclAlgorithm a, NcclProtocol p, double ba
   if (p == NcclProtocol::kSimple) return 0;
   if (a != NcclAlgorithm::kRing && a != NcclAlgorithm::kTree) return 0;
   const NcclGraph& g = graph_of(c, a);
-  const double bus = bus_bandwidth(c, a, p);
-  if (g.channels == 0 || !(bus > 0)) return 0;
+  const double bus = bus_bandwidth(c, a, p);  // 0 when the graph has no channels
+  if (!(bus > 0)) return 0;
   const double data_share = p == NcclProtocol::kLL ? kRingLlFactor : 120.0 / 128.0;
   const double writes = kAmpereNvlinkWriteShare * g.channels * g.intra_Bps / 1e9 * data_share;
   return writes < bus ? bandwidth_s * (bus / writes - 1) : 0.0;
