@@ -134,6 +134,30 @@ TEST(MpiCollective, CheckFindsNoWrongElementOnACorrectRun) {
   }
 }
 
+// A small first size is warmed up with 20 calls (more when --warmup asks for more), a large
+// one with --warmup's alone; the envelope and the table's title say which.
+TEST(MpiCollective, ASmallFirstSizeIsWarmedUpLonger) {
+  struct Case {
+    const char* sizes;
+    const char* warmup;
+    int first;
+  };
+  for (const Case c : {Case{"8,1000", "1", 20}, Case{"64KiB", "2", 20}, Case{"8", "30", 30},
+                       Case{"128KiB", "1", 1}}) {
+    const MpiResult result = run_mpi(
+        2, {"collective", "--sizes", c.sizes, "--algorithm", "library", "-n", "1", "-w",
+            c.warmup});
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    const Jsonl file = parse_jsonl(result.out);
+    EXPECT_EQ(file.envelope["inputs"]["first_size_warmup"], c.first) << c.sizes;
+    EXPECT_EQ(file.envelope["inputs"]["warmup"], std::stoi(c.warmup)) << c.sizes;
+    const std::string first = std::to_string(c.first);
+    const std::string title = std::string("after ") + c.warmup + " warm-up per size" +
+                              (first == c.warmup ? "" : " (" + first + " at the first)") + ";";
+    EXPECT_NE(result.err.find(title), std::string::npos) << c.sizes << "\n" << result.err;
+  }
+}
+
 // A wrong input on rank 0 makes every result that depends on its first element differ from
 // the expected sum, the library's as well, so the comparison with the library passes and
 // only --check sees it: allreduce, all-gather and broadcast carry it to every rank (3
