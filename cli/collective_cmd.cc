@@ -112,6 +112,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
                {"slice_sync_s", "slice syncs", Unit::kSeconds},
                {"peer_write_s", "peer writes", Unit::kSeconds},
                {"launch_s", "launch", Unit::kSeconds},
+               {"net_hop_s", "network hops", Unit::kSeconds},
                {"total_s", "total", Unit::kSeconds},
                {"busbw_Bps", "busbw", Unit::kRate}},
               {},
@@ -121,7 +122,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
     table.add_row({std::string(nccl_algorithm_name(c.algorithm)),
                    std::string(nccl_protocol_name(c.protocol)), std::int64_t{c.channels},
                    c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.nccl_estimate_s, c.fill_s,
-                   c.slice_sync_s, c.peer_write_s, c.launch_s, c.total_s,
+                   c.slice_sync_s, c.peer_write_s, c.launch_s, c.net_hop_s, c.total_s,
                    c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
                   i == 0 ? "<-- NCCL's pick" : "");
   }
@@ -148,7 +149,10 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
       "it once per step (slice syncs), and on Ampere the LL and LL128 lines written into the "
       "peer at 0.77 of the link's bandwidth, where Simple reads (peer writes); and with "
       "--gpus-per-thread G > 1 the later kernel "
-      "launches of a thread that drives G GPUs, (G - 1) x 4 us. --selector mpi prices the MPI "
+      "launches of a thread that drives G GPUs, (G - 1) x 4 us. Where the fabric gives a "
+      "network hop's own time (nccl_net_hop, aws-p5), the hops cost that in place of the "
+      "latency the network plugin reports to NCCL, which still makes the pick (network hops, "
+      "negative where the report is the larger). --selector mpi prices the MPI "
       "algorithms instead.");
   if (topology.nominal) {
     report.notes.push_back("The fabric's link figures are nominal (datasheet values), not measured.");

@@ -44,6 +44,7 @@ Report run_fabrics(const FabricsFlags& flags) {
            {"inter_bandwidth_Bps", "per NIC", Unit::kRate},
            {"gpu", "GPU", Unit::kText},
            {"nccl_net_latency_s", "NCCL net latency", Unit::kSeconds},
+           {"nccl_net_hop_s", "net hop", Unit::kSeconds},
            {"description", "description", Unit::kText}},
           {},
           {}};
@@ -54,14 +55,18 @@ Report run_fabrics(const FabricsFlags& flags) {
     t.add_row({std::string(p.name), topo.ranks_per_node, topo.nics_per_node, topo.intra.alpha_s,
                topo.intra.bandwidth_Bps, topo.inter.alpha_s, topo.inter.bandwidth_Bps,
                gpu ? Value{std::string(gpu_generation_name(topo.gpu.generation))} : Value{},
-               gpu ? Value{topo.gpu.net_latency_s} : Value{}, std::string(p.description)});
+               gpu ? Value{topo.gpu.net_latency_s} : Value{},
+               topo.gpu.net_hop_s ? Value{*topo.gpu.net_hop_s} : Value{},
+               std::string(p.description)});
   }
   report.tables.push_back(std::move(t));
   report.notes.push_back(
       "Bandwidths are per direction, from the vendors' datasheets; the alphas are typical "
       "figures, not datasheet values (calibrate measures them). GPU: the generation of a "
       "preset whose ranks are GPUs (NCCL's choice prices it); NCCL net latency: what its NICs' "
-      "NCCL network plugin reports, added to every network hop (docs/models.md). 'scalewall "
+      "NCCL network plugin reports, added to every network hop in NCCL's pick; net hop: what a "
+      "hop takes where that differs, which the predicted time charges in its place (empty: "
+      "the reported latency; docs/models.md). 'scalewall "
       "fabrics NAME --toml' prints a preset as a fabric file to edit.");
   return report;
 }

@@ -396,7 +396,7 @@ TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines_of(csv.out).at(0),
             "algorithm,protocol,channels,latency_s,bandwidth_Bps,bandwidth_s,nccl_estimate_s,"
-            "fill_s,slice_sync_s,peer_write_s,launch_s,total_s,busbw_Bps");
+            "fill_s,slice_sync_s,peer_write_s,launch_s,net_hop_s,total_s,busbw_Bps");
   EXPECT_EQ(lines_of(csv.out).at(1).rfind("Ring,Simple,12,", 0), 0u) << csv.out;
   // One node, 1 GiB: the ring's three loops of two slices pay 5 x 14 x 3.4 us beyond NCCL's
   // latency (nccl_test.cc).

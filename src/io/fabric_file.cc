@@ -303,7 +303,7 @@ bool read_flag(const toml::table& root, std::string_view key, const std::string&
 }
 
 // `ranks = "gpu"` (or "cpu", the default) and, for GPU ranks, `gpu`, `nvls`, `collnet`,
-// `nccl_net_latency`.
+// `nccl_net_latency`, `nccl_net_hop`.
 void read_rank_kind(const toml::table& root, const std::string& source, Topology& t) {
   if (root.contains("ranks")) {
     const auto* s = root.get("ranks")->as_string();
@@ -313,7 +313,7 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
     }
     t.rank_kind = s->get() == "gpu" ? RankKind::kGpu : RankKind::kCpu;
   }
-  for (const char* key : {"gpu", "nvls", "collnet", "nccl_net_latency"}) {
+  for (const char* key : {"gpu", "nvls", "collnet", "nccl_net_latency", "nccl_net_hop"}) {
     if (root.contains(key) && t.rank_kind != RankKind::kGpu) {
       throw InputError(fmt::format("{}: only a fabric of GPU ranks (ranks = \"gpu\") takes it",
                                    where(source, "", key, root.get(key))));
@@ -338,6 +338,14 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
           "{}: the network plugin's latency must be finite and >= 0",
           where(source, "", "nccl_net_latency", root.get("nccl_net_latency"))));
     }
+  }
+  if (root.contains("nccl_net_hop")) {
+    const double hop = read_quantity(root, "nccl_net_hop", source, "", parse_seconds);
+    if (!(hop >= 0) || !std::isfinite(hop)) {
+      throw InputError(fmt::format("{}: a network hop's time must be finite and >= 0",
+                                   where(source, "", "nccl_net_hop", root.get("nccl_net_hop"))));
+    }
+    t.gpu.net_hop_s = hop;
   }
 }
 
@@ -389,7 +397,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                        "copy", "copy_regimes", "alloc", "alloc_regimes",
                        "sent_reduction", "sent_reduction_regimes", "sent_exchange",
                        "sent_exchange_regimes", "ranks", "gpu",
-                       "nvls", "collnet", "nccl_net_latency", "intra", "inter"},
+                       "nvls", "collnet", "nccl_net_latency", "nccl_net_hop", "intra", "inter"},
                       source, "");
   Topology t;
   t.name = "fabric";

@@ -148,6 +148,12 @@ TEST(ParseFabric, GpuRanks) {
   const Topology efa = parse_fabric(
       std::string("ranks = \"gpu\"\nnccl_net_latency = \"75us\"\n") + kLinks, "f.toml");
   EXPECT_DOUBLE_EQ(efa.gpu.net_latency_s, 75e-6);
+  EXPECT_FALSE(efa.gpu.net_hop_s.has_value());
+  const Topology hop = parse_fabric(
+      std::string("ranks = \"gpu\"\nnccl_net_latency = \"75us\"\nnccl_net_hop = \"20us\"\n") +
+          kLinks,
+      "f.toml");
+  EXPECT_EQ(hop.gpu.net_hop_s, std::optional<double>(20e-6));
   const Topology plain = parse_fabric(std::string("ranks = \"gpu\"\n") + kLinks, "f.toml");
   EXPECT_EQ(plain.gpu.generation, GpuGeneration::kHopper);
   EXPECT_FALSE(plain.gpu.nvls);
@@ -172,6 +178,13 @@ TEST(FabricErrors, GpuKeys) {
   const std::string negative =
       error_of(std::string("ranks = \"gpu\"\nnccl_net_latency = \"-1us\"\n") + kLinks);
   EXPECT_NE(negative.find("nccl_net_latency"), std::string::npos) << negative;
+  EXPECT_NE(error_of(std::string("nccl_net_hop = \"20us\"\n") + kLinks)
+                .find("only a fabric of GPU ranks"),
+            std::string::npos);
+  const std::string hop =
+      error_of(std::string("ranks = \"gpu\"\nnccl_net_hop = \"-2us\"\n") + kLinks);
+  EXPECT_NE(hop.find("nccl_net_hop"), std::string::npos) << hop;
+  EXPECT_NE(hop.find("negative time '-2us'"), std::string::npos) << hop;
 }
 
 TEST(ParseFabric, LogGpSection) {

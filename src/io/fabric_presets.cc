@@ -29,6 +29,8 @@ struct PresetRow {
   bool nvls = false;
   std::string_view nccl_net_latency = {};  // the NICs' NCCL plugin's reported latency, if any
   std::string_view nccl_net_latency_note = {};
+  std::string_view nccl_net_hop = {};  // a network hop's own time, where it differs
+  std::string_view nccl_net_hop_note = {};
 };
 
 constexpr std::string_view kNvlinkNote = "chosen: NVLink through NCCL, a few microseconds";
@@ -40,6 +42,13 @@ constexpr std::string_view kEfaNote =
 // (35.0 from p5en; 150 for an unlisted EFA platform).
 constexpr std::string_view kEfaPluginLatency = "75us";
 constexpr std::string_view kEfaPluginNote = "what aws-ofi-nccl reports to NCCL on p4d, p4de, p5";
+// aws-ofi-nccl, src/tuner/nccl_ofi_model.cpp, model_platform_params: its tuner prices one
+// network hop of p5/p5e at net_lat = 20.0 us ("2 nodes, 8B RDMA w/imm lat"), where the plugin
+// reports 75 us to NCCL. p5 runs the plugin's RDMA protocol (platform table); p4d runs
+// SENDRECV, for which the tuner has no figure, so a p4d hop stays at the reported 75 us.
+constexpr std::string_view kEfaRdmaHop = "20us";
+constexpr std::string_view kEfaRdmaHopNote =
+    "a hop's time: aws-ofi-nccl's tuner model, 8 B RDMA write latency on p5";
 constexpr std::string_view kGenericSource =
     "\n# non-blocking, one MPI rank per node (--ranks-per-node for more: they then share the\n"
     "# NIC and meet over shared memory).";
@@ -69,11 +78,13 @@ constexpr PresetRow nvswitch_node(std::string_view name, std::string_view descri
 }
 
 // A GPU node on NVSwitch whose NICs are AWS's Elastic Fabric Adapter.
+// `hop`: a network hop's own time where it is not the plugin's reported latency.
 constexpr PresetRow efa_node(std::string_view name, std::string_view description,
-                             std::string_view source, GpuNode node, int nics) {
+                             std::string_view source, GpuNode node, int nics,
+                             std::string_view hop = {}, std::string_view hop_note = {}) {
   return {name,        description, source,    node.gpus, nics,     "2us",
           node.nvlink, kNvlinkNote, "15us",    "100Gb/s", kEfaNote, node.gpu,
-          node.nvls,   kEfaPluginLatency, kEfaPluginNote};
+          node.nvls,   kEfaPluginLatency, kEfaPluginNote, hop, hop_note};
 }
 
 constexpr std::array kRows = {
@@ -124,7 +135,7 @@ constexpr std::array kRows = {
              "AWS EC2 p5.48xlarge: 8x H100 80 GB, NVSwitch (gen 3, NVLink SHARP), NVLink 4 at\n"
              "# 900 GB/s per GPU bidirectional; 3,200 Gbps of EFA (v2) networking over 32\n"
              "# interfaces of 100 Gbps.",
-             {8, "450GB/s", "hopper", true}, 32),
+             {8, "450GB/s", "hopper", true}, 32, kEfaRdmaHop, kEfaRdmaHopNote),
     generic("ib-hdr", "A generic HDR InfiniBand cluster: one rank and one 200 Gb/s NIC per node",
             "A generic cluster on HDR InfiniBand (200 Gb/s per port),", "1.5us", "200Gb/s",
             "chosen: MPI ping-pong over InfiniBand, a microsecond or two"),
@@ -146,6 +157,9 @@ std::string gpu_keys(const PresetRow& r) {
   if (!r.nccl_net_latency.empty()) {
     keys += fmt::format("nccl_net_latency = \"{}\"  # {}\n", r.nccl_net_latency,
                         r.nccl_net_latency_note);
+  }
+  if (!r.nccl_net_hop.empty()) {
+    keys += fmt::format("nccl_net_hop = \"{}\"  # {}\n", r.nccl_net_hop, r.nccl_net_hop_note);
   }
   return keys;
 }

@@ -73,6 +73,10 @@ TEST(FabricPresets, GpuPresetsSayTheirRanksAreGpus) {
   // aws-ofi-nccl reports 75 us to NCCL on p4d and p5; NCCL's own IB transport reports none.
   EXPECT_DOUBLE_EQ(load_fabric("aws-p4d").gpu.net_latency_s, 75e-6);
   EXPECT_DOUBLE_EQ(load_fabric("aws-p5").gpu.net_latency_s, 75e-6);
+  // p5's hops (the plugin's RDMA protocol) take the 20 us of its tuner; p4d's what it reports.
+  EXPECT_EQ(load_fabric("aws-p5").gpu.net_hop_s, std::optional<double>(20e-6));
+  EXPECT_FALSE(load_fabric("aws-p4d").gpu.net_hop_s.has_value());
+  EXPECT_FALSE(load_fabric("dgx-h100").gpu.net_hop_s.has_value());
   EXPECT_EQ(load_fabric("dgx-a100").gpu.net_latency_s, 0.0);
   EXPECT_NE(find_fabric_preset("dgx-h100")->toml.find("ranks = \"gpu\""), std::string::npos);
 }

@@ -124,6 +124,13 @@ const std::vector<RealLog>& real_logs() {
        Printed::kBusbwGBps, 17179869184, 469.21, 16, 2, 8},
       {"nccl/h100_2node_16gpu_ib_nccl-tests-issue309_second-cluster.txt", nullptr, 1,
        Printed::kBusbwGBps, 8589934592, 466.73, 16, 2, 8},
+      // Every row with srun's "0: " prefix, no nThread line and no device list: 16 ranks by
+      // busbw / algbw (2 x 15/16), nodes unknown.
+      {"nccl/h100_2node_16gpu_aws-p5_efa_awsome-distributed-training.txt", nullptr, 1,
+       Printed::kBusbwGBps, 17179869184, 487.09, 16},
+      // A newer nccl-tests header (side_work, work_sms, direction in the nThread line).
+      {"nccl/h100_1node_8gpu_dgxc-benchmarking.txt", nullptr, 1, Printed::kBusbwGBps,
+       17179869184, 479.90, 8, 1, 8},
       // Constructed from the public logs above (tests/data/constructed/README.md).
       {"constructed/nccl_allreduce_json_2node_from_cscs-docs.json", nullptr, 1,
        Printed::kBusbwGBps, 134217728, 22.86, 2, 2, 1},

@@ -297,9 +297,14 @@ NcclFabric nccl_fabric(const Topology& topology) {
   f.nvlink_Bps = topology.intra.bandwidth_Bps;
   f.nic_Bps = topology.inter.bandwidth_Bps / topology.oversubscription;
   f.nics_per_node = topology.nics_per_node;
+  if (f.nics_per_node > f.gpus_per_node) {  // one multi-rail device per GPU
+    f.nic_Bps *= static_cast<double>(f.nics_per_node) / static_cast<double>(f.gpus_per_node);
+    f.nics_per_node = f.gpus_per_node;
+  }
   f.nvls = topology.gpu.nvls;
   f.collnet = topology.gpu.collnet;
   f.net_latency_s = topology.gpu.net_latency_s;
+  f.net_hop_s = topology.gpu.net_hop_s;
   return f;
 }
 
@@ -501,8 +506,10 @@ double ring_latency_us(const Context& c, NcclProtocol p, double intra, double in
          static_cast<double>(inter_steps) * inter;
 }
 
-// comm->latencies[op][a][p], us.
-double latency_us(const Context& c, NcclAlgorithm a, NcclProtocol p) {
+// comm->latencies[op][a][p], us; with `hop_s`, each network hop at that time (once for every
+// protocol) in place of the plugin's reported latency.
+double latency_us(const Context& c, NcclAlgorithm a, NcclProtocol p,
+                  std::optional<double> hop_s = std::nullopt) {
   const auto ai = static_cast<std::size_t>(a);
   const auto pi = static_cast<std::size_t>(p);
   const std::size_t tree = static_cast<std::size_t>(NcclAlgorithm::kTree);
@@ -511,7 +518,8 @@ double latency_us(const Context& c, NcclAlgorithm a, NcclProtocol p) {
   // With one GPU per node the latencies are fully exposed: NCCL takes the tree's.
   // tuning.cc: interLat += graphs[a]->latencyInter (the network plugin's reported latency),
   // and again for Simple ("the flush extra latency").
-  const double plugin_us = c.f.net_latency_s * 1e6 * (p == NcclProtocol::kSimple ? 2.0 : 1.0);
+  const double plugin_us =
+      hop_s ? *hop_s * 1e6 : c.f.net_latency_s * 1e6 * (p == NcclProtocol::kSimple ? 2.0 : 1.0);
   const double inter = (c.f.gpus_per_node == 1 ? kHwLatency_us[kHwNet][tree][pi]
                                                : kHwLatency_us[kHwNet][ai][pi]) +
                        plugin_us;
@@ -693,6 +701,7 @@ NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   out.bytes = bytes;
   double bw = algorithm_bandwidth(c, a, p);
   double lat = latency_us(c, a, p);
+  double hop_lat = c.f.net_hop_s ? latency_us(c, a, p, c.f.net_hop_s) : lat;
   const int log_size = log2i(std::floor(bytes / 64));
   if (a == NcclAlgorithm::kTree && c.op == Op::kAllreduce && log_size >= 0 &&
       log_size < kTreeCorrectionSizes) {
@@ -701,7 +710,9 @@ NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   if (a == NcclAlgorithm::kRing && p == NcclProtocol::kSimple && c.f.nodes > 1 &&
       c.op == Op::kAllreduce &&
       bytes / (c.ring.channels * static_cast<double>(c.n)) >= kRingPlateauMinBytes) {
-    lat *= c.arch == 0 ? kRingPlateauVolta : kRingPlateau;
+    const double plateau = c.arch == 0 ? kRingPlateauVolta : kRingPlateau;
+    lat *= plateau;
+    hop_lat *= plateau;
   }
   out.channels = run_channels(c, a, p, bytes);
   out.latency_s = lat * 1e-6;
@@ -712,8 +723,9 @@ NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes
   out.slice_sync_s = slice_sync_s(c, a, p, bytes);
   out.peer_write_s = peer_write_s(c, a, p, out.bandwidth_s);
   out.launch_s = static_cast<double>(c.f.gpus_per_thread - 1) * kNcclGroupLaunchPerGpu_s;
-  out.total_s =
-      out.nccl_estimate_s + out.fill_s + out.slice_sync_s + out.peer_write_s + out.launch_s;
+  out.net_hop_s = (hop_lat - lat) * 1e-6;
+  out.total_s = out.nccl_estimate_s + out.fill_s + out.slice_sync_s + out.peer_write_s +
+                out.launch_s + out.net_hop_s;
   if (bytes > 0 && out.total_s > 0) out.busbw_Bps = bytes / out.total_s * busbw_factor(c.op, c.n);
   return out;
 }
@@ -735,6 +747,10 @@ void require_valid(const NcclFabric& f, double bytes) {
   if (!(std::isfinite(f.net_latency_s) && f.net_latency_s >= 0)) {
     throw InputError(fmt::format("network plugin latency {} s must be finite and >= 0",
                                  f.net_latency_s));
+  }
+  if (f.net_hop_s && !(std::isfinite(*f.net_hop_s) && *f.net_hop_s >= 0)) {
+    throw InputError(
+        fmt::format("network hop time {} s must be finite and >= 0", *f.net_hop_s));
   }
   for (double bw : {f.nvlink_Bps, f.nic_Bps}) {
     if (!(std::isfinite(bw) && bw > 0)) {

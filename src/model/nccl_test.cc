@@ -439,21 +439,77 @@ TEST(NcclCosts, CostsRiseWithSizeAndOneGpuIsFree) {
   EXPECT_THROW(nccl_costs(Op::kAllreduce, -1, h100(1)), InputError);
 }
 
-TEST(NcclFabricOf, NeedsGpuRanks) {
+// Two nodes of 8 GPUs on NVLink 4 with NVLS, `nics` NICs of `nic_Bps` each.
+Topology two_gpu_nodes(std::int64_t nics, double nic_Bps) {
   Topology t;
-  EXPECT_THROW(nccl_fabric(t), InputError);
   t.rank_kind = RankKind::kGpu;
   t.nodes = 2;
   t.ranks_per_node = 8;
-  t.nics_per_node = 8;
-  t.inter.bandwidth_Bps = 50e9;
+  t.nics_per_node = nics;
+  t.inter.bandwidth_Bps = nic_Bps;
   t.intra.bandwidth_Bps = 450e9;
   t.gpu.nvls = true;
-  const NcclFabric f = nccl_fabric(t);
+  return t;
+}
+
+TEST(NcclFabricOf, NeedsGpuRanks) {
+  EXPECT_THROW(nccl_fabric(Topology{}), InputError);
+  const NcclFabric f = nccl_fabric(two_gpu_nodes(8, 50e9));
   EXPECT_EQ(f.nodes, 2);
   EXPECT_EQ(f.gpus_per_node, 8);
   EXPECT_DOUBLE_EQ(f.nic_Bps, 50e9);
   EXPECT_TRUE(f.nvls);
+}
+
+// A node with more NICs than GPUs shows NCCL one device per GPU with their summed rate
+// (aws-ofi-nccl's multi-rail groups on p5): 32 x 12.5 GB/s on 8 GPUs prices as 8 x 50 GB/s.
+// Fewer NICs than GPUs stay as they are.
+TEST(NcclFabricOf, NicsBeyondOnePerGpuAreGroupedPerGpu) {
+  const NcclFabric grouped = nccl_fabric(two_gpu_nodes(32, 12.5e9));
+  EXPECT_EQ(grouped.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(grouped.nic_Bps, 50e9);
+  for (const double bytes : {8.0, 1048576.0, 1073741824.0}) {
+    EXPECT_EQ(nccl_choice(Op::kAllreduce, bytes, grouped).total_s,
+              nccl_choice(Op::kAllreduce, bytes, h100(2)).total_s)
+        << bytes;
+  }
+  const NcclFabric fewer = nccl_fabric(two_gpu_nodes(4, 12.5e9));
+  EXPECT_EQ(fewer.nics_per_node, 4);
+  EXPECT_DOUBLE_EQ(fewer.nic_Bps, 12.5e9);
+}
+
+// A network hop's own time (aws-ofi-nccl's tuner: 20 us on p5) replaces the plugin's reported
+// latency in the time, once for every protocol, while the pick still sees the report. Two
+// nodes at 8 B, reported 75 us: Tree LL's hops cost 2 x 20 in place of 2 x 75, -110 us, so
+// 175.2 - 110 = 65.2 us; Ring Simple's 2 hops, 2 x 20 in place of 2 x (2 x 75), -260 us.
+TEST(NcclCosts, ANetworkHopsOwnTimeReplacesThePluginsReport) {
+  NcclFabric f = a100(2);
+  f.nics_per_node = 4;
+  f.nic_Bps = 12.5e9;
+  f.net_latency_s = 75e-6;
+  const std::vector<NcclCost> reported = nccl_costs(Op::kAllreduce, 8, f);
+  f.net_hop_s = 20e-6;
+  const std::vector<NcclCost> hop = nccl_costs(Op::kAllreduce, 8, f);
+  ASSERT_EQ(hop.size(), reported.size());
+  for (std::size_t i = 0; i < hop.size(); ++i) {  // the same pick, order and NCCL figures
+    EXPECT_EQ(hop[i].algorithm, reported[i].algorithm);
+    EXPECT_EQ(hop[i].protocol, reported[i].protocol);
+    EXPECT_EQ(hop[i].nccl_estimate_s, reported[i].nccl_estimate_s);
+    EXPECT_EQ(reported[i].net_hop_s, 0.0);
+    EXPECT_NEAR(hop[i].total_s, reported[i].total_s + hop[i].net_hop_s, 1e-15);
+  }
+  EXPECT_EQ(hop.front().algorithm, NcclAlgorithm::kTree);
+  EXPECT_NEAR(hop.front().net_hop_s, -110e-6, 1e-12);
+  EXPECT_NEAR(hop.front().latency_s + hop.front().net_hop_s, 65.2e-6, 1e-12);
+  EXPECT_NEAR(find(hop, NcclAlgorithm::kRing, NcclProtocol::kSimple).net_hop_s, -260e-6, 1e-12);
+  // A hop above the report costs more; one node has no hop.
+  f.net_hop_s = 100e-6;
+  EXPECT_NEAR(nccl_choice(Op::kAllreduce, 8, f).net_hop_s, 50e-6, 1e-12);
+  NcclFabric one = a100(1);
+  one.net_hop_s = 20e-6;
+  EXPECT_EQ(nccl_choice(Op::kAllreduce, 8, one).net_hop_s, 0.0);
+  one.net_hop_s = -1e-6;
+  EXPECT_THROW(nccl_costs(Op::kAllreduce, 8, one), InputError);
 }
 
 }  // namespace

@@ -74,11 +74,12 @@ struct NcclFabric {
   std::int64_t gpus_per_node = 8;
   GpuGeneration generation = GpuGeneration::kHopper;
   double nvlink_Bps = 450e9;     // one GPU's NVLink (or xGMI) bandwidth per direction, datasheet
-  double nic_Bps = 50e9;         // one NIC's rate per direction
-  std::int64_t nics_per_node = 8;
+  double nic_Bps = 50e9;         // one network device's rate per direction, as NCCL sees it
+  std::int64_t nics_per_node = 8;  // network devices NCCL sees per node
   bool nvls = false;
   bool collnet = false;
   double net_latency_s = 0;  // the network plugin's reported latency (GpuFeatures)
+  std::optional<double> net_hop_s;  // a network hop's own time, where it differs (GpuFeatures)
   // GPUs one host thread drives (nccl-tests -g G, one process launching for several GPUs):
   // each NCCL call launches their kernels one after another, and the collective waits for the
   // last. 1 (one GPU per thread, as frameworks run) adds nothing; see NcclCost::launch_s.
@@ -86,7 +87,10 @@ struct NcclFabric {
 };
 
 // The fabric of a GPU topology: its nodes, ranks per node, intra bandwidth (as NVLink), inter
-// bandwidth and NICs, and its GpuFeatures. REQUIRES: topology.rank_kind == kGpu (throws
+// bandwidth and NICs, and its GpuFeatures. A node with more NICs than GPUs shows NCCL one
+// device per GPU carrying its share of the NICs: aws-ofi-nccl's RDMA protocol (p5 and later)
+// groups the NICs nearest each GPU into one multi-rail device, as NCCL's own IB transport
+// merges the ports of one card (NCCL_IB_MERGE_NICS). REQUIRES: topology.rank_kind == kGpu (throws
 // InputError otherwise).
 NcclFabric nccl_fabric(const Topology& topology);
 
@@ -121,8 +125,11 @@ struct NcclCost {
                                // node, beyond NCCL's bandwidth term (docs/models.md); 0 elsewhere
   double launch_s = 0;         // a thread's later kernel launches: (gpus_per_thread - 1) x
                                // kNcclGroupLaunchPerGpu_s; 0 with one GPU per thread
+  double net_hop_s = 0;        // the network hops at their own time (NcclFabric::net_hop_s)
+                               // less what NCCL's latency charges them; negative where the
+                               // plugin reports more than a hop takes; 0 without net_hop_s
   double total_s = 0;          // the predicted time: nccl_estimate_s + fill_s + slice_sync_s +
-                               // peer_write_s + launch_s
+                               // peer_write_s + launch_s + net_hop_s
   std::optional<double> busbw_Bps;  // nccl-tests' busbw of total_s; empty when m = 0 or N = 1
 };
 

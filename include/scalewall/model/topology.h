@@ -20,6 +20,7 @@
 #define SCALEWALL_TOPOLOGY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,12 @@ struct GpuFeatures {
   // own InfiniBand/RoCE and socket transports, which report none; aws-ofi-nccl on EFA reports
   // 75 us on p4d and p5 (its platform table). Seconds, >= 0.
   double net_latency_s = 0;
+  // The time one network hop takes, where the plugin's reported latency is a figure for NCCL's
+  // choice rather than a hop's time (fabric key `nccl_net_hop`): the predicted time then
+  // charges it per hop, once for every protocol, in place of net_latency_s, while NCCL's pick
+  // still sees net_latency_s. aws-ofi-nccl's own tuner prices a p5 hop at 20 us ("2 nodes, 8B
+  // RDMA w/imm lat"), a quarter of the 75 us it reports. Empty: a hop takes what is reported.
+  std::optional<double> net_hop_s;
 };
 
 struct Topology {
