@@ -186,14 +186,17 @@ Report run_validate(const ValidateFlags& flags) {
         with_flag("--pool", [&] { return exchange_points(set); });
     if (!exchanges.empty()) {
       try {
-        if (!two_level) {
-          if (const auto w = placement_warning("exchange", exchanges)) warnings.push_back(*w);
-        }
+        // Exchange pairs inside and across nodes beside a ping-pong of one kind: one fit over
+        // both prices neither, and their samples disagree by design, which this names.
+        std::optional<std::string> placement;
+        if (!two_level) placement = placement_warning("exchange", exchanges);
+        if (placement) warnings.push_back(*placement);
         const auto fit_exchange = [&](const std::vector<PingPongPoint>& points,
                                       const std::string& where) -> std::optional<PiecewiseFit> {
           if (points.empty()) return std::nullopt;
           PiecewiseFit one = fit_piecewise(points, {}, regime_count);
           for (const std::string& w : exchange_fit_warnings(one)) warnings.push_back(where + w);
+          if (placement) return one;
           if (const auto w = spread_warning("exchange", fit_spreads(one))) {
             warnings.push_back(where + *w);
           }

@@ -258,6 +258,11 @@ TEST(CalibrateCli, PairsInsideAndAcrossNodesAreFittedAsTwoLinks) {
   std::stringstream fabric_text;
   fabric_text << fabric_in.rdbuf();
   EXPECT_TRUE(contains(fabric_text.str(), "# WARNING: the exchange pools")) << fabric_text.str();
+  // validate, calibrating from the same file, names the same cause alone.
+  const auto v = run_json({"validate", write_temp_file("exchanges_v.jsonl", pooled),
+                           data("scalewall_collective.jsonl")});
+  EXPECT_TRUE(has(v["warnings"], "the exchange pools 1 rank pair inside a node")) << v["warnings"];
+  EXPECT_FALSE(has(v["warnings"], "exchange samples disagree")) << v["warnings"];
 }
 
 TEST(CalibrateCli, OutWritesAFabricThatCollectiveAccepts) {
