@@ -191,58 +191,38 @@ Report run_calibrate(const CalibrateFlags& flags) {
   std::vector<std::string> warnings = set.warnings;
   const std::vector<std::string> pooled = pool_or_warn(set, flags.pool, warnings);
 
-  std::optional<PiecewiseFit> piecewise;
-  const HockneyFit* fit = nullptr;  // the one line over every size
-  std::optional<LogGPFit> loggp;
   const std::vector<PingPongPoint> link = link_input(flags, set);
-  // Pairs inside a node and across nodes: two links, fitted apart (the network's is the main
-  // fit; the node's is `intra`).
-  const bool two_level = !flags.ring_equivalent && mixed_placement(link);
-  std::optional<PiecewiseFit> intra;
-  const auto fit_points = [&](const std::vector<PingPongPoint>& points, const char* what) {
-    return with_flag("--regimes", [&] {
-      try {
-        return fit_piecewise(points, options, regime_count);
-      } catch (const InputError& e) {
-        if (*what == '\0') throw;
-        throw InputError(fmt::format("{}: {}", what, e.what()));
-      }
-    });
-  };
-  if (!link.empty()) {
-    if (two_level) {
-      piecewise = fit_points(placed_points(link, PairPlacement::kAcross),
-                             "the ping-pong's pairs across nodes");
-      intra = fit_points(placed_points(link, PairPlacement::kInside),
-                         "the ping-pong's pairs inside a node");
-    } else {
-      piecewise = fit_points(link, "");
-    }
-    fit = &piecewise->single;
-    loggp = fit_loggp(*fit, stream);
-  }
-  std::optional<PiecewiseFit> exchange;
-  std::optional<PiecewiseFit> intra_exchange;
   const std::vector<PingPongPoint> exchanges =
       with_flag("--pool", [&] { return exchange_points(set); });
-  if (!exchanges.empty()) {
-    if (two_level) {
-      const auto across = placed_points(exchanges, PairPlacement::kAcross);
-      const auto inside = placed_points(exchanges, PairPlacement::kInside);
-      if (!across.empty()) exchange = fit_points(across, "the exchange times across nodes");
-      if (!inside.empty()) {
-        intra_exchange = fit_points(inside, "the exchange times inside a node");
-      }
-    } else {
-      exchange = fit_points(exchanges, "the exchange times");
-    }
-    for (const auto* one : {&exchange, &intra_exchange}) {
-      if (!one->has_value()) continue;
-      for (const std::string& w : exchange_fit_warnings(**one)) {
-        const std::string text = one == &intra_exchange ? "inside a node: " + w : w;
-        std::cerr << "warning: " << text << "\n";
-        warnings.push_back(text);
-      }
+  // Pairs inside a node and across nodes: two links, fitted apart (the network's is the main
+  // fit; the node's is `intra`), and the exchanges likewise. A flat ping-pong's errors are
+  // its own; every other set's name what failed.
+  LinkFits links = fit_links(
+      link, exchanges, !flags.ring_equivalent,
+      [&](const std::vector<PingPongPoint>& points, const std::string& what) {
+        return with_flag("--regimes", [&] {
+          try {
+            return fit_piecewise(points, options, regime_count);
+          } catch (const InputError& e) {
+            if (what == "the ping-pong") throw;
+            throw InputError(fmt::format("{}: {}", what, e.what()));
+          }
+        });
+      });
+  const bool two_level = links.two_level;
+  std::optional<PiecewiseFit>& piecewise = links.link;
+  std::optional<PiecewiseFit>& intra = links.intra;
+  std::optional<PiecewiseFit>& exchange = links.exchange;
+  std::optional<PiecewiseFit>& intra_exchange = links.intra_exchange;
+  const HockneyFit* fit = piecewise ? &piecewise->single : nullptr;  // one line, every size
+  std::optional<LogGPFit> loggp;
+  if (fit) loggp = fit_loggp(*fit, stream);
+  for (const auto* one : {&exchange, &intra_exchange}) {
+    if (!one->has_value()) continue;
+    for (const std::string& w : exchange_fit_warnings(**one)) {
+      const std::string text = one == &intra_exchange ? "inside a node: " + w : w;
+      std::cerr << "warning: " << text << "\n";
+      warnings.push_back(text);
     }
   }
   const std::vector<BusBandwidthFit> busbw =

@@ -143,22 +143,29 @@ Report run_validate(const ValidateFlags& flags) {
           "to calibrate one from"));
     }
     const std::vector<PingPongPoint> link = with_flag("--pool", [&] { return link_points(set); });
-    // Pairs inside a node and across nodes: a two-level fabric, each link fitted to its own.
-    const bool two_level = mixed_placement(link);
-    std::optional<PiecewiseFit> intra;
-    try {
-      if (two_level) {
-        fit = fit_piecewise(placed_points(link, PairPlacement::kAcross), {}, regime_count);
-        intra = fit_piecewise(placed_points(link, PairPlacement::kInside), {}, regime_count);
-      } else {
-        fit = fit_piecewise(link, {}, regime_count);
-      }
-    } catch (const InputError& e) {
-      throw InputError(fmt::format(
-          "no fabric to validate against: the ping-pong data in {} does not calibrate one "
-          "({}); give --fabric FILE",
-          files_text(flags.files), e.what()));
-    }
+    const std::vector<PingPongPoint> exchanges =
+        with_flag("--pool", [&] { return exchange_points(set); });
+    // Pairs inside a node and across nodes: a two-level fabric, each link fitted to its own
+    // pairs, and the exchanges split the same way.
+    LinkFits links = fit_links(
+        link, exchanges, true,
+        [&](const std::vector<PingPongPoint>& points, const std::string& what) {
+          try {
+            return fit_piecewise(points, {}, regime_count);
+          } catch (const InputError& e) {
+            if (what.starts_with("the exchange times")) {
+              throw InputError(fmt::format("the exchange times in {} do not fit ({})",
+                                           files_text(flags.files), e.what()));
+            }
+            throw InputError(fmt::format(
+                "no fabric to validate against: the ping-pong data in {} does not calibrate one "
+                "({}); give --fabric FILE",
+                files_text(flags.files), e.what()));
+          }
+        });
+    const bool two_level = links.two_level;
+    fit = links.link;
+    std::optional<PiecewiseFit>& intra = links.intra;
     if (two_level) {
       const auto [nodes, per_node] = placed_layout(link, set.runs);
       fabric = calibrated_two_level(*intra, *fit, std::nullopt, nodes, per_node, "calibrated");
@@ -182,39 +189,29 @@ Report run_validate(const ValidateFlags& flags) {
           std::pair{local.sent_exchange.has_value(), "sent-buffer exchange"}}) {
       if (present) fabric_origin += fmt::format(" and {} times", what);
     }
-    const std::vector<PingPongPoint> exchanges =
-        with_flag("--pool", [&] { return exchange_points(set); });
     if (!exchanges.empty()) {
-      try {
-        // Exchange pairs inside and across nodes beside a ping-pong of one kind: one fit over
-        // both prices neither, and their samples disagree by design, which this names.
-        std::optional<std::string> placement;
-        if (!two_level) placement = placement_warning("exchange", exchanges);
-        if (placement) warnings.push_back(*placement);
-        const auto fit_exchange = [&](const std::vector<PingPongPoint>& points,
-                                      const std::string& where) -> std::optional<PiecewiseFit> {
-          if (points.empty()) return std::nullopt;
-          PiecewiseFit one = fit_piecewise(points, {}, regime_count);
-          for (const std::string& w : exchange_fit_warnings(one)) warnings.push_back(where + w);
-          if (placement) return one;
-          if (const auto w = spread_warning("exchange", fit_spreads(one))) {
-            warnings.push_back(where + *w);
-          }
-          return one;
-        };
-        if (two_level) {
-          const auto inside =
-              fit_exchange(placed_points(exchanges, PairPlacement::kInside), "inside a node: ");
-          const auto across =
-              fit_exchange(placed_points(exchanges, PairPlacement::kAcross), "across nodes: ");
-          fabric = with_exchange_fits(fabric, inside ? &*inside : nullptr,
-                                      across ? &*across : nullptr);
-        } else {
-          fabric = with_exchange_fit(fabric, *fit_exchange(exchanges, ""));
+      // Exchange pairs inside and across nodes beside a ping-pong of one kind: one fit over
+      // both prices neither, and their samples disagree by design, which this names.
+      std::optional<std::string> placement;
+      if (!two_level) placement = placement_warning("exchange", exchanges);
+      if (placement) warnings.push_back(*placement);
+      for (const auto& [one, where] :
+           {std::pair{&links.intra_exchange, "inside a node: "},
+            std::pair{&links.exchange, two_level ? "across nodes: " : ""}}) {
+        if (!one->has_value()) continue;
+        for (const std::string& w : exchange_fit_warnings(**one)) {
+          warnings.push_back(where + w);
         }
-      } catch (const InputError& e) {
-        throw InputError(fmt::format("the exchange times in {} do not fit ({})",
-                                     files_text(flags.files), e.what()));
+        if (placement) continue;
+        if (const auto w = spread_warning("exchange", fit_spreads(**one))) {
+          warnings.push_back(where + *w);
+        }
+      }
+      if (two_level) {
+        fabric = with_exchange_fits(fabric, links.intra_exchange ? &*links.intra_exchange : nullptr,
+                                    links.exchange ? &*links.exchange : nullptr);
+      } else {
+        fabric = with_exchange_fit(fabric, *links.exchange);
       }
       fabric_origin += " and exchange times";
     }

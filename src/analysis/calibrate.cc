@@ -1323,6 +1323,31 @@ std::vector<PingPongPoint> placed_points(std::span<const PingPongPoint> points,
   return out;
 }
 
+LinkFits fit_links(std::span<const PingPongPoint> link, std::span<const PingPongPoint> exchanges,
+                   bool two_level_allowed, const PointFitter& fit) {
+  LinkFits out;
+  out.two_level = two_level_allowed && mixed_placement(link);
+  const auto fit_some = [&](std::span<const PingPongPoint> points, const std::string& what,
+                            std::optional<PiecewiseFit>& into) {
+    if (points.empty()) return;
+    into = fit(std::vector<PingPongPoint>(points.begin(), points.end()), what);
+  };
+  if (out.two_level) {
+    fit_some(placed_points(link, PairPlacement::kAcross), "the ping-pong's pairs across nodes",
+             out.link);
+    fit_some(placed_points(link, PairPlacement::kInside), "the ping-pong's pairs inside a node",
+             out.intra);
+    fit_some(placed_points(exchanges, PairPlacement::kAcross), "the exchange times across nodes",
+             out.exchange);
+    fit_some(placed_points(exchanges, PairPlacement::kInside), "the exchange times inside a node",
+             out.intra_exchange);
+  } else {
+    fit_some(link, "the ping-pong", out.link);
+    fit_some(exchanges, "the exchange times", out.exchange);
+  }
+  return out;
+}
+
 bool mixed_placement(std::span<const PingPongPoint> points) {
   bool inside = false;
   bool across = false;

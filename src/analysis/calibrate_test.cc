@@ -707,6 +707,57 @@ TEST(CalibratedFabric, PairsArePlacedByTheirHosts) {
   EXPECT_FALSE(placement_warning("exchange", std::span(points).subspan(1)).has_value());
 }
 
+// fit_links fits each set it has apart and names it to the fitter: a mixed ping-pong as two
+// links (0.3 us inside a node, 2 us across), its exchanges split the same way; unmixed, or with
+// two levels not allowed, one link over every pair; an empty set not at all.
+TEST(CalibratedFabric, LinksAreFittedPerPlacement) {
+  const auto sweep = [](std::int64_t from, std::int64_t to, const char* b, double alpha_s) {
+    std::vector<PingPongPoint> out;
+    for (double bytes = 1; bytes <= 1048576; bytes *= 4) {
+      PingPongPoint p;
+      p.from = from;
+      p.to = to;
+      p.from_host = "a";
+      p.to_host = b;
+      p.bytes = bytes;
+      p.one_way_median_s = alpha_s + bytes / 10e9;
+      out.push_back(p);
+    }
+    return out;
+  };
+  std::vector<PingPongPoint> link = sweep(0, 1, "a", 0.3e-6);
+  const std::vector<PingPongPoint> across = sweep(0, 2, "b", 2e-6);
+  link.insert(link.end(), across.begin(), across.end());
+  const std::vector<PingPongPoint> exchanges = sweep(0, 1, "a", 0.5e-6);  // inside only
+  std::vector<std::string> named;
+  const PointFitter fit = [&](const std::vector<PingPongPoint>& points, const std::string& what) {
+    named.push_back(what);
+    return fit_piecewise(points, {}, 1);
+  };
+  const LinkFits two = fit_links(link, exchanges, true, fit);
+  EXPECT_TRUE(two.two_level);
+  EXPECT_EQ(named, (std::vector<std::string>{"the ping-pong's pairs across nodes",
+                                             "the ping-pong's pairs inside a node",
+                                             "the exchange times inside a node"}));
+  ASSERT_TRUE(two.link && two.intra && two.intra_exchange);
+  EXPECT_FALSE(two.exchange.has_value());  // no exchange across nodes
+  EXPECT_NEAR(two.link->single.alpha_s, 2e-6, 1e-12);
+  EXPECT_NEAR(two.intra->single.alpha_s, 0.3e-6, 1e-12);
+  EXPECT_NEAR(two.intra_exchange->single.alpha_s, 0.5e-6, 1e-12);
+
+  named.clear();
+  const LinkFits flat = fit_links(link, exchanges, false, fit);
+  EXPECT_FALSE(flat.two_level);
+  EXPECT_EQ(named, (std::vector<std::string>{"the ping-pong", "the exchange times"}));
+  EXPECT_TRUE(flat.link && flat.exchange);
+  EXPECT_FALSE(flat.intra || flat.intra_exchange);
+
+  named.clear();
+  const LinkFits none = fit_links({}, {}, true, fit);
+  EXPECT_TRUE(named.empty());
+  EXPECT_FALSE(none.two_level || none.link || none.exchange);
+}
+
 // A two-level fabric: the node's fit as [intra], the network's as [inter], 2 nodes x 2 ranks,
 // one NIC per node; written and read back to the same links, with each fit's comment.
 TEST(CalibratedFabric, TwoLevelRoundTrips) {

@@ -43,6 +43,7 @@
 #define SCALEWALL_CALIBRATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <span>
@@ -484,6 +485,28 @@ Topology calibrated_two_level(const PiecewiseFit& intra, const PiecewiseFit& int
 // of its own link.
 Topology with_exchange_fits(Topology topology, const PiecewiseFit* intra,
                             const PiecewiseFit* inter);
+
+// The links a ping-pong and its exchanges calibrate: one flat link, or, where the ping-pong's
+// pairs sit inside a node and across nodes (mixed_placement), two, each fitted to its own pairs,
+// and the exchanges split the same way.
+struct LinkFits {
+  bool two_level = false;
+  std::optional<PiecewiseFit> link;            // the flat link, or the network's; none without
+                                               // ping-pong points
+  std::optional<PiecewiseFit> intra;           // the node's (two_level)
+  std::optional<PiecewiseFit> exchange;        // every exchange, or those across nodes
+  std::optional<PiecewiseFit> intra_exchange;  // the exchanges inside a node (two_level)
+};
+// Fits one set of points; `what` names them for an error ("the ping-pong", "the ping-pong's
+// pairs across nodes", "the exchange times inside a node", ...): every name of a ping-pong
+// starts "the ping-pong", every name of exchanges "the exchange times".
+using PointFitter =
+    std::function<PiecewiseFit(const std::vector<PingPongPoint>& points, const std::string& what)>;
+// Fits `link` and `exchanges` with `fit`: two levels where `two_level_allowed` and the link's
+// pairs are mixed, else one. An empty set is not fitted (nor a level of the exchanges with no
+// points). Throws what `fit` throws.
+LinkFits fit_links(std::span<const PingPongPoint> link, std::span<const PingPongPoint> exchanges,
+                   bool two_level_allowed, const PointFitter& fit);
 
 // piecewise_fit_warnings of an exchange fit, each line prefixed "exchange fit: ".
 std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
