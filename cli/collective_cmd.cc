@@ -154,6 +154,13 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
       "latency the network plugin reports to NCCL, which still makes the pick (network hops, "
       "negative where the report is the larger). --selector mpi prices the MPI "
       "algorithms instead.");
+  if (topology.nics_per_node > topology.ranks_per_node && topology.nodes > 1) {
+    report.notes.push_back(fmt::format(
+        "NCCL sees the node's {} NICs of {} as {} network devices of {}, one per GPU (the NICs "
+        "nearest each GPU grouped, as aws-ofi-nccl's multi-rail devices; docs/models.md).",
+        topology.nics_per_node, format_rate(topology.inter.bandwidth_Bps), fabric.nics_per_node,
+        format_rate(fabric.nic_Bps)));
+  }
   if (topology.nominal) {
     report.notes.push_back("The fabric's link figures are nominal (datasheet values), not measured.");
   }

@@ -364,6 +364,27 @@ TEST(CollectiveCli, ExplicitPlacementBeyondTheEdgeLimitIsRefused) {
 }  // namespace
 // On a GPU fabric NCCL's choice is the default: every (NCCL_ALGO, NCCL_PROTO) it considers,
 // cheapest first. Two DGX H100 nodes at 1 GiB: NVLSTree/Simple (nccl_test.cc has the figures).
+// Two p5 nodes: the 32 EFA NICs are priced as NCCL sees them (8 devices of 50 GB/s), which a
+// note says, and a hop at the 20 us of aws-ofi-nccl's tuner: at 8 B, Tree LL, 2 hops of 20 us
+// in place of the reported 75 us, -110 us. One node has no network: neither.
+TEST(CollectiveCli, P5NicsAndHopsAsNcclSeesThem) {
+  const std::string grouped = "# NCCL sees the node's 32 NICs of 12.5 GB/s as 8 network devices "
+                              "of 50 GB/s, one per GPU";
+  const CliResult table =
+      run_scalewall({"collective", "--fabric", "aws-p5", "--ranks", "16", "--bytes", "8"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find(grouped), std::string::npos) << table.out;
+  const auto two = run_json({"collective", "--fabric", "aws-p5", "--ranks", "16", "--bytes", "8"});
+  EXPECT_EQ(two["nccl_algorithm"], "Tree");
+  EXPECT_EQ(two["nccl_protocol"], "LL");
+  EXPECT_NEAR(two["nccl"][0]["net_hop_s"].get<double>(), -110e-6, 1e-12);
+  const CliResult one_table =
+      run_scalewall({"collective", "--fabric", "aws-p5", "--ranks", "8", "--bytes", "8"});
+  EXPECT_EQ(one_table.out.find("NCCL sees the node's"), std::string::npos) << one_table.out;
+  const auto one = run_json({"collective", "--fabric", "aws-p5", "--ranks", "8", "--bytes", "8"});
+  EXPECT_EQ(one["nccl"][0]["net_hop_s"].get<double>(), 0.0);
+}
+
 TEST(CollectiveCli, GpuFabricShowsNcclsPick) {
   const auto j = run_json({"collective", "--fabric", "dgx-h100", "--ranks", "16", "--bytes",
                            "1GiB"});
