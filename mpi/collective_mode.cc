@@ -275,9 +275,10 @@ struct RaceSettings {
   bool inject_error = false;
 };
 
-// The untimed calls of each contender at a size of `bytes`, the first of its op's sweep or not.
-int warmup_calls(const RaceSettings& settings, double bytes, bool first) {
-  if (first && bytes <= kFirstSizeWarmupMaxBytes) {
+// The untimed calls of each contender at the first size of each op's sweep (`sizes`, as
+// requested): more than --warmup's when that size is small.
+int first_size_warmup(const RaceSettings& settings, const std::vector<double>& sizes) {
+  if (!sizes.empty() && sizes.front() <= kFirstSizeWarmupMaxBytes) {
     return std::max(settings.warmup, kFirstSizeWarmup);
   }
   return settings.warmup;
@@ -338,8 +339,7 @@ nlohmann::ordered_json envelope_inputs(const std::vector<Op>& ops,
   inputs["element_bytes"] = kElementBytes;
   inputs["iterations"] = settings.iterations;
   inputs["warmup"] = settings.warmup;
-  inputs["first_size_warmup"] = sizes.empty() ? settings.warmup
-                                               : warmup_calls(settings, sizes.front(), true);
+  inputs["first_size_warmup"] = first_size_warmup(settings, sizes);
   inputs["check"] = settings.check;
   if (settings.inject_error) inputs["inject_error"] = true;
   if (wrong_input) inputs["inject_wrong_input"] = true;
@@ -564,20 +564,15 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
   std::int64_t unit = 0;
   std::int64_t failures = 0;
   std::string first_failure;
+  const int first_warmup = first_size_warmup(settings, sizes);
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const Op op = ops[k];
-    start_op_table(table, op, settings,
-                   counts[k].empty() ? settings.warmup
-                                     : warmup_calls(settings,
-                                                    static_cast<double>(counts[k].front() *
-                                                                        kElementBytes),
-                                                    true),
-                   w);
+    start_op_table(table, op, settings, first_warmup, w);
     for (std::size_t j = 0; j < counts[k].size(); ++j) {
       const std::size_t count = counts[k][j];
       maybe_fail(w, faults, unit++);
       RaceSettings these = settings;
-      these.warmup = warmup_calls(settings, static_cast<double>(count * kElementBytes), j == 0);
+      if (j == 0) these.warmup = first_warmup;
       // The library's result is the reference. When it is a contender it is the first
       // (resolve_contenders puts it there); otherwise one untimed call makes the reference.
       if (contenders[k].empty() || !contenders[k].front().is_library()) {
