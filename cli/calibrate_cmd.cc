@@ -199,7 +199,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   // its own; every other set's name what failed.
   LinkFits links = fit_links(
       link, exchanges, !flags.ring_equivalent,
-      [&](const std::vector<PingPongPoint>& points, const std::string& what) {
+      [&](std::span<const PingPongPoint> points, const std::string& what) {
         return with_flag("--regimes", [&] {
           try {
             return fit_piecewise(points, options, regime_count);
@@ -312,17 +312,13 @@ Report run_calibrate(const CalibrateFlags& flags) {
     if (two_level) {
       const auto [nodes, per_node] = placed_layout(link, set.runs);
       fabric = calibrated_two_level(*intra, *piecewise, gap, nodes, per_node, flags.name);
-      fabric = with_local_rates(*fabric, local);
-      fabric = with_exchange_fits(*fabric, intra_exchange ? &*intra_exchange : nullptr,
-                                  exchange ? &*exchange : nullptr);
     } else {
       std::int64_t nodes = 2;
       for (const PingPongPoint& p : set.pingpong) nodes = std::max({nodes, p.from + 1, p.to + 1});
       for (const CollectivePoint& p : set.collectives) nodes = std::max(nodes, p.ranks);
       fabric = calibrated_topology(*piecewise, gap, nodes, flags.name);
-      fabric = with_local_rates(*fabric, local);
-      if (exchange) fabric = with_exchange_fit(*fabric, *exchange);
     }
+    fabric = with_exchange_fits(with_local_rates(*fabric, local), links);
     std::string toml =
         fabric_toml(*fabric, *piecewise, set.sources, gamma ? &*gamma : nullptr,
                     exchange ? &*exchange : nullptr, copy ? &*copy : nullptr,

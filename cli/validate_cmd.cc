@@ -149,7 +149,7 @@ Report run_validate(const ValidateFlags& flags) {
     // pairs, and the exchanges split the same way.
     LinkFits links = fit_links(
         link, exchanges, true,
-        [&](const std::vector<PingPongPoint>& points, const std::string& what) {
+        [&](std::span<const PingPongPoint> points, const std::string& what) {
           try {
             return fit_piecewise(points, {}, regime_count);
           } catch (const InputError& e) {
@@ -207,12 +207,7 @@ Report run_validate(const ValidateFlags& flags) {
           warnings.push_back(where + *w);
         }
       }
-      if (two_level) {
-        fabric = with_exchange_fits(fabric, links.intra_exchange ? &*links.intra_exchange : nullptr,
-                                    links.exchange ? &*links.exchange : nullptr);
-      } else {
-        fabric = with_exchange_fit(fabric, *links.exchange);
-      }
+      fabric = with_exchange_fits(fabric, links);
       fabric_origin += " and exchange times";
     }
   }

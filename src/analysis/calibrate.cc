@@ -1302,11 +1302,7 @@ Topology calibrated_topology(const PiecewiseFit& fit, std::optional<double> gap_
 }
 
 Topology with_exchange_fit(Topology t, const PiecewiseFit& exchange) {
-  const Link measured = exchange.link();
-  t.intra = with_exchange(t.intra, measured);
-  t.inter = with_exchange(t.inter, measured);
-  require_valid(t);
-  return t;
+  return with_exchange_fits(std::move(t), &exchange, &exchange);
 }
 
 PairPlacement pair_placement(const PingPongPoint& p) {
@@ -1329,8 +1325,7 @@ LinkFits fit_links(std::span<const PingPongPoint> link, std::span<const PingPong
   out.two_level = two_level_allowed && mixed_placement(link);
   const auto fit_some = [&](std::span<const PingPongPoint> points, const std::string& what,
                             std::optional<PiecewiseFit>& into) {
-    if (points.empty()) return;
-    into = fit(std::vector<PingPongPoint>(points.begin(), points.end()), what);
+    if (!points.empty()) into = fit(points, what);
   };
   if (out.two_level) {
     fit_some(placed_points(link, PairPlacement::kAcross), "the ping-pong's pairs across nodes",
@@ -1400,6 +1395,15 @@ Topology with_exchange_fits(Topology t, const PiecewiseFit* intra, const Piecewi
   if (inter != nullptr) t.inter = with_exchange(t.inter, inter->link());
   require_valid(t);
   return t;
+}
+
+Topology with_exchange_fits(Topology t, const LinkFits& links) {
+  const PiecewiseFit* exchange = links.exchange ? &*links.exchange : nullptr;
+  if (links.two_level) {
+    return with_exchange_fits(std::move(t),
+                              links.intra_exchange ? &*links.intra_exchange : nullptr, exchange);
+  }
+  return exchange != nullptr ? with_exchange_fit(std::move(t), *exchange) : t;
 }
 
 std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange) {
@@ -1637,8 +1641,10 @@ std::optional<std::string> placement_warning(std::string_view what,
   std::set<std::pair<std::int64_t, std::int64_t>> inside;
   std::set<std::pair<std::int64_t, std::int64_t>> across;
   for (const PingPongPoint& p : points) {
-    if (p.from_host.empty() || p.to_host.empty()) continue;
-    (p.from_host == p.to_host ? inside : across).insert({p.from, p.to});
+    const PairPlacement placed = pair_placement(p);
+    if (placed != PairPlacement::kUnknown) {
+      (placed == PairPlacement::kInside ? inside : across).insert({p.from, p.to});
+    }
   }
   if (inside.empty() || across.empty()) return std::nullopt;
   const auto pair_text = [](const std::pair<std::int64_t, std::int64_t>& p) {

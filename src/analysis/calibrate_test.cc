@@ -730,7 +730,7 @@ TEST(CalibratedFabric, LinksAreFittedPerPlacement) {
   link.insert(link.end(), across.begin(), across.end());
   const std::vector<PingPongPoint> exchanges = sweep(0, 1, "a", 0.5e-6);  // inside only
   std::vector<std::string> named;
-  const PointFitter fit = [&](const std::vector<PingPongPoint>& points, const std::string& what) {
+  const PointFitter fit = [&](std::span<const PingPongPoint> points, const std::string& what) {
     named.push_back(what);
     return fit_piecewise(points, {}, 1);
   };

@@ -501,12 +501,16 @@ struct LinkFits {
 // pairs across nodes", "the exchange times inside a node", ...): every name of a ping-pong
 // starts "the ping-pong", every name of exchanges "the exchange times".
 using PointFitter =
-    std::function<PiecewiseFit(const std::vector<PingPongPoint>& points, const std::string& what)>;
+    std::function<PiecewiseFit(std::span<const PingPongPoint> points, const std::string& what)>;
 // Fits `link` and `exchanges` with `fit`: two levels where `two_level_allowed` and the link's
 // pairs are mixed, else one. An empty set is not fitted (nor a level of the exchanges with no
 // points). Throws what `fit` throws.
 LinkFits fit_links(std::span<const PingPongPoint> link, std::span<const PingPongPoint> exchanges,
                    bool two_level_allowed, const PointFitter& fit);
+// `topology` with the exchange fits of `links`: each level's own where they are two levels
+// (with_exchange_fits), the one fit on both links where flat (with_exchange_fit); unchanged
+// without exchanges.
+Topology with_exchange_fits(Topology topology, const LinkFits& links);
 
 // piecewise_fit_warnings of an exchange fit, each line prefixed "exchange fit: ".
 std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
