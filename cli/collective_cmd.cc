@@ -100,6 +100,10 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
   report.inputs["fabric"] = topology_inputs(topology);
   report.inputs["selector"] = "nccl";
   report.inputs["gpus_per_thread"] = gpus_per_thread;
+  // The release that picks, where it is not the model's own: its estimate orders the rows.
+  const NcclRelease release = nccl_tables_release(fabric.release.value_or(kNcclModelRelease));
+  const bool own_release = release == kNcclModelRelease;
+  const std::string release_column = fmt::format("NCCL {}'s time", nccl_release_name(release));
   Table table{"nccl",
               {{"algorithm", "NCCL_ALGO", Unit::kText},
                {"protocol", "NCCL_PROTO", Unit::kText},
@@ -117,17 +121,35 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
                {"busbw_Bps", "busbw", Unit::kRate}},
               {},
               {}};
+  // After NCCL's time, the picking release's own where that is another release.
+  constexpr std::ptrdiff_t kPickColumn = 7;
+  if (!own_release) {
+    table.columns.insert(table.columns.begin() + kPickColumn,
+                         Column{"pick_s", release_column, Unit::kSeconds});
+  }
   for (std::size_t i = 0; i < all.size(); ++i) {
     const NcclCost& c = all[i];
-    table.add_row({std::string(nccl_algorithm_name(c.algorithm)),
-                   std::string(nccl_protocol_name(c.protocol)), std::int64_t{c.channels},
-                   c.latency_s, c.bandwidth_Bps, c.bandwidth_s, c.nccl_estimate_s, c.fill_s,
-                   c.slice_sync_s, c.peer_write_s, c.launch_s, c.net_hop_s, c.total_s,
-                   c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}},
-                  i == 0 ? "<-- NCCL's pick" : "");
+    std::vector<Value> row = {std::string(nccl_algorithm_name(c.algorithm)),
+                              std::string(nccl_protocol_name(c.protocol)),
+                              std::int64_t{c.channels},
+                              c.latency_s,
+                              c.bandwidth_Bps,
+                              c.bandwidth_s,
+                              c.nccl_estimate_s,
+                              c.fill_s,
+                              c.slice_sync_s,
+                              c.peer_write_s,
+                              c.launch_s,
+                              c.net_hop_s,
+                              c.total_s,
+                              c.busbw_Bps ? Value{*c.busbw_Bps} : Value{}};
+    if (!own_release) row.insert(row.begin() + kPickColumn, c.pick_s);
+    table.add_row(std::move(row), i == 0 ? "<-- NCCL's pick" : "");
   }
   report.tables.push_back(std::move(table));
   report.add_field("selector", "selector", Unit::kText, std::string("nccl"));
+  report.add_field("nccl_version", "NCCL release that picks", Unit::kText,
+                   nccl_release_name(release));
   Value algo;
   Value proto;
   Value total;
@@ -154,6 +176,22 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
       "latency the network plugin reports to NCCL, which still makes the pick (network hops, "
       "negative where the report is the larger). --selector mpi prices the MPI "
       "algorithms instead.");
+  if (fabric.release && nccl_tables_release(*fabric.release) != *fabric.release) {
+    report.notes.push_back(fmt::format(
+        "The model holds the tuning tables of NCCL {} to {}: NCCL {} picks as {} does.",
+        nccl_release_name(kNcclOldestRelease), kNcclModelVersion,
+        nccl_release_name(*fabric.release), nccl_release_name(release)));
+  }
+  if (!own_release) {
+    report.notes.push_back(fmt::format(
+        "NCCL {}'s tuning tables pick: its own estimate (the \"{}\" column) orders the rows. "
+        "What the pick costs is priced by NCCL {}'s tables, the latest NCCL has measured, as "
+        "for every release{} (docs/models.md, \"NCCL releases\").",
+        nccl_release_name(release), release_column, kNcclModelVersion,
+        topology.gpu.generation == GpuGeneration::kBlackwell
+            ? "; on Blackwell 2.30.7's tables also pick, whatever the release"
+            : ""));
+  }
   if (topology.nics_per_node > topology.ranks_per_node && topology.nodes > 1) {
     report.notes.push_back(fmt::format(
         "NCCL sees the node's {} NICs of {} as {} network devices of {}, one per GPU (the NICs "

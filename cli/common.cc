@@ -11,6 +11,7 @@
 #include "scalewall/analysis/calibrate.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
 
@@ -67,6 +68,12 @@ FlagGroup fabric_flags(FabricFlags* flags, FabricUse use, std::string_view fabri
        "Override the fabric's oversubscription ratio (2 or 2:1)", "R"},
       {"--placement", &flags->placement,
        "Override the fabric's placement: packed or scattered", "P"},
+      {"--nccl-version", &flags->nccl_version,
+       "GPU fabrics: the NCCL release whose tuning tables pick the algorithm and protocol "
+       "(2.19.0 to 2.30.7, such as 2.26.2; default the fabric's nccl_version, else 2.30.7). "
+       "Releases differ in what they pick near a crossover; the pick's time is priced by "
+       "2.30.7's tables either way",
+       "X.Y.Z"},
   };
   // A scenario's fabric is scaled to each rank count, and validate's keeps the files' ranks.
   if (!flat) std::erase_if(group, [](const FlagSpec& f) { return f.names == "--nodes"; });
@@ -76,7 +83,8 @@ FlagGroup fabric_flags(FabricFlags* flags, FabricUse use, std::string_view fabri
 bool has_fabric_overrides(const FabricFlags& flags) {
   return !flags.alpha.empty() || !flags.bandwidth.empty() || !flags.nodes.empty() ||
          !flags.ranks_per_node.empty() || !flags.nics_per_node.empty() ||
-         !flags.oversubscription.empty() || !flags.placement.empty();
+         !flags.oversubscription.empty() || !flags.placement.empty() ||
+         !flags.nccl_version.empty();
 }
 
 void apply_fabric_overrides(const FabricFlags& flags, Topology& t) {
@@ -108,6 +116,16 @@ void apply_fabric_overrides(const FabricFlags& flags, Topology& t) {
     t.placement = with_flag("--placement", [&] { return parse_placement(flags.placement); });
     t.rank_to_node.clear();
   }
+  if (!flags.nccl_version.empty()) {
+    if (t.rank_kind != RankKind::kGpu) {
+      throw InputError(fmt::format(
+          "--nccl-version {}: fabric '{}' does not say its ranks are GPUs (ranks = \"gpu\"), "
+          "and NCCL prices GPU ranks only",
+          flags.nccl_version, t.name));
+    }
+    t.gpu.nccl_release =
+        with_flag("--nccl-version", [&] { return parse_nccl_release(flags.nccl_version); });
+  }
   if ((!flags.nodes.empty() || !flags.ranks_per_node.empty()) &&
       t.placement == Placement::kExplicit) {
     throw InputError(
@@ -137,7 +155,8 @@ std::string first_override(const FabricFlags& flags) {
         std::pair{"--nodes", &flags.nodes}, std::pair{"--ranks-per-node", &flags.ranks_per_node},
         std::pair{"--nics-per-node", &flags.nics_per_node},
         std::pair{"--oversubscription", &flags.oversubscription},
-        std::pair{"--placement", &flags.placement}}) {
+        std::pair{"--placement", &flags.placement},
+        std::pair{"--nccl-version", &flags.nccl_version}}) {
     if (!value->empty()) return flag;
   }
   return {};
@@ -149,7 +168,8 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
          {std::pair{"--nodes", &flags.nodes}, std::pair{"--ranks-per-node", &flags.ranks_per_node},
           std::pair{"--nics-per-node", &flags.nics_per_node},
           std::pair{"--oversubscription", &flags.oversubscription},
-          std::pair{"--placement", &flags.placement}}) {
+          std::pair{"--placement", &flags.placement},
+          std::pair{"--nccl-version", &flags.nccl_version}}) {
       if (!value->empty()) {
         throw InputError(fmt::format(
             "{} describes a fabric; give a fabric file with --fabric (a flat link needs only "
@@ -188,6 +208,7 @@ void add_fabric_figures(const Topology& t, nlohmann::ordered_json& j) {
   j["nics_per_node"] = t.nics_per_node;
   j["oversubscription"] = t.oversubscription;
   j["placement"] = std::string(placement_name(t.placement));
+  if (t.gpu.nccl_release) j["nccl_version"] = nccl_release_name(*t.gpu.nccl_release);
 }
 
 nlohmann::ordered_json topology_inputs(const Topology& t) {

@@ -50,6 +50,7 @@ struct FabricFlags {
   std::string nics_per_node;
   std::string oversubscription;
   std::string placement;
+  std::string nccl_version;      // --nccl-version: the NCCL release that picks (GPU fabrics)
 };
 
 // How a command uses its network, which decides what --alpha and --bandwidth mean without a

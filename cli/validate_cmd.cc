@@ -88,13 +88,6 @@ void draw_validation(const ValidateFlags& flags, const Validation& v, const Topo
   with_flag("--plot", [&] { return render_plot(validation_plot(v, subject), flags.plot, options); });
 }
 
-// Whether a release "major.minor.patch" (as a measurement states it) comes before `than`.
-bool version_before(const std::string& version, std::array<int, 3> than) {
-  std::array<int, 3> v{};
-  if (std::sscanf(version.c_str(), "%d.%d.%d", &v[0], &v[1], &v[2]) != 3) return false;
-  return v < than;
-}
-
 // "2 nodes x 32" when the series' log gives its layout, "as the fabric" otherwise.
 std::string layout_words(const MeasurementSet& set, std::size_t series, std::int64_t ranks) {
   if (series >= set.series.size() || !set.series[series].ranks_per_node) return "as the fabric";
@@ -310,26 +303,58 @@ Report run_validate(const ValidateFlags& flags) {
 
   report.add_list("sources", "source", set.sources);
   if (flags.pool) report.add_list("pooled", "pooled", pooled);
-  // An nccl-tests log that states its NCCL: a release other than the model's may pick another
-  // algorithm near a crossover.
-  std::set<std::pair<std::string, std::string>> versions;  // (version, series label)
+  // The NCCL release that picked each NCCL-priced series, and where that came from; a warning
+  // where it is not the release the log states, or the model holds no tables for that one.
+  std::set<std::size_t> nccl_series;
   for (const auto& p : v.points) {
-    if (!p.nccl || p.series >= set.series.size()) continue;
-    const MeasurementSeries& s = set.series[p.series];
-    if (!s.nccl_version.empty() && s.nccl_version != kNcclModelVersion) {
-      versions.insert({s.nccl_version, s.label});
+    if (p.nccl && p.series < set.series.size()) nccl_series.insert(p.series);
+  }
+  std::vector<std::string> releases;
+  for (const std::size_t i : nccl_series) {
+    const std::string& version = set.series[i].nccl_version;
+    const std::string& label = set.series[i].label;
+    const std::optional<NcclRelease> stated = series_nccl_release(set.series[i]);
+    const NcclRelease picking = nccl_tables_release(
+        fabric.gpu.nccl_release.value_or(stated.value_or(kNcclModelRelease)));
+    std::string origin;
+    if (fabric.gpu.nccl_release) {
+      origin = flags.network.nccl_version.empty() ? "the fabric's nccl_version" : "--nccl-version";
+      if (!version.empty() && stated != fabric.gpu.nccl_release) {
+        warnings.push_back(fmt::format(
+            "{}: NCCL {} ran it, but NCCL {}'s tables pick ({}); releases differ in what they "
+            "pick near a crossover",
+            label, version, nccl_release_name(*fabric.gpu.nccl_release), origin));
+      }
+    } else if (version.empty()) {
+      origin = "the model's own: the log names none";
+    } else if (!stated) {
+      origin = "the model's own";
+      warnings.push_back(fmt::format(
+          "{}: it names NCCL '{}', which does not read as an NCCL 2 release; NCCL {}'s tables "
+          "pick",
+          label, version, kNcclModelVersion));
+    } else {
+      origin = "the log's";
+      if (picking != *stated) {
+        origin = fmt::format("the log's {}, outside the releases the model holds", version);
+        warnings.push_back(fmt::format(
+            "{}: NCCL {} ran it; the model holds the tuning tables of NCCL {} to {}, so {}'s "
+            "pick its algorithms, and NCCL {} may pick another one near a crossover",
+            label, version, nccl_release_name(kNcclOldestRelease), kNcclModelVersion,
+            nccl_release_name(picking), version));
+      }
     }
+    if (fabric.gpu.generation == GpuGeneration::kBlackwell && picking != kNcclModelRelease) {
+      warnings.push_back(fmt::format(
+          "{}: on Blackwell the model picks by NCCL {}'s tables whatever the release "
+          "(Blackwell's rows changed at most releases), so NCCL {} may pick another algorithm "
+          "near a crossover",
+          label, kNcclModelVersion, nccl_release_name(picking)));
+    }
+    releases.push_back(fmt::format("{}: NCCL {}'s tables pick ({}); NCCL {}'s price the pick",
+                                   label, nccl_release_name(picking), origin, kNcclModelVersion));
   }
-  for (const auto& [version, label] : versions) {
-    warnings.push_back(fmt::format(
-        "{}: NCCL {} ran it, where the model follows NCCL {}'s tuning tables; releases "
-        "price some algorithms differently and so may pick another one near a crossover{}.",
-        label, version, kNcclModelVersion,
-        version_before(version, {2, 28, 9})
-            ? " (before 2.28.9 NVLSTree's network hop was priced at 14 us, not 20.9: on two "
-              "H100 nodes it was the pick at 1-2 MiB, where 2.30.7 picks Tree LL128)"
-            : ""));
-  }
+  report.add_list("nccl_releases", "NCCL release", releases);
   report.add_list("warnings", "warning", warnings);
   report.add_list("skipped", "left out", v.skipped);
 

@@ -571,39 +571,68 @@ TEST(ValidateCli, AnNgpus8LogIsPricedWithItsLaunches) {
   }
 }
 
-// A log that names its NCCL release other than the model's (2.30.7) is validated with a
-// warning that says so, in every format; before 2.28.9 it also names the NVLSTree latency that
-// moved the two-node H100 pick. No warning for the model's own release, a log that names none,
-// or --selector mpi.
-TEST(ValidateCli, ALogOfAnotherNcclReleaseIsNamed) {
-  const auto warned = [](const nlohmann::json& j, const std::string& what) {
-    for (const auto& w : j["warnings"]) {
+// A log that names its NCCL release is validated with that release's pick, and the report
+// lists which release picked each series and why, in every format: the log's, the model's
+// own where it names none, --nccl-version's (with a warning where that is not the log's), or
+// the oldest release the model holds for an older one (with a warning).
+TEST(ValidateCli, ALogsNcclReleasePicks) {
+  const auto listed = [](const nlohmann::json& j, const char* key, const std::string& what) {
+    for (const auto& w : j[key]) {
       if (contains(w.get<std::string>(), what)) return true;
     }
     return false;
   };
   const std::string xe9680 =
       source_path("tests/data/nccl/h100_2node_16gpu_ib_nccl-tests-issue309_xe9680.txt");
+  const auto picked_at = [](const nlohmann::json& j, double bytes) {
+    for (const auto& p : j["points"]) {
+      if (number(p["bytes"]) == bytes) return p["modelled_as"].get<std::string>();
+    }
+    return std::string("none");
+  };
+  // NCCL 2.26.2 picks NVLSTree at 1 MiB on two H100 nodes (53 us of latency, before 2.28.9's
+  // 20.9 us network hop), where 2.30.7 picks Tree LL128.
   const auto j = run_json({"validate", xe9680, "--fabric", "dgx-h100"});
-  EXPECT_TRUE(warned(j, "NCCL 2.26.2 ran it, where the model follows NCCL 2.30.7's tuning "
-                        "tables")) << j["warnings"];
-  EXPECT_TRUE(warned(j, "before 2.28.9 NVLSTree's network hop was priced at 14 us"))
-      << j["warnings"];
+  EXPECT_TRUE(listed(j, "nccl_releases", "NCCL 2.26.2's tables pick (the log's)"))
+      << j["nccl_releases"];
+  EXPECT_EQ(picked_at(j, 1048576), "nccl NVLSTree/Simple");
+  EXPECT_FALSE(listed(j, "warnings", "tables pick")) << j["warnings"];
   const CliResult csv =
       run_scalewall({"validate", xe9680, "--fabric", "dgx-h100", "--format", "csv"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_TRUE(contains(csv.out, "NCCL 2.26.2 ran it")) << csv.out;
-  const auto mpi = run_json({"validate", xe9680, "--fabric", "dgx-h100", "--selector", "mpi"});
-  EXPECT_FALSE(warned(mpi, "ran it, where the model follows")) << mpi["warnings"];
-  const auto own = run_json(
-      {"validate",
-       source_path("tests/data/real-logs/nccl_allreduce_v2.18.2_gh200_2node_eth-cscs_cscs-docs.txt"),
-       "--fabric", "dgx-h100"});
-  EXPECT_FALSE(warned(own, "ran it, where the model follows")) << own["warnings"];
+  EXPECT_TRUE(contains(csv.out, "NCCL 2.26.2's tables pick (the log's)")) << csv.out;
+  const auto forced =
+      run_json({"validate", xe9680, "--fabric", "dgx-h100", "--nccl-version", "2.30.7"});
+  EXPECT_EQ(picked_at(forced, 1048576), "nccl Tree/LL128");
+  EXPECT_TRUE(listed(forced, "warnings",
+                     "NCCL 2.26.2 ran it, but NCCL 2.30.7's tables pick (--nccl-version)"))
+      << forced["warnings"];
+  EXPECT_EQ(forced["inputs"]["fabric_used"]["nccl_version"], "2.30.7");
   const auto unnamed = run_json(
       {"validate", source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt"), "--fabric",
        "dgx-h100"});
-  EXPECT_FALSE(warned(unnamed, "ran it, where the model follows")) << unnamed["warnings"];
+  EXPECT_TRUE(listed(unnamed, "nccl_releases", "NCCL 2.30.7's tables pick (the model's own: the "
+                                               "log names none)"))
+      << unnamed["nccl_releases"];
+  const auto old = run_json(
+      {"validate",
+       source_path("tests/data/real-logs/"
+                   "nccl_allreduce_oldformat_tagoutput_ncclinfo_16rank_p4d_aws-samples_aws-efa-"
+                   "eks.txt"),
+       "--fabric", "aws-p4d"});
+  EXPECT_TRUE(listed(old, "warnings", "NCCL 2.9.9 ran it; the model holds the tuning tables of "
+                                      "NCCL 2.19.0 to 2.30.7, so 2.19.0's pick"))
+      << old["warnings"];
+  const auto mpi = run_json({"validate", xe9680, "--fabric", "dgx-h100", "--selector", "mpi"});
+  EXPECT_TRUE(mpi["nccl_releases"].empty()) << mpi["nccl_releases"];
+  const CliResult cpu = run_scalewall(
+      {"validate", xe9680, "--fabric", "ib-hdr", "--nccl-version", "2.26.2"});
+  EXPECT_NE(cpu.exit_code, 0);
+  EXPECT_TRUE(contains(cpu.err, "--nccl-version 2.26.2: fabric")) << cpu.err;
+  const CliResult bad = run_scalewall(
+      {"validate", xe9680, "--fabric", "dgx-h100", "--nccl-version", "2.x"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_TRUE(contains(bad.err, "NCCL release '2.x'")) << bad.err;
 }
 
 TEST(ValidateCli, TableBanner) {

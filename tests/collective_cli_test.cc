@@ -463,6 +463,52 @@ TEST(CollectiveCli, GpusPerThreadAddsTheLaunches) {
   EXPECT_NE(zero.err.find("--gpus-per-thread"), std::string::npos) << zero.err;
 }
 
+// --nccl-version: that release's tables pick, their estimate in a column of its own that
+// orders the rows; the price is 2.30.7's. Two DGX H100 at 1 MiB: 2.26.2 picks NVLSTree (53 us
+// + m / 300 GB/s), 2.30.7 Tree LL128. A release the model holds no tables for picks as the
+// nearest it holds, and says so; a CPU fabric or an unreadable release is an error.
+TEST(CollectiveCli, NcclVersionPicksByItsOwnTables) {
+  const std::vector<std::string> call = {"collective", "--fabric", "dgx-h100", "--ranks", "16",
+                                         "--bytes", "1MiB"};
+  const auto latest = run_json(call);
+  EXPECT_EQ(latest["nccl_algorithm"], "Tree");
+  EXPECT_EQ(latest["nccl_version"], "2.30.7");
+  EXPECT_FALSE(latest["nccl"][0].contains("pick_s"));
+  std::vector<std::string> old_call = call;
+  old_call.insert(old_call.end(), {"--nccl-version", "2.26.2"});
+  const auto old = run_json(old_call);
+  EXPECT_EQ(old["nccl_algorithm"], "NVLSTree");
+  EXPECT_EQ(old["nccl_version"], "2.26.2");
+  EXPECT_EQ(old["inputs"]["fabric"]["nccl_version"], "2.26.2");
+  EXPECT_NEAR(old["nccl"][0]["pick_s"].get<double>(), 53e-6 + 1048576 / 300e9, 1e-12);
+  for (const auto& r : latest["nccl"]) {
+    if (r["algorithm"] == "NVLSTree") {
+      EXPECT_EQ(r["total_s"], old["total_s"]);
+    }
+  }
+  const CliResult table = run_scalewall(old_call);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("NCCL 2.26.2's time"), std::string::npos) << table.out;
+  std::vector<std::string> oldest_call = call;
+  oldest_call.insert(oldest_call.end(), {"--nccl-version", "2.9.9"});
+  const CliResult oldest = run_scalewall(oldest_call);
+  ASSERT_EQ(oldest.exit_code, 0) << oldest.err;
+  EXPECT_NE(oldest.out.find("NCCL 2.9.9 picks as 2.19.0 does"), std::string::npos) << oldest.out;
+  const CliResult cpu = run_scalewall({"collective", "--fabric", "ib-ndr", "--ranks", "16",
+                                       "--bytes", "1MiB", "--nccl-version", "2.26.2"});
+  EXPECT_NE(cpu.exit_code, 0);
+  EXPECT_NE(cpu.err.find("--nccl-version 2.26.2"), std::string::npos) << cpu.err;
+  std::vector<std::string> bad_call = call;
+  bad_call.insert(bad_call.end(), {"--nccl-version", "2.26.x"});
+  const CliResult bad = run_scalewall(bad_call);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("NCCL release '2.26.x'"), std::string::npos) << bad.err;
+  const CliResult flat =
+      run_scalewall({"collective", "--ranks", "16", "--bytes", "1MiB", "--nccl-version", "2.26.2"});
+  EXPECT_NE(flat.exit_code, 0);
+  EXPECT_NE(flat.err.find("--nccl-version"), std::string::npos) << flat.err;
+}
+
 TEST(CollectiveCli, SelectorMpiAndErrors) {
   const auto mpi = run_json({"collective", "--fabric", "dgx-h100", "--ranks", "16", "--bytes",
                              "1GiB", "--selector", "mpi"});

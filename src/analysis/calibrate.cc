@@ -1054,14 +1054,29 @@ bool priced_by_nccl(Op op, const Topology& topology, ValidationSelector selector
   return nccl_is_default(op, topology);
 }
 
+}  // namespace
+
+std::optional<NcclRelease> series_nccl_release(const MeasurementSeries& series) {
+  if (series.nccl_version.empty()) return std::nullopt;
+  try {
+    return parse_nccl_release(series.nccl_version);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
 // The library's call as NCCL prices it, in CollectiveCost's terms, with the kernel launches
-// of a run whose threads drive several GPUs each (the series' gpus_per_thread).
+// of a run whose threads drive several GPUs each (the series' gpus_per_thread), picked by the
+// NCCL release the series states where the fabric names none.
 PricedPoint nccl_priced(Op op, double bytes, const Topology& topology,
                         const MeasurementSeries* series) {
   PricedPoint p;
   NcclFabric fabric = nccl_fabric(topology);
   if (series != nullptr) {
     fabric.gpus_per_thread = std::min(series->gpus_per_thread, topology.ranks());
+    if (!fabric.release) fabric.release = series_nccl_release(*series);
   }
   p.nccl = nccl_choice(op, bytes, fabric);
   p.cost.op = op;

@@ -303,7 +303,7 @@ bool read_flag(const toml::table& root, std::string_view key, const std::string&
 }
 
 // `ranks = "gpu"` (or "cpu", the default) and, for GPU ranks, `gpu`, `nvls`, `collnet`,
-// `nccl_net_latency`, `nccl_net_hop`.
+// `nccl_net_latency`, `nccl_net_hop`, `nccl_version`.
 void read_rank_kind(const toml::table& root, const std::string& source, Topology& t) {
   if (root.contains("ranks")) {
     const auto* s = root.get("ranks")->as_string();
@@ -313,7 +313,8 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
     }
     t.rank_kind = s->get() == "gpu" ? RankKind::kGpu : RankKind::kCpu;
   }
-  for (const char* key : {"gpu", "nvls", "collnet", "nccl_net_latency", "nccl_net_hop"}) {
+  for (const char* key :
+       {"gpu", "nvls", "collnet", "nccl_net_latency", "nccl_net_hop", "nccl_version"}) {
     if (root.contains(key) && t.rank_kind != RankKind::kGpu) {
       throw InputError(fmt::format("{}: only a fabric of GPU ranks (ranks = \"gpu\") takes it",
                                    where(source, "", key, root.get(key))));
@@ -346,6 +347,18 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
                                    where(source, "", "nccl_net_hop", root.get("nccl_net_hop"))));
     }
     t.gpu.net_hop_s = hop;
+  }
+  if (root.contains("nccl_version")) {
+    const auto* s = root.get("nccl_version")->as_string();
+    const std::string place = where(source, "", "nccl_version", root.get("nccl_version"));
+    if (s == nullptr) {
+      throw InputError(fmt::format("{}: expected a quoted release such as \"2.26.2\"", place));
+    }
+    try {
+      t.gpu.nccl_release = parse_nccl_release(s->get());
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", place, e.what()));
+    }
   }
 }
 
@@ -397,7 +410,8 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                        "copy", "copy_regimes", "alloc", "alloc_regimes",
                        "sent_reduction", "sent_reduction_regimes", "sent_exchange",
                        "sent_exchange_regimes", "ranks", "gpu",
-                       "nvls", "collnet", "nccl_net_latency", "nccl_net_hop", "intra", "inter"},
+                       "nvls", "collnet", "nccl_net_latency", "nccl_net_hop", "nccl_version",
+                       "intra", "inter"},
                       source, "");
   Topology t;
   t.name = "fabric";

@@ -154,6 +154,10 @@ TEST(ParseFabric, GpuRanks) {
           kLinks,
       "f.toml");
   EXPECT_EQ(hop.gpu.net_hop_s, std::optional<double>(20e-6));
+  EXPECT_FALSE(hop.gpu.nccl_release.has_value());
+  const Topology release = parse_fabric(
+      std::string("ranks = \"gpu\"\nnccl_version = \"2.26.2\"\n") + kLinks, "f.toml");
+  EXPECT_EQ(release.gpu.nccl_release, (std::optional<NcclRelease>(NcclRelease{2, 26, 2})));
   const Topology plain = parse_fabric(std::string("ranks = \"gpu\"\n") + kLinks, "f.toml");
   EXPECT_EQ(plain.gpu.generation, GpuGeneration::kHopper);
   EXPECT_FALSE(plain.gpu.nvls);
@@ -185,6 +189,15 @@ TEST(FabricErrors, GpuKeys) {
       error_of(std::string("ranks = \"gpu\"\nnccl_net_hop = \"-2us\"\n") + kLinks);
   EXPECT_NE(hop.find("nccl_net_hop"), std::string::npos) << hop;
   EXPECT_NE(hop.find("negative time '-2us'"), std::string::npos) << hop;
+  EXPECT_NE(error_of(std::string("nccl_version = \"2.26.2\"\n") + kLinks)
+                .find("only a fabric of GPU ranks"),
+            std::string::npos);
+  const std::string number = error_of(std::string("ranks = \"gpu\"\nnccl_version = 2.26\n") + kLinks);
+  EXPECT_NE(number.find("nccl_version (line 2)"), std::string::npos) << number;
+  EXPECT_NE(number.find("expected a quoted release"), std::string::npos) << number;
+  const std::string bad =
+      error_of(std::string("ranks = \"gpu\"\nnccl_version = \"3.1\"\n") + kLinks);
+  EXPECT_NE(bad.find("NCCL release '3.1'"), std::string::npos) << bad;
 }
 
 TEST(ParseFabric, LogGpSection) {

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "scalewall/base/error.h"
 
@@ -52,6 +54,53 @@ constexpr ArchTable kPerChMaxNvlsTreeBw = {
     {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
 // tuning.cc, nvlsEfficiency.
 constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
+// Before 2.28.3, NVLS and NVLSTree bus bandwidth became algorithm bandwidth at 5/6.
+constexpr double kNvlsOldAlgorithmRatio = 5.0 / 6.0;
+
+// The tables that differ between the releases whose pick the model follows (2.19 to 2.30.7,
+// Volta to Hopper; every other table is the same in all of them). Read from the tags of
+// github.com/NVIDIA/nccl, src/graph/tuning.cc:
+// - before 2.21: llMaxBws' Hopper row was Ampere's (87.7, 22.5, 19.0), and NVLS and NVLSTree
+//   paid 23 us per NVLink hop, not 25;
+// - before 2.23: a Tree Simple step cost 28 us at every link type (hwLat) and nothing as its
+//   base (baseLat), where 2.23 made it 4.0 (NVLink, PCI) or 14 (network) and a base of 8.4;
+// - before 2.28.3: NVLS and NVLSTree took the graph's bandwidth as it is, min(bwIntra,
+//   bwInter) per channel (NVLSTree: half of bwInter from three nodes), with no NVLS efficiency,
+//   no two-operation pipelining and no per-channel NVLSTree cap, and converted it to algorithm
+//   bandwidth at 5/6 (not N / nsteps);
+// - before 2.28.9: NVLSTree paid 14 us per network hop, not 20.9.
+// Blackwell's rows changed at most releases from 2.25 on; the model keeps 2.30.7's for every
+// release (NcclFabric::release).
+struct TuningTables {
+  AlgoProto base_us;
+  std::array<AlgoProto, kLinkTypes> hw_us;
+  ArchTable ll_max;
+  bool nvls_efficiency = true;  // 2.28.3's NVLS bandwidth (nvlsEfficiency, x2, the cap)
+};
+
+constexpr TuningTables kLatestTables{kBaseLatency_us, kHwLatency_us, kLlMaxBw, true};
+
+// The release's tables (2.19.0 <= release <= 2.30.7).
+TuningTables tables_for(NcclRelease r) {
+  TuningTables t = kLatestTables;
+  constexpr auto tree = static_cast<std::size_t>(0);  // NcclAlgorithm::kTree
+  constexpr auto nvls = static_cast<std::size_t>(4);
+  constexpr auto nvls_tree = static_cast<std::size_t>(5);
+  constexpr auto simple = static_cast<std::size_t>(2);
+  constexpr std::size_t hopper = 2;
+  if (r < NcclRelease{2, 28, 9}) t.hw_us[kHwNet][nvls_tree][simple] = 14;
+  if (r < NcclRelease{2, 28, 3}) t.nvls_efficiency = false;
+  if (r < NcclRelease{2, 23, 0}) {
+    t.base_us[tree][simple] = 0;
+    for (AlgoProto& link : t.hw_us) link[tree][simple] = 28;
+  }
+  if (r < NcclRelease{2, 21, 0}) {
+    t.ll_max[hopper] = kLlMaxBw[1];
+    t.hw_us[kHwNvlink][nvls][simple] = 23;
+    t.hw_us[kHwNvlink][nvls_tree][simple] = 23;
+  }
+  return t;
+}
 
 // tuning.cc, treeCorrectionFactor: powers of two from 64 B, per protocol.
 constexpr std::array<std::array<double, 24>, kProtos> kTreeCorrection = {{
@@ -305,6 +354,7 @@ NcclFabric nccl_fabric(const Topology& topology) {
   f.collnet = topology.gpu.collnet;
   f.net_latency_s = topology.gpu.net_latency_s;
   f.net_hop_s = topology.gpu.net_hop_s;
+  f.release = topology.gpu.nccl_release;
   return f;
 }
 
@@ -401,6 +451,7 @@ struct Context {
   NcclGraph ring;
   NcclGraph tree;
   NcclGraph nvls;
+  const TuningTables* tables = &kLatestTables;  // the tables pricing this context
 };
 
 int nsteps(const Context& c) {
@@ -444,7 +495,12 @@ double bus_bandwidth(const Context& c, NcclAlgorithm a, NcclProtocol p) {
   const double ch = g.channels;
   const bool collnet = a == NcclAlgorithm::kCollNetDirect || a == NcclAlgorithm::kCollNetChain;
   double bw = (c.f.nodes <= 2 || collnet ? g.intra_Bps : g.inter_Bps) / 1e9;
-  if (a == NcclAlgorithm::kNvls || a == NcclAlgorithm::kNvlsTree) {
+  const bool nvls_family = a == NcclAlgorithm::kNvls || a == NcclAlgorithm::kNvlsTree;
+  if (nvls_family && !c.tables->nvls_efficiency) {
+    bw = a == NcclAlgorithm::kNvls
+             ? std::min(g.intra_Bps, g.inter_Bps) / 1e9
+             : std::min(g.intra_Bps, c.f.nodes <= 2 ? g.inter_Bps : g.inter_Bps / 2) / 1e9;
+  } else if (nvls_family) {
     double intra = g.intra_Bps / 1e9 * kNvlsEfficiency[c.arch] * (ch - 1) / ch;
     intra *= c.op == Op::kAllreduce ? 2.0 : (c.ppn - 1) / c.ppn;  // all-reduce pipelines two
     const double inter =
@@ -455,7 +511,7 @@ double bus_bandwidth(const Context& c, NcclAlgorithm a, NcclProtocol p) {
   }
   double bus = ch * bw;
   const std::size_t ll_row = c.f.nodes == 1 ? c.arch : 0;  // several nodes: an Intel host
-  const double ll_max = kLlMaxBw[ll_row][c.nodes_index];
+  const double ll_max = c.tables->ll_max[ll_row][c.nodes_index];
   if (a == NcclAlgorithm::kRing && p == NcclProtocol::kLL) bus = std::min(ll_max, bus * kRingLlFactor);
   if (a == NcclAlgorithm::kRing && p == NcclProtocol::kLL128) {
     bus = std::min(bus * kLl128Factor, ch * kPerChMaxRingLl128Bw[c.arch][c.nodes_index]);
@@ -482,9 +538,13 @@ double algorithm_bandwidth(const Context& c, NcclAlgorithm a, NcclProtocol p) {
   double bw = bus_bandwidth(c, a, p);
   const bool gather_like = c.op == Op::kAllgather || c.op == Op::kReduceScatter;
   if (!(a != NcclAlgorithm::kRing && gather_like)) {
-    const bool per_step = a == NcclAlgorithm::kRing || a == NcclAlgorithm::kNvls ||
-                          a == NcclAlgorithm::kNvlsTree;
-    bw *= per_step ? static_cast<double>(c.n) / nsteps(c) : 0.5;
+    const bool nvls_family = a == NcclAlgorithm::kNvls || a == NcclAlgorithm::kNvlsTree;
+    if (nvls_family && !c.tables->nvls_efficiency) {
+      bw *= kNvlsOldAlgorithmRatio;
+    } else {
+      const bool per_step = a == NcclAlgorithm::kRing || nvls_family;
+      bw *= per_step ? static_cast<double>(c.n) / nsteps(c) : 0.5;
+    }
   }
   return bw;
 }
@@ -493,7 +553,7 @@ double ring_latency_us(const Context& c, NcclProtocol p, double intra, double in
   const std::size_t ring = static_cast<std::size_t>(NcclAlgorithm::kRing);
   const std::size_t hw = c.f.nodes == 1 ? kHwNvlink : kHwNet;
   if (c.op == Op::kReduce || c.op == Op::kBroadcast) {
-    return kHwLatency_us[hw][ring][static_cast<std::size_t>(p)];  // same channels: one hop
+    return c.tables->hw_us[hw][ring][static_cast<std::size_t>(p)];  // same channels: one hop
   }
   double net_overhead = 0;
   if (c.f.nodes > 1) {
@@ -513,15 +573,16 @@ double latency_us(const Context& c, NcclAlgorithm a, NcclProtocol p,
   const auto ai = static_cast<std::size_t>(a);
   const auto pi = static_cast<std::size_t>(p);
   const std::size_t tree = static_cast<std::size_t>(NcclAlgorithm::kTree);
-  double lat = kBaseLatency_us[ai][pi];
-  const double intra = kHwLatency_us[kHwNvlink][ai][pi];
+  const TuningTables& t = *c.tables;
+  double lat = t.base_us[ai][pi];
+  const double intra = t.hw_us[kHwNvlink][ai][pi];
   // With one GPU per node the latencies are fully exposed: NCCL takes the tree's.
   // tuning.cc: interLat += graphs[a]->latencyInter (the network plugin's reported latency),
   // and again for Simple ("the flush extra latency").
   const double plugin_us =
       hop_s ? *hop_s * 1e6 : c.f.net_latency_s * 1e6 * (p == NcclProtocol::kSimple ? 2.0 : 1.0);
-  const double inter = (c.f.gpus_per_node == 1 ? kHwLatency_us[kHwNet][tree][pi]
-                                               : kHwLatency_us[kHwNet][ai][pi]) +
+  const double inter = (c.f.gpus_per_node == 1 ? t.hw_us[kHwNet][tree][pi]
+                                               : t.hw_us[kHwNet][ai][pi]) +
                        plugin_us;
   const double local = c.ppn - 1;
   const double levels = log2i(static_cast<double>(c.f.nodes));
@@ -692,33 +753,61 @@ double slice_sync_s(const Context& c, NcclAlgorithm a, NcclProtocol p, double by
   return (loops * slices - 1) * ring_latency_us(c, p, hop_us, 0.0) * 1e-6;
 }
 
-NcclCost cost_of(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes) {
+// ncclTopoGetAlgoTime's terms for one call: the latency (us; with the ring's plateau factor),
+// the same with each network hop at `hop_s` where given, and the bandwidth (GB/s; with the
+// tree's correction factor).
+struct AlgoTime {
+  double latency_us = 0;
+  double hop_latency_us = 0;
+  double bandwidth_GBps = 0;
+};
+
+AlgoTime algo_time(const Context& c, NcclAlgorithm a, NcclProtocol p, double bytes,
+                   std::optional<double> hop_s = std::nullopt) {
+  AlgoTime t;
+  t.bandwidth_GBps = algorithm_bandwidth(c, a, p);
+  t.latency_us = latency_us(c, a, p);
+  t.hop_latency_us = hop_s ? latency_us(c, a, p, hop_s) : t.latency_us;
+  const int log_size = log2i(std::floor(bytes / 64));
+  if (a == NcclAlgorithm::kTree && c.op == Op::kAllreduce && log_size >= 0 &&
+      log_size < kTreeCorrectionSizes) {
+    t.bandwidth_GBps *=
+        kTreeCorrection[static_cast<std::size_t>(p)][static_cast<std::size_t>(log_size)];
+  }
+  if (a == NcclAlgorithm::kRing && p == NcclProtocol::kSimple && c.f.nodes > 1 &&
+      c.op == Op::kAllreduce &&
+      bytes / (c.ring.channels * static_cast<double>(c.n)) >= kRingPlateauMinBytes) {
+    const double plateau = c.arch == 0 ? kRingPlateauVolta : kRingPlateau;
+    t.latency_us *= plateau;
+    t.hop_latency_us *= plateau;
+  }
+  return t;
+}
+
+// The call priced by `c`'s tables (2.30.7's), and ordered by `pick`'s (the picking release's).
+NcclCost cost_of(const Context& c, const Context& pick, NcclAlgorithm a, NcclProtocol p,
+                 double bytes) {
   NcclCost out;
   out.op = c.op;
   out.algorithm = a;
   out.protocol = p;
   out.ranks = c.n;
   out.bytes = bytes;
-  double bw = algorithm_bandwidth(c, a, p);
-  double lat = latency_us(c, a, p);
-  double hop_lat = c.f.net_hop_s ? latency_us(c, a, p, c.f.net_hop_s) : lat;
-  const int log_size = log2i(std::floor(bytes / 64));
-  if (a == NcclAlgorithm::kTree && c.op == Op::kAllreduce && log_size >= 0 &&
-      log_size < kTreeCorrectionSizes) {
-    bw *= kTreeCorrection[static_cast<std::size_t>(p)][static_cast<std::size_t>(log_size)];
-  }
-  if (a == NcclAlgorithm::kRing && p == NcclProtocol::kSimple && c.f.nodes > 1 &&
-      c.op == Op::kAllreduce &&
-      bytes / (c.ring.channels * static_cast<double>(c.n)) >= kRingPlateauMinBytes) {
-    const double plateau = c.arch == 0 ? kRingPlateauVolta : kRingPlateau;
-    lat *= plateau;
-    hop_lat *= plateau;
-  }
+  const AlgoTime t = algo_time(c, a, p, bytes, c.f.net_hop_s);
+  const double bw = t.bandwidth_GBps;
+  const double lat = t.latency_us;
+  const double hop_lat = t.hop_latency_us;
   out.channels = run_channels(c, a, p, bytes);
   out.latency_s = lat * 1e-6;
   out.bandwidth_Bps = bw * 1e9;
   out.bandwidth_s = bytes / out.bandwidth_Bps;
   out.nccl_estimate_s = out.latency_s + out.bandwidth_s;
+  if (pick.tables == c.tables) {
+    out.pick_s = out.nccl_estimate_s;
+  } else {
+    const AlgoTime r = algo_time(pick, a, p, bytes);
+    out.pick_s = r.latency_us * 1e-6 + bytes / (r.bandwidth_GBps * 1e9);
+  }
   out.fill_s = pipeline_fill_s(c, a, bytes, bw);
   out.slice_sync_s = slice_sync_s(c, a, p, bytes);
   out.peer_write_s = peer_write_s(c, a, p, out.bandwidth_s);
@@ -761,6 +850,58 @@ void require_valid(const NcclFabric& f, double bytes) {
 
 }  // namespace
 
+NcclRelease parse_nccl_release(std::string_view text) {
+  const auto bad = [&](std::string_view why) {
+    return InputError(fmt::format(
+        "NCCL release '{}': {} (expected major.minor.patch such as 2.26.2, major.minor such as "
+        "2.26, or a version code such as 22602)",
+        text, why));
+  };
+  std::string_view t = text;
+  if (!t.empty() && (t.front() == 'v' || t.front() == 'V')) t.remove_prefix(1);
+  if (const std::size_t cut = t.find_first_of("+-"); cut != std::string_view::npos) {
+    t = t.substr(0, cut);
+  }
+  if (t.empty()) throw bad("empty");
+  std::vector<long long> parts;
+  std::size_t i = 0;
+  while (true) {
+    const std::size_t start = i;
+    long long v = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+      if (i - start >= 6) throw bad("a number is too long");
+      v = v * 10 + (t[i] - '0');
+      ++i;
+    }
+    if (i == start) throw bad("not a number");
+    parts.push_back(v);
+    if (i == t.size()) break;
+    if (t[i] != '.' || parts.size() == 3) throw bad(fmt::format("unexpected '{}'", t[i]));
+    ++i;
+  }
+  NcclRelease r{0, 0, 0};
+  if (parts.size() == 1) {
+    // NCCL_VERSION_CODE from 2.9: major x 10000 + minor x 100 + patch.
+    if (parts[0] < 20900 || parts[0] > 99999) throw bad("not a version code of NCCL 2.9 or later");
+    r = {static_cast<int>(parts[0] / 10000), static_cast<int>(parts[0] / 100 % 100),
+         static_cast<int>(parts[0] % 100)};
+  } else {
+    if (parts[1] > 99 || (parts.size() == 3 && parts[2] > 99)) throw bad("a part above 99");
+    r = {static_cast<int>(parts[0]), static_cast<int>(parts[1]),
+         parts.size() == 3 ? static_cast<int>(parts[2]) : 0};
+  }
+  if (r.major != 2) throw bad("the model holds NCCL 2's tables only");
+  return r;
+}
+
+std::string nccl_release_name(NcclRelease release) {
+  return fmt::format("{}.{}.{}", release.major, release.minor, release.patch);
+}
+
+NcclRelease nccl_tables_release(NcclRelease release) {
+  return std::clamp(release, kNcclOldestRelease, kNcclModelRelease);
+}
+
 bool nccl_chooses(Op op) {
   return op == Op::kAllreduce || op == Op::kReduceScatter || op == Op::kAllgather ||
          op == Op::kBroadcast || op == Op::kReduce;
@@ -786,16 +927,22 @@ std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric) 
   c.ring = nccl_ring_graph(fabric);
   c.tree = tree_graph(fabric, c.ring);
   c.nvls = nccl_nvls_graph(fabric);
+  // The picking release's tables; Blackwell picks by 2.30.7's (TuningTables).
+  const NcclRelease release = nccl_tables_release(fabric.release.value_or(kNcclModelRelease));
+  const TuningTables release_tables = tables_for(release);
+  Context pick = c;
+  if (release != kNcclModelRelease && c.arch < 3) pick.tables = &release_tables;
   for (NcclAlgorithm a : kAllNcclAlgorithms) {
     for (NcclProtocol p : kAllNcclProtocols) {
-      if (!considered(c, a, p) || algorithm_bandwidth(c, a, p) <= 0) continue;
-      out.push_back(cost_of(c, a, p, bytes));
+      if (!considered(c, a, p) || algorithm_bandwidth(c, a, p) <= 0 ||
+          algorithm_bandwidth(pick, a, p) <= 0) {
+        continue;
+      }
+      out.push_back(cost_of(c, pick, a, p, bytes));
     }
   }
   std::stable_sort(out.begin(), out.end(),
-                   [](const NcclCost& x, const NcclCost& y) {
-                     return x.nccl_estimate_s < y.nccl_estimate_s;
-                   });
+                   [](const NcclCost& x, const NcclCost& y) { return x.pick_s < y.pick_s; });
   return out;
 }
 

@@ -512,5 +512,125 @@ TEST(NcclCosts, ANetworkHopsOwnTimeReplacesThePluginsReport) {
   EXPECT_THROW(nccl_costs(Op::kAllreduce, 8, one), InputError);
 }
 
+
+TEST(NcclReleases, ReadEveryFormALogOrAUserGives) {
+  EXPECT_EQ(parse_nccl_release("2.26.2"), (NcclRelease{2, 26, 2}));
+  EXPECT_EQ(parse_nccl_release("2.26"), (NcclRelease{2, 26, 0}));
+  EXPECT_EQ(parse_nccl_release("2.26.2+cuda12.8"), (NcclRelease{2, 26, 2}));
+  EXPECT_EQ(parse_nccl_release("v2.28.9-1"), (NcclRelease{2, 28, 9}));
+  EXPECT_EQ(parse_nccl_release("22602"), (NcclRelease{2, 26, 2}));  // NCCL_VERSION_CODE
+  EXPECT_EQ(parse_nccl_release("23007"), kNcclModelRelease);
+  EXPECT_EQ(nccl_release_name({2, 9, 9}), "2.9.9");
+  EXPECT_EQ(nccl_release_name(kNcclModelRelease), kNcclModelVersion);
+  for (const char* bad : {"", "x", "2.", "2..1", "2.26.2.1", "3.0.0", "1.3.4", "2.x", "2700",
+                          "2.260.1", "v", "2.26 2"}) {
+    EXPECT_THROW(parse_nccl_release(bad), InputError) << bad;
+  }
+  try {
+    parse_nccl_release("2.x");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("NCCL release '2.x'"), std::string::npos) << e.what();
+  }
+}
+
+// The model holds 2.19.0 to 2.30.7; an older release picks as 2.19.0, a newer one as 2.30.7.
+TEST(NcclReleases, OutsideTheTablesHeldTheNearestEndPicks) {
+  EXPECT_EQ(nccl_tables_release({2, 9, 9}), kNcclOldestRelease);
+  EXPECT_EQ(nccl_tables_release({2, 26, 2}), (NcclRelease{2, 26, 2}));
+  EXPECT_EQ(nccl_tables_release({2, 31, 0}), kNcclModelRelease);
+  const double m = 1048576;
+  NcclFabric old = h100(2);
+  old.release = NcclRelease{2, 9, 9};
+  NcclFabric oldest = h100(2);
+  oldest.release = kNcclOldestRelease;
+  const std::vector<NcclCost> a = nccl_costs(Op::kAllreduce, m, old);
+  const std::vector<NcclCost> b = nccl_costs(Op::kAllreduce, m, oldest);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].pick_s, b[i].pick_s);
+}
+
+// Two H100 nodes at 1 MiB. Before 2.28.3 NVLSTree took the graph's min(45, 48) GB/s per
+// channel, 8 channels, at 5/6: 300 GB/s; before 2.28.9 its network hop was 14 us: 25 + 2 x 14
+// = 53 us. Its estimate, 53 us + m / 300 GB/s = 56.5 us, beats Tree LL128's 60.4 us, so 2.26.2
+// picks NVLSTree where 2.30.7 (25 + 2 x 20.9 = 66.8 us + m / 246.2 GB/s = 71.1 us) picks Tree
+// LL128. Either way the pick is priced by 2.30.7's tables. 2.28.3 has the newer bandwidth but
+// the 14 us hop: 53 us + m / 246.2 GB/s = 57.3 us, NVLSTree too.
+TEST(NcclCosts, AReleaseBefore2_28_9PicksNvlsTreeAt1MiBOnTwoH100Nodes) {
+  const double m = 1048576;
+  const std::vector<NcclCost> latest = nccl_costs(Op::kAllreduce, m, h100(2));
+  EXPECT_EQ(latest.front().algorithm, NcclAlgorithm::kTree);
+  EXPECT_EQ(latest.front().protocol, NcclProtocol::kLL128);
+  for (const NcclCost& c : latest) EXPECT_EQ(c.pick_s, c.nccl_estimate_s);
+  const NcclCost& latest_tree = find(latest, NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple);
+
+  NcclFabric f = h100(2);
+  f.release = parse_nccl_release("2.26.2");
+  const std::vector<NcclCost> old = nccl_costs(Op::kAllreduce, m, f);
+  ASSERT_EQ(old.size(), latest.size());
+  const NcclCost& pick = old.front();
+  EXPECT_EQ(pick.algorithm, NcclAlgorithm::kNvlsTree);
+  EXPECT_NEAR(pick.pick_s, 53e-6 + m / 300e9, 1e-12);
+  EXPECT_EQ(pick.total_s, latest_tree.total_s);  // 2.30.7's price
+  EXPECT_EQ(pick.nccl_estimate_s, latest_tree.nccl_estimate_s);
+  EXPECT_NEAR(latest_tree.nccl_estimate_s, 66.8e-6 + m / (461.6e9 * 16 / 30), 1e-12);
+  const NcclCost& ll128 = find(old, NcclAlgorithm::kTree, NcclProtocol::kLL128);
+  EXPECT_EQ(ll128.pick_s, ll128.nccl_estimate_s);  // the Tree tables are the same
+  EXPECT_GT(ll128.pick_s, pick.pick_s);
+  for (std::size_t i = 1; i < old.size(); ++i) EXPECT_LE(old[i - 1].pick_s, old[i].pick_s);
+
+  f.release = NcclRelease{2, 28, 3};
+  const NcclCost mid = nccl_choice(Op::kAllreduce, m, f);
+  EXPECT_EQ(mid.algorithm, NcclAlgorithm::kNvlsTree);
+  EXPECT_NEAR(mid.pick_s, 53e-6 + m / (461.6e9 * 16 / 30), 1e-12);
+  f.release = NcclRelease{2, 28, 9};
+  EXPECT_EQ(nccl_choice(Op::kAllreduce, m, f).algorithm, NcclAlgorithm::kTree);
+}
+
+// Before 2.23 a Tree Simple step cost 28 us at every link type and no base: on two A100 nodes
+// 2 x ((8 - 1) x 28 + 1 x 28) = 448 us, where 2.30.7 has 8.4 + 2 x (7 x 4.0 + 14) = 92.4 us.
+TEST(NcclCosts, Before2_23ATreeSimpleStepCost28Us) {
+  const double m = 64.0 * 1048576;
+  NcclFabric f = a100(2);
+  f.release = NcclRelease{2, 22, 3};
+  const NcclCost& t = find(nccl_costs(Op::kAllreduce, m, f), NcclAlgorithm::kTree,
+                           NcclProtocol::kSimple);
+  EXPECT_NEAR(t.latency_s, 92.4e-6, 1e-12);
+  EXPECT_NEAR(t.pick_s - t.nccl_estimate_s, (448 - 92.4) * 1e-6, 1e-12);
+  f.release = NcclRelease{2, 23, 4};
+  const NcclCost& u = find(nccl_costs(Op::kAllreduce, m, f), NcclAlgorithm::kTree,
+                           NcclProtocol::kSimple);
+  EXPECT_EQ(u.pick_s, u.nccl_estimate_s);
+}
+
+// Before 2.21 Hopper's LL ceiling was Ampere's (87.7 GB/s on one node, not 141) and an NVLS
+// NVLink hop 23 us, not 25. One H100 node: Ring LL's bus bandwidth min(ceiling, 12 x 30 x 0.5
+// = 180) and NVLS's old min(40, 60) x 8 x 5/6 = 266.7 GB/s at 23 us.
+TEST(NcclCosts, Before2_21HopperTookAmperesLlCeilingAndA23UsNvlsHop) {
+  const double m = 64.0 * 1048576;
+  NcclFabric f = h100(1);
+  f.release = NcclRelease{2, 20, 5};
+  const std::vector<NcclCost> all = nccl_costs(Op::kAllreduce, m, f);
+  const NcclCost& ll = find(all, NcclAlgorithm::kRing, NcclProtocol::kLL);
+  EXPECT_NEAR(ll.bandwidth_Bps, 141e9 * 8 / 14, 1e-2);  // 2.30.7's price
+  EXPECT_NEAR(ll.pick_s, ll.latency_s + m / (87.7e9 * 8 / 14), 1e-12);
+  const NcclCost& nvls = find(all, NcclAlgorithm::kNvls, NcclProtocol::kSimple);
+  EXPECT_NEAR(nvls.pick_s, 23e-6 + m / (40e9 * 8 * 5 / 6), 1e-12);
+  EXPECT_EQ(all.front().algorithm, NcclAlgorithm::kNvls);
+}
+
+// Blackwell's rows changed at most releases from 2.25 on; every release picks by 2.30.7's.
+TEST(NcclCosts, BlackwellPicksBy2_30_7sTablesWhateverTheRelease) {
+  NcclFabric f = h100(2);
+  f.generation = GpuGeneration::kBlackwell;
+  f.nvlink_Bps = 900e9;
+  f.release = NcclRelease{2, 26, 2};
+  for (double m : {8.0, 1048576.0, 1073741824.0}) {
+    for (const NcclCost& c : nccl_costs(Op::kAllreduce, m, f)) {
+      EXPECT_EQ(c.pick_s, c.nccl_estimate_s) << nccl_algorithm_name(c.algorithm);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -439,6 +439,11 @@ struct Validation {
 // "MPICH"); else the model's cheapest algorithm.
 enum class ValidationSelector { kAuto, kNccl, kMpi, kOpenMpi, kMpich };
 
+// The NCCL release a series states (MeasurementSeries::nccl_version), which picks NCCL's
+// algorithm for its points where the fabric names no release (GpuFeatures::nccl_release);
+// empty when it states none or one that does not read as an NCCL 2 release.
+std::optional<NcclRelease> series_nccl_release(const MeasurementSeries& series);
+
 Validation validate_collectives(std::span<const CollectivePoint> measured, const Topology& fabric,
                                 const CostOptions& options = {},
                                 std::span<const MeasurementSeries> series = {},

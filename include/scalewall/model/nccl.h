@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -47,6 +48,21 @@ inline constexpr double kNcclGroupLaunchPerGpu_s = 4e-6;
 
 // The NCCL release whose tuning tables and chunking the model follows.
 inline constexpr const char* kNcclModelVersion = "2.30.7";
+
+// NcclRelease is in topology.h (a GPU fabric's GpuFeatures may name one).
+inline constexpr NcclRelease kNcclModelRelease{2, 30, 7};
+// The oldest release whose tuning tables the model holds (NcclFabric::release).
+inline constexpr NcclRelease kNcclOldestRelease{2, 19, 0};
+
+// "2.26.2", "2.26" (patch 0), "2.26.2+cuda12.8", "v2.26.2-1" (a git tag), or an
+// NCCL_VERSION_CODE from 2.9 on ("22602", major x 10000 + minor x 100 + patch). Throws
+// InputError naming the text.
+NcclRelease parse_nccl_release(std::string_view text);
+// "2.26.2".
+std::string nccl_release_name(NcclRelease release);
+// The release whose tables price a pick for `release`: itself from 2.19.0 to 2.30.7, else the
+// nearer end of that range.
+NcclRelease nccl_tables_release(NcclRelease release);
 
 // In NCCL's order (its NCCL_ALGO_* indices; PAT is left out: it runs only with one GPU per
 // node, where the ring is priced instead).
@@ -84,6 +100,13 @@ struct NcclFabric {
   // each NCCL call launches their kernels one after another, and the collective waits for the
   // last. 1 (one GPU per thread, as frameworks run) adds nothing; see NcclCost::launch_s.
   std::int64_t gpus_per_thread = 1;
+  // The NCCL release that picks (the NCCL_ALGO x NCCL_PROTO with the least time by its own
+  // tuning tables; see nccl_tables_release for releases outside 2.19-2.30.7). Empty: the
+  // model's, 2.30.7. Whichever release picks, the pick is priced by 2.30.7's tables (the latest
+  // NCCL has measured) plus the model's own terms: releases differ in what they choose near a
+  // crossover, and the model holds one price for what a kernel costs. On Blackwell every
+  // release picks by 2.30.7's tables.
+  std::optional<NcclRelease> release;
 };
 
 // The fabric of a GPU topology: its nodes, ranks per node, intra bandwidth (as NVLink), inter
@@ -117,7 +140,10 @@ struct NcclCost {
   double latency_s = 0;        // NCCL's latency term (with the plateau factor where it applies)
   double bandwidth_Bps = 0;    // NCCL's algorithm bandwidth (tree correction included)
   double bandwidth_s = 0;      // bytes / bandwidth_Bps
-  double nccl_estimate_s = 0;  // latency_s + bandwidth_s: NCCL's own time, which picks
+  double nccl_estimate_s = 0;  // latency_s + bandwidth_s: NCCL's own time
+  double pick_s = 0;           // NCCL's own time by the tables of the release that picks
+                               // (NcclFabric::release): what orders the candidates; equal to
+                               // nccl_estimate_s for 2.30.7 and wherever the tables agree
   double fill_s = 0;           // pipeline fill of the NVLS kernels (all-reduce; 0 elsewhere)
   double slice_sync_s = 0;     // a one-node ring kernel's per-slice syncs beyond the one per
                                // step NCCL's latency counts (docs/models.md); 0 elsewhere
@@ -143,8 +169,8 @@ bool nccl_chooses(Op op);
 bool nccl_is_default(Op op, const Topology& topology);
 
 // Every (algorithm, protocol) NCCL would consider for this call on `fabric`, with its cost,
-// cheapest first by NCCL's own estimate (ties keep NCCL's order: algorithm, then protocol, the
-// order its loop visits them, where the first of equal times wins). Empty for N = 1 (NCCL
+// cheapest first by the picking release's estimate (pick_s; ties keep NCCL's order: algorithm,
+// then protocol, the order its loop visits them, where the first of equal times wins). Empty for N = 1 (NCCL
 // returns before tuning).
 // REQUIRES (throws InputError naming the value): nccl_chooses(op); bytes finite and >= 0;
 // nodes, gpus_per_node, nics_per_node >= 1; bandwidths finite and > 0.

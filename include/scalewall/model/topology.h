@@ -19,6 +19,7 @@
 #ifndef SCALEWALL_TOPOLOGY_H_
 #define SCALEWALL_TOPOLOGY_H_
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,6 +58,14 @@ enum class RankKind { kCpu, kGpu };
 enum class GpuGeneration { kVolta, kAmpere, kHopper, kBlackwell, kCdna3 };
 
 // What a GPU fabric has beyond its links (fabric keys `gpu`, `nvls`, `collnet`).
+// An NCCL release, major.minor.patch (nccl.h parses and names it).
+struct NcclRelease {
+  int major = 2;
+  int minor = 30;
+  int patch = 7;
+  auto operator<=>(const NcclRelease&) const = default;
+};
+
 struct GpuFeatures {
   GpuGeneration generation = GpuGeneration::kHopper;  // Default: Hopper
   bool nvls = false;     // NVLink SHARP in the node's NVSwitches (Hopper and later)
@@ -72,6 +81,9 @@ struct GpuFeatures {
   // still sees net_latency_s. aws-ofi-nccl's own tuner prices a p5 hop at 20 us ("2 nodes, 8B
   // RDMA w/imm lat"), a quarter of the 75 us it reports. Empty: a hop takes what is reported.
   std::optional<double> net_hop_s;
+  // The NCCL release that picks the algorithm and protocol (fabric key `nccl_version`,
+  // --nccl-version): NcclFabric::release. Empty: the model's own, 2.30.7.
+  std::optional<NcclRelease> nccl_release;
 };
 
 struct Topology {
