@@ -7,6 +7,7 @@
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/collective.h"
+#include "scalewall/model/nccl.h"
 #include "scalewall/base/units.h"
 #include "scalewall/model/accelerator.h"
 #include "scalewall/model/transformer.h"
@@ -282,8 +283,10 @@ std::string selector_used(const ScenarioFile& file) {
 }
 
 std::string selector_used_text(const ScenarioFile& file) {
-  return selector_used(file) == "nccl" ? "nccl (NCCL's algorithm and protocol choice)"
-                                       : "mpi (the cheapest MPI algorithm per call)";
+  if (selector_used(file) != "nccl") return "mpi (the cheapest MPI algorithm per call)";
+  const std::optional<NcclRelease> release = file.scenario.network.fabric->gpu.nccl_release;
+  return fmt::format("nccl (NCCL {}'s algorithm and protocol choice)",
+                     nccl_release_name(nccl_tables_release(release.value_or(kNcclModelRelease))));
 }
 
 nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {

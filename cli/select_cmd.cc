@@ -136,6 +136,21 @@ Report nccl_select(Op op, const std::vector<std::int64_t>& ranks, const std::vec
   }
   report.tables.push_back(std::move(table));
   report.add_field("selector", "selector", Unit::kText, std::string("nccl"));
+  const NcclRelease release =
+      nccl_tables_release(base.gpu.nccl_release.value_or(kNcclModelRelease));
+  report.add_field("nccl_version", "NCCL release that picks", Unit::kText,
+                   nccl_release_name(release));
+  if (release != kNcclModelRelease) {
+    report.notes.push_back(fmt::format(
+        "NCCL {}'s tuning tables pick (--nccl-version or the fabric's nccl_version{}); NCCL "
+        "{}'s price the pick (docs/models.md, \"NCCL releases\").",
+        nccl_release_name(release),
+        release != *base.gpu.nccl_release
+            ? fmt::format(": {} picks as {} does, the nearest release the model holds",
+                          nccl_release_name(*base.gpu.nccl_release), nccl_release_name(release))
+            : "",
+        kNcclModelVersion));
+  }
   report.notes.push_back(
       "NCCL's own tuning model (NCCL 2.30.7): per call the (algorithm, protocol) of least "
       "latency + bytes / bandwidth; docs/models.md has its constants. The total adds what "

@@ -326,4 +326,27 @@ TEST(SelectCli, GpuFabricMapsNcclsPicks) {
                      "ranks = \"gpu\"");
 }
 
+// --nccl-version: that release's tables pick every cell. Two DGX H100 nodes at 1-2 MiB:
+// 2.26.2 takes NVLSTree, 2.30.7 Tree LL128; both take NVLSTree at 4 MiB and Tree LL128 at
+// 512 KiB. The map says which release picked.
+TEST(SelectCli, NcclVersionPicksTheMap) {
+  const std::vector<std::string> call = {"select", "--fabric", "dgx-h100", "--ranks", "16",
+                                         "--bytes", "512KiB..4MiB", "--step", "2"};
+  const auto latest = run_json(call);
+  std::vector<std::string> old_call = call;
+  old_call.insert(old_call.end(), {"--nccl-version", "2.26.2"});
+  const auto old = run_json(old_call);
+  EXPECT_EQ(latest["nccl_version"], "2.30.7");
+  EXPECT_EQ(old["nccl_version"], "2.26.2");
+  const std::vector<std::string> latest_algos = {"Tree", "Tree", "Tree", "NVLSTree"};
+  const std::vector<std::string> old_algos = {"Tree", "NVLSTree", "NVLSTree", "NVLSTree"};
+  ASSERT_EQ(latest["picks"].size(), 4u);
+  ASSERT_EQ(old["picks"].size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(latest["picks"][i]["algorithm"], latest_algos[i]) << i;
+    EXPECT_EQ(old["picks"][i]["algorithm"], old_algos[i]) << i;
+  }
+  EXPECT_EQ(latest["picks"][3]["total_s"], old["picks"][3]["total_s"]);  // 2.30.7's price
+}
+
 }  // namespace scalewall::testing

@@ -1,8 +1,9 @@
 // The NCCL model against public nccl-tests logs (tests/data/nccl/SOURCES.md and some of
 // tests/data/real-logs/MANIFEST.md), all-reduce unless a test names another op: each log is
 // read by the measurement reader, each size predicted from a preset alone (no figure taken
-// from the log but its rank count and, for a run whose threads drive several GPUs, that
-// count), and the predicted bus bandwidth compared with the measured one. The bounds are issue 12's (within 20% at every size from 64 MiB up,
+// from the log but its rank count, for a run whose threads drive several GPUs that count, and
+// the NCCL release it names, whose tables pick), and the predicted bus bandwidth compared with
+// the measured one. The bounds are issue 12's (within 20% at every size from 64 MiB up,
 // within 35% from 1 MiB up) except where a test states the looser figure the model reaches.
 #include <gtest/gtest.h>
 
