@@ -26,6 +26,22 @@ void BM_NcclAllreduceChoice(benchmark::State& state) {
 }
 BENCHMARK(BM_NcclAllreduceChoice);
 
+// The same call picked by an older release's tables (2.26.2): every candidate priced twice.
+void BM_NcclAllreduceChoiceOlderRelease(benchmark::State& state) {
+  scalewall::NcclFabric fabric;
+  fabric.nodes = 2;
+  fabric.nvls = true;
+  fabric.release = scalewall::NcclRelease{2, 26, 2};
+  double bytes = 1 << 20;
+  for (auto _ : state) {
+    const auto pick = scalewall::nccl_choice(scalewall::Op::kAllreduce, bytes, fabric);
+    benchmark::DoNotOptimize(pick);
+    bytes += 1.0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_NcclAllreduceChoiceOlderRelease);
+
 void BM_NcclSelectionMap32x32(benchmark::State& state) {
   const scalewall::Topology base = scalewall::load_fabric("dgx-a100");
   std::vector<std::int64_t> ranks;

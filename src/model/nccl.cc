@@ -929,9 +929,11 @@ std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric) 
   c.nvls = nccl_nvls_graph(fabric);
   // The picking release's tables; Blackwell picks by 2.30.7's (TuningTables).
   const NcclRelease release = nccl_tables_release(fabric.release.value_or(kNcclModelRelease));
-  const TuningTables release_tables = tables_for(release);
+  std::optional<TuningTables> release_tables;
   Context pick = c;
-  if (release != kNcclModelRelease && c.arch < 3) pick.tables = &release_tables;
+  if (release != kNcclModelRelease && c.arch < 3) {
+    pick.tables = &release_tables.emplace(tables_for(release));
+  }
   for (NcclAlgorithm a : kAllNcclAlgorithms) {
     for (NcclProtocol p : kAllNcclProtocols) {
       if (!considered(c, a, p) || algorithm_bandwidth(c, a, p) <= 0 ||
