@@ -192,7 +192,8 @@ TEST(FabricErrors, GpuKeys) {
   EXPECT_NE(error_of(std::string("nccl_version = \"2.26.2\"\n") + kLinks)
                 .find("only a fabric of GPU ranks"),
             std::string::npos);
-  const std::string number = error_of(std::string("ranks = \"gpu\"\nnccl_version = 2.26\n") + kLinks);
+  const std::string number =
+      error_of(std::string("ranks = \"gpu\"\nnccl_version = 2.26\n") + kLinks);
   EXPECT_NE(number.find("nccl_version (line 2)"), std::string::npos) << number;
   EXPECT_NE(number.find("expected a quoted release"), std::string::npos) << number;
   const std::string bad =

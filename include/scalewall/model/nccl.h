@@ -170,8 +170,8 @@ bool nccl_is_default(Op op, const Topology& topology);
 
 // Every (algorithm, protocol) NCCL would consider for this call on `fabric`, with its cost,
 // cheapest first by the picking release's estimate (pick_s; ties keep NCCL's order: algorithm,
-// then protocol, the order its loop visits them, where the first of equal times wins). Empty for N = 1 (NCCL
-// returns before tuning).
+// then protocol, the order its loop visits them, where the first of equal times wins). Empty
+// for N = 1 (NCCL returns before tuning).
 // REQUIRES (throws InputError naming the value): nccl_chooses(op); bytes finite and >= 0;
 // nodes, gpus_per_node, nics_per_node >= 1; bandwidths finite and > 0.
 std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric);
