@@ -20,6 +20,7 @@
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/base/units.h"
+#include "scalewall/model/nccl.h"
 #include "toml_input.h"
 
 namespace scalewall {
@@ -317,8 +318,8 @@ void check_network_form(const Section& n) {
               "give network.fabric (a fabric file), network.alpha with network.bandwidth "
               "(a flat link), or network.busbw (a measured all-reduce bus bandwidth)");
   }
-  n.reject_unknown(
-      {"fabric", "alpha", "bandwidth", "busbw", "algorithm", "selector", "gamma", "tree_chunk"});
+  n.reject_unknown({"fabric", "alpha", "bandwidth", "busbw", "algorithm", "selector", "gamma",
+                    "tree_chunk", "nccl_version"});
   std::vector<std::string_view> forms;
   for (const char* key : {"fabric", "bandwidth", "busbw"}) {
     if (n.has(key)) forms.push_back(key);
@@ -341,8 +342,24 @@ void check_network_form(const Section& n) {
   }
 }
 
+// A section's nccl_version (the NCCL release that picks; GpuFeatures::nccl_release), set on
+// its fabric, which must have GPU ranks.
+void read_nccl_version(const Section& s, Topology& fabric) {
+  if (!s.has("nccl_version")) return;
+  if (fabric.rank_kind != RankKind::kGpu) {
+    s.fail("nccl_version", fmt::format("fabric '{}' does not say its ranks are GPUs (ranks = "
+                                       "\"gpu\"), and NCCL prices GPU ranks only",
+                                       fabric.name));
+  }
+  try {
+    fabric.gpu.nccl_release = parse_nccl_release(s.text("nccl_version"));
+  } catch (const InputError& e) {
+    s.fail("nccl_version", e.what());
+  }
+}
+
 // Loads network.fabric: a preset (fabric_presets.h) or a path relative to the scenario's
-// folder.
+// folder, with network.nccl_version where given.
 void read_fabric_form(const Section& n, const std::string& base_dir, NetworkRead& out) {
   out.form = NetworkForm::kFabricFile;
   if (n.has("alpha")) {
@@ -359,6 +376,7 @@ void read_fabric_form(const Section& n, const std::string& base_dir, NetworkRead
   } catch (const InputError& e) {
     n.fail("fabric", e.what());
   }
+  read_nccl_version(n, *out.network.fabric);
 }
 
 // Reads network.alpha with network.bandwidth as one flat link.
@@ -447,10 +465,15 @@ NetworkRead read_network(const Section& n, const std::string& base_dir) {
   NetworkRead out;
   if (n.has("fabric")) {
     read_fabric_form(n, base_dir, out);
-  } else if (n.has("bandwidth")) {
-    read_flat_link_form(n, out);
   } else {
-    read_busbw_form(n, out);
+    if (n.has("nccl_version")) {
+      n.fail("nccl_version", "needs network.fabric, a fabric of GPU ranks (such as \"dgx-h100\")");
+    }
+    if (n.has("bandwidth")) {
+      read_flat_link_form(n, out);
+    } else {
+      read_busbw_form(n, out);
+    }
   }
   out.algorithm = read_network_algorithm(n, out.form);
   if (n.has("selector")) {
@@ -719,7 +742,7 @@ SplitConstraints read_parallel(const Section& p) {
 }
 
 void read_system(const Section& y, const std::string& base_dir, TransformerScenario& out) {
-  y.reject_unknown({"gpu", "fabric", "gpus"});
+  y.reject_unknown({"gpu", "fabric", "gpus", "nccl_version"});
   if (!y.present()) y.missing("", "gpu, fabric and gpus");
   if (!y.has("gpu")) y.missing("gpu", fmt::format("one of: {}", accelerator_names()));
   if (!y.has("fabric")) y.missing("fabric", "a fabric preset such as \"dgx-a100\" or a file");
@@ -739,6 +762,7 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
   } catch (const InputError& e) {
     y.fail("fabric", e.what());
   }
+  read_nccl_version(y, out.job.fabric);
   const SplitConstraints& c = out.parallel;
   const std::int64_t product = c.degrees_fixed() ? *c.tp * *c.pp * *c.dp : 0;
   if (y.has("gpus")) {

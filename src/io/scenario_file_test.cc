@@ -356,6 +356,23 @@ TEST(ScenarioFile, SelectorKeyChoosesWhatPricesEachCall) {
   expect_error(gpu + "selector = \"nvls\"\n", {"network.selector", "unknown selector 'nvls'"});
 }
 
+// network.nccl_version: the NCCL release whose tables pick, on a fabric of GPU ranks only.
+TEST(ScenarioFile, NcclVersionNamesTheReleaseThatPicks) {
+  const std::string gpu = std::string(kWorkload) + "[network]\nfabric = \"dgx-h100\"\n";
+  EXPECT_FALSE(parse(gpu).scenario.network.fabric->gpu.nccl_release.has_value());
+  EXPECT_EQ(parse(gpu + "nccl_version = \"2.26.2\"\n").scenario.network.fabric->gpu.nccl_release,
+            (std::optional<NcclRelease>(NcclRelease{2, 26, 2})));
+  expect_error(gpu + "nccl_version = \"2.x\"\n",
+               {"network.nccl_version", "NCCL release '2.x'"});
+  expect_error(gpu + "nccl_version = 2.26\n", {"network.nccl_version", "expected a string"});
+  expect_error(fabric_scenario("nccl_version = \"2.26.2\"\n"),
+               {"network.nccl_version", "does not say its ranks are GPUs"});
+  expect_error(std::string(kWorkload) +
+                   "[network]\nalpha = \"2.5us\"\nbandwidth = \"25GB/s\"\n"
+                   "nccl_version = \"2.26.2\"\n",
+               {"network.nccl_version", "needs network.fabric"});
+}
+
 TEST(ScenarioFile, PlacementOverridesTheFabricsAndItsExplicitList) {
   TempDir dir;
   dir.write("fabric.toml",
@@ -784,6 +801,16 @@ TEST(TransformerScenario, ReadsTheFourSectionsAndLeavesUnsetChoicesOpen) {
   EXPECT_EQ(t.job.fabric.ranks_per_node, 8);
   EXPECT_EQ(t.gpus, 64);
   EXPECT_EQ(t.fabric_name, "dgx-h100");
+}
+
+TEST(TransformerScenario, SystemNcclVersionNamesTheReleaseThatPicks) {
+  std::string text = kTransformer;
+  text.replace(text.find("gpus = 64\n"), 10, "gpus = 64\nnccl_version = \"2.22.3\"\n");
+  EXPECT_EQ(parse(text).transformer->job.fabric.gpu.nccl_release,
+            (std::optional<NcclRelease>(NcclRelease{2, 22, 3})));
+  std::string bad = kTransformer;
+  bad.replace(bad.find("gpus = 64\n"), 10, "gpus = 64\nnccl_version = \"two\"\n");
+  EXPECT_NE(error_of(bad).find("system.nccl_version"), std::string::npos) << error_of(bad);
 }
 
 TEST(TransformerScenario, GpusDefaultToTheProductOfTheDegrees) {
