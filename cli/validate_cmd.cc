@@ -206,9 +206,20 @@ Report run_validate(const ValidateFlags& flags) {
   }
   use_local_costs(options, fabric, flags.gamma);
 
+  // The NCCL release that picks: --nccl-version's for every series; else the one each log
+  // states, and the fabric's nccl_version for the series that state none.
+  Topology priced = fabric;
+  std::vector<MeasurementSeries> priced_series = set.series;
+  const bool release_flag = !flags.network.nccl_version.empty();
+  if (!release_flag && fabric.gpu.nccl_release) {
+    priced.gpu.nccl_release.reset();
+    for (MeasurementSeries& s : priced_series) {
+      if (!series_nccl_release(s)) s.nccl_version = nccl_release_name(*fabric.gpu.nccl_release);
+    }
+  }
   const ValidationSelector selector = validation_selector(flags.selector);
   const Validation v = with_flag("--selector", [&] {
-    return validate_collectives(set.collectives, fabric, options, set.series, selector);
+    return validate_collectives(set.collectives, priced, options, priced_series, selector);
   });
   if (const auto w = spread_warning("collective", validation_spreads(v))) warnings.push_back(*w);
   if (!flags.plot.empty()) draw_validation(flags, v, fabric, fit, fabric_origin);
@@ -314,35 +325,43 @@ Report run_validate(const ValidateFlags& flags) {
     const std::string& version = set.series[i].nccl_version;
     const std::string& label = set.series[i].label;
     const std::optional<NcclRelease> stated = series_nccl_release(set.series[i]);
-    const NcclRelease picking = nccl_tables_release(
-        fabric.gpu.nccl_release.value_or(stated.value_or(kNcclModelRelease)));
+    const std::optional<NcclRelease> file_release = fabric.gpu.nccl_release;
+    NcclRelease chosen = kNcclModelRelease;
     std::string origin;
-    if (fabric.gpu.nccl_release) {
-      origin = flags.network.nccl_version.empty() ? "the fabric's nccl_version" : "--nccl-version";
-      if (!version.empty() && stated != fabric.gpu.nccl_release) {
+    if (release_flag) {
+      chosen = *fabric.gpu.nccl_release;
+      origin = "--nccl-version";
+      if (!version.empty() && stated != chosen) {
         warnings.push_back(fmt::format(
-            "{}: NCCL {} ran it, but NCCL {}'s tables pick ({}); releases differ in what they "
-            "pick near a crossover",
-            label, version, nccl_release_name(*fabric.gpu.nccl_release), origin));
+            "{}: NCCL {} ran it, but NCCL {}'s tables pick (--nccl-version); releases differ "
+            "in what they pick near a crossover",
+            label, version, nccl_release_name(chosen)));
       }
-    } else if (version.empty()) {
-      origin = "the model's own: the log names none";
-    } else if (!stated) {
-      origin = "the model's own";
-      warnings.push_back(fmt::format(
-          "{}: it names NCCL '{}', which does not read as an NCCL 2 release; NCCL {}'s tables "
-          "pick",
-          label, version, kNcclModelVersion));
-    } else {
+    } else if (stated) {
+      chosen = *stated;
       origin = "the log's";
-      if (picking != *stated) {
-        origin = fmt::format("the log's {}, outside the releases the model holds", version);
-        warnings.push_back(fmt::format(
-            "{}: NCCL {} ran it; the model holds the tuning tables of NCCL {} to {}, so {}'s "
-            "pick its algorithms, and NCCL {} may pick another one near a crossover",
-            label, version, nccl_release_name(kNcclOldestRelease), kNcclModelVersion,
-            nccl_release_name(picking), version));
+      if (file_release && *file_release != *stated) {
+        origin += fmt::format(", not the fabric's nccl_version {}",
+                              nccl_release_name(*file_release));
       }
+    } else {
+      if (!version.empty()) {
+        warnings.push_back(fmt::format(
+            "{}: it names NCCL '{}', which does not read as an NCCL 2 release", label, version));
+      }
+      chosen = file_release.value_or(kNcclModelRelease);
+      origin = file_release ? "the fabric's nccl_version" : "the model's own";
+      origin += version.empty() ? ": the log names none" : "";
+    }
+    const NcclRelease picking = nccl_tables_release(chosen);
+    if (picking != chosen) {
+      origin += fmt::format("; {} is outside the releases the model holds",
+                            nccl_release_name(chosen));
+      warnings.push_back(fmt::format(
+          "{}: NCCL {} picks for it; the model holds the tuning tables of NCCL {} to {}, so "
+          "{}'s pick its algorithms, and NCCL {} may pick another one near a crossover",
+          label, nccl_release_name(chosen), nccl_release_name(kNcclOldestRelease),
+          kNcclModelVersion, nccl_release_name(picking), nccl_release_name(chosen)));
     }
     if (fabric.gpu.generation == GpuGeneration::kBlackwell && picking != kNcclModelRelease) {
       warnings.push_back(fmt::format(

@@ -620,9 +620,28 @@ TEST(ValidateCli, ALogsNcclReleasePicks) {
                    "nccl_allreduce_oldformat_tagoutput_ncclinfo_16rank_p4d_aws-samples_aws-efa-"
                    "eks.txt"),
        "--fabric", "aws-p4d"});
-  EXPECT_TRUE(listed(old, "warnings", "NCCL 2.9.9 ran it; the model holds the tuning tables of "
-                                      "NCCL 2.19.0 to 2.30.7, so 2.19.0's pick"))
+  EXPECT_TRUE(listed(old, "warnings", "NCCL 2.9.9 picks for it; the model holds the tuning "
+                                      "tables of NCCL 2.19.0 to 2.30.7, so 2.19.0's pick"))
       << old["warnings"];
+  EXPECT_TRUE(listed(old, "nccl_releases", "NCCL 2.19.0's tables pick (the log's; 2.9.9 is "
+                                           "outside the releases the model holds)"))
+      << old["nccl_releases"];
+  // A fabric file's nccl_version prices the series whose logs name none; a log's own release
+  // wins over it.
+  const std::string h100 = write_temp_file(
+      "h100-2.28.7.toml", "nccl_version = \"2.28.7\"\n" + run_scalewall({"fabrics", "dgx-h100",
+                                                                      "--toml"}).out);
+  const auto own = run_json({"validate", xe9680, "--fabric", h100});
+  EXPECT_TRUE(listed(own, "nccl_releases",
+                     "NCCL 2.26.2's tables pick (the log's, not the fabric's nccl_version 2.28.7)"))
+      << own["nccl_releases"];
+  EXPECT_EQ(own["inputs"]["fabric_used"]["nccl_version"], "2.28.7");
+  const auto fabric_named = run_json(
+      {"validate", source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt"), "--fabric",
+       h100});
+  EXPECT_TRUE(listed(fabric_named, "nccl_releases",
+                     "NCCL 2.28.7's tables pick (the fabric's nccl_version: the log names none)"))
+      << fabric_named["nccl_releases"];
   const auto mpi = run_json({"validate", xe9680, "--fabric", "dgx-h100", "--selector", "mpi"});
   EXPECT_TRUE(mpi["nccl_releases"].empty()) << mpi["nccl_releases"];
   const CliResult cpu = run_scalewall(
