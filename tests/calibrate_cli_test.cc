@@ -608,9 +608,11 @@ TEST(ValidateCli, ALogsNcclReleasePicks) {
                      "NCCL 2.26.2 ran it, but NCCL 2.30.7's tables pick (--nccl-version)"))
       << forced["warnings"];
   EXPECT_EQ(forced["inputs"]["fabric_used"]["nccl_version"], "2.30.7");
-  const auto unnamed = run_json(
-      {"validate", source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt"), "--fabric",
-       "dgx-h100"});
+  const std::string oci = source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt");
+  const auto validated = [](const std::string& log, const std::string& fabric) {
+    return run_json({"validate", log, "--fabric", fabric});
+  };
+  const auto unnamed = validated(oci, "dgx-h100");
   EXPECT_TRUE(listed(unnamed, "nccl_releases", "NCCL 2.30.7's tables pick (the model's own: the "
                                                "log names none)"))
       << unnamed["nccl_releases"];
@@ -631,14 +633,12 @@ TEST(ValidateCli, ALogsNcclReleasePicks) {
   const std::string h100 = write_temp_file(
       "h100-2.28.7.toml", "nccl_version = \"2.28.7\"\n" + run_scalewall({"fabrics", "dgx-h100",
                                                                       "--toml"}).out);
-  const auto own = run_json({"validate", xe9680, "--fabric", h100});
+  const auto own = validated(xe9680, h100);
   EXPECT_TRUE(listed(own, "nccl_releases",
                      "NCCL 2.26.2's tables pick (the log's, not the fabric's nccl_version 2.28.7)"))
       << own["nccl_releases"];
   EXPECT_EQ(own["inputs"]["fabric_used"]["nccl_version"], "2.28.7");
-  const auto fabric_named = run_json(
-      {"validate", source_path("tests/data/nccl/h100_2node_16gpu_ocitutorials.txt"), "--fabric",
-       h100});
+  const auto fabric_named = validated(oci, h100);
   EXPECT_TRUE(listed(fabric_named, "nccl_releases",
                      "NCCL 2.28.7's tables pick (the fabric's nccl_version: the log names none)"))
       << fabric_named["nccl_releases"];
