@@ -593,13 +593,13 @@ TEST(NcclCosts, Before2_23ATreeSimpleStepCost28Us) {
   const double m = 64.0 * 1048576;
   NcclFabric f = a100(2);
   f.release = NcclRelease{2, 22, 3};
-  const NcclCost& t = find(nccl_costs(Op::kAllreduce, m, f), NcclAlgorithm::kTree,
-                           NcclProtocol::kSimple);
+  const NcclCost t = find(nccl_costs(Op::kAllreduce, m, f), NcclAlgorithm::kTree,
+                          NcclProtocol::kSimple);
   EXPECT_NEAR(t.latency_s, 92.4e-6, 1e-12);
   EXPECT_NEAR(t.pick_s - t.nccl_estimate_s, (448 - 92.4) * 1e-6, 1e-12);
   f.release = NcclRelease{2, 23, 4};
-  const NcclCost& u = find(nccl_costs(Op::kAllreduce, m, f), NcclAlgorithm::kTree,
-                           NcclProtocol::kSimple);
+  const NcclCost u = find(nccl_costs(Op::kAllreduce, m, f), NcclAlgorithm::kTree,
+                          NcclProtocol::kSimple);
   EXPECT_EQ(u.pick_s, u.nccl_estimate_s);
 }
 
