@@ -83,11 +83,11 @@ constexpr TuningTables kLatestTables{kBaseLatency_us, kHwLatency_us, kLlMaxBw, t
 // The release's tables (2.19.0 <= release <= 2.30.7).
 TuningTables tables_for(NcclRelease r) {
   TuningTables t = kLatestTables;
-  constexpr auto tree = static_cast<std::size_t>(0);  // NcclAlgorithm::kTree
-  constexpr auto nvls = static_cast<std::size_t>(4);
-  constexpr auto nvls_tree = static_cast<std::size_t>(5);
-  constexpr auto simple = static_cast<std::size_t>(2);
-  constexpr std::size_t hopper = 2;
+  constexpr auto tree = static_cast<std::size_t>(NcclAlgorithm::kTree);
+  constexpr auto nvls = static_cast<std::size_t>(NcclAlgorithm::kNvls);
+  constexpr auto nvls_tree = static_cast<std::size_t>(NcclAlgorithm::kNvlsTree);
+  constexpr auto simple = static_cast<std::size_t>(NcclProtocol::kSimple);
+  constexpr std::size_t hopper = 2;  // NCCL_HOPPER_COMPCAP_IDX (arch_index)
   if (r < NcclRelease{2, 28, 9}) t.hw_us[kHwNet][nvls_tree][simple] = 14;
   if (r < NcclRelease{2, 28, 3}) t.nvls_efficiency = false;
   if (r < NcclRelease{2, 23, 0}) {
