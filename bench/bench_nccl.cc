@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "scalewall/analysis/select.h"
@@ -12,10 +13,13 @@
 
 namespace {
 
-void BM_NcclAllreduceChoice(benchmark::State& state) {
+// One all-reduce of about 1 MiB on two DGX H100 nodes, picked by `release`'s tables (empty:
+// the model's own).
+void pick_allreduces(benchmark::State& state, std::optional<scalewall::NcclRelease> release) {
   scalewall::NcclFabric fabric;
   fabric.nodes = 2;
   fabric.nvls = true;
+  fabric.release = release;
   double bytes = 1 << 20;
   for (auto _ : state) {
     const auto pick = scalewall::nccl_choice(scalewall::Op::kAllreduce, bytes, fabric);
@@ -24,21 +28,13 @@ void BM_NcclAllreduceChoice(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
+
+void BM_NcclAllreduceChoice(benchmark::State& state) { pick_allreduces(state, std::nullopt); }
 BENCHMARK(BM_NcclAllreduceChoice);
 
 // The same call picked by an older release's tables (2.26.2): every candidate priced twice.
 void BM_NcclAllreduceChoiceOlderRelease(benchmark::State& state) {
-  scalewall::NcclFabric fabric;
-  fabric.nodes = 2;
-  fabric.nvls = true;
-  fabric.release = scalewall::NcclRelease{2, 26, 2};
-  double bytes = 1 << 20;
-  for (auto _ : state) {
-    const auto pick = scalewall::nccl_choice(scalewall::Op::kAllreduce, bytes, fabric);
-    benchmark::DoNotOptimize(pick);
-    bytes += 1.0;
-  }
-  state.SetItemsProcessed(state.iterations());
+  pick_allreduces(state, scalewall::NcclRelease{2, 26, 2});
 }
 BENCHMARK(BM_NcclAllreduceChoiceOlderRelease);
 

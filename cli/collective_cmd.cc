@@ -101,7 +101,7 @@ Report nccl_collective(Op op, double bytes, const Topology& topology,
   report.inputs["selector"] = "nccl";
   report.inputs["gpus_per_thread"] = gpus_per_thread;
   // The release that picks, where it is not the model's own: its estimate orders the rows.
-  const NcclRelease release = nccl_tables_release(fabric.release.value_or(kNcclModelRelease));
+  const NcclRelease release = nccl_tables_release(fabric.release);
   const bool own_release = release == kNcclModelRelease;
   const std::string release_column = fmt::format("NCCL {}'s time", nccl_release_name(release));
   Table table{"nccl",

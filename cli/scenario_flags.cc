@@ -284,9 +284,9 @@ std::string selector_used(const ScenarioFile& file) {
 
 std::string selector_used_text(const ScenarioFile& file) {
   if (selector_used(file) != "nccl") return "mpi (the cheapest MPI algorithm per call)";
-  const std::optional<NcclRelease> release = file.scenario.network.fabric->gpu.nccl_release;
-  return fmt::format("nccl (NCCL {}'s algorithm and protocol choice)",
-                     nccl_release_name(nccl_tables_release(release.value_or(kNcclModelRelease))));
+  return fmt::format(
+      "nccl (NCCL {}'s algorithm and protocol choice)",
+      nccl_release_name(nccl_tables_release(file.scenario.network.fabric->gpu.nccl_release)));
 }
 
 nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {

@@ -136,8 +136,7 @@ Report nccl_select(Op op, const std::vector<std::int64_t>& ranks, const std::vec
   }
   report.tables.push_back(std::move(table));
   report.add_field("selector", "selector", Unit::kText, std::string("nccl"));
-  const NcclRelease release =
-      nccl_tables_release(base.gpu.nccl_release.value_or(kNcclModelRelease));
+  const NcclRelease release = nccl_tables_release(base.gpu.nccl_release);
   report.add_field("nccl_version", "NCCL release that picks", Unit::kText,
                    nccl_release_name(release));
   if (release != kNcclModelRelease) {

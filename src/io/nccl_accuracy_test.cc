@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,6 +51,14 @@ MeasurementSet read_log(const char* file) {
   return set;
 }
 
+// The NCCL release that picks for a log: the one it states, else the one its case names,
+// else none (the model's own).
+std::optional<NcclRelease> release_of(const LogCase& c, const MeasurementSeries& series) {
+  if (!series.nccl_version.empty()) return parse_nccl_release(series.nccl_version);
+  if (c.release != nullptr) return parse_nccl_release(c.release);
+  return std::nullopt;
+}
+
 // Reads the log, predicts every size from `from_bytes` up from the preset scaled to its rank
 // count, prints the comparison and returns the errors.
 Errors compare(const LogCase& c, double from_bytes = kMediumBytes, Op op = Op::kAllreduce) {
@@ -61,11 +70,7 @@ Errors compare(const LogCase& c, double from_bytes = kMediumBytes, Op op = Op::k
     const Topology t = scaled_topology(load_fabric(c.preset), p.ranks);
     NcclFabric fabric = nccl_fabric(t);
     fabric.gpus_per_thread = set.series[p.series].gpus_per_thread;  // the log's nGpus
-    if (!set.series[p.series].nccl_version.empty()) {  // the release that ran it picks
-      fabric.release = parse_nccl_release(set.series[p.series].nccl_version);
-    } else if (c.release != nullptr) {
-      fabric.release = parse_nccl_release(c.release);
-    }
+    fabric.release = release_of(c, set.series[p.series]);  // the release that ran it picks
     const NcclCost pick = nccl_choice(op, p.bytes, fabric);
     const double measured = p.bytes / p.time_median_s * busbw_factor(op, p.ranks);
     const double error = *pick.busbw_Bps / measured - 1;
@@ -172,8 +177,7 @@ TEST(NcclAccuracy, TheReleaseThatRanALogPicks) {
     const Topology t = scaled_topology(load_fabric(c.preset), 16);
     NcclFabric fabric = nccl_fabric(t);
     EXPECT_EQ(nccl_choice(Op::kAllreduce, kMediumBytes, fabric).algorithm, NcclAlgorithm::kTree);
-    fabric.release = parse_nccl_release(c.release != nullptr ? c.release
-                                                             : set.series.at(0).nccl_version);
+    fabric.release = release_of(c, set.series.at(0));
     EXPECT_EQ(nccl_choice(Op::kAllreduce, kMediumBytes, fabric).algorithm,
               NcclAlgorithm::kNvlsTree)
         << c.file;

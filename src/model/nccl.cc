@@ -902,6 +902,10 @@ NcclRelease nccl_tables_release(NcclRelease release) {
   return std::clamp(release, kNcclOldestRelease, kNcclModelRelease);
 }
 
+NcclRelease nccl_tables_release(std::optional<NcclRelease> release) {
+  return nccl_tables_release(release.value_or(kNcclModelRelease));
+}
+
 bool nccl_chooses(Op op) {
   return op == Op::kAllreduce || op == Op::kReduceScatter || op == Op::kAllgather ||
          op == Op::kBroadcast || op == Op::kReduce;
@@ -928,7 +932,7 @@ std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric) 
   c.tree = tree_graph(fabric, c.ring);
   c.nvls = nccl_nvls_graph(fabric);
   // The picking release's tables; Blackwell picks by 2.30.7's (TuningTables).
-  const NcclRelease release = nccl_tables_release(fabric.release.value_or(kNcclModelRelease));
+  const NcclRelease release = nccl_tables_release(fabric.release);
   std::optional<TuningTables> release_tables;
   Context pick = c;
   if (release != kNcclModelRelease && c.arch < 3) {
@@ -936,10 +940,8 @@ std::vector<NcclCost> nccl_costs(Op op, double bytes, const NcclFabric& fabric) 
   }
   for (NcclAlgorithm a : kAllNcclAlgorithms) {
     for (NcclProtocol p : kAllNcclProtocols) {
-      if (!considered(c, a, p) || algorithm_bandwidth(c, a, p) <= 0 ||
-          algorithm_bandwidth(pick, a, p) <= 0) {
-        continue;
-      }
+      if (!considered(c, a, p) || algorithm_bandwidth(c, a, p) <= 0) continue;
+      if (pick.tables != c.tables && algorithm_bandwidth(pick, a, p) <= 0) continue;
       out.push_back(cost_of(c, pick, a, p, bytes));
     }
   }

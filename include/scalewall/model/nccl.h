@@ -63,6 +63,8 @@ std::string nccl_release_name(NcclRelease release);
 // The release whose tables price a pick for `release`: itself from 2.19.0 to 2.30.7, else the
 // nearer end of that range.
 NcclRelease nccl_tables_release(NcclRelease release);
+// The same for a release that may be unnamed: empty is the model's, 2.30.7.
+NcclRelease nccl_tables_release(std::optional<NcclRelease> release);
 
 // In NCCL's order (its NCCL_ALGO_* indices; PAT is left out: it runs only with one GPU per
 // node, where the ring is priced instead).
