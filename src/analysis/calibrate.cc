@@ -457,8 +457,24 @@ LocalRateFits fit_local_rates(const MeasurementSet& set) {
     if (points.empty()) return std::nullopt;
     return fit_gamma(points, what);
   };
-  return {fit(set.reductions, "reduction"), fit(set.copies, "copy"), fit(set.allocs, "alloc"),
-          fit(set.sent_reductions, "sent reduction"), fit(set.sent_exchanges, "sent exchange")};
+  LocalRateFits fits{fit(set.reductions, "reduction"), fit(set.copies, "copy"),
+                     fit(set.allocs, "alloc"), fit(set.sent_reductions, "sent reduction"),
+                     fit(set.sent_exchanges, "sent exchange")};
+  for (const auto* f : {&fits.gamma, &fits.copy, &fits.alloc, &fits.sent_reduction,
+                        &fits.sent_exchange}) {
+    if (f->has_value()) fits.ranks_per_host = std::max(fits.ranks_per_host, (*f)->ranks);
+  }
+  if (fits.ranks_per_host > 0) {
+    // The passes' own runs say how many of their ranks shared a host.
+    std::int64_t per_host = 0;
+    for (const MeasurementRun& run : set.runs) {
+      if (run.command == "reduce" && run.ranks_per_host) {
+        per_host = std::max(per_host, *run.ranks_per_host);
+      }
+    }
+    if (per_host > 0) fits.ranks_per_host = per_host;
+  }
+  return fits;
 }
 
 Topology with_local_rates(Topology fabric, const LocalRateFits& fits) {
@@ -470,6 +486,7 @@ Topology with_local_rates(Topology fabric, const LocalRateFits& fits) {
   if (fits.alloc) fabric.alloc = fits.alloc->copy_cost();
   if (fits.sent_reduction) fabric.sent_reduction = fits.sent_reduction->copy_cost();
   if (fits.sent_exchange) fabric.sent_exchange = fits.sent_exchange->copy_cost();
+  if (fits.ranks_per_host > 0) fabric.working_set_ranks = fits.ranks_per_host;
   return fabric;
 }
 
@@ -1620,6 +1637,14 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
     out += rate_comment(*r.fit, r.title, r.pass);
     out += fmt::format("{} = {}    # {} per byte {}, {}\n", r.key, toml_number(r.s_per_byte),
                        format_seconds(r.s_per_byte), r.verb, format_rate(1.0 / r.s_per_byte));
+  }
+  if (t.working_set_ranks > 0) {
+    out += fmt::format(
+        "# The working set: the local passes ran {} ranks at once on one host, each touching "
+        "twice the size it timed. A step of a call is priced at the slower of its own size's "
+        "rate and the rate measured where as much memory was touched as the whole call "
+        "touches (its input, output and receive block).\nworking_set_ranks = {}\n",
+        t.working_set_ranks, t.working_set_ranks);
   }
   for (const LocalRate& r : rates) {
     if (r.fit != nullptr) out += rate_regime_tables(*r.above, r.key, r.regimes_title, r.fit->rule);

@@ -1306,6 +1306,32 @@ TEST(FitLocalRates, EachRateFromItsOwnRecordsTheOthersKept) {
   EXPECT_THROW(fit_local_rates(one), InputError);
 }
 
+// The local passes' ranks per host become the fabric's working_set_ranks: from their run's
+// context where it says (here 4 ranks on one host), else the ranks of the passes; calibrate
+// writes the key and it reads back. A set without local passes leaves it 0 (off).
+TEST(FitLocalRates, TheirRanksPerHostAreTheWorkingSetRanks) {
+  MeasurementSet set;
+  for (double b = 1024; b <= 1024.0 * 1024; b *= 2) set.copies.push_back(reduction(b, b * 1e-11));
+  const PiecewiseFit link = fit_piecewise(synthetic([](std::size_t) { return 1.0; }));
+  const Topology base = calibrated_topology(link, std::nullopt, 2, "calibrated");
+  EXPECT_EQ(fit_local_rates(set).ranks_per_host, 2);  // no run says: the passes' 2 ranks
+  MeasurementRun run;
+  run.command = "reduce";
+  run.ranks_per_host = 4;
+  set.runs.push_back(run);
+  const LocalRateFits fits = fit_local_rates(set);
+  EXPECT_EQ(fits.ranks_per_host, 4);
+  const Topology t = with_local_rates(base, fits);
+  EXPECT_EQ(t.working_set_ranks, 4);
+  const std::string text =
+      fabric_toml(t, link, {"r.jsonl"}, nullptr, nullptr, &*fits.copy);
+  EXPECT_TRUE(contains(text, "\nworking_set_ranks = 4\n")) << text;
+  EXPECT_EQ(parse_fabric(text, "w.toml").working_set_ranks, 4);
+  EXPECT_EQ(fit_local_rates(MeasurementSet{}).ranks_per_host, 0);
+  EXPECT_EQ(with_local_rates(base, fit_local_rates(MeasurementSet{})).working_set_ranks, 0);
+  EXPECT_FALSE(contains(fabric_toml(base, link, {"r.jsonl"}), "working_set_ranks")) << text;
+}
+
 // A fresh work buffer costs next to nothing while the allocator reuses its heap, and each
 // page's first touch above its mapping threshold (glibc: 32 MiB at most): the fit finds the
 // two rates, calibrate writes them as `alloc` and [[alloc_regimes]], and they read back.

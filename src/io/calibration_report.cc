@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <vector>
 
 #include "scalewall/base/error.h"
@@ -115,6 +116,15 @@ Topology parse_calibration_report(std::string_view text, const std::string& sour
             source_name, fabric.sent_reduction.s_per_byte, fabric.sent_reduction.above);
   read_rate(report, "sent_exchange_s_per_byte", "sent_exchange_regimes", "s_per_byte",
             source_name, fabric.sent_exchange.s_per_byte, fabric.sent_exchange.above);
+  if (const auto ranks = report.find("working_set_ranks");
+      ranks != report.end() && !ranks->is_null()) {
+    const double n = number_field(report, "working_set_ranks", source_name);
+    if (!(n >= 0) || n != std::floor(n) || n > 1e12) {
+      throw InputError(fmt::format("{}: working_set_ranks {} is not a rank count", source_name,
+                                   n));
+    }
+    fabric.working_set_ranks = static_cast<std::int64_t>(n);
+  }
   return fabric;
 }
 

@@ -320,6 +320,11 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
                                    where(source, "", key, root.get(key))));
     }
   }
+  if (root.contains("working_set_ranks") && t.rank_kind == RankKind::kGpu) {
+    throw InputError(fmt::format(
+        "{}: only a fabric of CPU ranks takes it (NCCL's model prices GPU ranks)",
+        where(source, "", "working_set_ranks", root.get("working_set_ranks"))));
+  }
   if (root.contains("gpu")) {
     const auto* s = root.get("gpu")->as_string();
     const std::string place = where(source, "", "gpu", root.get("gpu"));
@@ -409,7 +414,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                        "oversubscription", "placement", "rank_to_node", "gamma", "gamma_regimes",
                        "copy", "copy_regimes", "alloc", "alloc_regimes",
                        "sent_reduction", "sent_reduction_regimes", "sent_exchange",
-                       "sent_exchange_regimes", "ranks", "gpu",
+                       "sent_exchange_regimes", "working_set_ranks", "ranks", "gpu",
                        "nvls", "collnet", "nccl_net_latency", "nccl_net_hop", "nccl_version",
                        "intra", "inter"},
                       source, "");
@@ -442,6 +447,9 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
     t.oversubscription = read_ratio(root, "oversubscription", source);
   }
   read_local_costs(root, source, t);
+  if (root.contains("working_set_ranks")) {
+    t.working_set_ranks = read_count(root, "working_set_ranks", source, 0);
+  }
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();
     if (s == nullptr) {

@@ -201,6 +201,25 @@ TEST(FabricErrors, GpuKeys) {
   EXPECT_NE(bad.find("NCCL release '3.1'"), std::string::npos) << bad;
 }
 
+// working_set_ranks: a whole number of CPU ranks, 0 (off) by default; a GPU fabric refuses
+// it (NCCL's model prices GPU ranks), as it does a negative count or a fraction.
+TEST(ParseFabric, WorkingSetRanks) {
+  EXPECT_EQ(parse_fabric(kLinks, "f.toml").working_set_ranks, 0);
+  EXPECT_EQ(parse_fabric(std::string("working_set_ranks = 2\n") + kLinks, "f.toml")
+                .working_set_ranks,
+            2);
+  const std::string gpu =
+      error_of(std::string("ranks = \"gpu\"\nworking_set_ranks = 2\n") + kLinks);
+  EXPECT_NE(gpu.find("working_set_ranks (line 2): only a fabric of CPU ranks"),
+            std::string::npos)
+      << gpu;
+  const std::string negative = error_of(std::string("working_set_ranks = -1\n") + kLinks);
+  EXPECT_NE(negative.find("working_set_ranks (line 1): -1 is below 0"), std::string::npos)
+      << negative;
+  const std::string fraction = error_of(std::string("working_set_ranks = 1.5\n") + kLinks);
+  EXPECT_NE(fraction.find("expected a whole number"), std::string::npos) << fraction;
+}
+
 TEST(ParseFabric, LogGpSection) {
   // alpha = L + 2o = 1.5 + 1 = 2.5 us; G = 0.02 ns/B is 50 GB/s.
   const Topology t = parse_fabric(R"(

@@ -336,26 +336,99 @@ double sent_bandwidth_s(double bandwidth_s, double latency_s, double sent_s) {
   return std::max(bandwidth_s, sent_s - latency_s);
 }
 
+// A rate per byte at the working set's size `bytes`: the geometric mean of rate() over the
+// octave about it (bytes / sqrt 2 .. bytes x sqrt 2, kWorkingSetSamples points). A measured
+// sweep steps in octaves and a fitted regime changes at the geometric middle between two
+// measured sizes, while a cache fills over a range of sizes: at a measured size the mean is
+// close to that size's own rate, and between two measured sizes it moves from one to the
+// other instead of jumping where the regimes meet. REQUIRES: rate() > 0.
+constexpr int kWorkingSetSamples = 8;
+template <typename Rate>
+double octave_rate(double bytes, Rate&& rate) {
+  double log_sum = 0;
+  for (int i = 0; i < kWorkingSetSamples; ++i) {
+    const double t = (i + 0.5) / kWorkingSetSamples - 0.5;
+    log_sum += std::log(rate(bytes * std::exp2(t)));
+  }
+  return std::exp(log_sum / kWorkingSetSamples);
+}
+
+// The terms of one step: alpha, the LogGP overhead inside it (2o), and bytes x beta;
+// `working_set` when the step's bytes are priced at the call's working set (terms_on).
+struct StepTerms {
+  double latency_s = 0;
+  double overhead_s = 0;
+  double bandwidth_s = 0;
+  bool working_set = false;
+  friend bool operator==(const StepTerms&, const StepTerms&) = default;
+};
+
+// The terms of one step of `bytes` per message on `piecewise`, in the regime of its size.
+// When the call's working set (CostOptions::working_set_bytes, `working_set`) is larger than
+// the message and the step is bandwidth-bound (bytes x beta above 2 alpha, as
+// classify_message has it), the step takes the slower of its own time and `bytes` at the
+// working set's time per byte (a message's whole cost over its bytes, octave_rate about the
+// working set's size); the latency stays the step's own.
+StepTerms terms_on(const Link& piecewise, double bytes, bool both, double working_set) {
+  const auto priced = [&](double size) {
+    const Link link = both ? piecewise.both_ways_at(size) : piecewise.at(size);
+    const double f = both ? link.bidirectional_factor() : 1.0;
+    return StepTerms{link.alpha_s, 2.0 * link.overhead_s, size * f / link.bandwidth_Bps};
+  };
+  StepTerms t = priced(bytes);
+  if (working_set > bytes && t.bandwidth_s > 2.0 * t.latency_s) {
+    const double per_byte = octave_rate(working_set, [&](double size) {
+      const StepTerms at = priced(size);
+      return (at.latency_s + at.bandwidth_s) / size;
+    });
+    t.bandwidth_s = std::max(t.bandwidth_s, bytes * per_byte - t.latency_s);
+    t.working_set = true;
+  }
+  return t;
+}
+
+// A local rate per byte (`own`, that of `bytes`) for a step priced at the call's working set:
+// the slower of it and rate() about working_set_bytes (octave_rate). 0 (the link prices the
+// bytes, or the pass is free) stays 0.
+template <typename Rate>
+double working_set_rate(const CostOptions& options, double bytes, double own, Rate&& rate) {
+  if (own == 0.0 || !(options.working_set_bytes > bytes)) return own;
+  return std::max(own, octave_rate(options.working_set_bytes, rate));
+}
+
 // A schedule on a piecewise link that every edge uses alike: each phase's messages priced in
 // the regime of their own size.
 Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
                                   const CostOptions& gamma) {
   Totals t;
   for (const Phase& ph : schedule) {
-    const bool two_way = both_ways(ph.pattern);
-    const Link l = two_way ? link.both_ways_at(ph.bytes) : link.at(ph.bytes);
+    const StepTerms step =
+        terms_on(link, ph.bytes, both_ways(ph.pattern), gamma.working_set_bytes);
     const auto k = static_cast<double>(ph.repeat);
-    const double both = two_way ? l.bidirectional_factor() : 1.0;
     const double latencies = ph.at_once ? 1.0 : k;
+    const double sent = gamma.sent_exchange_at(ph.bytes, ph.receive_into_sent);
+    const double reduction = gamma.reduction_at(ph.reduced, ph.into_sent);
     t.steps += ph.at_once ? 1 : ph.repeat;
     t.bytes += k * ph.bytes;
     t.reduced += k * ph.reduced;
-    t.latency_s += latencies * l.alpha_s;
-    t.overhead_s += latencies * 2.0 * l.overhead_s;
+    t.latency_s += latencies * step.latency_s;
+    t.overhead_s += latencies * step.overhead_s;
     t.bandwidth_s +=
-        k * sent_bandwidth_s(ph.bytes * both / l.bandwidth_Bps, l.alpha_s,
-                             ph.bytes * gamma.sent_exchange_at(ph.bytes, ph.receive_into_sent));
-    t.compute_s += k * ph.reduced * gamma.reduction_at(ph.reduced, ph.into_sent);
+        k * sent_bandwidth_s(step.bandwidth_s, step.latency_s,
+                             ph.bytes * (step.working_set
+                                             ? working_set_rate(gamma, ph.bytes, sent,
+                                                                [&](double b) {
+                                                                  return gamma.sent_exchange_at(
+                                                                      b, ph.receive_into_sent);
+                                                                })
+                                             : sent));
+    t.compute_s +=
+        k * ph.reduced *
+        (step.working_set ? working_set_rate(gamma, ph.reduced, reduction,
+                                             [&](double b) {
+                                               return gamma.reduction_at(b, ph.into_sent);
+                                             })
+                          : reduction);
   }
   return t;
 }
@@ -367,7 +440,8 @@ Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOp
   const bool receive_into_sent = std::any_of(
       schedule.begin(), schedule.end(), [](const Phase& ph) { return ph.receive_into_sent; });
   if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
-      options.gamma_above.count > 0 || (into_sent && !options.sent_reduction.free()) ||
+      options.gamma_above.count > 0 || options.working_set_bytes > 0 ||
+      (into_sent && !options.sent_reduction.free()) ||
       (receive_into_sent && !options.sent_exchange.free())) {
     return evaluate_uniform_piecewise(schedule, link, options);
   }
@@ -443,27 +517,15 @@ struct StepShape {
   std::int64_t streams = 0;
 };
 
-// The terms of one step: alpha, the LogGP overhead inside it (2o), and bytes x beta.
-struct StepTerms {
-  double latency_s = 0;
-  double overhead_s = 0;
-  double bandwidth_s = 0;
-  friend bool operator==(const StepTerms&, const StepTerms&) = default;
-};
-
-StepTerms terms_on(const Link& piecewise, double bytes, bool both) {
-  const Link link = both ? piecewise.both_ways_at(bytes) : piecewise.at(bytes);
-  const double f = both ? link.bidirectional_factor() : 1.0;
-  return {link.alpha_s, 2.0 * link.overhead_s, bytes * f / link.bandwidth_Bps};
-}
-
 // The terms of one step of `bytes` per message. On a tie the inter-node link paces the step.
-StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes, bool both) {
+StepTerms step_terms(const Topology& topo, const StepShape& shape, double bytes, bool both,
+                     double working_set) {
   SCALEWALL_CHECK(shape.intra || shape.streams > 0);
-  if (shape.streams == 0) return terms_on(topo.intra, bytes, both);
-  const StepTerms across = terms_on(crossing_link(topo, shape.streams), bytes, both);
+  if (shape.streams == 0) return terms_on(topo.intra, bytes, both, working_set);
+  const StepTerms across =
+      terms_on(crossing_link(topo, shape.streams), bytes, both, working_set);
   if (shape.intra) {
-    const StepTerms intra = terms_on(topo.intra, bytes, both);
+    const StepTerms intra = terms_on(topo.intra, bytes, both, working_set);
     if (intra.latency_s + intra.bandwidth_s > across.latency_s + across.bandwidth_s) {
       return intra;
     }
@@ -480,7 +542,13 @@ class PhaseSum {
       : t_(totals),
         ph_(phase),
         gamma_(options.reduction_at(phase.reduced, phase.into_sent)),
-        sent_(options.sent_exchange_at(phase.bytes, phase.receive_into_sent)) {}
+        sent_(options.sent_exchange_at(phase.bytes, phase.receive_into_sent)),
+        working_set_gamma_(working_set_rate(options, phase.reduced, gamma_, [&](double b) {
+          return options.reduction_at(b, phase.into_sent);
+        })),
+        working_set_sent_(working_set_rate(options, phase.bytes, sent_, [&](double b) {
+          return options.sent_exchange_at(b, phase.receive_into_sent);
+        })) {}
   PhaseSum(const PhaseSum&) = delete;
   PhaseSum& operator=(const PhaseSum&) = delete;
   ~PhaseSum() {
@@ -518,9 +586,10 @@ class PhaseSum {
       t_.latency_s += k * terms_.latency_s;
       t_.overhead_s += k * terms_.overhead_s;
     }
-    t_.bandwidth_s +=
-        k * sent_bandwidth_s(terms_.bandwidth_s, terms_.latency_s, ph_.bytes * sent_);
-    t_.compute_s += k * ph_.reduced * gamma_;
+    const bool ws = terms_.working_set;
+    t_.bandwidth_s += k * sent_bandwidth_s(terms_.bandwidth_s, terms_.latency_s,
+                                           ph_.bytes * (ws ? working_set_sent_ : sent_));
+    t_.compute_s += k * ph_.reduced * (ws ? working_set_gamma_ : gamma_);
     count_ = 0;
   }
 
@@ -528,6 +597,8 @@ class PhaseSum {
   const Phase& ph_;
   double gamma_;
   double sent_;  // CostOptions::sent_exchange_at for the phase: 0, the link prices the bytes
+  double working_set_gamma_;  // gamma_ and sent_ for a step priced at the working set
+  double working_set_sent_;   // (working_set_rate)
   StepTerms terms_;
   std::int64_t count_ = 0;
   bool any_ = false;    // at_once: some step was added
@@ -590,7 +661,8 @@ Totals evaluate_by_edges(const Schedule& schedule, const Topology& topo, const C
       });
       shape.streams = std::max(*std::max_element(out.begin(), out.end()),
                                *std::max_element(in.begin(), in.end()));
-      sum.add(step_terms(topo, shape, ph.bytes, both_ways(ph.pattern)), times);
+      sum.add(step_terms(topo, shape, ph.bytes, both_ways(ph.pattern), gamma.working_set_bytes),
+              times);
     }
   }
   return t;
@@ -723,12 +795,15 @@ Totals evaluate_closed_form(const Schedule& schedule, const Topology& topo,
   for (const Phase& ph : schedule) {
     PhaseSum sum(t, ph, gamma);
     if (ph.pattern != Pattern::kShiftRange) {
-      sum.add(step_terms(topo, shape_of(ph, ph.distance, r, topo), ph.bytes, both_ways(ph.pattern)),
+      sum.add(step_terms(topo, shape_of(ph, ph.distance, r, topo), ph.bytes,
+                         both_ways(ph.pattern), gamma.working_set_bytes),
               ph.repeat);
       continue;
     }
     const auto run = [&](std::int64_t shift, std::int64_t count) {
-      sum.add(step_terms(topo, shape_of(ph, shift, r, topo), ph.bytes, true), count);
+      sum.add(step_terms(topo, shape_of(ph, shift, r, topo), ph.bytes, true,
+                         gamma.working_set_bytes),
+              count);
     };
     if (ph.repeat != r.n - 1) {
       // Shifts 1 .. repeat of fewer than N - 1 (an all-gather over the p core ranks): each.
@@ -909,6 +984,10 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
                 "sent-buffer reduction cost", "sent_reduction");
   require_rates(options.sent_exchange.s_per_byte, options.sent_exchange.above,
                 "sent-buffer exchange cost", "sent_exchange");
+  if (options.working_set_ranks < 0) {
+    throw InputError(fmt::format("working-set ranks {} must be 0 (off) or more",
+                                 options.working_set_ranks));
+  }
   if (!(options.tree_chunk_bytes > 0.0) || !std::isfinite(options.tree_chunk_bytes)) {
     throw InputError(fmt::format("tree chunk {} B must be a positive size",
                                  options.tree_chunk_bytes));
@@ -1119,6 +1198,7 @@ void use_fabric_local_costs(CostOptions& options, const Topology& fabric) {
   options.alloc = fabric.alloc;
   options.sent_reduction = fabric.sent_reduction;
   options.sent_exchange = fabric.sent_exchange;
+  options.working_set_ranks = fabric.working_set_ranks;
 }
 
 CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer> buffers,
@@ -1143,6 +1223,34 @@ CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer
     cost.busbw_Bps = *cost.algbw_Bps * busbw_factor(cost.op, cost.ranks);
   }
   return cost;
+}
+
+double call_footprint_bytes(Op op, std::int64_t ranks, double m, double largest_message) {
+  const double block = m / static_cast<double>(std::max<std::int64_t>(ranks, 1));
+  switch (op) {
+    case Op::kAllreduce:
+    case Op::kReduce:
+      return 2.0 * m + largest_message;
+    case Op::kReduceScatter:
+      return m + block + largest_message;
+    case Op::kAllgather:
+      return m + block;
+    case Op::kAlltoall:
+      return 2.0 * m;
+    case Op::kBroadcast:
+      return m;
+    case Op::kBarrier:
+      return 0.0;
+  }
+  SCALEWALL_CHECK(false && "unknown Op");
+  return 0.0;
+}
+
+double call_working_set_bytes(double footprint_bytes, std::int64_t ranks_per_node,
+                              std::int64_t working_set_ranks) {
+  if (working_set_ranks <= 0) return 0.0;
+  return static_cast<double>(ranks_per_node) * footprint_bytes /
+         (2.0 * static_cast<double>(working_set_ranks));
 }
 
 double local_copy_bytes(Op op, std::int64_t ranks, double bytes) {
@@ -1186,17 +1294,48 @@ CollectiveCost collective_cost(Op op, AlgorithmSpec spec, std::int64_t ranks, do
 
 namespace {
 
+// The largest message of `spec`'s schedule for a call of m bytes on `topology`.
+double largest_message(Op op, AlgorithmSpec spec, double m, const Topology& topology,
+                       const CostOptions& options) {
+  const auto of_schedule = [](const Schedule& schedule) {
+    double largest = 0;
+    for (const Phase& ph : schedule) largest = std::max(largest, ph.bytes);
+    return largest;
+  };
+  const auto flat = [&](Op o, Algorithm a, std::int64_t ranks, double bytes) {
+    const CatalogueEntry* entry = catalogue_entry(o, a);
+    SCALEWALL_CHECK(entry != nullptr);
+    if (entry->schedule == nullptr) return std::min(options.tree_chunk_bytes, bytes / 2.0);
+    return of_schedule(flat_schedule(o, a, ranks, bytes));
+  };
+  if (spec.algorithm != Algorithm::kHierarchical) return flat(op, spec.algorithm, topology.ranks(), m);
+  const std::int64_t g = topology.ranks_per_node;
+  const double share = m / static_cast<double>(g);
+  double largest = g > 1 ? share : 0.0;
+  if (topology.nodes > 1) largest = std::max(largest, flat(op, spec.inter, topology.nodes, share));
+  return largest;
+}
+
 CollectiveCost cost_on_topology(Op op, AlgorithmSpec spec, double bytes, const Topology& topology,
-                                const CostOptions& options, Evaluation how) {
+                                const CostOptions& given, Evaluation how) {
   require_valid(topology);
-  require_inputs(op, spec, bytes, options);
+  require_inputs(op, spec, bytes, given);
   const double m = op == Op::kBarrier ? 0.0 : bytes;
+  CostOptions options = given;
+  options.working_set_bytes =
+      given.working_set_ranks > 0 && m > 0 && topology.rank_kind == RankKind::kCpu
+          ? call_working_set_bytes(
+                call_footprint_bytes(op, topology.ranks(), m,
+                                     largest_message(op, spec, m, topology, given)),
+                topology.ranks_per_node, given.working_set_ranks)
+          : 0.0;
   const Totals t = spec.algorithm == Algorithm::kHierarchical
                        ? evaluate_hierarchical(spec.inter, m, topology, options)
                        : evaluate_flat_algorithm(op, spec.algorithm, m, topology, options, how);
   const double copied = local_copy_bytes(op, topology.ranks(), m);
-  return finish(op, spec, topology.ranks(), bytes, t,
-                copied > 0 ? copied * options.copy.at(copied) : 0.0);
+  const double copy_rate = working_set_rate(options, copied, options.copy.at(copied),
+                                            [&](double b) { return options.copy.at(b); });
+  return finish(op, spec, topology.ranks(), bytes, t, copied > 0 ? copied * copy_rate : 0.0);
 }
 
 }  // namespace

@@ -385,6 +385,135 @@ TEST(SentExchange, TheAllGatherHalvesPayItNeverBelowTheLink) {
   EXPECT_DOUBLE_EQ(from_fabric.sent_exchange_at(m, false), 0.0);
 }
 
+// One node of two ranks on a two-regime link: 2 us + m / 10 GB/s below 2.1 MB, 1 ns + m / 5
+// GB/s from there (the rate beyond a cache), with a copy of 0.02 ns/B below 2.1 MB and 0.1
+// ns/B from there; the measurements ran `working_set_ranks` ranks at once.
+Topology working_set_node(std::int64_t working_set_ranks) {
+  const std::array<LinkRegime, 2> regimes = {LinkRegime{0, 2e-6, 10e9},
+                                             LinkRegime{2.1e6, 1e-9, 5e9}};
+  Topology t;
+  t.nodes = 1;
+  t.ranks_per_node = 2;
+  t.intra = piecewise_link(regimes);
+  t.inter = t.intra;
+  t.copy.s_per_byte = 0.02e-9;
+  t.copy.above.above[0] = {2.1e6, 0.1e-9};
+  t.copy.above.count = 1;
+  t.working_set_ranks = working_set_ranks;
+  return t;
+}
+
+CostOptions options_of(const Topology& t) {
+  CostOptions o;
+  use_fabric_local_costs(o, t);
+  return o;
+}
+
+// Recursive doubling of m = 2 MB on 2 ranks touches 3m per rank (input, output, the m it
+// receives): as much as the measurement of 3 MB touched (2 ranks, twice the size each), so
+// the working set is 2 x 6 MB / (2 x 2) = 3 MB, and the octave about it (2.12 .. 4.24 MB) lies
+// in the slower regime. The exchange of 2 MB, bandwidth-bound, then takes 2 MB at 0.2 ns/B
+// (its alpha inside that: 2 us + 398 us) instead of 2 us + 200 us, and the copy of 2 MB 0.1
+// ns/B instead of 0.02 ns/B. Without the working set the step and the copy keep their own.
+TEST(WorkingSet, ABandwidthBoundStepPaysTheRateWhereTheCallsMemoryWasMeasured) {
+  const double m = 2e6;
+  const Topology on = working_set_node(2);
+  const Topology off = working_set_node(0);
+  const CollectiveCost with =
+      collective_cost(Op::kAllreduce, {Algorithm::kRecursiveDoubling}, m, on, options_of(on));
+  const CollectiveCost without =
+      collective_cost(Op::kAllreduce, {Algorithm::kRecursiveDoubling}, m, off, options_of(off));
+  EXPECT_NEAR(without.latency_s, 2e-6, 1e-18);
+  EXPECT_NEAR(without.bandwidth_s, 200e-6, 1e-15);
+  EXPECT_NEAR(without.copy_s, 40e-6, 1e-15);
+  EXPECT_NEAR(with.latency_s, 2e-6, 1e-18);
+  // The 1 ns alpha of the slower regime adds 1 ns / 3 MB per byte, under 1 ns in all.
+  EXPECT_NEAR(with.bandwidth_s, 398e-6, 1e-9);
+  EXPECT_NEAR(with.copy_s, 200e-6, 1e-15);
+  EXPECT_NEAR(with.total_s, 600e-6, 1e-9);
+  // Measured by 4 ranks at once, 3 MB was touched at 1.5 MB: the faster regime, no change.
+  const Topology four = working_set_node(4);
+  EXPECT_EQ(collective_cost(Op::kAllreduce, {Algorithm::kRecursiveDoubling}, m, four,
+                            options_of(four))
+                .total_s,
+            without.total_s);
+  // The same cost through the edge-level evaluation.
+  EXPECT_NEAR(detail::collective_cost_by_edges(Op::kAllreduce, {Algorithm::kRecursiveDoubling},
+                                               m, on, options_of(on))
+                  .total_s,
+              with.total_s, 1e-15);
+}
+
+// A latency-bound step keeps its own price even where the working set's size falls in a
+// regime with a larger alpha (a protocol's break, not a cache's), and a step whose working
+// set is measured faster keeps its own too: the working set never makes a call cheaper.
+TEST(WorkingSet, LatencyBoundStepsAndFasterRegimesKeepTheirOwn) {
+  Topology t;
+  t.nodes = 1;
+  t.ranks_per_node = 2;
+  const std::array<LinkRegime, 3> regimes = {
+      LinkRegime{0, 2e-6, 10e9}, LinkRegime{10e3, 50e-6, 10e9}, LinkRegime{1.2e6, 1e-9, 20e9}};
+  t.intra = piecewise_link(regimes);
+  t.inter = t.intra;
+  Topology off = t;
+  t.working_set_ranks = 2;
+  for (const double m : {8e3, 1e6}) {  // 8 kB: 0.8 us of bytes under 2 alpha; 1 MB: faster
+    for (const Algorithm a : {Algorithm::kRecursiveDoubling, Algorithm::kRing}) {
+      EXPECT_EQ(collective_cost(Op::kAllreduce, {a}, m, t, options_of(t)).total_s,
+                collective_cost(Op::kAllreduce, {a}, m, off, options_of(off)).total_s)
+          << algorithm_name(a) << " " << m;
+    }
+  }
+}
+
+// Invariants over every all-reduce algorithm, 8 B .. 64 MiB, on one node of 2, 4 and 8 ranks
+// and on 2 nodes of 4: the working set never lowers a cost, leaves the latency terms alone,
+// and one rank costs nothing.
+TEST(WorkingSet, NeverCheaperLatencyUnchangedOneRankFree) {
+  for (const auto& [nodes, per_node] :
+       {std::pair{1, 2}, std::pair{1, 4}, std::pair{1, 8}, std::pair{2, 4}}) {
+    Topology on = working_set_node(2);
+    on.nodes = nodes;
+    on.ranks_per_node = per_node;
+    Topology off = on;
+    off.working_set_ranks = 0;
+    for (const AlgorithmSpec& spec : applicable_algorithms(Op::kAllreduce, on)) {
+      for (double m = 8; m <= 64.0 * 1024 * 1024; m *= 4) {
+        const CollectiveCost with = collective_cost(Op::kAllreduce, spec, m, on, options_of(on));
+        const CollectiveCost without =
+            collective_cost(Op::kAllreduce, spec, m, off, options_of(off));
+        const std::string where =
+            fmt::format("{} {} x {} {} B", algorithm_name(spec), nodes, per_node, m);
+        EXPECT_GE(with.total_s, without.total_s) << where;
+        EXPECT_EQ(with.latency_s, without.latency_s) << where;
+      }
+    }
+  }
+  const Topology one = scaled_topology(working_set_node(2), 1);
+  EXPECT_EQ(collective_cost(Op::kAllreduce, {Algorithm::kRing}, 1e6, one, options_of(one)).total_s,
+            0.0);
+}
+
+// What a call touches per rank, and the size whose measurement touched as much.
+TEST(WorkingSet, FootprintAndEquivalentSizeClosedForms) {
+  const double m = 1000;
+  EXPECT_EQ(call_footprint_bytes(Op::kAllreduce, 4, m, 250), 2250.0);
+  EXPECT_EQ(call_footprint_bytes(Op::kReduce, 4, m, 1000), 3000.0);
+  EXPECT_EQ(call_footprint_bytes(Op::kReduceScatter, 4, m, 250), 1500.0);
+  EXPECT_EQ(call_footprint_bytes(Op::kAllgather, 4, m, 250), 1250.0);
+  EXPECT_EQ(call_footprint_bytes(Op::kAlltoall, 4, m, 250), 2000.0);
+  EXPECT_EQ(call_footprint_bytes(Op::kBroadcast, 4, m, 1000), 1000.0);
+  EXPECT_EQ(call_footprint_bytes(Op::kBarrier, 4, 0, 0), 0.0);
+  // 8 ranks of a node touching 2250 B each, measured by 2 ranks touching 2 x each.
+  EXPECT_EQ(call_working_set_bytes(2250, 8, 2), 4500.0);
+  EXPECT_EQ(call_working_set_bytes(2250, 2, 2), 1125.0);
+  EXPECT_EQ(call_working_set_bytes(2250, 8, 0), 0.0);
+  CostOptions bad;
+  bad.working_set_ranks = -1;
+  EXPECT_THROW(collective_cost(Op::kAllreduce, {Algorithm::kRing}, 2, 1e6, kLink, bad),
+               InputError);
+}
+
 TEST(WorkBuffers, EachAllocationAtTheRateOfItsOwnSize) {
   constexpr double kM = 64.0 * 1024 * 1024;
   CopyCost alloc;

@@ -118,6 +118,11 @@ void require_valid(const Topology& t) {
   local_rate(t.alloc.s_per_byte, "alloc", "an allocation cost");
   local_rate(t.sent_reduction.s_per_byte, "sent_reduction", "a reduction cost");
   local_rate(t.sent_exchange.s_per_byte, "sent_exchange", "an exchange cost");
+  if (t.working_set_ranks < 0 || t.working_set_ranks > kMaxRanks) {
+    throw InputError(fmt::format(
+        "working_set_ranks {} is not a rank count (0: every step priced at its own size)",
+        t.working_set_ranks));
+  }
   if (!std::isfinite(t.oversubscription)) {
     throw InputError(fmt::format(
         "oversubscription {} is not a finite number (1 is a non-blocking fabric, 2 is 2:1)",

@@ -608,6 +608,8 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_GT(fit["sent_reduction_s_per_byte"].get<double>(), 0.0) << cal.out;
   EXPECT_EQ(fit["sent_exchange"].size(), 4u);
   EXPECT_GT(fit["sent_exchange_s_per_byte"].get<double>(), 0.0) << cal.out;
+  // The passes ran 2 ranks on one host at once: the working set's ranks.
+  EXPECT_EQ(fit["working_set_ranks"], 2) << cal.out;
   // The fabric carries it, and the collective cost charges it.
   const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "1MB",
                                             "--algorithms", "ring", "--format", "json"});
@@ -623,6 +625,7 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_NE(written.find("alloc = "), std::string::npos) << written;
   EXPECT_NE(written.find("sent_reduction = "), std::string::npos) << written;
   EXPECT_NE(written.find("sent_exchange = "), std::string::npos) << written;
+  EXPECT_NE(written.find("\nworking_set_ranks = 2\n"), std::string::npos) << written;
 }
 
 TEST(MpiEndToEnd, PingPongThenCalibrateThenValidate) {

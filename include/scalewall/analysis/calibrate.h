@@ -254,11 +254,16 @@ struct LocalRateFits {
   std::optional<GammaFit> alloc;           // "alloc"
   std::optional<GammaFit> sent_reduction;  // "sent_reduction"
   std::optional<GammaFit> sent_exchange;   // "sent_exchange"
+  // The ranks of one host that ran the local passes at once (their run's ranks_per_host;
+  // where no run says, the ranks of the passes); 0 when no local rate was fitted.
+  std::int64_t ranks_per_host = 0;
 };
 LocalRateFits fit_local_rates(const MeasurementSet& set);
 
 // The fabric with every fitted local rate of `fits` as its cost (gamma and its regimes, copy,
-// alloc, sent_reduction, sent_exchange); the others as they were.
+// alloc, sent_reduction, sent_exchange), and, where any was fitted, its working_set_ranks
+// (the ranks of one host that ran them: CostOptions::working_set_ranks); the others as they
+// were.
 Topology with_local_rates(Topology fabric, const LocalRateFits& fits);
 
 // ---- Streaming bandwidth and the LogGP gap ----

@@ -16,6 +16,10 @@
 //   [[gamma_regimes]]             # optional: from this many bytes reduced in one step on,
 //   from = "16MiB"                # this gamma (ascending; the top-level gamma prices the
 //   gamma = "0.7ns"               # steps below the first)
+//   working_set_ranks = 2         # CPU ranks only: the ranks of one node that ran the
+//                                 # measurements at once; steps are priced by the memory the
+//                                 # whole call touches (CostOptions::working_set_ranks;
+//                                 # calibrate writes it with local rates). Default 0: off
 //   ranks = "gpu"                 # what the ranks are: "cpu" (default; MPI processes, the
 //                                 # MPI selector) or "gpu" (NCCL/RCCL, the NCCL selector)
 //   gpu = "hopper"                # GPU ranks only: volta, ampere, hopper (default),

@@ -293,6 +293,20 @@ struct CostOptions {
                                   // has read those lines, so the receive first takes them back
                                   // from its cache. Where given it replaces the step's bytes /
                                   // bandwidth (its alpha stays); free by default
+  // The working set. On shared memory a step's rate depends on how much memory the whole call
+  // touches, not only on its own message: a 2-rank ring all-reduce of 8 MiB sends 4 MiB
+  // messages but touches 20 MiB per rank (input, output, a receive block), more than the 4 MiB
+  // exchange that measured that message's rate (8 MiB per rank), and beyond a cache that held
+  // the exchange. When working_set_ranks is above 0 (the ranks of one node that ran the
+  // fabric's measurements at once, each touching twice the measured size: a send and a receive
+  // buffer, a source and a destination), collective_cost sets working_set_bytes for each call:
+  // the size whose measurement touched as much memory as the call touches on one node
+  // (call_working_set_bytes). Each bandwidth-bound step then pays the slower of the rate of its
+  // own size and the rate per byte measured at that size (latency-bound steps keep their own:
+  // their breaks are the protocol's, not the cache's). 0 (the default): every rate at its own
+  // size.
+  std::int64_t working_set_ranks = 0;
+  double working_set_bytes = 0;   // set per call by collective_cost; 0: none
 
   // The gamma of a step that reduces `bytes`.
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
@@ -308,8 +322,22 @@ struct CostOptions {
   }
 };
 
-// `options` with the fabric's own local costs: its gamma and gamma regimes, its copy cost and
-// its allocation cost
+// The memory one rank of a call touches: its input, its output and its largest receive block
+// (`largest_message`, the largest message of the algorithm's schedule), in bytes; m is the
+// call's buffer per rank as collective_cost takes it. All-reduce and reduce 2m + the block,
+// reduce-scatter m + m/N + the block, all-gather m/N + m, all-to-all 2m, broadcast m (in
+// place), barrier 0.
+double call_footprint_bytes(Op op, std::int64_t ranks, double m, double largest_message);
+
+// The size whose measurement touched as much memory as a call touching `footprint_bytes` per
+// rank, `ranks_per_node` ranks at once, when the measurements ran `working_set_ranks` ranks at
+// once, each touching twice the measured size: ranks_per_node x footprint / (2
+// working_set_ranks). 0 when working_set_ranks is 0.
+double call_working_set_bytes(double footprint_bytes, std::int64_t ranks_per_node,
+                              std::int64_t working_set_ranks);
+
+// `options` with the fabric's own local costs: its gamma and gamma regimes, its copy,
+// allocation, sent-buffer reduction and sent-buffer exchange costs, and its working_set_ranks
 // (the defaults of every command's cost options; the other fields are left as they are).
 void use_fabric_local_costs(CostOptions& options, const Topology& fabric);
 

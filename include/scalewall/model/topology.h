@@ -108,6 +108,9 @@ struct Topology {
                                      // (CostOptions::sent_reduction; free: not given, gamma)
   CopyCost sent_exchange;            // an exchange into blocks sent earlier in the call
                                      // (CostOptions::sent_exchange; free: not given, the link)
+  std::int64_t working_set_ranks = 0;  // the ranks of one node that ran the measurements of
+                                     // the links and local rates at once (CostOptions::
+                                     // working_set_ranks; 0: each step at its own size)
   bool nominal = true;               // true when the link figures are datasheet values, not
                                      // measured ones; reports say which
   RankKind rank_kind = RankKind::kCpu;  // what the ranks are. Default: CPU (MPI)
