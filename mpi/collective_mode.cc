@@ -257,14 +257,18 @@ struct Outcome {
   std::int64_t wrong = 0;            // --check: the most wrong elements of any one call
 };
 
-// The fewest untimed calls each contender makes at the first size of an op's sweep. The first
-// calls of a launch are slow: 2 ranks of Open MPI 4.1 (vader) on a 2-vCPU machine, 10 timed
-// calls of 8 B after 2 warm-up calls, the library's all-reduce took 0.71-1.07 us in 5 launches
-// of 5, against 0.59-0.61 us at 16 B in the same launches and 0.60-0.66 us at 8 B after 10 or
-// more warm-up calls. Only a small first size gets them: there they cost microseconds, and
-// above it a first call's extra microsecond is lost in the call.
-constexpr int kFirstSizeWarmup = 20;
-constexpr double kFirstSizeWarmupMaxBytes = 65536;
+// The fewest untimed calls each contender makes at every small size of an op's sweep. The
+// first calls of a launch are slow, and so are the first calls after a change of size: 2 ranks
+// of Open MPI 4.1 (vader) on a 2-vCPU machine, 10 timed calls of 8 B after 2 warm-up calls,
+// the library's all-reduce took 0.71-1.07 us in 5 launches of 5, against 0.59-0.61 us at 16 B
+// in the same launches and 0.60-0.66 us at 8 B after 10 or more warm-up calls; and the
+// hand-written ring at 16 B, right after the three contenders at 8 B, took 1.14-1.30 us after
+// 2 or 20 warm-up calls and 0.97-1.08 us after 50 or 500 (three launches each). Only the small
+// sizes get them: there 50 calls cost well under a millisecond, and above 64 KiB a first
+// call's extra microsecond is lost in the call.
+constexpr int kSmallSizeWarmup = 50;
+constexpr double kSmallSizeWarmupMaxBytes = 65536;  // the title says "64 KiB"
+
 
 // How each contender is run: the repetitions, whether every result is checked against the
 // expected sum, and the hidden corruption of the hand-written results.
@@ -275,13 +279,9 @@ struct RaceSettings {
   bool inject_error = false;
 };
 
-// The untimed calls of each contender at the first size of each op's sweep (`sizes`, as
-// requested): more than --warmup's when that size is small.
-int first_size_warmup(const RaceSettings& settings, const std::vector<double>& sizes) {
-  if (!sizes.empty() && sizes.front() <= kFirstSizeWarmupMaxBytes) {
-    return std::max(settings.warmup, kFirstSizeWarmup);
-  }
-  return settings.warmup;
+// The untimed calls of each contender at a size of 64 KiB or less: more than --warmup's.
+int small_size_warmup(const RaceSettings& settings) {
+  return std::max(settings.warmup, kSmallSizeWarmup);
 }
 
 Outcome race(Op op, const Contender& contender, std::size_t count, const RaceSettings& settings,
@@ -339,7 +339,8 @@ nlohmann::ordered_json envelope_inputs(const std::vector<Op>& ops,
   inputs["element_bytes"] = kElementBytes;
   inputs["iterations"] = settings.iterations;
   inputs["warmup"] = settings.warmup;
-  inputs["first_size_warmup"] = first_size_warmup(settings, sizes);
+  inputs["small_size_warmup"] = small_size_warmup(settings);
+  inputs["small_size_max_bytes"] = static_cast<std::int64_t>(kSmallSizeWarmupMaxBytes);
   inputs["check"] = settings.check;
   if (settings.inject_error) inputs["inject_error"] = true;
   if (wrong_input) inputs["inject_wrong_input"] = true;
@@ -501,8 +502,7 @@ std::vector<std::string> collective_row(Op op, const nlohmann::ordered_json& rec
 }
 
 // The title and header of one op's table.
-void start_op_table(LiveTable& table, Op op, const RaceSettings& settings, int first_warmup,
-                    const World& w) {
+void start_op_table(LiveTable& table, Op op, const RaceSettings& settings, const World& w) {
   const bool reducing = op == Op::kAllreduce || op == Op::kReduceScatter;
   table.title(fmt::format(
       "{} on {} rank{} ({} host{}): int64 {}, {} timed call{} after {} warm-up per size{}; "
@@ -510,7 +510,9 @@ void start_op_table(LiveTable& table, Op op, const RaceSettings& settings, int f
       op_name(op), w.size, w.size == 1 ? "" : "s", w.hosts.size(),
       w.hosts.size() == 1 ? "" : "s", reducing ? "sum" : "copy", settings.iterations,
       settings.iterations == 1 ? "" : "s", settings.warmup,
-      first_warmup == settings.warmup ? "" : fmt::format(" ({} at the first)", first_warmup),
+      small_size_warmup(settings) == settings.warmup
+          ? ""
+          : fmt::format(" ({} up to 64 KiB)", small_size_warmup(settings)),
       settings.check ? "elements unlike the expected result, summed over the ranks"
                      : "N/A, not checked (--check 0)"));
   table.header();
@@ -564,15 +566,16 @@ int run_collective(const World& w, const CollectiveFlags& flags) {
   std::int64_t unit = 0;
   std::int64_t failures = 0;
   std::string first_failure;
-  const int first_warmup = first_size_warmup(settings, sizes);
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const Op op = ops[k];
-    start_op_table(table, op, settings, first_warmup, w);
+    start_op_table(table, op, settings, w);
     for (std::size_t j = 0; j < counts[k].size(); ++j) {
       const std::size_t count = counts[k][j];
       maybe_fail(w, faults, unit++);
       RaceSettings these = settings;
-      if (j == 0) these.warmup = first_warmup;
+      if (static_cast<double>(count * kElementBytes) <= kSmallSizeWarmupMaxBytes) {
+        these.warmup = small_size_warmup(settings);
+      }
       // The library's result is the reference. When it is a contender it is the first
       // (resolve_contenders puts it there); otherwise one untimed call makes the reference.
       if (contenders[k].empty() || !contenders[k].front().is_library()) {
