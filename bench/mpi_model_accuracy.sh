@@ -9,7 +9,8 @@
 # bounds here (median 15%, worst 40%). Run it on a quiet machine; each run takes about a
 # minute here.
 #
-# Usage: bench/mpi_model_accuracy.sh [BUILD_DIR] [RUNS] [PASSES] [ITERATIONS]
+# Usage: [KEEP=DIR] bench/mpi_model_accuracy.sh [BUILD_DIR] [RUNS] [PASSES] [ITERATIONS]
+#   KEEP=DIR keeps each run's files (runK/*.jsonl) and validate report (runK.json) in DIR.
 #   (default: build 3 3 50,20,10). ITERATIONS is the ping-pong, reduce and collective timings
 #   per size and pass, comma-separated: more passes of fewer timings (15 and 10,4,2) spread
 #   each part over more of the machine's speed changes in the same time.
@@ -27,8 +28,13 @@ if [ ! -x "$scalewall" ]; then
   echo "error: $scalewall not found; build it first: cmake --build $build" >&2
   exit 2
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+  mkdir -p "$KEEP"
+  work=$(cd "$KEEP" && pwd)
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 for run in $(seq 1 "$runs"); do
   echo "run $run of $runs: scalewall-mpi suite --passes $passes (iterations" \
     "$pp_iterations/$reduce_iterations/$collective_iterations)" >&2
