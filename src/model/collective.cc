@@ -396,72 +396,6 @@ double working_set_rate(const CostOptions& options, double bytes, double own, Ra
   return std::max(own, octave_rate(options.working_set_bytes, rate));
 }
 
-// A schedule on a piecewise link that every edge uses alike: each phase's messages priced in
-// the regime of their own size.
-Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
-                                  const CostOptions& gamma) {
-  Totals t;
-  for (const Phase& ph : schedule) {
-    const StepTerms step =
-        terms_on(link, ph.bytes, both_ways(ph.pattern), gamma.working_set_bytes);
-    const auto k = static_cast<double>(ph.repeat);
-    const double latencies = ph.at_once ? 1.0 : k;
-    const double sent = gamma.sent_exchange_at(ph.bytes, ph.receive_into_sent);
-    const double reduction = gamma.reduction_at(ph.reduced, ph.into_sent);
-    t.steps += ph.at_once ? 1 : ph.repeat;
-    t.bytes += k * ph.bytes;
-    t.reduced += k * ph.reduced;
-    t.latency_s += latencies * step.latency_s;
-    t.overhead_s += latencies * step.overhead_s;
-    t.bandwidth_s +=
-        k * sent_bandwidth_s(step.bandwidth_s, step.latency_s,
-                             ph.bytes * (step.working_set
-                                             ? working_set_rate(gamma, ph.bytes, sent,
-                                                                [&](double b) {
-                                                                  return gamma.sent_exchange_at(
-                                                                      b, ph.receive_into_sent);
-                                                                })
-                                             : sent));
-    t.compute_s +=
-        k * ph.reduced *
-        (step.working_set ? working_set_rate(gamma, ph.reduced, reduction,
-                                             [&](double b) {
-                                               return gamma.reduction_at(b, ph.into_sent);
-                                             })
-                          : reduction);
-  }
-  return t;
-}
-
-// A schedule on one link that every edge uses alike: the closed form.
-Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOptions& options) {
-  const bool into_sent = std::any_of(schedule.begin(), schedule.end(),
-                                     [](const Phase& ph) { return ph.into_sent; });
-  const bool receive_into_sent = std::any_of(
-      schedule.begin(), schedule.end(), [](const Phase& ph) { return ph.receive_into_sent; });
-  if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
-      options.gamma_above.count > 0 || options.working_set_bytes > 0 ||
-      (into_sent && !options.sent_reduction.free()) ||
-      (receive_into_sent && !options.sent_exchange.free())) {
-    return evaluate_uniform_piecewise(schedule, link, options);
-  }
-  const double gamma = options.gamma_s_per_byte;
-  Totals t;
-  for (const Phase& ph : schedule) {
-    const auto k = static_cast<double>(ph.repeat);
-    t.steps += ph.at_once ? 1 : ph.repeat;
-    t.bytes += k * ph.bytes;
-    t.reduced += k * ph.reduced;
-  }
-  // Every step pays the same alpha and every byte the same beta: multiply once, so that the
-  // terms are exactly steps * alpha, bytes / bandwidth and reduced * gamma.
-  t.latency_s = static_cast<double>(t.steps) * link.alpha_s;
-  t.overhead_s = static_cast<double>(t.steps) * 2.0 * link.overhead_s;
-  t.bandwidth_s = t.bytes / link.bandwidth_Bps;
-  t.compute_s = t.reduced * gamma;
-  return t;
-}
-
 // Calls fn(src, dst) for every message of one step of `ph` (step index `step`, 0-based).
 template <typename Fn>
 void for_each_edge(const Phase& ph, std::int64_t step, const Ranks& r, Fn&& fn) {
@@ -604,6 +538,48 @@ class PhaseSum {
   bool any_ = false;    // at_once: some step was added
   StepTerms at_once_;   // at_once: the largest latency and overhead of its steps
 };
+
+// A schedule on a piecewise link that every edge uses alike: each phase's messages priced in
+// the regime of their own size (and the call's working set, terms_on).
+Totals evaluate_uniform_piecewise(const Schedule& schedule, const Link& link,
+                                  const CostOptions& options) {
+  Totals t;
+  for (const Phase& ph : schedule) {
+    PhaseSum sum(t, ph, options);
+    sum.add(terms_on(link, ph.bytes, both_ways(ph.pattern), options.working_set_bytes),
+            ph.repeat);
+  }
+  return t;
+}
+
+// A schedule on one link that every edge uses alike: the closed form.
+Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOptions& options) {
+  const bool into_sent = std::any_of(schedule.begin(), schedule.end(),
+                                     [](const Phase& ph) { return ph.into_sent; });
+  const bool receive_into_sent = std::any_of(
+      schedule.begin(), schedule.end(), [](const Phase& ph) { return ph.receive_into_sent; });
+  if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
+      options.gamma_above.count > 0 || options.working_set_bytes > 0 ||
+      (into_sent && !options.sent_reduction.free()) ||
+      (receive_into_sent && !options.sent_exchange.free())) {
+    return evaluate_uniform_piecewise(schedule, link, options);
+  }
+  const double gamma = options.gamma_s_per_byte;
+  Totals t;
+  for (const Phase& ph : schedule) {
+    const auto k = static_cast<double>(ph.repeat);
+    t.steps += ph.at_once ? 1 : ph.repeat;
+    t.bytes += k * ph.bytes;
+    t.reduced += k * ph.reduced;
+  }
+  // Every step pays the same alpha and every byte the same beta: multiply once, so that the
+  // terms are exactly steps * alpha, bytes / bandwidth and reduced * gamma.
+  t.latency_s = static_cast<double>(t.steps) * link.alpha_s;
+  t.overhead_s = static_cast<double>(t.steps) * 2.0 * link.overhead_s;
+  t.bandwidth_s = t.bytes / link.bandwidth_Bps;
+  t.compute_s = t.reduced * gamma;
+  return t;
+}
 
 // The edge-level evaluation visits about one edge per rank per distinct step; beyond this it
 // refuses before doing any work.
