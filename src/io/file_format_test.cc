@@ -1,11 +1,14 @@
 // Tests of scalewall/io/file_format.h: every file the project ships is told by its content.
 #include "scalewall/io/file_format.h"
+#include "scalewall/io/calibration_report.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <iterator>
 #include <string>
+
+#include "scalewall/base/error.h"
 
 namespace scalewall {
 namespace {
@@ -71,6 +74,28 @@ TEST(FileFormat, NamesAndLogs) {
   EXPECT_TRUE(is_measurement_log(FileFormat::kImb));
   EXPECT_FALSE(is_measurement_log(FileFormat::kScalingTableJson));
   EXPECT_FALSE(is_measurement_log(FileFormat::kUnknown));
+}
+
+// calibrate's JSON report read back as a fabric carries its working-set ranks (null: off) and
+// refuses a count that is not one.
+TEST(CalibrationReport, WorkingSetRanks) {
+  const std::string base =
+      R"({"tool":"scalewall","command":"calibrate","alpha_s":1e-6,"bandwidth_Bps":5e9)";
+  EXPECT_EQ(parse_calibration_report(base + "}", "r.json").working_set_ranks, 0);
+  EXPECT_EQ(parse_calibration_report(base + R"(,"working_set_ranks":null})", "r.json")
+                .working_set_ranks,
+            0);
+  EXPECT_EQ(parse_calibration_report(base + R"(,"working_set_ranks":2})", "r.json")
+                .working_set_ranks,
+            2);
+  for (const char* bad : {"-1", "1.5", "\"two\""}) {
+    try {
+      parse_calibration_report(base + R"(,"working_set_ranks":)" + bad + "}", "r.json");
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("working_set_ranks"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
