@@ -1134,7 +1134,9 @@ constexpr double kDefaultElementBytes = 4.0;
 std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t points,
                                          const PricingContext& how, SkipTally& skipped) {
   const auto& [index, op, algorithm, ranks, bytes] = key;
-  const CostOptions& options = how.options;
+  // The calls' own element size, where their file says, rounds each step to whole elements.
+  CostOptions options = how.options;
+  options.element_bytes = how.element_bytes;
   Topology topology;
   try {
     topology = laid_out(how.fabric, ranks, how.series);

@@ -501,6 +501,28 @@ TEST(ValidateCollectives, TheRulesCountTheLogsElements) {
   }
 }
 
+// validate prices each point with its calls' own element size: a 2-rank ring of one 8-byte
+// element sends 8 B per step (collective_cost with element_bytes 8), and a point whose file
+// names no element divides the bytes freely.
+TEST(ValidateCollectives, APointsElementSizeRoundsItsSteps) {
+  const Topology fabric = flat_topology(2, Link{kAlpha, kBandwidth, 0, 0});
+  for (const double element : {8.0, 0.0}) {
+    std::vector<CollectivePoint> measured{allreduce_point(2, 8, 1e-6, "ring")};
+    measured[0].element_bytes = element;
+    const Validation v = validate_collectives(measured, fabric);
+    ASSERT_EQ(v.points.size(), 1u);
+    CostOptions options;
+    options.element_bytes = element;
+    EXPECT_EQ(v.points[0].predicted_s,
+              collective_cost(Op::kAllreduce, {Algorithm::kRing}, 2, 8, fabric.inter, options)
+                  .total_s)
+        << element;
+    EXPECT_NEAR(v.points[0].predicted_s,
+                2 * (kAlpha + (element > 0 ? 8.0 : 4.0) / kBandwidth), 1e-18)
+        << element;
+  }
+}
+
 // A library's call pays for the work buffers its code allocates (LibraryChoice::work_buffers)
 // at the fabric's allocation cost: Open MPI's Rabenseifner allocates m per call and writes
 // half of it.

@@ -885,6 +885,21 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   return t;
 }
 
+// `schedule` with each step's message and reduction rounded up to whole elements of
+// `element_bytes` (0: left as they are). An MPI library splits a buffer of m bytes over N
+// ranks into blocks of whole elements, ceil(m / (N e)) elements the largest, and the rank that
+// holds the largest paces the step: a 2-rank ring all-reduce of one 8-byte element sends 8 B
+// and 0 B in each step, not 4 B each.
+Schedule whole_elements(Schedule schedule, double element_bytes) {
+  if (!(element_bytes > 0)) return schedule;
+  const auto up = [&](double bytes) { return std::ceil(bytes / element_bytes) * element_bytes; };
+  for (Phase& ph : schedule) {
+    ph.bytes = up(ph.bytes);
+    ph.reduced = up(ph.reduced);
+  }
+  return schedule;
+}
+
 Totals evaluate_flat_algorithm(Op op, Algorithm algorithm, double m, const Topology& topo,
                                const CostOptions& options,
                                Evaluation how = Evaluation::kFastest) {
@@ -894,8 +909,9 @@ Totals evaluate_flat_algorithm(Op op, Algorithm algorithm, double m, const Topol
     SCALEWALL_CHECK(algorithm == Algorithm::kDoubleBinaryTree);
     return evaluate_double_binary_tree(topo.ranks(), m, topo, options);
   }
-  return evaluate(flat_schedule(op, algorithm, topo.ranks(), m), topo, options, how, op,
-                  algorithm);
+  return evaluate(whole_elements(flat_schedule(op, algorithm, topo.ranks(), m),
+                                 options.element_bytes),
+                  topo, options, how, op, algorithm);
 }
 
 // Hierarchical all-reduce: a ring reduce-scatter inside each node (g ranks, intra-node link),
@@ -912,7 +928,8 @@ Totals evaluate_hierarchical(Algorithm inter, double m, const Topology& topo,
     const Ranks rg(g);
     ring_steps(intra, rg, m, true);
     ring_steps(intra, rg, m, false, true);
-    t.add(evaluate_uniform(intra, topo.intra, options));
+    t.add(evaluate_uniform(whole_elements(std::move(intra), options.element_bytes), topo.intra,
+                           options));
   }
   if (topo.nodes > 1) {
     const Topology across = flat_topology(topo.nodes, crossing_link(topo, g));
@@ -960,6 +977,11 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
                 "sent-buffer reduction cost", "sent_reduction");
   require_rates(options.sent_exchange.s_per_byte, options.sent_exchange.above,
                 "sent-buffer exchange cost", "sent_exchange");
+  if (!(options.element_bytes >= 0.0) || !std::isfinite(options.element_bytes)) {
+    throw InputError(fmt::format("element size {} B must be 0 (bytes divide freely) or a "
+                                 "positive size",
+                                 options.element_bytes));
+  }
   if (options.working_set_ranks < 0) {
     throw InputError(fmt::format("working-set ranks {} must be 0 (off) or more",
                                  options.working_set_ranks));
@@ -1282,7 +1304,7 @@ double largest_message(Op op, AlgorithmSpec spec, double m, const Topology& topo
     const CatalogueEntry* entry = catalogue_entry(o, a);
     SCALEWALL_CHECK(entry != nullptr);
     if (entry->schedule == nullptr) return std::min(options.tree_chunk_bytes, bytes / 2.0);
-    return of_schedule(flat_schedule(o, a, ranks, bytes));
+    return of_schedule(whole_elements(flat_schedule(o, a, ranks, bytes), options.element_bytes));
   };
   if (spec.algorithm != Algorithm::kHierarchical) return flat(op, spec.algorithm, topology.ranks(), m);
   const std::int64_t g = topology.ranks_per_node;

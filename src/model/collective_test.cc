@@ -514,6 +514,47 @@ TEST(WorkingSet, FootprintAndEquivalentSizeClosedForms) {
                InputError);
 }
 
+// Whole elements: with CostOptions::element_bytes each step's message and reduction is
+// rounded up to whole elements. A 2-rank ring all-reduce of one 8-byte element sends 8 B in
+// each of its 2 steps (blocks of 1 and 0 elements) and reduces 8 B, not 4 B; 3 elements over
+// 4 ranks send 8 B per step (blocks of 1, 1, 1, 0); a buffer of whole blocks is unchanged, as
+// is every cost with element_bytes 0; a negative size is refused.
+TEST(WholeElements, EachStepCarriesTheLargestBlockOfWholeElements) {
+  const double alpha = kLink.alpha_s;
+  const double beta = 1.0 / kLink.bandwidth_Bps;
+  CostOptions options;
+  options.gamma_s_per_byte = 1e-9;
+  CostOptions elements = options;
+  elements.element_bytes = 8;
+  const auto ring = [&](std::int64_t n, double m, const CostOptions& o) {
+    return collective_cost(Op::kAllreduce, {Algorithm::kRing}, n, m, kLink, o);
+  };
+  EXPECT_NEAR(ring(2, 8, options).total_s, 2 * (alpha + 4 * beta) + 4e-9, 1e-18);
+  EXPECT_NEAR(ring(2, 8, elements).total_s, 2 * (alpha + 8 * beta) + 8e-9, 1e-18);
+  EXPECT_EQ(ring(2, 8, elements).bytes_per_rank, 16.0);
+  // 3 elements over 4 ranks: 6 steps of 8 B, 3 reduce-scatter steps reducing 8 B each.
+  EXPECT_NEAR(ring(4, 24, elements).total_s, 6 * (alpha + 8 * beta) + 24e-9, 1e-18);
+  // Whole blocks: the same cost either way, to the bit.
+  for (const double m : {16.0, 64.0, 1048576.0}) {
+    EXPECT_EQ(ring(2, m, elements).total_s, ring(2, m, options).total_s) << m;
+    EXPECT_EQ(collective_cost(Op::kAllreduce, {Algorithm::kRabenseifner}, 4, m * 4, kLink,
+                              elements)
+                  .total_s,
+              collective_cost(Op::kAllreduce, {Algorithm::kRabenseifner}, 4, m * 4, kLink,
+                              options)
+                  .total_s)
+        << m;
+  }
+  // Rabenseifner of 2 elements over 4 ranks: halving steps of 1 element (m/2 = 8 B, m/4 =
+  // 4 B rounded up to 8 B), the doubling gather the same.
+  EXPECT_EQ(collective_cost(Op::kAllreduce, {Algorithm::kRabenseifner}, 4, 16, kLink, elements)
+                .bytes_per_rank,
+            32.0);
+  CostOptions bad;
+  bad.element_bytes = -8;
+  EXPECT_THROW(ring(2, 8, bad), InputError);
+}
+
 TEST(WorkBuffers, EachAllocationAtTheRateOfItsOwnSize) {
   constexpr double kM = 64.0 * 1024 * 1024;
   CopyCost alloc;

@@ -307,6 +307,11 @@ struct CostOptions {
   // size.
   std::int64_t working_set_ranks = 0;
   double working_set_bytes = 0;   // set per call by collective_cost; 0: none
+  // The size of one element of the call's datatype, bytes: each step's message and reduction
+  // is rounded up to whole elements (a library splits m over N ranks into blocks of whole
+  // elements, and the largest paces a step; a 2-rank ring of one 8-byte element sends 8 B per
+  // step, not 4 B). 0 (the default): bytes divide freely, as the closed forms have them.
+  double element_bytes = 0;
 
   // The gamma of a step that reduces `bytes`.
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
