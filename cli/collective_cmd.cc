@@ -343,6 +343,16 @@ Report run_collective(const CollectiveFlags& flags) {
   }
 
   if (n == 1) report.notes.push_back("N = 1: there is nothing to exchange, so every cost is zero.");
+  if (options.working_set_ranks > 0 && topology.rank_kind == RankKind::kCpu) {
+    report.notes.push_back(fmt::format(
+        "The working set (working_set_ranks = {}: the fabric's rates were measured by {} "
+        "rank{} of one host at once): each bandwidth-bound step costs the slower of its own "
+        "size's rate and the rate measured where as much memory was touched as the whole call "
+        "touches, its input, output and largest receive block (docs/models.md, \"The working "
+        "set\").",
+        options.working_set_ranks, options.working_set_ranks,
+        options.working_set_ranks == 1 ? "" : "s"));
+  }
   if (topology.kind != TopologyKind::kFlatLink && topology.nominal) {
     report.notes.push_back(
         "The fabric's link figures are nominal (datasheet values), not measured.");

@@ -209,6 +209,7 @@ void add_fabric_figures(const Topology& t, nlohmann::ordered_json& j) {
   j["oversubscription"] = t.oversubscription;
   j["placement"] = std::string(placement_name(t.placement));
   if (t.gpu.nccl_release) j["nccl_version"] = nccl_release_name(*t.gpu.nccl_release);
+  if (t.working_set_ranks > 0) j["working_set_ranks"] = t.working_set_ranks;
 }
 
 nlohmann::ordered_json topology_inputs(const Topology& t) {

@@ -307,6 +307,39 @@ TEST(CollectiveCli, AFabricNamedFlatIsAFabric) {
   EXPECT_NE(table.out.find("link figures are nominal"), std::string::npos) << table.out;
 }
 
+// A calibrated CPU fabric with working_set_ranks prices a step at the memory the call touches
+// (docs/models.md, "The working set"): one node of 2 ranks, 2 us + m / 10 GB/s below 2.1 MB
+// and m / 5 GB/s from there, a copy of 0.02 ns/B below 2.1 MB and 0.1 ns/B from there.
+// Recursive doubling of 2 MB touches 6 MB per rank, a working set of 3 MB: 400 us of
+// exchange and 200 us of copy, against 202 us and 40 us without the key; the note says so.
+TEST(CollectiveCli, WorkingSetRanksPriceTheMemoryTheCallTouches) {
+  const std::string links =
+      "nodes = 1\nranks_per_node = 2\ncopy = \"0.02ns\"\n"
+      "[[copy_regimes]]\nfrom = \"2.1MB\"\ncopy = \"0.1ns\"\n"
+      "[intra]\nalpha = \"2us\"\nbandwidth = \"10GB/s\"\n"
+      "[[intra.regimes]]\nfrom = \"2.1MB\"\nalpha = \"1ns\"\nbandwidth = \"5GB/s\"\n"
+      "[inter]\nalpha = \"2us\"\nbandwidth = \"10GB/s\"\n";
+  const std::string on = write_temp_file("working-set-on.toml", "working_set_ranks = 2\n" + links);
+  const std::string off = write_temp_file("working-set-off.toml", links);
+  const std::vector<std::string> args = {"--bytes", "2MB", "--algorithms", "recursive-doubling"};
+  std::vector<std::string> with = {"collective", "--fabric", on};
+  std::vector<std::string> without = {"collective", "--fabric", off};
+  with.insert(with.end(), args.begin(), args.end());
+  without.insert(without.end(), args.begin(), args.end());
+  const auto j = run_json(with);
+  const auto k = run_json(without);
+  EXPECT_NEAR(j["algorithms"][0]["total_s"].get<double>(), 600e-6, 1e-9) << j.dump();
+  EXPECT_NEAR(k["algorithms"][0]["total_s"].get<double>(), 242e-6, 1e-12) << k.dump();
+  EXPECT_EQ(j["inputs"]["fabric"]["working_set_ranks"], 2) << j["inputs"].dump();
+  EXPECT_FALSE(k["inputs"]["fabric"].contains("working_set_ranks")) << k["inputs"].dump();
+  const CliResult table = run_scalewall(with);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("# The working set (working_set_ranks = 2"), std::string::npos)
+      << table.out;
+  const CliResult plain = run_scalewall(without);
+  EXPECT_EQ(plain.out.find("working set"), std::string::npos) << plain.out;
+}
+
 TEST(CollectiveCli, LogGPFabricChargesTheGap) {
   const auto j = run_json({"collective", "--fabric",
                            source_path("examples/fabrics/tcp-100gbe-loggp.toml"), "--bytes",
