@@ -1567,6 +1567,17 @@ std::string rate_regime_tables(const ReductionRegimes& above, std::string_view f
   return out;
 }
 
+// The working_set_ranks key with its comment; nothing when it is 0.
+std::string working_set_key(const Topology& t) {
+  if (t.working_set_ranks <= 0) return "";
+  return fmt::format(
+      "# The working set: the local passes ran {} ranks at once on one host, each touching "
+      "twice the size it timed. A step of a call is priced at the slower of its own size's "
+      "rate and the rate measured where as much memory was touched as the whole call touches "
+      "(its input, output and receive block).\nworking_set_ranks = {}\n",
+      t.working_set_ranks, t.working_set_ranks);
+}
+
 }  // namespace
 
 std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
@@ -1640,14 +1651,7 @@ std::string fabric_toml(const Topology& t, const PiecewiseFit& fit,
     out += fmt::format("{} = {}    # {} per byte {}, {}\n", r.key, toml_number(r.s_per_byte),
                        format_seconds(r.s_per_byte), r.verb, format_rate(1.0 / r.s_per_byte));
   }
-  if (t.working_set_ranks > 0) {
-    out += fmt::format(
-        "# The working set: the local passes ran {} ranks at once on one host, each touching "
-        "twice the size it timed. A step of a call is priced at the slower of its own size's "
-        "rate and the rate measured where as much memory was touched as the whole call "
-        "touches (its input, output and receive block).\nworking_set_ranks = {}\n",
-        t.working_set_ranks, t.working_set_ranks);
-  }
+  out += working_set_key(t);
   for (const LocalRate& r : rates) {
     if (r.fit != nullptr) out += rate_regime_tables(*r.above, r.key, r.regimes_title, r.fit->rule);
   }
