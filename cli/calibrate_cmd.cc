@@ -455,6 +455,9 @@ Report run_calibrate(const CalibrateFlags& flags) {
                         "no sent-buffer reduction data (scalewall-mpi reduce, 2+ ranks)");
   add_local_rate_fields(report, sent_exchange, "sent_exchange", "sent-buffer exchange",
                         "no sent-buffer exchange data (scalewall-mpi reduce, 2+ ranks)");
+  report.add_field("local_min_bytes", "smallest local pass", Unit::kBytes,
+                   local.min_bytes > 0 ? Value{local.min_bytes} : Value{},
+                   "no local passes (scalewall-mpi reduce)");
   report.add_field("working_set_ranks", "working-set ranks",
                    Unit::kCount,
                    local.ranks_per_host > 0 ? Value{local.ranks_per_host} : Value{},

@@ -331,7 +331,8 @@ Report run_collective(const CollectiveFlags& flags) {
     if (choice.modelled && implements(op, *choice.modelled)) {
       const CollectiveCost c =
           with_work_buffers(collective_cost(op, *choice.modelled, bytes, topology, options),
-                            choice.work_buffers, options.alloc);
+                            choice.work_buffers, options.alloc,
+                               options.local_min_bytes);
       modelled = algorithm_name(*choice.modelled);
       total = c.total_s;
       if (best.total_s > 0) penalty = c.total_s / best.total_s;

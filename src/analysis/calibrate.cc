@@ -462,7 +462,11 @@ LocalRateFits fit_local_rates(const MeasurementSet& set) {
                      fit(set.sent_exchanges, "sent exchange")};
   for (const auto* f : {&fits.gamma, &fits.copy, &fits.alloc, &fits.sent_reduction,
                         &fits.sent_exchange}) {
-    if (f->has_value()) fits.ranks_per_host = std::max(fits.ranks_per_host, (*f)->ranks);
+    if (!f->has_value()) continue;
+    fits.ranks_per_host = std::max(fits.ranks_per_host, (*f)->ranks);
+    for (const FitPoint& p : (*f)->points) {
+      if (fits.min_bytes == 0 || p.bytes < fits.min_bytes) fits.min_bytes = p.bytes;
+    }
   }
   if (fits.ranks_per_host > 0) {
     // The passes' own runs say how many of their ranks shared a host.
@@ -487,6 +491,7 @@ Topology with_local_rates(Topology fabric, const LocalRateFits& fits) {
   if (fits.sent_reduction) fabric.sent_reduction = fits.sent_reduction->copy_cost();
   if (fits.sent_exchange) fabric.sent_exchange = fits.sent_exchange->copy_cost();
   if (fits.ranks_per_host > 0) fabric.working_set_ranks = fits.ranks_per_host;
+  if (fits.min_bytes > 0) fabric.local_min_bytes = fits.min_bytes;
   return fabric;
 }
 
@@ -1164,7 +1169,8 @@ std::optional<PricedPoint> modelled_cost(const ValidationKey& key, std::int64_t 
       }
       rules = std::string(selector_name(*library));
       cost = with_work_buffers(collective_cost(op, *choice.modelled, bytes, topology, options),
-                               choice.work_buffers, options.alloc);
+                               choice.work_buffers, options.alloc,
+                               options.local_min_bytes);
     } else {
       const auto specs = applicable_algorithms(op, topology);
       if (!specs.empty()) cost = rank_algorithms(op, specs, bytes, topology, options).front();
@@ -1567,10 +1573,18 @@ std::string rate_regime_tables(const ReductionRegimes& above, std::string_view f
   return out;
 }
 
-// The working_set_ranks key with its comment; nothing when it is 0.
+// The local_min_bytes and working_set_ranks keys with their comments; nothing for a key at 0.
 std::string working_set_key(const Topology& t) {
-  if (t.working_set_ranks <= 0) return "";
-  return fmt::format(
+  std::string out;
+  if (t.local_min_bytes > 0) {
+    out += fmt::format(
+        "# The smallest size the local passes measured: a pass over fewer bytes costs what "
+        "this size cost (the rates above are fitted through the origin).\nlocal_min_bytes = "
+        "{}    # {}\n",
+        toml_number(t.local_min_bytes), format_bytes(t.local_min_bytes));
+  }
+  if (t.working_set_ranks <= 0) return out;
+  return out + fmt::format(
       "# The working set: the local passes ran {} ranks at once on one host, each touching "
       "twice the size it timed. A step of a call is priced at the slower of its own size's "
       "rate and the rate measured where as much memory was touched as the whole call touches "

@@ -1349,6 +1349,12 @@ TEST(FitLocalRates, TheirRanksPerHostAreTheWorkingSetRanks) {
       fabric_toml(t, link, {"r.jsonl"}, nullptr, nullptr, &*fits.copy);
   EXPECT_TRUE(contains(text, "\nworking_set_ranks = 4\n")) << text;
   EXPECT_EQ(parse_fabric(text, "w.toml").working_set_ranks, 4);
+  // The passes' smallest size (1 KiB) is the local floor, written and read back.
+  EXPECT_EQ(fits.min_bytes, 1024.0);
+  EXPECT_EQ(t.local_min_bytes, 1024.0);
+  EXPECT_TRUE(contains(text, "\nlocal_min_bytes = 1024    # 1.02 KB\n")) << text;
+  EXPECT_EQ(parse_fabric(text, "w.toml").local_min_bytes, 1024.0);
+  EXPECT_EQ(with_local_rates(base, fit_local_rates(MeasurementSet{})).local_min_bytes, 0.0);
   EXPECT_EQ(fit_local_rates(MeasurementSet{}).ranks_per_host, 0);
   EXPECT_EQ(with_local_rates(base, fit_local_rates(MeasurementSet{})).working_set_ranks, 0);
   EXPECT_FALSE(contains(fabric_toml(base, link, {"r.jsonl"}), "working_set_ranks")) << text;

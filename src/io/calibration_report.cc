@@ -116,6 +116,13 @@ Topology parse_calibration_report(std::string_view text, const std::string& sour
             source_name, fabric.sent_reduction.s_per_byte, fabric.sent_reduction.above);
   read_rate(report, "sent_exchange_s_per_byte", "sent_exchange_regimes", "s_per_byte",
             source_name, fabric.sent_exchange.s_per_byte, fabric.sent_exchange.above);
+  if (const auto min = report.find("local_min_bytes"); min != report.end() && !min->is_null()) {
+    const double b = number_field(report, "local_min_bytes", source_name);
+    if (!(b >= 0) || !std::isfinite(b)) {
+      throw InputError(fmt::format("{}: local_min_bytes {} is not a size", source_name, b));
+    }
+    fabric.local_min_bytes = b;
+  }
   if (const auto ranks = report.find("working_set_ranks");
       ranks != report.end() && !ranks->is_null()) {
     const double n = number_field(report, "working_set_ranks", source_name);

@@ -414,7 +414,8 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
                        "oversubscription", "placement", "rank_to_node", "gamma", "gamma_regimes",
                        "copy", "copy_regimes", "alloc", "alloc_regimes",
                        "sent_reduction", "sent_reduction_regimes", "sent_exchange",
-                       "sent_exchange_regimes", "working_set_ranks", "ranks", "gpu",
+                       "sent_exchange_regimes", "local_min_bytes", "working_set_ranks", "ranks",
+                       "gpu",
                        "nvls", "collnet", "nccl_net_latency", "nccl_net_hop", "nccl_version",
                        "intra", "inter"},
                       source, "");
@@ -449,6 +450,9 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
   read_local_costs(root, source, t);
   if (root.contains("working_set_ranks")) {
     t.working_set_ranks = read_count(root, "working_set_ranks", source, 0);
+  }
+  if (root.contains("local_min_bytes")) {
+    t.local_min_bytes = read_quantity(root, "local_min_bytes", source, "", parse_bytes);
   }
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();

@@ -218,6 +218,13 @@ TEST(ParseFabric, WorkingSetRanks) {
       << negative;
   const std::string fraction = error_of(std::string("working_set_ranks = 1.5\n") + kLinks);
   EXPECT_NE(fraction.find("expected a whole number"), std::string::npos) << fraction;
+  // local_min_bytes: a size, 0 by default.
+  EXPECT_EQ(parse_fabric(kLinks, "f.toml").local_min_bytes, 0.0);
+  EXPECT_EQ(parse_fabric(std::string("local_min_bytes = \"1KiB\"\n") + kLinks, "f.toml")
+                .local_min_bytes,
+            1024.0);
+  const std::string size = error_of(std::string("local_min_bytes = \"-1KiB\"\n") + kLinks);
+  EXPECT_NE(size.find("local_min_bytes (line 1)"), std::string::npos) << size;
 }
 
 TEST(ParseFabric, LogGpSection) {

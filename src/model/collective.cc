@@ -482,6 +482,9 @@ class PhaseSum {
         })),
         working_set_sent_(working_set_rate(options, phase.bytes, sent_, [&](double b) {
           return options.sent_exchange_at(b, phase.receive_into_sent);
+        })),
+        reduce_s_(options.local_pass_s(phase.reduced, [&](double b) {
+          return options.reduction_at(b, phase.into_sent);
         })) {}
   PhaseSum(const PhaseSum&) = delete;
   PhaseSum& operator=(const PhaseSum&) = delete;
@@ -523,7 +526,7 @@ class PhaseSum {
     const bool ws = terms_.working_set;
     t_.bandwidth_s += k * sent_bandwidth_s(terms_.bandwidth_s, terms_.latency_s,
                                            ph_.bytes * (ws ? working_set_sent_ : sent_));
-    t_.compute_s += k * ph_.reduced * (ws ? working_set_gamma_ : gamma_);
+    t_.compute_s += k * (ws ? std::max(reduce_s_, ph_.reduced * working_set_gamma_) : reduce_s_);
     count_ = 0;
   }
 
@@ -533,6 +536,7 @@ class PhaseSum {
   double sent_;  // CostOptions::sent_exchange_at for the phase: 0, the link prices the bytes
   double working_set_gamma_;  // gamma_ and sent_ for a step priced at the working set
   double working_set_sent_;   // (working_set_rate)
+  double reduce_s_;           // one step's reduction (CostOptions::local_pass_s)
   StepTerms terms_;
   std::int64_t count_ = 0;
   bool any_ = false;    // at_once: some step was added
@@ -560,6 +564,7 @@ Totals evaluate_uniform(const Schedule& schedule, const Link& link, const CostOp
       schedule.begin(), schedule.end(), [](const Phase& ph) { return ph.receive_into_sent; });
   if (link.piecewise() || link.bidirectional_factor() != 1.0 || link.has_exchange() ||
       options.gamma_above.count > 0 || options.working_set_bytes > 0 ||
+      options.local_min_bytes > 0 ||
       (into_sent && !options.sent_reduction.free()) ||
       (receive_into_sent && !options.sent_exchange.free())) {
     return evaluate_uniform_piecewise(schedule, link, options);
@@ -852,7 +857,7 @@ Totals evaluate_double_binary_tree(std::int64_t ranks, double m, const Topology&
   t.steps = 2 * h + k - 1;
   t.bytes = full_steps * 4.0 * chunk + 4.0 * last;
   t.reduced = m;  // an interior node reduces both children's halves: 2 c per chunk, k chunks
-  t.compute_s = m * options.gamma_at(chunk);
+  t.compute_s = options.local_pass_s(m, [&](double) { return options.gamma_at(chunk); });
   const std::optional<Link> uniform = uniform_link(topo);
   if (uniform && !uniform->piecewise() && uniform->bidirectional_factor() == 1.0 &&
       !uniform->has_exchange()) {
@@ -981,6 +986,10 @@ void require_inputs(Op op, AlgorithmSpec spec, double bytes, const CostOptions& 
     throw InputError(fmt::format("element size {} B must be 0 (bytes divide freely) or a "
                                  "positive size",
                                  options.element_bytes));
+  }
+  if (!(options.local_min_bytes >= 0.0) || !std::isfinite(options.local_min_bytes)) {
+    throw InputError(fmt::format("smallest local size {} B must be 0 (none) or a positive size",
+                                 options.local_min_bytes));
   }
   if (options.working_set_ranks < 0) {
     throw InputError(fmt::format("working-set ranks {} must be 0 (off) or more",
@@ -1197,10 +1206,11 @@ void use_fabric_local_costs(CostOptions& options, const Topology& fabric) {
   options.sent_reduction = fabric.sent_reduction;
   options.sent_exchange = fabric.sent_exchange;
   options.working_set_ranks = fabric.working_set_ranks;
+  options.local_min_bytes = fabric.local_min_bytes;
 }
 
 CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer> buffers,
-                                 const CopyCost& alloc) {
+                                 const CopyCost& alloc, double min_bytes) {
   require_rates(alloc.s_per_byte, alloc.above, "allocation cost", "alloc");
   double alloc_s = 0;
   for (const WorkBuffer& b : buffers) {
@@ -1210,7 +1220,11 @@ CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer
                                    "0 <= written <= allocated",
                                    b.bytes, b.touched));
     }
-    alloc_s += b.touched * alloc.at(b.bytes);
+    if (b.touched > 0 && b.bytes < min_bytes) {
+      alloc_s += min_bytes * alloc.at(min_bytes);  // what the smallest measured buffer cost
+    } else {
+      alloc_s += b.touched * alloc.at(b.bytes);
+    }
   }
   if (alloc_s == 0) return cost;
   cost.alloc_s += alloc_s;
@@ -1333,7 +1347,10 @@ CollectiveCost cost_on_topology(Op op, AlgorithmSpec spec, double bytes, const T
   const double copied = local_copy_bytes(op, topology.ranks(), m);
   const double copy_rate = working_set_rate(options, copied, options.copy.at(copied),
                                             [&](double b) { return options.copy.at(b); });
-  return finish(op, spec, topology.ranks(), bytes, t, copied > 0 ? copied * copy_rate : 0.0);
+  const double copy_s =
+      std::max(options.local_pass_s(copied, [&](double b) { return options.copy.at(b); }),
+               copied * copy_rate);
+  return finish(op, spec, topology.ranks(), bytes, t, copied > 0 ? copy_s : 0.0);
 }
 
 }  // namespace

@@ -555,6 +555,42 @@ TEST(WholeElements, EachStepCarriesTheLargestBlockOfWholeElements) {
   EXPECT_THROW(ring(2, 8, bad), InputError);
 }
 
+// The smallest local size: a local pass (the copy, a reduction, a fresh buffer) over fewer
+// bytes than local_min_bytes costs what that size cost; 0 bytes still cost nothing, and at
+// or above the size every pass is at its rate as before.
+TEST(LocalMinBytes, APassBelowTheSmallestMeasuredSizeCostsWhatThatSizeCost) {
+  CostOptions options;
+  options.gamma_s_per_byte = 0.05e-9;
+  options.copy.s_per_byte = 0.04e-9;
+  CostOptions floored = options;
+  floored.local_min_bytes = 1024;
+  const auto rd = [&](double m, const CostOptions& o) {
+    return collective_cost(Op::kAllreduce, {Algorithm::kRecursiveDoubling}, 2, m, kLink, o);
+  };
+  // 8 B: the copy and the reduction each at 1 KiB's time.
+  EXPECT_NEAR(rd(8, options).compute_s, 8 * 0.04e-9 + 8 * 0.05e-9, 1e-24);
+  EXPECT_NEAR(rd(8, floored).compute_s, 1024 * 0.04e-9 + 1024 * 0.05e-9, 1e-24);
+  EXPECT_NEAR(rd(8, floored).copy_s, 1024 * 0.04e-9, 1e-24);
+  EXPECT_EQ(rd(8, floored).latency_s + rd(8, floored).bandwidth_s,
+            rd(8, options).latency_s + rd(8, options).bandwidth_s);
+  // At and above the floor, and at 0 B, nothing changes.
+  for (const double m : {0.0, 1024.0, 65536.0}) {
+    EXPECT_EQ(rd(m, floored).total_s, rd(m, options).total_s) << m;
+  }
+  // A fresh buffer of 8 B costs what 1 KiB cost; one of 0 B written costs nothing.
+  CopyCost alloc;
+  alloc.s_per_byte = 0.03e-9;
+  const CollectiveCost plain = rd(8, options);
+  const std::vector<WorkBuffer> small = {{8, 8}};
+  EXPECT_NEAR(with_work_buffers(plain, small, alloc, 1024).alloc_s, 1024 * 0.03e-9, 1e-24);
+  EXPECT_NEAR(with_work_buffers(plain, small, alloc).alloc_s, 8 * 0.03e-9, 1e-24);
+  const std::vector<WorkBuffer> unwritten = {{8, 0}};
+  EXPECT_EQ(with_work_buffers(plain, unwritten, alloc, 1024).alloc_s, 0.0);
+  CostOptions bad;
+  bad.local_min_bytes = -1;
+  EXPECT_THROW(rd(8, bad), InputError);
+}
+
 TEST(WorkBuffers, EachAllocationAtTheRateOfItsOwnSize) {
   constexpr double kM = 64.0 * 1024 * 1024;
   CopyCost alloc;

@@ -118,6 +118,10 @@ void require_valid(const Topology& t) {
   local_rate(t.alloc.s_per_byte, "alloc", "an allocation cost");
   local_rate(t.sent_reduction.s_per_byte, "sent_reduction", "a reduction cost");
   local_rate(t.sent_exchange.s_per_byte, "sent_exchange", "an exchange cost");
+  if (!(t.local_min_bytes >= 0) || !std::isfinite(t.local_min_bytes)) {
+    throw InputError(fmt::format("local_min_bytes {} B is not a size (0: none)",
+                                 t.local_min_bytes));
+  }
   if (t.working_set_ranks < 0 || t.working_set_ranks > kMaxRanks) {
     throw InputError(fmt::format(
         "working_set_ranks {} is not a rank count (0: every step priced at its own size)",

@@ -610,6 +610,7 @@ TEST(MpiReduce, SweepThenCalibrateFitsGamma) {
   EXPECT_GT(fit["sent_exchange_s_per_byte"].get<double>(), 0.0) << cal.out;
   // The passes ran 2 ranks on one host at once: the working set's ranks.
   EXPECT_EQ(fit["working_set_ranks"], 2) << cal.out;
+  EXPECT_EQ(fit["local_min_bytes"], 8) << cal.out;  // 4 B is below one element
   // The fabric carries it, and the collective cost charges it.
   const MpiResult coll = run_scalewall_cli({"collective", "--fabric", fabric, "--bytes", "1MB",
                                             "--algorithms", "ring", "--format", "json"});

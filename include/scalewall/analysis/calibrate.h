@@ -257,6 +257,9 @@ struct LocalRateFits {
   // The ranks of one host that ran the local passes at once (their run's ranks_per_host;
   // where no run says, the ranks of the passes); 0 when no local rate was fitted.
   std::int64_t ranks_per_host = 0;
+  // The smallest size any fitted local pass measured (CostOptions::local_min_bytes); 0 when
+  // none was fitted.
+  double min_bytes = 0;
 };
 LocalRateFits fit_local_rates(const MeasurementSet& set);
 

@@ -16,6 +16,9 @@
 //   [[gamma_regimes]]             # optional: from this many bytes reduced in one step on,
 //   from = "16MiB"                # this gamma (ascending; the top-level gamma prices the
 //   gamma = "0.7ns"               # steps below the first)
+//   local_min_bytes = "1KiB"      # the smallest size of the local passes: a copy or
+//                                 # reduction over fewer bytes costs what it cost
+//                                 # (CostOptions::local_min_bytes; calibrate writes it). 0
 //   working_set_ranks = 2         # CPU ranks only: the ranks of one node that ran the
 //                                 # measurements at once; steps are priced by the memory the
 //                                 # whole call touches (CostOptions::working_set_ranks;

@@ -312,6 +312,21 @@ struct CostOptions {
   // elements, and the largest paces a step; a 2-rank ring of one 8-byte element sends 8 B per
   // step, not 4 B). 0 (the default): bytes divide freely, as the closed forms have them.
   double element_bytes = 0;
+  // The smallest size the local passes (copy, reduction, sent-buffer reduction, allocation)
+  // were measured at. Each is fitted as a rate through the origin, which prices a pass over
+  // 8 B at a fraction of a nanosecond, while the smallest measured pass (1 KiB) took tens of
+  // nanoseconds, nearly all of it the call's own: a pass over fewer bytes (above 0) costs what
+  // this size cost (local_pass_s). 0 (the default): every size at its rate.
+  double local_min_bytes = 0;
+
+  // The time of a local pass over `bytes` at rate(size) seconds per byte, with the floor of
+  // local_min_bytes; 0 for 0 bytes.
+  template <typename Rate>
+  double local_pass_s(double bytes, Rate&& rate) const {
+    if (!(bytes > 0)) return 0.0;
+    const double b = bytes < local_min_bytes ? local_min_bytes : bytes;
+    return b * rate(b);
+  }
 
   // The gamma of a step that reduces `bytes`.
   double gamma_at(double bytes) const { return gamma_above.at(gamma_s_per_byte, bytes); }
@@ -391,11 +406,12 @@ struct WorkBuffer {
 
 // `cost` with the work buffers a library allocates inside the call (LibraryChoice::
 // work_buffers): each costs touched * alloc.at(bytes), added to alloc_s, compute_s and
-// total_s, and algbw and busbw follow. A free `alloc`, or no buffers, leaves `cost` as it is.
-// REQUIRES (throws InputError naming the value): every size finite, 0 <= touched <= bytes;
-// alloc's rates as CostOptions requires them.
+// total_s, and algbw and busbw follow; a buffer below `min_bytes` (CostOptions::
+// local_min_bytes; above 0 written) costs what min_bytes cost. A free `alloc`, or no
+// buffers, leaves `cost` as it is. REQUIRES (throws InputError naming the value): every size
+// finite, 0 <= touched <= bytes; alloc's rates as CostOptions requires them.
 CollectiveCost with_work_buffers(CollectiveCost cost, std::span<const WorkBuffer> buffers,
-                                 const CopyCost& alloc);
+                                 const CopyCost& alloc, double min_bytes = 0);
 
 // An all-reduce priced at a given bus bandwidth (a scenario without a fabric, nccl-tests'
 // convention): 2(N-1) latency terms of alpha, and busbw_factor(all-reduce, N) m = 2(N-1)/N m

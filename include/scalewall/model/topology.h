@@ -108,6 +108,8 @@ struct Topology {
                                      // (CostOptions::sent_reduction; free: not given, gamma)
   CopyCost sent_exchange;            // an exchange into blocks sent earlier in the call
                                      // (CostOptions::sent_exchange; free: not given, the link)
+  double local_min_bytes = 0;        // the smallest size the local passes measured
+                                     // (CostOptions::local_min_bytes; 0: none)
   std::int64_t working_set_ranks = 0;  // the ranks of one node that ran the measurements of
                                      // the links and local rates at once (CostOptions::
                                      // working_set_ranks; 0: each step at its own size)
