@@ -393,7 +393,7 @@ void read_rank_to_node(const toml::table& root, const std::string& source, Topol
 
 // The ranks' local costs: gamma, the copy, the allocation, the sent-buffer reduction and the
 // sent-buffer exchange, each a rate from 0 B (`<key>`, seconds per byte) and its
-// [[<key>_regimes]] above.
+// [[<key>_regimes]] above; then the smallest local size and the working-set ranks.
 void read_local_costs(const toml::table& root, const std::string& source, Topology& t) {
   const auto rate = [&](const char* key, double& s_per_byte, ReductionRegimes& above) {
     if (root.contains(key)) s_per_byte = read_quantity(root, key, source, "", parse_seconds);
@@ -405,6 +405,12 @@ void read_local_costs(const toml::table& root, const std::string& source, Topolo
   rate("alloc", t.alloc.s_per_byte, t.alloc.above);
   rate("sent_reduction", t.sent_reduction.s_per_byte, t.sent_reduction.above);
   rate("sent_exchange", t.sent_exchange.s_per_byte, t.sent_exchange.above);
+  if (root.contains("local_min_bytes")) {
+    t.local_min_bytes = read_quantity(root, "local_min_bytes", source, "", parse_bytes);
+  }
+  if (root.contains("working_set_ranks")) {
+    t.working_set_ranks = read_count(root, "working_set_ranks", source, 0);
+  }
 }
 
 Topology parse_fabric(std::string_view toml_text, const std::string& source) {
@@ -448,12 +454,6 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
     t.oversubscription = read_ratio(root, "oversubscription", source);
   }
   read_local_costs(root, source, t);
-  if (root.contains("working_set_ranks")) {
-    t.working_set_ranks = read_count(root, "working_set_ranks", source, 0);
-  }
-  if (root.contains("local_min_bytes")) {
-    t.local_min_bytes = read_quantity(root, "local_min_bytes", source, "", parse_bytes);
-  }
   if (root.contains("placement")) {
     const auto* s = root.get("placement")->as_string();
     if (s == nullptr) {

@@ -15,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -396,6 +397,21 @@ double working_set_rate(const CostOptions& options, double bytes, double own, Ra
   return std::max(own, octave_rate(options.working_set_bytes, rate));
 }
 
+// The reduction rate of a phase's steps (CostOptions::reduction_at), by the bytes one step
+// reduces.
+auto reduction_rate(const CostOptions& options, const Phase& phase) {
+  return [&options, &phase](double b) { return options.reduction_at(b, phase.into_sent); };
+}
+
+// The time of a local pass over `bytes` at rate() seconds per byte in a call priced at its
+// working set: the slower of the pass at its own size (CostOptions::local_pass_s, with the
+// floor of the smallest local size) and `bytes` at the working set's rate.
+template <typename Rate>
+double working_set_pass_s(const CostOptions& options, double bytes, Rate&& rate) {
+  return std::max(options.local_pass_s(bytes, rate),
+                  bytes * working_set_rate(options, bytes, rate(bytes), rate));
+}
+
 // Calls fn(src, dst) for every message of one step of `ph` (step index `step`, 0-based).
 template <typename Fn>
 void for_each_edge(const Phase& ph, std::int64_t step, const Ranks& r, Fn&& fn) {
@@ -475,17 +491,13 @@ class PhaseSum {
   PhaseSum(Totals& totals, const Phase& phase, const CostOptions& options)
       : t_(totals),
         ph_(phase),
-        gamma_(options.reduction_at(phase.reduced, phase.into_sent)),
         sent_(options.sent_exchange_at(phase.bytes, phase.receive_into_sent)),
-        working_set_gamma_(working_set_rate(options, phase.reduced, gamma_, [&](double b) {
-          return options.reduction_at(b, phase.into_sent);
-        })),
         working_set_sent_(working_set_rate(options, phase.bytes, sent_, [&](double b) {
           return options.sent_exchange_at(b, phase.receive_into_sent);
         })),
-        reduce_s_(options.local_pass_s(phase.reduced, [&](double b) {
-          return options.reduction_at(b, phase.into_sent);
-        })) {}
+        reduce_s_(options.local_pass_s(phase.reduced, reduction_rate(options, phase))),
+        working_set_reduce_s_(
+            working_set_pass_s(options, phase.reduced, reduction_rate(options, phase))) {}
   PhaseSum(const PhaseSum&) = delete;
   PhaseSum& operator=(const PhaseSum&) = delete;
   ~PhaseSum() {
@@ -526,17 +538,16 @@ class PhaseSum {
     const bool ws = terms_.working_set;
     t_.bandwidth_s += k * sent_bandwidth_s(terms_.bandwidth_s, terms_.latency_s,
                                            ph_.bytes * (ws ? working_set_sent_ : sent_));
-    t_.compute_s += k * (ws ? std::max(reduce_s_, ph_.reduced * working_set_gamma_) : reduce_s_);
+    t_.compute_s += k * (ws ? working_set_reduce_s_ : reduce_s_);
     count_ = 0;
   }
 
   Totals& t_;
   const Phase& ph_;
-  double gamma_;
   double sent_;  // CostOptions::sent_exchange_at for the phase: 0, the link prices the bytes
-  double working_set_gamma_;  // gamma_ and sent_ for a step priced at the working set
-  double working_set_sent_;   // (working_set_rate)
-  double reduce_s_;           // one step's reduction (CostOptions::local_pass_s)
+  double working_set_sent_;      // sent_ for a step priced at the working set
+  double reduce_s_;              // one step's reduction (CostOptions::local_pass_s)
+  double working_set_reduce_s_;  // the same, priced at the working set (working_set_pass_s)
   StepTerms terms_;
   std::int64_t count_ = 0;
   bool any_ = false;    // at_once: some step was added
@@ -1333,23 +1344,23 @@ CollectiveCost cost_on_topology(Op op, AlgorithmSpec spec, double bytes, const T
   require_valid(topology);
   require_inputs(op, spec, bytes, given);
   const double m = op == Op::kBarrier ? 0.0 : bytes;
-  CostOptions options = given;
-  options.working_set_bytes =
-      given.working_set_ranks > 0 && m > 0 && topology.rank_kind == RankKind::kCpu
-          ? call_working_set_bytes(
-                call_footprint_bytes(op, topology.ranks(), m,
-                                     largest_message(op, spec, m, topology, given)),
-                topology.ranks_per_node, given.working_set_ranks)
-          : 0.0;
+  // The call's working set, where the fabric prices one; `given` as it is otherwise (no copy
+  // on the path every other call takes).
+  std::optional<CostOptions> at_working_set;
+  if (given.working_set_ranks > 0 && m > 0 && topology.rank_kind == RankKind::kCpu) {
+    at_working_set = given;
+    at_working_set->working_set_bytes = call_working_set_bytes(
+        call_footprint_bytes(op, topology.ranks(), m,
+                             largest_message(op, spec, m, topology, given)),
+        topology.ranks_per_node, given.working_set_ranks);
+  }
+  const CostOptions& options = at_working_set ? *at_working_set : given;
   const Totals t = spec.algorithm == Algorithm::kHierarchical
                        ? evaluate_hierarchical(spec.inter, m, topology, options)
                        : evaluate_flat_algorithm(op, spec.algorithm, m, topology, options, how);
   const double copied = local_copy_bytes(op, topology.ranks(), m);
-  const double copy_rate = working_set_rate(options, copied, options.copy.at(copied),
-                                            [&](double b) { return options.copy.at(b); });
   const double copy_s =
-      std::max(options.local_pass_s(copied, [&](double b) { return options.copy.at(b); }),
-               copied * copy_rate);
+      working_set_pass_s(options, copied, [&](double b) { return options.copy.at(b); });
   return finish(op, spec, topology.ranks(), bytes, t, copied > 0 ? copy_s : 0.0);
 }
 
