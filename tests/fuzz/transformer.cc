@@ -1,0 +1,83 @@
+// Fuzz target: transformer scenario TOML (parse_scenario with a [model] section), then what
+// `scalewall predict` and `scalewall plan` do with an accepted one: the scenario's own split
+// evaluated when its degrees are fixed, and the split search at its GPU count (up to
+// kMostSearchedGpus, so that one input takes milliseconds; the search's bound at every count
+// up to 2^40 is tested apart).
+//
+// A transformer scenario names a fabric preset or a fabric file in system.fabric; a path from
+// fuzz input is never followed. A name that is not a preset is replaced by one of the GPU
+// presets (chosen by the text it gave) before the scenario is parsed.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <toml++/toml.h>
+
+#include "scalewall/analysis/split_search.h"
+#include "scalewall/io/fabric_presets.h"
+#include "scalewall/io/scenario_file.h"
+#include "tests/fuzz/fuzz_target.h"
+
+namespace {
+
+constexpr std::array<const char*, 4> kGpuPresets = {"dgx-a100", "dgx-h100", "aws-p5",
+                                                    "gb200-nvl72"};
+
+// The scenario text with system.fabric (when present and not a preset) naming a GPU preset.
+std::string without_input_paths(std::string_view text) {
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view("fuzz.toml"));
+  } catch (const toml::parse_error&) {
+    return std::string(text);  // parse_scenario refuses it the same way
+  }
+  toml::table* system = root["system"].as_table();
+  if (system == nullptr || !system->contains("fabric")) return std::string(text);
+  const toml::node* given = system->get("fabric");
+  const std::string key = given->is_string() ? given->value_or(std::string()) : "";
+  if (given->is_string() && scalewall::find_fabric_preset(key) != nullptr) {
+    return std::string(text);
+  }
+  system->insert_or_assign("fabric",
+                           kGpuPresets[std::hash<std::string>{}(key) % kGpuPresets.size()]);
+  std::ostringstream out;
+  out << root;
+  return out.str();
+}
+
+constexpr std::int64_t kMostSearchedGpus = 256;
+
+// What a split's figures promise: finite, not negative, efficiency at most 1.
+void require_sound(const scalewall::SplitStep& s) {
+  using scalewall::fuzz::require_finite;
+  if (s.problem != scalewall::SplitProblem::kNone) return;
+  require_finite(s.step_s, "step_s");
+  require_finite(s.compute_s, "compute_s");
+  require_finite(s.tp_comm_s, "tp_comm_s");
+  require_finite(s.dp_comm_s, "dp_comm_s");
+  require_finite(s.pp_bubble_s, "pp_bubble_s");
+  require_finite(s.memory.total(), "memory");
+  require_finite(s.tokens_per_s, "tokens_per_s");
+  require_finite(s.mfu, "mfu");
+  if (s.mfu > 1.0) scalewall::fuzz::finding("mfu above 1: " + std::to_string(s.mfu));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace scalewall;
+  const std::string text = without_input_paths(fuzz::as_text(data, size));
+  fuzz::guarded([&] {
+    const ScenarioFile file = parse_scenario(text, "fuzz.toml", "");
+    if (!file.transformer) return;  // the scenario target's
+    const TransformerScenario& t = *file.transformer;
+    if (t.parallel.degrees_fixed()) require_sound(evaluate_split(t.job, t.parallel.defaults()));
+    if (t.gpus >= 1 && t.gpus <= kMostSearchedGpus) {
+      const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, 3);
+      for (const SplitStep& s : search.ranked) require_sound(s);
+    }
+  });
+  return 0;
+}
