@@ -342,6 +342,17 @@ std::string join_words(const std::vector<std::string>& words, std::string_view s
   return out;
 }
 
+std::string row_width_error(const std::string& place, std::size_t fields,
+                            const std::vector<std::string>& columns, std::string_view format) {
+  if (fields < columns.size()) {
+    return fmt::format("{}: truncated table row: {} field(s), expected {} ({})", place, fields,
+                       columns.size(), join_words(columns, ", "));
+  }
+  return fmt::format("{}: a row of {} fields does not belong to this {} table of {} columns "
+                     "({}): is another benchmark's output mixed into the log?",
+                     place, fields, format, columns.size(), join_words(columns, ", "));
+}
+
 namespace {
 
 // A whole number of ranks, nodes or ranks per node on a launcher line, within 1 .. 2^40;

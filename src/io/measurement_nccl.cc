@@ -324,9 +324,7 @@ std::vector<NcclLog> scan_nccl_log(const std::string& path, const Lines& lines,
       throw InputError(fmt::format("{}: a table row before the column header", place));
     }
     if (words.size() != log.columns.size()) {
-      throw InputError(fmt::format(
-          "{}: truncated table row: {} field(s), expected {} ({})", place, words.size(),
-          log.columns.size(), join_words(log.columns, " ")));
+      throw InputError(row_width_error(place, words.size(), log.columns, "nccl-tests"));
     }
     if (log.first_line == 0) log.first_line = line.number;
     log.rows.push_back(read_nccl_row(words, log.columns, line, place, redop_blank));

@@ -182,9 +182,7 @@ std::vector<OsuTable> read_osu_tables(const std::string& path, const Lines& line
     OsuTable& table = tables.back();
     if (table.kind == OsuKind::kSkipped) continue;
     if (words.size() != table.columns.size()) {
-      throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
-                                   place, words.size(), table.columns.size(),
-                                   join_words(table.columns, ", ")));
+      throw InputError(row_width_error(place, words.size(), table.columns, "OSU"));
     }
     table.rows.push_back({line.number, words});
   }
@@ -506,9 +504,7 @@ void read_imb_table_row(const std::vector<std::string_view>& words, const Line& 
                                  place));
   }
   if (words.size() != log.columns.size()) {
-    throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
-                                 place, words.size(), log.columns.size(),
-                                 join_words(log.columns, " ")));
+    throw InputError(row_width_error(place, words.size(), log.columns, "IMB"));
   }
   if (log.kind == ImbKind::kSkipped) return;
   if (log.processes == 0) {

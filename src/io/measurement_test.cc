@@ -1259,6 +1259,15 @@ TEST(MeasurementFileErrors, NcclGpusPerThreadIsACountWithinTheRanks) {
   }
 }
 
+TEST(MeasurementFileErrors, AnotherToolsRowInATableSaysItDoesNotBelong) {
+  const std::string path = temp_file(
+      "osu_mixed.txt", "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n1  1.60\n"
+                       "8  2  float  sum  -1  11.73  0.00  0.00  0  11.69  0.00  0.00  0\n");
+  EXPECT_EQ(error_reading(path),
+            path + ":4: a row of 13 fields does not belong to this OSU table of 2 columns (size, "
+                   "latency(us)): is another benchmark's output mixed into the log?");
+}
+
 TEST(MeasurementFileErrors, ALogOfMoreThanAMillionRowsIsRefused) {
   std::string text = "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n";
   text.reserve(12'000'000);

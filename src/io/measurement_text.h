@@ -74,6 +74,10 @@ void count_row(std::int64_t& rows, const std::string& place);
 // "path:line".
 std::string at(const std::string& path, std::int64_t line);
 std::string join_words(const std::vector<std::string>& words, std::string_view separator);
+// What is wrong with a row of `fields` fields in a `format` table of `columns`: fewer is a
+// truncated row, more a row that is not the table's (another tool's output mixed in).
+std::string row_width_error(const std::string& place, std::size_t fields,
+                            const std::vector<std::string>& columns, std::string_view format);
 
 // Numbers of a table, each checked against the range of a measured value (InputError naming
 // the place and the column otherwise).
