@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "cli/common.h"
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
   } catch (const scalewall::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory: the run needed more memory than this process may use "
+                 "(give a smaller input, or raise the memory limit)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;

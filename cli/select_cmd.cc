@@ -39,10 +39,41 @@ struct SelectFlags {
   std::string format = "table";
 };
 
+// "A,B,C": those sizes, in order, each at least 1 B and given once.
+std::vector<double> read_size_list(const std::string& text) {
+  std::vector<double> sizes;
+  for (std::size_t from = 0; from <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    const std::string item = text.substr(from, comma - from);
+    if (item.find("..") != std::string::npos) {
+      throw InputError(fmt::format("--bytes: '{}' mixes a range and a list; give A..B or a "
+                                   "list A,B,C",
+                                   text));
+    }
+    const double m = flag_bytes("--bytes", item);
+    if (m < 1.0) {
+      throw InputError(fmt::format("--bytes: size '{}' in '{}' is below 1 B", item, text));
+    }
+    if (sizes.size() == kMaxAxis) {
+      throw InputError(fmt::format("--bytes: '{}' holds more than {} sizes", text, kMaxAxis));
+    }
+    sizes.push_back(m);
+    from = comma + 1;
+  }
+  std::sort(sizes.begin(), sizes.end());
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    if (sizes[i] == sizes[i - 1]) {
+      throw InputError(fmt::format("--bytes: {} B is listed twice in '{}'", sizes[i], text));
+    }
+  }
+  return sizes;
+}
+
 // "A..B": A, A*step, A*step^2, ... up to B, and B itself (the upper end of a range is always
-// a row, "1..1GB" ends at 1 GB, not at 256 MiB); or a single size "A". A >= 1 (the grid is
-// logarithmic).
+// a row, "1..1GB" ends at 1 GB, not at 256 MiB); a list "A,B,C"; or a single size "A". A >= 1
+// (the grid is logarithmic).
 std::vector<double> read_size_grid(const std::string& text, double step) {
+  if (text.find(',') != std::string::npos) return read_size_list(text);
   const auto dots = text.find("..");
   const double a = flag_bytes("--bytes", dots == std::string::npos ? text : text.substr(0, dots));
   const double b = dots == std::string::npos ? a : flag_bytes("--bytes", text.substr(dots + 2));
@@ -231,7 +262,7 @@ void register_select(CLI::App& app) {
        "A..B", "2..1024"},
       {"--bytes,-m", &flags->bytes,
        "Message sizes m per rank (nccl-tests convention): A..B is A, A*step, ... up to B, "
-       "A >= 1",
+       "A >= 1; or a list 4KiB,1MiB,64MiB",
        "A..B", "1..1GiB"},
       {"--step", &flags->step, "Factor between neighbouring sizes: 2 or 4", "2|4", "4"},
   };

@@ -61,6 +61,17 @@ TEST(SelectCli, JsonEnvelopeAndMap) {
 // Issue 3: at 64 ranks on the default link, recursive doubling for small messages and
 // Rabenseifner for large, switching at the tie that `scalewall collective` reports for the
 // same pair (its "ties winner at" column).
+TEST(SelectCli, BytesTakeAListAsRanksDo) {
+  const auto j = run_json({"select", "--ranks", "8,64", "--bytes", "4,1,1MiB"});
+  EXPECT_EQ(j["bytes"], nlohmann::json::parse("[1.0, 4.0, 1048576.0]"));
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][0]["winners"].size(), 3u);
+  expect_input_error({"select", "--bytes", "1,2,2"}, "--bytes: 2 B is listed twice in '1,2,2'");
+  expect_input_error({"select", "--bytes", "1,4..16"},
+                     "--bytes: '1,4..16' mixes a range and a list; give A..B or a list A,B,C");
+  expect_input_error({"select", "--bytes", "1,,4"}, "--bytes: empty size");
+}
+
 TEST(SelectCli, SixtyFourRankSwitchMatchesCollectiveTie) {
   const auto j = run_json({"select", "--ranks", "64", "--bytes", "1..1GiB"});
   const auto& row = j["rows"][0];

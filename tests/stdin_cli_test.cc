@@ -123,7 +123,13 @@ TEST(StdinCli, StandardInputNamedTwiceIsRefused) {
       run_scalewall_with_input({"calibrate", "-", "/dev/stdin"}, read_file(pingpong));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("'/dev/stdin' is empty"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err, "error: measurement file '/dev/stdin': standard input was already read by "
+                   "an earlier argument (it can be read once)\n");
+  const CliResult c = run_scalewall_with_input({"compare", "-", "-"}, read_file(pingpong));
+  EXPECT_EQ(c.exit_code, 2) << c.err;
+  EXPECT_EQ(c.out, "");
+  EXPECT_EQ(c.err, "error: compare file '-': standard input was already read by an earlier "
+                   "argument (it can be read once)\n");
 }
 
 // A scenario read from standard input names its fabric relative to the current directory,

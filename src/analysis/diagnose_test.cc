@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "scalewall/base/error.h"
+#include "test_support.h"
 #include "scalewall/model/straggler.h"
 
 namespace scalewall {
@@ -233,6 +234,24 @@ TEST(DiagnoseScaling, BadTablesNameFileAndRow) {
   ExpectRejected("short.csv", "ranks,step_s\n1\n", "short.csv:2");
   ExpectRejected("missing.csv", "ranks,step_s,problem_size\n1,1,1\n2,0.5\n", "missing.csv:3");
   EXPECT_THROW(read_scaling_table("/no/such/table.csv"), InputError);
+}
+
+// A step time is a measured one: at most 1e6 s, however the table is written.
+TEST(DiagnoseScaling, StepTimesAboveAMillionSecondsAreRefused) {
+  for (const std::string step : {"1e308", "1e7", "1000001"}) {
+    const std::string message = input_error_of(
+        [&] { parse_scaling_table("ranks,step_s\n1," + step + "\n2,5\n", "r.csv"); });
+    EXPECT_EQ(message, "r.csv:2: step_s = " + step +
+                           " is outside the range of a measured step time (above 0, at most "
+                           "1e6 s)");
+  }
+  EXPECT_EQ(input_error_of([] {
+              parse_scaling_table("[{\"ranks\":1,\"step_s\":1e7},{\"ranks\":2,\"step_s\":5}]",
+                                  "r.json");
+            }),
+            "r.json: row 1: step_s = 10000000.0 is outside the range of a measured step time "
+            "(above 0, at most 1e6 s)");
+  EXPECT_EQ(parse_scaling_table("ranks,step_s\n1,1e6\n2,5e5\n", "r.csv").points[0].step_s, 1e6);
 }
 
 // JSON errors name the file, the line and the field, in the project's words.

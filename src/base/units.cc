@@ -35,9 +35,11 @@ constexpr std::array kByteSuffixes = {
     Suffix{"KB", 1e3},         Suffix{"kB", 1e3},
     Suffix{"MB", 1e6},         Suffix{"GB", 1e9},
     Suffix{"TB", 1e12},        Suffix{"PB", 1e15},
+    Suffix{"EB", 1e18},
     Suffix{"KiB", kKi},        Suffix{"MiB", kKi * kKi},
     Suffix{"GiB", kKi * kKi * kKi}, Suffix{"TiB", kKi * kKi * kKi * kKi},
     Suffix{"PiB", kKi * kKi * kKi * kKi * kKi},
+    Suffix{"EiB", kKi * kKi * kKi * kKi * kKi * kKi},
 };
 
 constexpr std::array kSecondSuffixes = {
@@ -55,9 +57,11 @@ constexpr std::array kRateSuffixes = {
     Suffix{"GB/s", 1e9},         Suffix{"GBps", 1e9},
     Suffix{"TB/s", 1e12},        Suffix{"TBps", 1e12},
     Suffix{"PB/s", 1e15},        Suffix{"PBps", 1e15},
+    Suffix{"EB/s", 1e18},        Suffix{"EBps", 1e18},
     Suffix{"KiB/s", kKi},        Suffix{"MiB/s", kKi * kKi},
     Suffix{"GiB/s", kKi * kKi * kKi}, Suffix{"TiB/s", kKi * kKi * kKi * kKi},
     Suffix{"PiB/s", kKi * kKi * kKi * kKi * kKi},
+    Suffix{"EiB/s", kKi * kKi * kKi * kKi * kKi * kKi},
     Suffix{"b/s", 1.0, 8.0},      Suffix{"bps", 1.0, 8.0},
     Suffix{"Kb/s", 1e3, 8.0},     Suffix{"kb/s", 1e3, 8.0},  Suffix{"Kbps", 1e3, 8.0},
     Suffix{"kbps", 1e3, 8.0},

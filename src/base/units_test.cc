@@ -139,6 +139,17 @@ TEST(ParseRate, BytesPerSecond) {
   EXPECT_EQ(parse_rate("1GiB/s"), 1073741824.0);
 }
 
+// The outputs print exabytes (format_bytes: "10.4 EB"), so the parsers read them back.
+TEST(ParseUnits, ExabytesAsPrinted) {
+  EXPECT_EQ(parse_bytes("1EB"), 1e18);
+  EXPECT_EQ(parse_bytes("10.4 EB"), 10.4e18);
+  EXPECT_EQ(parse_bytes("1EiB"), 1152921504606846976.0);
+  EXPECT_EQ(parse_rate("2EB/s"), 2e18);
+  EXPECT_EQ(parse_rate("2EBps"), 2e18);
+  EXPECT_EQ(parse_rate("1EiB/s"), 1152921504606846976.0);
+  EXPECT_EQ(parse_bytes(format_bytes(3e18)), 3e18);
+}
+
 TEST(ParseRate, LowerCaseBIsBits) {
   EXPECT_EQ(parse_rate("400Gb/s"), 50e9);
   EXPECT_EQ(parse_rate("400Gbps"), 50e9);

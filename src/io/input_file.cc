@@ -109,7 +109,16 @@ std::string read_standard_input(const std::string& name, std::string_view what,
     throw InputError(fmt::format("{} '{}' (standard input) is {} bytes, too large: {}", what,
                                  name, st.st_size, limit_words(max_bytes)));
   }
-  return read_to_end(STDIN_FILENO, name, what, max_bytes, 0);
+  // Standard input is read once: a later argument naming it finds nothing, and says why.
+  static bool already_read = false;
+  std::string text = read_to_end(STDIN_FILENO, name, what, max_bytes, 0);
+  if (text.empty() && already_read) {
+    throw InputError(fmt::format("{} '{}': standard input was already read by an earlier "
+                                 "argument (it can be read once)",
+                                 what, name));
+  }
+  already_read = true;
+  return text;
 }
 
 }  // namespace

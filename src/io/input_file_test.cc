@@ -219,14 +219,15 @@ TEST(InputFile, DashIsStandardInput) {
   } catch (const InputError& e) {
     message = e.what();
   }
-  // A second read finds the pipe at its end: empty, for the caller to refuse.
-  const std::string again = read_input_file("-", "times file");
+  // A second read finds the pipe at its end, and says so.
+  const std::string again = input_error_of([] { read_input_file("-", "times file"); });
   TempDir dir;
   ASSERT_TRUE(stdin_redirect.from_file(write(dir.file("big"), std::string(100, 'x'))));
   const std::string too_big = input_error_of([&] { read_input_file("-", "times file", 10); });
   EXPECT_EQ(message, "");
   EXPECT_EQ(read_back, text);
-  EXPECT_EQ(again, "");
+  EXPECT_EQ(again, "times file '-': standard input was already read by an earlier argument (it "
+                   "can be read once)");
   EXPECT_EQ(too_big,
             "times file '-' (standard input) is 100 bytes, too large: the limit for an input "
             "file is 10 bytes");

@@ -118,13 +118,29 @@ bool launcher_notice(std::string_view line) {
           rest.starts_with(" more process has sent help message "));
 }
 
+namespace {
+
+// A word that starts like a number: a digit, or a sign or point before one, or nan or inf.
+bool starts_like_number(std::string_view w) {
+  if (!w.empty() && (w[0] == '-' || w[0] == '+')) w.remove_prefix(1);
+  if (w.empty()) return false;
+  if (w[0] >= '0' && w[0] <= '9') return true;
+  if (w.size() > 1 && w[0] == '.' && w[1] >= '0' && w[1] <= '9') return true;
+  const std::string l = lower(w);
+  return l == "nan" || l == "inf" || l == "infinity";
+}
+
+}  // namespace
+
 // A table row starts with a whole number, the size; a signed one ("-8") is a row too, so
-// that a negative size is refused rather than skipped as a line of text.
-bool starts_row(const std::vector<std::string_view>& words) {
+// that a negative size is refused rather than skipped as a line of text, and so is a line of
+// the table's width that starts with another number, so that its size is refused.
+bool starts_row(const std::vector<std::string_view>& words, std::size_t columns) {
   if (words.empty()) return false;
   const std::string_view w = words[0];
   if (all_digits(w)) return true;
-  return w.size() > 1 && (w[0] == '-' || w[0] == '+') && all_digits(w.substr(1));
+  if (w.size() > 1 && (w[0] == '-' || w[0] == '+') && all_digits(w.substr(1))) return true;
+  return words.size() == columns && starts_like_number(w);
 }
 
 std::string lower(std::string_view text) {
@@ -133,31 +149,75 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// The text's lines, tag prefixes removed; none when it holds nothing but blanks.
-std::vector<Line> lines_or_none(std::string_view text) {
-  std::vector<Line> lines;
-  bool any_content = false;
-  std::int64_t number = 0;
-  for (std::string_view view; next_line(text, view);) {
-    ++number;
-    if (number == 1 && view.starts_with("\xEF\xBB\xBF")) view.remove_prefix(3);
-    view = strip_tag(view);
-    if (launcher_notice(view)) view = {};
-    while (!view.empty() && (view.back() == '\r' || view.back() == ' ' || view.back() == '\t')) {
-      view.remove_suffix(1);
-    }
-    if (!trim(view).empty()) any_content = true;
-    lines.push_back({number, std::string(view)});
+// A line as the readers see it: without a byte order mark (line 1), the launcher's prefix
+// and trailing blanks; empty for a launcher's notice.
+std::string_view clean_line(std::string_view view, std::int64_t number) {
+  if (number == 1 && view.starts_with("\xEF\xBB\xBF")) view.remove_prefix(3);
+  view = strip_tag(view);
+  if (launcher_notice(view)) view = {};
+  while (!view.empty() && (view.back() == '\r' || view.back() == ' ' || view.back() == '\t')) {
+    view.remove_suffix(1);
   }
-  if (!any_content) lines.clear();
-  return lines;
+  return view;
 }
 
-// The same, throwing InputError when the text holds nothing but blanks.
-std::vector<Line> split_lines(std::string_view text, const std::string& path) {
-  std::vector<Line> lines = lines_or_none(text);
-  if (lines.empty()) throw InputError(fmt::format("measurement file '{}' is empty", path));
-  return lines;
+Lines::Lines(std::string_view text) : text_(text) {}
+
+Lines::Iterator::Iterator(std::string_view rest, std::int64_t number)
+    : rest_(rest), line_{number, {}}, done_(false) {
+  read();
+}
+
+void Lines::Iterator::read() {
+  std::string_view view;
+  if (!next_line(rest_, view)) {
+    done_ = true;
+    return;
+  }
+  ++line_.number;
+  line_.text = clean_line(view, line_.number);
+}
+
+Lines::Iterator& Lines::Iterator::operator++() {
+  read();
+  return *this;
+}
+
+std::optional<Line> Lines::first_content() const {
+  for (const Line& line : *this) {
+    if (!trim(line.text).empty()) return line;
+  }
+  return std::nullopt;
+}
+
+// The first line that is not blank, or InputError when the text holds nothing but blanks.
+Line first_line_of(const Lines& lines, const std::string& path) {
+  const std::optional<Line> first = lines.first_content();
+  if (!first) throw InputError(fmt::format("measurement file '{}' is empty", path));
+  return *first;
+}
+
+std::string_view complete_lines(std::string_view text, const std::string& path,
+                                MeasurementSet& set) {
+  if (text.empty() || text.back() == '\n') return text;
+  const std::size_t cut = text.rfind('\n') + 1;  // 0 when the text is one line
+  const std::int64_t number =
+      static_cast<std::int64_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cut), '\n')) + 1;
+  const std::string_view last = trim(clean_line(text.substr(cut), number));
+  if (!last.empty() && !last.starts_with('#')) {
+    set.warnings.push_back(fmt::format(
+        "{}: incomplete last line '{}' (no line break at its end: the log was cut off while it "
+        "was written); left out",
+        at(path, number), last.size() > 60 ? std::string(last.substr(0, 60)) + "..." : std::string(last)));
+  }
+  return text.substr(0, cut);
+}
+
+void count_row(std::int64_t& rows, const std::string& place) {
+  if (++rows > kMaxLogRows) {
+    throw InputError(fmt::format("{}: more than {} table rows (the limit for a measurement log)",
+                                 place, kMaxLogRows));
+  }
 }
 
 std::string at(const std::string& path, std::int64_t line) {
@@ -243,12 +303,34 @@ double measured_rate(double bytes_per_second, const std::string& place, std::str
   return bytes_per_second;
 }
 
-// A size column (a whole number of bytes) and a time column in microseconds.
+// A size column (a whole number of bytes) and a time column in microseconds. A size past
+// 1 EB is refused naming that limit however it is written ("1e19", twenty digits).
 double read_size(std::string_view word, const std::string& place, std::string_view column) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (ec == std::errc() && end == word.data() + word.size() && std::isfinite(value)) {
+    if (value > kMaxMeasuredBytes) measured_size(value, place, column);
+  }
   return measured_size(static_cast<double>(read_whole(word, place, column)), place, column);
 }
 double read_us(std::string_view word, const std::string& place, std::string_view column) {
-  return measured_time(read_number(word, place, column) * 1e-6, place, column);
+  const double us = read_number(word, place, column);
+  const double seconds = us * 1e-6;
+  if (us > 0 && seconds == 0) {
+    throw InputError(fmt::format("{}: {} of {} us is outside the range of a measured time (0, "
+                                 "or 1e-12 s to 1e6 s)",
+                                 place, column, word));
+  }
+  return measured_time(seconds, place, column);
+}
+double read_rate(std::string_view word, double unit_Bps, std::string_view unit,
+                 const std::string& place, std::string_view column) {
+  const double bytes_per_second = read_number(word, place, column) * unit_Bps;
+  if (bytes_per_second > kMaxMeasuredRate) {
+    throw InputError(fmt::format("{}: {} of {} {} is above the limit of 1e18 B/s", place,
+                                 column, word, unit));
+  }
+  return bytes_per_second;
 }
 
 std::string join_words(const std::vector<std::string>& words, std::string_view separator) {
@@ -258,6 +340,17 @@ std::string join_words(const std::vector<std::string>& words, std::string_view s
     out += w;
   }
   return out;
+}
+
+std::string row_width_error(const std::string& place, std::size_t fields,
+                            const std::vector<std::string>& columns, std::string_view format) {
+  if (fields < columns.size()) {
+    return fmt::format("{}: truncated table row: {} field(s), expected {} ({})", place, fields,
+                       columns.size(), join_words(columns, ", "));
+  }
+  return fmt::format("{}: a row of {} fields does not belong to this {} table of {} columns "
+                     "({}): is another benchmark's output mixed into the log?",
+                     place, fields, format, columns.size(), join_words(columns, ", "));
 }
 
 namespace {
@@ -357,11 +450,21 @@ void read_launcher_flags(const std::vector<std::string_view>& words, std::size_t
   }
 }
 
+// Whether a line may name a launcher (launcher_of's names), before its words are split: most
+// lines of a log are table rows.
+bool names_launcher(std::string_view text) {
+  for (const std::string_view name : {"mpirun", "mpiexec", "orterun", "srun", "#SBATCH"}) {
+    if (text.find(name) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-std::vector<LauncherLine> launcher_lines(const std::string& path, const std::vector<Line>& lines) {
+std::vector<LauncherLine> launcher_lines(const std::string& path, const Lines& lines) {
   std::vector<LauncherLine> found;
   for (const Line& line : lines) {
+    if (!names_launcher(line.text)) continue;
     const auto words = split_words(line.text);
     for (std::size_t i = 0; i < words.size(); ++i) {
       const Launcher launcher = launcher_of(words[i]);
@@ -740,9 +843,9 @@ std::size_t scalewall_mpi_series(const std::string& path, const std::string& com
   return index;
 }
 
-void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
-                        std::size_t first, const Json& envelope, MeasurementSet& set) {
-  const std::string envelope_place = at(path, lines[first].number);
+void read_scalewall_mpi(const std::string& path, const Lines& lines,
+                        const Line& first, const Json& envelope, MeasurementSet& set) {
+  const std::string envelope_place = at(path, first.number);
   const std::string command = optional_json_string(envelope, "command", "?", envelope_place);
   const auto kind_field = envelope.find("kind");
   if (kind_field != envelope.end() && *kind_field != "measurement") {
@@ -758,15 +861,15 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
   std::int64_t records = 0;
   bool ended = false;
   std::set<std::string> unknown_kinds;
-  for (std::size_t i = first + 1; i < lines.size(); ++i) {
-    const std::string_view text = trim(lines[i].text);
-    if (text.empty()) continue;
-    const std::string place = at(path, lines[i].number);
+  for (const Line& line : lines) {
+    const std::string_view text = trim(line.text);
+    if (line.number <= first.number || text.empty()) continue;
+    const std::string place = at(path, line.number);
     if (ended) {
       throw InputError(fmt::format("{}: a record after the end record", place));
     }
     const Json j = parse_json_input(
-        text, path, lines[i].number,
+        text, path, line.number,
         fmt::format("not a JSON object (a truncated or damaged record): '{}'",
                     text.size() > 60 ? std::string(text.substr(0, 60)) + "..." : std::string(text)));
     if (!j.is_object()) {
@@ -824,10 +927,11 @@ void read_scalewall_mpi(const std::string& path, const std::vector<Line>& lines,
 // file, never hold one).
 constexpr std::size_t kTomlLinesLooked = 4000;  // far more than any scenario's preamble
 
-std::optional<FileFormat> toml_format(const std::vector<Line>& lines) {
+std::optional<FileFormat> toml_format(const Lines& lines) {
   bool fabric = false;
-  for (std::size_t i = 0; i < lines.size() && i < kTomlLinesLooked; ++i) {
-    std::string_view t = lines[i].text;
+  for (const Line& line : lines) {
+    if (line.number > static_cast<std::int64_t>(kTomlLinesLooked)) break;
+    std::string_view t = line.text;
     while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
     if (t.starts_with("[workload]") || t.starts_with("[model]")) return FileFormat::kScenario;
     if (t.starts_with("[inter]") || t.starts_with("[intra]")) fabric = true;
@@ -845,7 +949,7 @@ bool is_nccl_json_line(std::string_view line) {
 
 // A scaling table: its first line that is not blank or a comment opens JSON rows or is a CSV
 // header naming `ranks`.
-std::optional<FileFormat> scaling_table_format(const std::vector<Line>& lines) {
+std::optional<FileFormat> scaling_table_format(const Lines& lines) {
   for (const Line& l : lines) {
     const std::string_view line = trim(l.text);
     if (line.empty() || line.front() == '#') continue;
@@ -867,10 +971,9 @@ std::optional<FileFormat> scaling_table_format(const std::vector<Line>& lines) {
 
 // The measurement logs by their marks; `first` is the first non-blank line. A first line
 // that opens a JSON object is scalewall-mpi's envelope, which its reader checks.
-FileFormat log_format(const std::vector<Line>& lines, std::size_t first) {
-  if (trim(lines[first].text).starts_with('{')) {
-    return is_nccl_json_line(lines[first].text) ? FileFormat::kNcclTests
-                                                : FileFormat::kScalewallMpi;
+FileFormat log_format(const Lines& lines, const Line& first) {
+  if (trim(first.text).starts_with('{')) {
+    return is_nccl_json_line(first.text) ? FileFormat::kNcclTests : FileFormat::kScalewallMpi;
   }
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
@@ -891,13 +994,6 @@ FileFormat log_format(const std::vector<Line>& lines, std::size_t first) {
     }
   }
   return FileFormat::kUnknown;
-}
-
-std::size_t first_content(const std::vector<Line>& lines) {
-  std::size_t first = 0;
-  while (first < lines.size() && trim(lines[first].text).empty()) ++first;
-  SCALEWALL_CHECK(first < lines.size());  // split_lines refused an empty file
-  return first;
 }
 
 // scalewall-mpi's envelope on the first non-blank line, or InputError naming what it is.
@@ -968,33 +1064,35 @@ void read_measurement_file(const std::string& path, MeasurementSet& set) {
 
 void parse_measurement_text(std::string_view text, const std::string& path,
                             MeasurementSet& set) {
-  const std::vector<Line> lines = split_lines(text, path);
-  const std::size_t first = first_content(lines);
+  const Lines lines(text);
+  const Line first = first_line_of(lines, path);
   // A benchmark log's run is only its file (scalewall-mpi's reader records its context).
   const auto log_run = [&] { set.runs.push_back({set.sources.back(), "", {}, {}, {}, "", ""}); };
+  // A text log's last line without a line break was cut off: left out, with a warning.
+  const auto complete = [&] { return Lines(complete_lines(text, path, set)); };
   switch (log_format(lines, first)) {
     case FileFormat::kScalewallMpi:
-      read_scalewall_mpi(path, lines, first, scalewall_mpi_envelope(path, lines[first]), set);
+      read_scalewall_mpi(path, lines, first, scalewall_mpi_envelope(path, first), set);
       return;
     case FileFormat::kNcclTests:
-      if (trim(lines[first].text).starts_with('{')) {
+      if (trim(first.text).starts_with('{')) {
         if (!read_nccl_json(text, path, set)) {
           throw InputError(fmt::format(
               "{}: a JSON document naming \"nccl_version\" that is not nccl-tests' -J output "
               "(an object with \"config\" and a \"results\" list)",
-              at(path, lines[first].number)));
+              at(path, first.number)));
         }
       } else {
-        read_nccl_tests(path, lines, set);
+        read_nccl_tests(path, complete(), set);
       }
       log_run();
       return;
     case FileFormat::kOsu:
-      read_osu(path, lines, set);
+      read_osu(path, complete(), set);
       log_run();
       return;
     case FileFormat::kImb:
-      read_imb(path, lines, set);
+      read_imb(path, complete(), set);
       log_run();
       return;
     default:
@@ -1003,7 +1101,7 @@ void parse_measurement_text(std::string_view text, const std::string& path,
   throw InputError(fmt::format(
       "{}:{}: unknown measurement format: expected scalewall-mpi JSON Lines, an nccl-tests "
       "log, an OSU Micro-Benchmarks log or an Intel MPI Benchmarks log",
-      path, lines[first].number));
+      path, first.number));
 }
 
 std::vector<StreamPoint> read_stream_points(const std::string& path) {
@@ -1011,10 +1109,11 @@ std::vector<StreamPoint> read_stream_points(const std::string& path) {
 }
 
 std::vector<StreamPoint> parse_stream_points(std::string_view text, const std::string& path) {
-  const std::vector<Line> lines = split_lines(text, path);
-  const std::size_t first = first_content(lines);
-  if (log_format(lines, first) != FileFormat::kOsu) return {};
-  return read_osu_streams(path, lines);
+  const Lines lines(text);
+  if (log_format(lines, first_line_of(lines, path)) != FileFormat::kOsu) return {};
+  // parse_measurement_text warns of an incomplete last line.
+  MeasurementSet unused;
+  return read_osu_streams(path, Lines(complete_lines(text, path, unused)));
 }
 
 std::string series_label(const MeasurementSet& set, std::size_t index) {
@@ -1054,11 +1153,12 @@ bool is_measurement_log(FileFormat format) {
 }
 
 FileFormat detect_file_format(std::string_view text) {
-  const std::vector<Line> lines = lines_or_none(text);
-  if (lines.empty()) return FileFormat::kUnknown;
+  const Lines lines(text);
+  const std::optional<Line> first = lines.first_content();
+  if (!first) return FileFormat::kUnknown;
   if (const auto toml = toml_format(lines)) return *toml;
   if (const auto table = scaling_table_format(lines)) return *table;
-  return log_format(lines, first_content(lines));
+  return log_format(lines, *first);
 }
 
 }  // namespace scalewall

@@ -82,6 +82,7 @@ struct NcclLog {
   std::int64_t first_line = 0;
   std::int64_t iterations = 0;
   std::int64_t gpus_per_thread = 0;        // the '# nThread' line's nGpus (nccl-tests -g)
+  std::int64_t gpus_line = 0;              // that line
   std::string nccl_version;                // "2.23.4", where the log states it
   std::set<std::int64_t> rank_ids;
   std::set<std::string> hosts;             // from the '#  Rank ... on HOST' lines
@@ -140,6 +141,17 @@ std::string nccl_version_of_line(std::string_view text) {
   return std::string(v);
 }
 
+// The '# nThread' line's nGpus: the GPUs each thread drives, 1 to 2^40.
+std::int64_t read_gpus_per_thread(std::string_view word, const std::string& place) {
+  if (!all_digits(word) || word.size() > 13 || read_whole(word, place, "nGpus") < 1 ||
+      read_whole(word, place, "nGpus") > kMaxRanks) {
+    throw InputError(fmt::format("{}: nGpus {} is not a number of GPUs (a whole number from 1 "
+                                 "to 2^40)",
+                                 place, word));
+  }
+  return read_whole(word, place, "nGpus");
+}
+
 // Reads one '#' line of an nccl-tests log: the program, iterations, a rank, the column
 // header, the NCCL version or a wrong-results report.
 void read_nccl_comment(std::string_view text, const Line& line, const std::string& place,
@@ -155,8 +167,9 @@ void read_nccl_comment(std::string_view text, const Line& line, const std::strin
           (i == 0 || words[i - 1] != "warmup")) {
         if (all_digits(words[i + 1])) log.iterations = read_whole(words[i + 1], place, "iters");
       }
-      if (words[i] == "nGpus" && all_digits(words[i + 1])) {
-        log.gpus_per_thread = read_whole(words[i + 1], place, "nGpus");
+      if (words[i] == "nGpus") {
+        log.gpus_per_thread = read_gpus_per_thread(words[i + 1], place);
+        log.gpus_line = line.number;
       }
     }
   } else if (body.starts_with("Rank")) {
@@ -229,10 +242,10 @@ NcclRow read_nccl_row(const std::vector<std::string_view>& words,
       }
       ++time_seen;
     } else if (name == "algbw") {
-      const double v = read_number(w, place, "algbw");
+      const double v = read_rate(w, 1e9, "GB/s", place, "algbw") / 1e9;
       if (row.printed_algbw == 0) row.printed_algbw = v;
     } else if (name == "busbw") {
-      const double v = read_number(w, place, "busbw");
+      const double v = read_rate(w, 1e9, "GB/s", place, "busbw") / 1e9;
       if (row.printed_busbw == 0) row.printed_busbw = v;
     } else if (name == "#wrong") {
       const char* which = wrong_seen == 0 ? "out-of-place #wrong" : "in-place #wrong";
@@ -283,9 +296,10 @@ std::vector<std::string_view> nccl_row_words(std::vector<std::string_view> words
 
 // Reads an nccl-tests log's lines into its runs, each with its facts and rows; throws when no
 // run has rows.
-std::vector<NcclLog> scan_nccl_log(const std::string& path, const std::vector<Line>& lines,
+std::vector<NcclLog> scan_nccl_log(const std::string& path, const Lines& lines,
                                    MeasurementSet& set) {
   std::vector<NcclLog> runs(1);
+  std::int64_t rows = 0;
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
     const std::string place = at(path, line.number);
@@ -304,14 +318,13 @@ std::vector<NcclLog> scan_nccl_log(const std::string& path, const std::vector<Li
     }
     bool redop_blank = false;
     const auto words = nccl_row_words(split_words(text), log.columns, redop_blank);
-    if (!starts_row(words)) continue;  // NCCL INFO lines and the like
+    if (!starts_row(words, log.columns.size())) continue;  // NCCL INFO lines and the like
+    count_row(rows, place);
     if (log.columns.empty()) {
       throw InputError(fmt::format("{}: a table row before the column header", place));
     }
     if (words.size() != log.columns.size()) {
-      throw InputError(fmt::format(
-          "{}: truncated table row: {} field(s), expected {} ({})", place, words.size(),
-          log.columns.size(), join_words(log.columns, " ")));
+      throw InputError(row_width_error(place, words.size(), log.columns, "nccl-tests"));
     }
     if (log.first_line == 0) log.first_line = line.number;
     log.rows.push_back(read_nccl_row(words, log.columns, line, place, redop_blank));
@@ -524,6 +537,11 @@ void add_nccl_run(const std::string& path, const NcclLog& log, std::size_t runs,
   set.series[index].ranks = ranks;
   nccl_layout(log, launchers, set.series[index]);
   set.series[index].nccl_version = log.nccl_version;
+  if (ranks > 0 && log.gpus_per_thread > ranks) {
+    throw InputError(fmt::format("{}: nGpus {} is more than the run's {} ranks (every GPU of a "
+                                 "thread is a rank)",
+                                 at(path, log.gpus_line), log.gpus_per_thread, ranks));
+  }
   if (log.gpus_per_thread > 1) {
     set.series[index].gpus_per_thread = log.gpus_per_thread;
     set.warnings.push_back(fmt::format(
@@ -676,7 +694,7 @@ bool is_nccl_header(std::string_view text) {
          has("algbw") && has("busbw");
 }
 
-void read_nccl_tests(const std::string& path, const std::vector<Line>& lines,
+void read_nccl_tests(const std::string& path, const Lines& lines,
                      MeasurementSet& set) {
   const std::vector<NcclLog> runs = scan_nccl_log(path, lines, set);
   const std::vector<LauncherLine> launchers = launcher_lines(path, lines);

@@ -56,7 +56,7 @@ struct OsuTable {
   std::vector<std::string> columns;  // normalised: "size", "latency(us)", ...
   struct Row {
     std::int64_t line = 0;
-    std::vector<std::string> cells;
+    std::vector<std::string_view> cells;  // of the log's text
   };
   std::vector<Row> rows;
 };
@@ -145,10 +145,12 @@ void read_osu_title(std::string_view body, OsuTable& table) {
 // The tables of an OSU log: a title line starts one, and so does a second '# Size' header
 // after rows (a test run again without its title). Tables of tests scalewall does not read
 // are kept as kSkipped, without rows.
-std::vector<OsuTable> read_osu_tables(const std::string& path, const std::vector<Line>& lines) {
+std::vector<OsuTable> read_osu_tables(const std::string& path, const Lines& lines) {
   std::vector<OsuTable> tables;
+  std::int64_t rows = 0;
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
+    if (text.empty()) continue;
     const std::string place = at(path, line.number);
     if (text.starts_with('#')) {
       const std::string_view body = trim(text.substr(1));
@@ -170,7 +172,8 @@ std::vector<OsuTable> read_osu_tables(const std::string& path, const std::vector
       continue;
     }
     const auto words = split_words(text);
-    if (!starts_row(words)) continue;
+    if (!starts_row(words, tables.empty() ? 0 : tables.back().columns.size())) continue;
+    count_row(rows, place);
     if (tables.empty() || tables.back().columns.empty()) {
       if (!tables.empty() && tables.back().kind == OsuKind::kSkipped) continue;
       throw InputError(fmt::format("{}: a table row before the OSU title and '# Size' header",
@@ -179,14 +182,9 @@ std::vector<OsuTable> read_osu_tables(const std::string& path, const std::vector
     OsuTable& table = tables.back();
     if (table.kind == OsuKind::kSkipped) continue;
     if (words.size() != table.columns.size()) {
-      throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
-                                   place, words.size(), table.columns.size(),
-                                   join_words(table.columns, ", ")));
+      throw InputError(row_width_error(place, words.size(), table.columns, "OSU"));
     }
-    OsuTable::Row row;
-    row.line = line.number;
-    for (const auto w : words) row.cells.emplace_back(w);
-    table.rows.push_back(std::move(row));
+    table.rows.push_back({line.number, words});
   }
   return tables;
 }
@@ -439,6 +437,8 @@ ImbRow read_imb_row(const std::vector<std::string_view>& words,
       row.t_avg = read_us(w, place, "t_avg[usec]");
     } else if (name == "defects") {
       row.defects = read_number(w, place, "defects") > 0;
+    } else if (name == "Mbytes/sec") {
+      read_rate(w, 1e6, "MB/s", place, name);  // checked, not used
     } else {
       read_number(w, place, name);  // Mbytes/sec and the like: checked, not used
     }
@@ -504,9 +504,7 @@ void read_imb_table_row(const std::vector<std::string_view>& words, const Line& 
                                  place));
   }
   if (words.size() != log.columns.size()) {
-    throw InputError(fmt::format("{}: truncated table row: {} field(s), expected {} ({})",
-                                 place, words.size(), log.columns.size(),
-                                 join_words(log.columns, " ")));
+    throw InputError(row_width_error(place, words.size(), log.columns, "IMB"));
   }
   if (log.kind == ImbKind::kSkipped) return;
   if (log.processes == 0) {
@@ -529,20 +527,24 @@ void read_imb_table_row(const std::vector<std::string_view>& words, const Line& 
 
 }  // namespace
 
-void read_imb(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set) {
+void read_imb(const std::string& path, const Lines& lines, MeasurementSet& set) {
   ImbLog log;
   log.path = path;
   log.launchers = launcher_lines(path, lines);
   const std::size_t first = set.series.size();
+  std::int64_t rows = 0;
   for (const Line& line : lines) {
     const std::string_view text = trim(line.text);
+    if (text.empty()) continue;
     const std::string place = at(path, line.number);
     if (text.starts_with('#')) {
       read_imb_comment(text, line, place, log);
       continue;
     }
     const auto words = split_words(text);
-    if (starts_row(words)) read_imb_table_row(words, line, place, log, set);
+    if (!starts_row(words, log.columns.size())) continue;
+    count_row(rows, place);
+    read_imb_table_row(words, line, place, log, set);
   }
   if (!log.skipped_sections.empty()) {
     set.warnings.push_back(fmt::format(
@@ -564,7 +566,7 @@ void read_imb(const std::string& path, const std::vector<Line>& lines, Measureme
 }
 
 
-void read_osu(const std::string& path, const std::vector<Line>& lines, MeasurementSet& set) {
+void read_osu(const std::string& path, const Lines& lines, MeasurementSet& set) {
   const std::vector<OsuTable> tables = read_osu_tables(path, lines);
   const std::vector<const OsuTable*> read = read_tables(path, tables);
   const std::vector<LauncherLine> launchers = launcher_lines(path, lines);
@@ -588,7 +590,7 @@ void read_osu(const std::string& path, const std::vector<Line>& lines, Measureme
   set.sources.push_back(fmt::format("{} ({})", path, join_words(words, "; ")));
 }
 
-std::vector<StreamPoint> read_osu_streams(const std::string& path, const std::vector<Line>& lines) {
+std::vector<StreamPoint> read_osu_streams(const std::string& path, const Lines& lines) {
   const std::vector<OsuTable> tables = read_osu_tables(path, lines);
   std::vector<StreamPoint> points;
   for (const OsuTable* table : read_tables(path, tables)) {
@@ -600,9 +602,7 @@ std::vector<StreamPoint> read_osu_streams(const std::string& path, const std::ve
       StreamPoint p;
       p.benchmark = table->benchmark;
       p.bytes = read_size(row.cells[size_col], place, "Size");
-      p.bandwidth_Bps =
-          measured_rate(read_number(row.cells[bw_col], place, "Bandwidth (MB/s)") * 1e6, place,
-                        "Bandwidth (MB/s)");
+      p.bandwidth_Bps = read_rate(row.cells[bw_col], 1e6, "MB/s", place, "Bandwidth");
       points.push_back(p);
     }
   }

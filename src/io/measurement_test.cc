@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -1153,6 +1154,129 @@ TEST(MeasurementFormats, NcclVersionWhereTheLogStatesIt) {
   EXPECT_EQ(from_text("host:1:1 [0] NCCL INFO NCCL version 2.18.5+cuda12.2"), "2.18.5");
   EXPECT_EQ(from_text("# nccl-tests version 2.19.4 nccl-headers=1 nccl-library=1"), "");
   EXPECT_EQ(from_text("NCCL version 2.x"), "");
+}
+
+// ---- bounds of a log: its rows, its last line, the values of its fields ----
+
+// `text` with the first word of its first table row (the size) replaced by `size`; `line` is
+// set to that row's line.
+std::string with_first_size(const std::string& text, const std::string& size, int& line) {
+  std::istringstream in(text);
+  std::string out;
+  std::string l;
+  line = 0;
+  int number = 0;
+  bool done = false;
+  while (std::getline(in, l)) {
+    ++number;
+    const auto start = l.find_first_not_of(' ');
+    if (!done && start != std::string::npos && l[start] >= '0' && l[start] <= '9') {
+      const auto end = l.find(' ', start);
+      l = l.substr(0, start) + size + l.substr(end);
+      line = number;
+      done = true;
+    }
+    out += l + "\n";
+  }
+  return out;
+}
+
+TEST(MeasurementFileErrors, ASizeThatIsNotAWholeNumberInRangeIsAnErrorInEveryLog) {
+  for (const std::string log : {"nccl_all_reduce_perf.txt", "osu_latency.txt",
+                                "osu_allreduce.txt", "imb_pingpong.txt", "imb_allreduce.txt"}) {
+    for (const std::string size : {"nan", "1e308", "1e19", "1.5", "0x10", "1,000"}) {
+      int line = 0;
+      const std::string path =
+          temp_file("size_" + log, with_first_size(read_text(data(log)), size, line));
+      const std::string e = error_reading(path);
+      const std::string expected =
+          size == "1e308" || size == "1e19"
+              ? "B is above the limit of 1 EB (1e18 B)"
+              : "'" + size + "' in the ";
+      EXPECT_TRUE(contains(e, path + ":" + std::to_string(line) + ": ")) << log << " " << e;
+      EXPECT_TRUE(contains(e, expected)) << log << " " << size << ": " << e;
+    }
+  }
+}
+
+TEST(MeasurementFile, AnIncompleteLastLineIsLeftOutWithAWarning) {
+  // The OSU log cut in its last row's time (351.67 written as 35), and nccl-tests' in a row.
+  const std::string osu = temp_file(
+      "osu_cut.txt", "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n"
+                     "1                       1.60\n2                       1.62\n"
+                     "4194304               35");
+  const MeasurementSet set = read(osu);
+  ASSERT_EQ(set.pingpong.size(), 2u);
+  EXPECT_EQ(set.pingpong.back().bytes, 2.0);
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_EQ(set.warnings[0], osu + ":5: incomplete last line '4194304               35' (no "
+                                   "line break at its end: the log was cut off while it was "
+                                   "written); left out");
+  std::string text = read_text(data("nccl_all_reduce_perf.txt"));
+  text = text.substr(0, text.find("    33554432"));
+  text += "    33554432       8388608     float     sum      -1    140";
+  const std::string nccl = temp_file("nccl_cut.txt", text);
+  const MeasurementSet n = read(nccl);
+  EXPECT_EQ(n.collectives.size(), 11u);
+  EXPECT_TRUE(std::any_of(n.warnings.begin(), n.warnings.end(), [&](const std::string& w) {
+    return w.rfind(nccl + ":29: incomplete last line", 0) == 0;
+  }));
+  // A last comment without a line break holds no data: no warning.
+  const std::string quiet = temp_file("osu_quiet.txt", read_text(data("osu_latency.txt")) + "# end");
+  EXPECT_TRUE(read(quiet).warnings.empty());
+}
+
+TEST(MeasurementFileErrors, MeasuredValuesOutsideTheirRangesAreErrors) {
+  std::string text = read_text(data("nccl_all_reduce_perf.txt"));
+  const auto row = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return temp_file("nccl_range.txt", t);
+  };
+  const std::string first = "11.94    0.00    0.00";
+  std::string path = row(first, "1e-320    0.00    0.00");
+  EXPECT_EQ(error_reading(path), path + ":18: out-of-place time of 1e-320 us is outside the range "
+                                        "of a measured time (0, or 1e-12 s to 1e6 s)");
+  path = row(first, "11.94    1e308    0.00");
+  EXPECT_EQ(error_reading(path), path + ":18: algbw of 1e308 GB/s is above the limit of 1e18 B/s");
+  path = row(first, "11.94    0.00    2e9");
+  EXPECT_EQ(error_reading(path), path + ":18: busbw of 2e9 GB/s is above the limit of 1e18 B/s");
+}
+
+TEST(MeasurementFileErrors, NcclGpusPerThreadIsACountWithinTheRanks) {
+  const std::string text = read_text(data("nccl_all_reduce_perf.txt"));
+  for (const std::string gpus : {"1000", "9", "0", "-1", "nan"}) {
+    std::string t = text;
+    t.replace(t.find("nGpus 8"), 7, "nGpus " + gpus);
+    const std::string path = temp_file("nccl_gpus.txt", t);
+    const std::string expected =
+        gpus == "1000" || gpus == "9"
+            ? path + ":3: nGpus " + gpus + " is more than the run's 8 ranks (every GPU of a "
+                                           "thread is a rank)"
+            : path + ":3: nGpus " + gpus + " is not a number of GPUs (a whole number from 1 to "
+                                           "2^40)";
+    EXPECT_EQ(error_reading(path), expected);
+  }
+}
+
+TEST(MeasurementFileErrors, AnotherToolsRowInATableSaysItDoesNotBelong) {
+  const std::string path = temp_file(
+      "osu_mixed.txt", "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n1  1.60\n"
+                       "8  2  float  sum  -1  11.73  0.00  0.00  0  11.69  0.00  0.00  0\n");
+  EXPECT_EQ(error_reading(path),
+            path + ":4: a row of 13 fields does not belong to this OSU table of 2 columns (size, "
+                   "latency(us)): is another benchmark's output mixed into the log?");
+}
+
+TEST(MeasurementFileErrors, ALogOfMoreThanAMillionRowsIsRefused) {
+  std::string text = "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n";
+  text.reserve(12'000'000);
+  for (int i = 0; i <= 1'000'000; ++i) text += "8 1.60\n";
+  const std::string path = temp_file("osu_many.txt", text);
+  EXPECT_EQ(error_reading(path),
+            path + ":1000003: more than 1000000 table rows (the limit for a measurement log)");
+  text.resize(text.size() - 7);
+  EXPECT_EQ(read(temp_file("osu_many.txt", text)).pingpong.size(), 1'000'000u);
 }
 
 }  // namespace

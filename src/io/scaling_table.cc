@@ -57,6 +57,18 @@ double positive_number(const std::string& text, const std::string& where,
   return v;
 }
 
+// A measured step time is at most 1e6 s (about 11.6 days), as in every measurement log.
+constexpr double kMaxStepSeconds = 1e6;
+
+double step_time(double seconds, std::string_view written, const std::string& where) {
+  if (seconds > kMaxStepSeconds) {
+    throw InputError(fmt::format("{}: step_s = {} is outside the range of a measured step time "
+                                 "(above 0, at most 1e6 s)",
+                                 where, written));
+  }
+  return seconds;
+}
+
 struct RawRow {
   std::int64_t ranks;
   std::optional<double> step_s;
@@ -97,7 +109,7 @@ std::vector<RawRow> read_csv_rows(const std::string& path, const std::string& te
         }
         has_ranks = true;
       } else if (key == "step_s") {
-        r.step_s = positive_number(cells[i], where, key);
+        r.step_s = step_time(positive_number(cells[i], where, key), cells[i], where);
       } else if (key == "throughput") {
         r.throughput = positive_number(cells[i], where, key);
       } else if (key == "problem_size") {
@@ -164,6 +176,7 @@ std::vector<RawRow> read_json_rows(const std::string& path, const std::string& t
       return v;
     };
     r.step_s = number("step_s");
+    if (r.step_s) step_time(*r.step_s, json_shown(row["step_s"]), where);
     r.throughput = number("throughput");
     r.problem_size = number("problem_size");
     out.push_back(r);

@@ -20,8 +20,22 @@ namespace scalewall {
 // holds nothing but blanks, and as read_input_file (input_file.h) does otherwise.
 std::string read_toml_file(const std::string& path, std::string_view what);
 
-// Parses `text`; a syntax error is InputError "<source>: line N: malformed TOML: <what the
-// parser expected>".
+// The limits of a TOML input, checked on its text before it is parsed: tables, arrays and
+// dotted keys nest at most kMaxTomlDepth deep (a header [a.b.c] is 3 deep, a key x.y under it
+// 5, each array or inline table one more), a file holds at most kMaxTomlValues values (every
+// value, array element and table header counts), kMaxTomlTextBytes bytes of keys and values
+// (strings, numbers, dates) and kMaxTomlLines lines. No scenario or fabric comes near them:
+// a fabric's rank_to_node list for 2^20 ranks is half the values and 7.5 MB. Beyond one,
+// InputError "<source>:<line>: ..." naming the limit. Returns the text to parse: the same
+// lines, with comments emptied and runs of blanks made one.
+inline constexpr int kMaxTomlDepth = 64;
+inline constexpr std::int64_t kMaxTomlValues = 2'097'152;  // 2^21
+inline constexpr std::size_t kMaxTomlTextBytes = 16'000'000;
+inline constexpr std::int64_t kMaxTomlLines = 4'194'304;  // 2^22
+std::string checked_toml_text(std::string_view text, const std::string& source);
+
+// Parses `text` (within the limits above); a syntax error is InputError "<source>: line N:
+// malformed TOML: <what the parser expected>".
 toml::table parse_toml(std::string_view text, const std::string& source);
 
 // " (line N)" for a node whose line is known, else "".

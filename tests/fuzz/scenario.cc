@@ -17,6 +17,8 @@
 #include "scalewall/present/plot.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/io/scenario_file.h"
+#include "scalewall/base/error.h"
+#include "src/io/toml_input.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
@@ -32,8 +34,8 @@ constexpr std::array<const char*, 4> kExampleFabrics = {
 std::string without_input_paths(std::string_view text) {
   toml::table root;
   try {
-    root = toml::parse(text, std::string_view("fuzz.toml"));
-  } catch (const toml::parse_error&) {
+    root = scalewall::parse_toml(text, "fuzz.toml");
+  } catch (const scalewall::InputError&) {
     return std::string(text);  // parse_scenario refuses it the same way
   }
   toml::table* network = root["network"].as_table();
