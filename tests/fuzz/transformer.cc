@@ -16,8 +16,10 @@
 #include <toml++/toml.h>
 
 #include "scalewall/analysis/split_search.h"
+#include "scalewall/base/error.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/scenario_file.h"
+#include "src/io/toml_input.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
@@ -29,8 +31,8 @@ constexpr std::array<const char*, 4> kGpuPresets = {"dgx-a100", "dgx-h100", "aws
 std::string without_input_paths(std::string_view text) {
   toml::table root;
   try {
-    root = toml::parse(text, std::string_view("fuzz.toml"));
-  } catch (const toml::parse_error&) {
+    root = scalewall::parse_toml(text, "fuzz.toml");
+  } catch (const scalewall::InputError&) {
     return std::string(text);  // parse_scenario refuses it the same way
   }
   toml::table* system = root["system"].as_table();
