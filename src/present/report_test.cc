@@ -156,6 +156,15 @@ TEST(Report, NonFiniteNumbersAreRefusedNotPrinted) {
                "internal check failed: .* non-finite value in output key 'table cell'");
 }
 
+TEST(Report, TheInternalCheckNamesTheSourceByItsPathInTheProject) {
+  Report r = SampleReport();
+  r.tables[0].rows[0][1] = std::nan("");
+  std::ostringstream out;
+  // "at src/...", never the build's "../src/..." or an absolute path.
+  EXPECT_DEATH(write_table(r, out), "internal check failed: std::isfinite\\(value\\) at "
+                                    "src/present/report\\.cc:[0-9]+: non-finite value");
+}
+
 TEST(Report, AModelReportSaysItIsAModel) {
   const Report r = model_report("scaling");
   EXPECT_EQ(r.command, "scaling");
