@@ -325,5 +325,37 @@ TEST(ValuesCli, FabricFiguresOutsideTheirRangesAreRefusedWhereverTheFabricIsRead
   expect_input_error({"plan", transformer}, said_latency);
 }
 
+// Names from input reach a table with their control characters written visibly: an OSC 52
+// clipboard write, a screen clear or a line break in an algorithm or scenario name never
+// reaches the terminal raw, and JSON escapes them.
+TEST(ValuesCli, TerminalEscapesInNamesAreWrittenVisibly) {
+  const std::string records =
+      "{\"tool\":\"scalewall-mpi\",\"version\":\"0.1.0\",\"command\":\"collective\","
+      "\"kind\":\"measurement\",\"format\":\"jsonl\",\"inputs\":{\"op\":\"allreduce\"},"
+      "\"context\":{\"ranks\":4,\"hosts\":[\"node\\u001b[2J\"]}}\n"
+      "{\"record\":\"collective\",\"op\":\"allreduce\",\"algorithm\":"
+      "\"ring\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J\\nx\",\"ranks\":4,\"bytes\":8,"
+      "\"iterations\":200,\"time_min_s\":5e-06,\"time_median_s\":6e-06,\"time_max_s\":8e-06,"
+      "\"algbw_Bps\":1.3e6,\"busbw_Bps\":1.9e6,\"verified\":true}\n";
+  const std::string log = write_temp_file("escape.jsonl", records);
+  const CliResult table = run_scalewall({"calibrate", log});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find('\x07'), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("ring\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\nx"), std::string::npos)
+      << table.out;
+  const auto j = run_json({"calibrate", log});
+  EXPECT_EQ(j["busbw"][0]["algorithm"], "ring\x1b]52;c;cHduZWQ=\x07\x1b[2J\nx");
+  const std::string scenario = write_temp_file(
+      "escape.toml", "name = \"x\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J\\r\"\n" +
+                         std::string(kWorkload) + kBusbw);
+  const CliResult predicted = run_scalewall({"predict", scenario});
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  EXPECT_EQ(predicted.out.find('\x1b'), std::string::npos) << predicted.out;
+  EXPECT_EQ(predicted.out.find('\r'), std::string::npos) << predicted.out;
+  EXPECT_NE(predicted.out.find("x\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\r"), std::string::npos)
+      << predicted.out;
+}
+
 }  // namespace
 }  // namespace scalewall::testing
