@@ -79,9 +79,11 @@ std::string pick_selector(const CollectiveFlags& flags, Op op, const Topology& t
 }
 
 // NCCL's candidates for the call, cheapest first, its pick marked.
-Report nccl_collective(Op op, double bytes, const Topology& topology,
-                       std::int64_t gpus_per_thread) {
-  NcclFabric fabric = with_flag("--selector", [&] { return nccl_fabric(topology); });
+Report nccl_collective(const CollectiveFlags& flags, Op op, double bytes,
+                       const Topology& topology, std::int64_t gpus_per_thread) {
+  // A fabric NCCL cannot price is the fabric's fault, unless --selector nccl asked for it.
+  const std::string blame = flags.selector == "nccl" ? "--selector" : fabric_blame(flags.fabric);
+  NcclFabric fabric = with_blame(blame, [&] { return nccl_fabric(topology); });
   fabric.gpus_per_thread = gpus_per_thread;
   if (gpus_per_thread > topology.ranks()) {
     throw InputError(fmt::format("--gpus-per-thread: {} GPUs per thread is more than the {} "
@@ -223,7 +225,9 @@ Report run_collective(const CollectiveFlags& flags) {
   const std::string selector_text = pick_selector(flags, op, topology);
   const std::int64_t gpus_per_thread =
       flag_count("--gpus-per-thread", flags.gpus_per_thread, 1, kMaxRanks);
-  if (selector_text == "nccl") return nccl_collective(op, bytes, topology, gpus_per_thread);
+  if (selector_text == "nccl") {
+    return nccl_collective(flags, op, bytes, topology, gpus_per_thread);
+  }
   if (gpus_per_thread != 1) {
     throw InputError(fmt::format(
         "--gpus-per-thread {}: the launches of a thread that drives several GPUs are priced by "
@@ -239,7 +243,8 @@ Report run_collective(const CollectiveFlags& flags) {
   const std::vector<AlgorithmSpec> specs = read_algorithms(flags.algorithms, op, topology);
   const std::int64_t n = topology.ranks();
 
-  const auto ranked = with_flag("--bytes", [&] {
+  // A call too long to cost: --bytes when given (a fabric's figures lie in bounded ranges).
+  const auto ranked = with_blame(flags.bytes.empty() ? fabric_blame(flags.fabric) : "--bytes", [&] {
     return rank_algorithms(op, specs, bytes, topology, options);
   });
   SCALEWALL_CHECK(!ranked.empty());

@@ -190,6 +190,10 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
   return t;
 }
 
+std::string fabric_blame(const FabricFlags& flags) {
+  return flags.fabric.empty() ? std::string() : fmt::format("fabric '{}'", flags.fabric);
+}
+
 nlohmann::ordered_json link_inputs(const Link& link) {
   nlohmann::ordered_json j;
   j["alpha_s"] = link.alpha_s;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/flag_table.h"
@@ -87,6 +88,19 @@ std::optional<Topology> resolve_fabric_file(const FabricFlags& flags);
 // scaled to `ranks` (when given) by scaled_topology. REQUIRES: ranks given when there is no
 // --fabric (throws InputError naming --ranks otherwise).
 Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> ranks);
+
+// What a costing error is reported under when no flag the user gave is at fault: the
+// fabric as --fabric named it ("fabric 'x.toml'"), or "" without --fabric.
+std::string fabric_blame(const FabricFlags& flags);
+
+// body(); an InputError from it is rethrown as "<blame>: <message>", or as it is when
+// `blame` is empty. Costing errors name a flag only when the user gave it
+// (given(option)), else the input at fault (fabric_blame, the scenario file).
+template <typename F>
+auto with_blame(const std::string& blame, F&& body) -> decltype(body()) {
+  if (blame.empty()) return body();
+  return with_flag(blame, std::forward<F>(body));
+}
 
 // A link as JSON inputs: {"alpha_s","bandwidth_Bps"}, plus "overhead_s" and "gap_s" for a
 // LogGP link.

@@ -57,13 +57,17 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
   } else {
     const std::int64_t max =
         flags.max_ranks.empty() ? 1024 : flag_count("--max-ranks", flags.max_ranks, 1, kMaxRanks);
-    grid = with_flag("--max-ranks", [&] { return default_rank_grid(s, max); });
+    grid = with_blame(flags.max_ranks.empty() ? flags.scenario.path : "--max-ranks",
+                      [&] { return default_rank_grid(s, max); });
   }
   const double target = flag_fraction("--target-efficiency", flags.target_efficiency);
   const Progress progress("predict");
   progress.say(fmt::format("predicting {} rank counts", grid.size()));
   const Prediction p =
-      with_flag("--ranks", [&] { return predict(s, grid, target); });
+      with_blame(!flags.ranks.empty()       ? "--ranks"
+                 : !flags.max_ranks.empty() ? "--max-ranks"
+                                            : flags.scenario.path,
+                 [&] { return predict(s, grid, target); });
   if (!flags.plot.empty()) {
     with_flag("--plot", [&] {
       RenderOptions options;

@@ -37,6 +37,8 @@ struct SelectFlags {
   std::string selector;
   std::string plot;
   std::string format = "table";
+  const CLI::Option* ranks_option = nullptr;
+  const CLI::Option* bytes_option = nullptr;
 };
 
 // "A,B,C": those sizes, in order, each at least 1 B and given once.
@@ -67,6 +69,16 @@ std::vector<double> read_size_list(const std::string& text) {
     }
   }
   return sizes;
+}
+
+// What an error costing the map is reported under: --ranks or --bytes when given (a rank
+// count the fabric cannot place, a size too large to cost), else the network.
+std::string costing_blame(const SelectFlags& flags) {
+  if (given(flags.ranks_option)) return "--ranks";
+  if (given(flags.bytes_option)) return "--bytes";
+  if (!flags.fabric.fabric.empty()) return fabric_blame(flags.fabric);
+  if (!flags.fabric.alpha.empty()) return "--alpha";
+  return flags.fabric.bandwidth.empty() ? "" : "--bandwidth";
 }
 
 // "A..B": A, A*step, A*step^2, ... up to B, and B itself (the upper end of a range is always
@@ -126,8 +138,8 @@ std::vector<std::int64_t> read_rank_grid(const std::string& text) {
 
 // NCCL's pick per (rank count, size): one row each, NCCL_ALGO and NCCL_PROTO names.
 Report nccl_select(Op op, const std::vector<std::int64_t>& ranks, const std::vector<double>& bytes,
-                   const Topology& base) {
-  const std::vector<NcclSelectionRow> map = with_flag("--ranks", [&] {
+                   const Topology& base, const std::string& blame) {
+  const std::vector<NcclSelectionRow> map = with_blame(blame, [&] {
     return nccl_selection_map(op, ranks, bytes,
                               [&](std::int64_t r) { return scaled_topology(base, r); });
   });
@@ -219,7 +231,7 @@ Report run_select(const SelectFlags& flags) {
     if (!flags.plot.empty()) {
       throw InputError("--plot: the plot draws the MPI selection map; add --selector mpi");
     }
-    return nccl_select(op, ranks, bytes, base);
+    return nccl_select(op, ranks, bytes, base, costing_blame(flags));
   }
   std::optional<Selector> selector;
   if (!automatic && flags.selector != "mpi") {
@@ -228,7 +240,7 @@ Report run_select(const SelectFlags& flags) {
   use_local_costs(options, base, flags.gamma);
   const std::size_t rows = ranks.size();
   const std::size_t columns = bytes.size();
-  SelectionGrid grid = with_flag("--ranks", [&] {
+  SelectionGrid grid = with_blame(costing_blame(flags), [&] {
     return selection_grid(op, std::move(ranks), std::move(bytes), options, base, on_fabric);
   });
   const Progress progress("select");
@@ -259,11 +271,11 @@ void register_select(CLI::App& app) {
       {"--ranks,-n", &flags->ranks,
        "Rank counts: A..B (A, the powers of two between, and B) or a list 8,24,64; with "
        "--fabric each must fill whole nodes or fit in one",
-       "A..B", "2..1024"},
+       "A..B", "2..1024", FlagKind::kOptional, &flags->ranks_option},
       {"--bytes,-m", &flags->bytes,
        "Message sizes m per rank (nccl-tests convention): A..B is A, A*step, ... up to B, "
        "A >= 1; or a list 4KiB,1MiB,64MiB",
-       "A..B", "1..1GiB"},
+       "A..B", "1..1GiB", FlagKind::kOptional, &flags->bytes_option},
       {"--step", &flags->step, "Factor between neighbouring sizes: 2 or 4", "2|4", "4"},
   };
   const FlagGroup cost = {

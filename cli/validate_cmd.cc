@@ -218,7 +218,11 @@ Report run_validate(const ValidateFlags& flags) {
     }
   }
   const ValidationSelector selector = validation_selector(flags.selector);
-  const Validation v = with_flag("--selector", [&] {
+  // Points the fabric cannot price are the fabric's fault, unless --selector nccl asked
+  // NCCL to price a fabric or an op it does not choose for.
+  const std::string blame =
+      flags.selector == "nccl" ? std::string("--selector") : fabric_blame(flags.network);
+  const Validation v = with_blame(blame, [&] {
     return validate_collectives(set.collectives, priced, options, priced_series, selector);
   });
   if (const auto w = spread_warning("collective", validation_spreads(v))) warnings.push_back(*w);

@@ -243,6 +243,52 @@ TEST(CompareCli, CalibrateJsonReportMatchesItsFabricFile) {
               1e-12);
 }
 
+// A calibration's figures lie in a fabric's ranges, in a fabric file and in calibrate's JSON
+// report alike; the report's top-level alpha and bandwidth are checked whether or not a
+// regimes table follows. Beyond them: exit 2, never an internal check failure.
+TEST(CompareCli, CalibrationFiguresOutsideTheirRangesAreRefused) {
+  const std::string base = fabric_file("compare_base.toml", 2e-6, 5e10);
+  // 1e308 s made the ratio this/first infinite; 5e-324 s (a denormal) made it infinite the
+  // other way round.
+  expect_input_error({"compare", base, fabric_file("compare_huge.toml", 1e308, 5e10)},
+                     "compare_huge.toml: [intra] alpha (line 7): 1e+308 is outside the range "
+                     "1e-12 s to 1e+06 s");
+  expect_input_error({"compare", fabric_file("compare_tiny.toml", 5e-324, 5e10), base},
+                     "compare_tiny.toml: [intra] alpha (line 7): 5e-324 is outside the "
+                     "range 1e-12 s to 1e+06 s");
+  const CliResult cal = run_scalewall(
+      {"calibrate", source_path("tests/data/osu_latency.txt"), "--format", "json"});
+  ASSERT_EQ(cal.exit_code, 0) << cal.err;
+  const nlohmann::json fit = nlohmann::json::parse(cal.out);
+  ASSERT_FALSE(fit["regimes"].empty());
+  const auto report = [&](const std::string& name, const std::string& key, double value,
+                          bool empty_regimes) {
+    nlohmann::json j = fit;
+    j[key] = value;
+    if (empty_regimes) j["regimes"] = nlohmann::json::array();
+    return write_temp_file(name, j.dump());
+  };
+  const std::string good = write_temp_file("compare_fit.json", cal.out);
+  expect_input_error({"compare", good, report("huge.json", "alpha_s", 1e308, true)},
+                     "huge.json: field \"alpha_s\": 1e+308 is outside the range 1e-12 s to "
+                     "1e+06 s");
+  for (const bool empty : {false, true}) {
+    expect_input_error({"compare", good, report("negative.json", "alpha_s", -1, empty)},
+                       "negative.json: field \"alpha_s\": -1.0 is outside the range 1e-12 s to "
+                       "1e+06 s");
+    expect_input_error({"compare", good, report("zero.json", "bandwidth_Bps", 0, empty)},
+                       "zero.json: field \"bandwidth_Bps\": 0.0 is outside the range 1 B/s to "
+                       "1 PB/s");
+  }
+  expect_input_error({"compare", good, report("gamma.json", "gamma_s_per_byte", 5e-324, false)},
+                     "gamma.json: field \"gamma_s_per_byte\": 5e-324 is outside the range "
+                     "1e-15 s/B to 1 s/B (or 0)");
+  nlohmann::json regime = fit;
+  regime["regimes"][0]["alpha_s"] = 1e308;
+  expect_input_error({"compare", good, write_temp_file("regime.json", regime.dump())},
+                     "regime.json: regimes[0]: field \"alpha_s\": 1e+308 is outside the range");
+}
+
 TEST(CompareCli, RefusedInputs) {
   const TwoRuns runs = two_runs();
   expect_input_error({"compare", runs.a}, "compare needs two runs or more (two files, or a file of two tables); 1 given");

@@ -360,4 +360,24 @@ TEST(SelectCli, NcclVersionPicksTheMap) {
   EXPECT_EQ(latest["picks"][3]["total_s"], old["picks"][3]["total_s"]);  // 2.30.7's price
 }
 
+// A costing error names a flag only when the user gave it; otherwise the input at fault.
+TEST(SelectCli, ACostingErrorBlamesTheFlagGivenElseTheFabric) {
+  const std::string three = write_temp_file(
+      "three-per-node.toml",
+      "name = \"three\"\nnodes = 4\nranks_per_node = 3\n[intra]\nalpha = \"2us\"\n"
+      "bandwidth = \"450GB/s\"\n[inter]\nalpha = \"3us\"\nbandwidth = \"50GB/s\"\n");
+  const std::string fits = "4 ranks do not fill whole nodes of 3 ranks each";
+  // The default rank counts 2..1024 were not given: the fabric is named, not --ranks.
+  expect_input_error({"select", "--fabric", three},
+                     "error: fabric '" + three + "': " + fits);
+  expect_input_error({"select", "--fabric", three, "--ranks", "2..8"}, "error: --ranks: " + fits);
+  // validate on a log of 36 ranks against a preset of nodes of 8: the preset, not --selector.
+  const std::string log =
+      source_path("tests/data/real-logs/osu_alltoall_v7.5_36proc_oracle-japan_ocitutorials.txt");
+  expect_input_error({"validate", log, "--fabric", "dgx-h100"},
+                     "error: fabric 'dgx-h100': no measured collective point left to validate");
+  const CliResult r = run_scalewall({"validate", log, "--fabric", "dgx-h100"});
+  EXPECT_EQ(r.err.find("--selector"), std::string::npos) << r.err;
+}
+
 }  // namespace scalewall::testing

@@ -95,14 +95,15 @@ TEST(ValuesCli, ExtremeScenarioValuesAreRefusedWithTheirRange) {
                    "--batch-scale: batch scale 1e+308 is outside the range 1e-06 to 1e+06");
   expect_input_error({"predict", ok, "--compression-ratio", "1e300"},
                    "--compression-ratio: compression ratio 1e+300 is outside the range");
-  // A fabric's links are held to the same ranges when a scenario uses them.
+  // A fabric's links are held to the same ranges, in the fabric file itself.
   const std::string fabric = write_temp_file(
       "slow-fabric.toml",
       "name = \"slow\"\nnodes = 2\nranks_per_node = 4\n[intra]\nalpha = \"1us\"\n"
       "bandwidth = \"10GB/s\"\n[inter]\nalpha = \"1us\"\nbandwidth = \"1e-300B/s\"\n");
   expect_input_error({"predict", Scenario("slow-fabric-scenario",
                                         "[network]\nfabric = \"" + fabric + "\"\n")},
-                   "network fabric inter-node link bandwidth 1e-300 B/s is outside the range");
+                   "slow-fabric.toml: [inter] bandwidth (line 9): '1e-300B/s' is outside the "
+                   "range 1 B/s to 1 PB/s");
 }
 
 // The largest legal values give finite answers on lines of bounded length.
@@ -286,6 +287,74 @@ TEST(ValuesCli, MeasuredValuesOutsideTheirRangesAreRefused) {
       EXPECT_LT(LongestLine(r.out), 400u) << r.out;
     }
   }
+}
+
+// A fabric's figures are held to their ranges in the fabric file, whichever command reads
+// it: the network plugin's latency of 1e308 s once reached the non-finite-output check
+// (exit 134) in collective, select, predict and plan.
+TEST(ValuesCli, FabricFiguresOutsideTheirRangesAreRefusedWhereverTheFabricIsRead) {
+  const std::string links =
+      "[intra]\nalpha = \"2us\"\nbandwidth = \"450GB/s\"\n"
+      "[inter]\nalpha = \"3us\"\nbandwidth = \"50GB/s\"\n";
+  const std::string head = "name = \"f\"\nnodes = 4\nranks_per_node = 8\nranks = \"gpu\"\n";
+  const std::string latency =
+      write_temp_file("net_latency.toml", head + "nccl_net_latency = \"1e308s\"\n" + links);
+  const std::string hop =
+      write_temp_file("net_hop.toml", head + "nccl_net_hop = \"1e7s\"\n" + links);
+  const std::string said_latency =
+      "net_latency.toml: nccl_net_latency (line 5): '1e308s' is outside the range 1e-12 s to "
+      "1e+06 s (or 0)";
+  expect_input_error({"collective", "--fabric", latency, "-n", "16", "-m", "1GiB"},
+                     "error: --fabric: " + latency + ": nccl_net_latency (line 5)");
+  expect_input_error({"collective", "--fabric", latency, "-n", "16", "-m", "1GiB"},
+                     said_latency);
+  expect_input_error({"select", "--fabric", latency}, said_latency);
+  expect_input_error({"collective", "--fabric", hop, "-n", "16", "-m", "1GiB"},
+                     "net_hop.toml: nccl_net_hop (line 5): '1e7s' is outside the range 1e-12 s "
+                     "to 1e+06 s (or 0)");
+  const std::string data_parallel = Scenario(
+      "dp_on_latency", "[network]\nfabric = \"" + latency + "\"\n");
+  expect_input_error({"predict", data_parallel}, said_latency);
+  const std::string transformer = write_temp_file(
+      "transformer_on_latency.toml",
+      "name = \"t\"\n[model]\nhidden = 12288\nheads = 96\nlayers = 96\nseq = 2048\n"
+      "vocab = 51200\n[training]\nglobal_batch = 1536\nmicro_batch = 1\n[parallel]\ntp = 8\n"
+      "pp = 8\ndp = 16\n[system]\ngpu = \"a100-80gb\"\nfabric = \"" + latency +
+          "\"\ngpus = 1024\n");
+  expect_input_error({"predict", transformer}, said_latency);
+  expect_input_error({"plan", transformer}, said_latency);
+}
+
+// Names from input reach a table with their control characters written visibly: an OSC 52
+// clipboard write, a screen clear or a line break in an algorithm or scenario name never
+// reaches the terminal raw, and JSON escapes them.
+TEST(ValuesCli, TerminalEscapesInNamesAreWrittenVisibly) {
+  const std::string records =
+      "{\"tool\":\"scalewall-mpi\",\"version\":\"0.1.0\",\"command\":\"collective\","
+      "\"kind\":\"measurement\",\"format\":\"jsonl\",\"inputs\":{\"op\":\"allreduce\"},"
+      "\"context\":{\"ranks\":4,\"hosts\":[\"node\\u001b[2J\"]}}\n"
+      "{\"record\":\"collective\",\"op\":\"allreduce\",\"algorithm\":"
+      "\"ring\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J\\nx\",\"ranks\":4,\"bytes\":8,"
+      "\"iterations\":200,\"time_min_s\":5e-06,\"time_median_s\":6e-06,\"time_max_s\":8e-06,"
+      "\"algbw_Bps\":1.3e6,\"busbw_Bps\":1.9e6,\"verified\":true}\n";
+  const std::string log = write_temp_file("escape.jsonl", records);
+  const CliResult table = run_scalewall({"calibrate", log});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find('\x1b'), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find('\x07'), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("ring\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\nx"), std::string::npos)
+      << table.out;
+  const auto j = run_json({"calibrate", log});
+  EXPECT_EQ(j["busbw"][0]["algorithm"], "ring\x1b]52;c;cHduZWQ=\x07\x1b[2J\nx");
+  const std::string scenario = write_temp_file(
+      "escape.toml", "name = \"x\\u001b]52;c;cHduZWQ=\\u0007\\u001b[2J\\r\"\n" +
+                         std::string(kWorkload) + kBusbw);
+  const CliResult predicted = run_scalewall({"predict", scenario});
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  EXPECT_EQ(predicted.out.find('\x1b'), std::string::npos) << predicted.out;
+  EXPECT_EQ(predicted.out.find('\r'), std::string::npos) << predicted.out;
+  EXPECT_NE(predicted.out.find("x\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\r"), std::string::npos)
+      << predicted.out;
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "scalewall/base/setting.h"
 #include "scalewall/base/stats.h"
 #include "scalewall/base/units.h"
+#include "scalewall/base/utf8.h"
 
 namespace scalewall {
 namespace {
@@ -40,38 +41,6 @@ bool in_range(double bytes, const FitOptions& options) {
 
 // TOML text for a double, exactly as the double (shortest round-trip form).
 std::string toml_number(double value) { return fmt::format("{}", value); }
-
-// The length of the valid UTF-8 sequence at the start of `text`, or 0 when it is not one
-// (a stray continuation byte, a truncated or overlong sequence, a surrogate, above U+10FFFF).
-std::size_t utf8_sequence(std::string_view text) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  std::size_t length = 0;
-  char32_t code = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-    code = lead & 0x1Fu;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    code = lead & 0x0Fu;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    code = lead & 0x07u;
-  } else {
-    return 0;
-  }
-  if (text.size() < length) return 0;
-  for (std::size_t i = 1; i < length; ++i) {
-    if ((byte(i) & 0xC0u) != 0x80u) return 0;
-    code = (code << 6) | (byte(i) & 0x3Fu);
-  }
-  if ((length == 3 && code < 0x800) || (length == 4 && code < 0x10000) || code > 0x10FFFF ||
-      (code >= 0xD800 && code <= 0xDFFF)) {
-    return 0;
-  }
-  return length;
-}
 
 // TOML forbids control characters other than tab in strings and comments (U+0000..U+0008,
 // U+000A..U+001F, U+007F), and a TOML file is UTF-8.

@@ -113,6 +113,25 @@ std::vector<std::optional<double>> geomeans(const std::vector<CompareRow>& rows,
   return means;
 }
 
+// Every time and ratio of `c` is a finite number: a ratio past the largest double (a time of
+// 1e308 s against one of 1e-300 s) is refused, naming the input, the row and both figures.
+void require_finite_ratios(const Comparison& c) {
+  for (const CompareRow& r : c.rows) {
+    if (std::isfinite(r.ratio) && std::isfinite(r.time_s) && std::isfinite(r.baseline_s)) continue;
+    throw InputError(fmt::format(
+        "{}: {}{} of {} B takes {:g} s against {:g} s in {}: the ratio is beyond the largest "
+        "double",
+        c.labels[r.run], r.measurement, r.variant.empty() ? "" : " " + r.variant, r.bytes,
+        r.time_s, r.baseline_s, c.labels[0]));
+  }
+  for (const CompareParameter& p : c.parameters) {
+    if (std::isfinite(p.ratio)) continue;
+    throw InputError(fmt::format(
+        "{}: {} = {:g} against {:g} in {}: the ratio is beyond the largest double",
+        c.labels[p.run], p.key, p.value, p.baseline, c.labels[0]));
+  }
+}
+
 Comparison compare_measurements(const std::vector<CompareRun>& inputs) {
   Comparison c;
   std::vector<std::vector<Point>> points;
@@ -169,6 +188,7 @@ Comparison compare_measurements(const std::vector<CompareRun>& inputs) {
         "size) is in {}",
         inputs[0].label, inputs.size() == 2 ? inputs[1].label : "any of the other files"));
   }
+  require_finite_ratios(c);
   c.geomean_ratio = geomeans(c.rows, inputs.size());
   return c;
 }
@@ -237,6 +257,7 @@ Comparison compare_calibrations(const std::vector<CompareRun>& inputs) {
     }
   }
   add_parameters(c, fabrics, links);
+  require_finite_ratios(c);
   c.geomean_ratio = geomeans(c.rows, inputs.size());
   c.notes.push_back(
       "a calibration carries no spread: its differences are ratios only (compare the runs it "

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "scalewall/base/error.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
@@ -94,6 +95,33 @@ TEST(Compare, RefusesOneInputAndMixedInputs) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A ratio past the largest double is refused, naming the inputs and the figures, never a
+// non-finite number on its way to the output.
+TEST(Compare, ARatioBeyondTheLargestDoubleIsRefused) {
+  CompareRun base;
+  base.label = "base.toml";
+  base.fabric = flat_topology(2, Link{1e-300, 1e9});
+  CompareRun slow;
+  slow.label = "slow.toml";
+  slow.fabric = flat_topology(2, Link{1e308, 1e9});
+  const std::string message = input_error_of([&] { compare_runs({base, slow}); });
+  EXPECT_EQ(message,
+            "slow.toml: inter of 0 B takes 1e+308 s against 1e-300 s in base.toml: the ratio is "
+            "beyond the largest double");
+  const std::string runs = input_error_of([&] {
+    compare_runs({run_of("a", {point(8, 1e-300, 1e-300, 1e-300)}, true),
+                  run_of("b", {point(8, 1e300, 1e300, 1e300)}, true)});
+  });
+  EXPECT_EQ(runs, "b: allreduce ring of 8 B takes 1e+300 s against 1e-300 s in a: the ratio is "
+                  "beyond the largest double");
+  // Within the fabric ranges every ratio is finite: 1e6 s against 1e-12 s.
+  base.fabric = flat_topology(2, Link{1e-12, 1e15});
+  slow.fabric = flat_topology(2, Link{1e6, 1});
+  const Comparison c = compare_runs({base, slow});
+  for (const CompareRow& r : c.rows) EXPECT_TRUE(std::isfinite(r.ratio)) << r.bytes;
+  for (const CompareParameter& p : c.parameters) EXPECT_TRUE(std::isfinite(p.ratio)) << p.key;
 }
 
 }  // namespace

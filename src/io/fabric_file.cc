@@ -10,6 +10,7 @@
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
 #include "scalewall/model/nccl.h"
+#include "fabric_ranges.h"
 #include "toml_input.h"
 
 namespace scalewall {
@@ -35,18 +36,28 @@ void reject_unknown_keys(const toml::table& table, const std::set<std::string>& 
   }
 }
 
-// A quantity given as a string with a unit or as a bare SI number.
+// A quantity given as a string with a unit or as a bare SI number, refused outside `range`
+// with the key, its line, the value as written and the range.
 double read_quantity(const toml::table& table, std::string_view key, const std::string& source,
-                     std::string_view section, double (*parse)(std::string_view)) {
+                     std::string_view section, double (*parse)(std::string_view),
+                     const ValueRange& range) {
   const toml::node* node = table.get(key);
   SCALEWALL_CHECK(node != nullptr);
   const std::string place = where(source, section, key, node);
+  std::optional<double> value;
   try {
-    if (const std::optional<double> value = read_toml_quantity(*node, parse)) return *value;
+    value = read_toml_quantity(*node, parse);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", place, e.what()));
   }
-  throw InputError(fmt::format("{}: expected a number or a string with a unit", place));
+  if (!value) {
+    throw InputError(fmt::format("{}: expected a number or a string with a unit", place));
+  }
+  if (!in_range(*value, range)) {
+    throw InputError(fmt::format("{}: {} is outside the range {}", place, written(*node),
+                                 range_text(range)));
+  }
+  return *value;
 }
 
 std::int64_t read_count(const toml::table& table, std::string_view key, const std::string& source,
@@ -64,19 +75,30 @@ std::int64_t read_count(const toml::table& table, std::string_view key, const st
   return i->get();
 }
 
-double read_ratio(const toml::table& table, std::string_view key, const std::string& source) {
+// A ratio ("2:1" or a number) in `range`.
+double read_ratio(const toml::table& table, std::string_view key, const std::string& source,
+                  const ValueRange& range) {
   const toml::node* node = table.get(key);
   const std::string place = where(source, "", key, node);
+  double value = 0;
   if (const auto* s = node->as_string()) {
     try {
-      return parse_ratio(s->get());
+      value = parse_ratio(s->get());
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", place, e.what()));
     }
+  } else if (const auto* f = node->as_floating_point()) {
+    value = f->get();
+  } else if (const auto* i = node->as_integer()) {
+    value = static_cast<double>(i->get());
+  } else {
+    throw InputError(fmt::format("{}: expected a number or a ratio like \"2:1\"", place));
   }
-  if (const auto* f = node->as_floating_point()) return f->get();
-  if (const auto* i = node->as_integer()) return static_cast<double>(i->get());
-  throw InputError(fmt::format("{}: expected a number or a ratio like \"2:1\"", place));
+  if (!in_range(value, range)) {
+    throw InputError(fmt::format("{}: {} is outside the range {}", place, written(*node),
+                                 range_text(range)));
+  }
+  return value;
 }
 
 // LogGP L, o, g and one of G or bandwidth.
@@ -87,9 +109,9 @@ Link read_loggp(const toml::table& table, const std::string& section, const std:
                                    section, key));
     }
   }
-  const double L = read_quantity(table, "L", source, section, parse_seconds);
-  const double o = read_quantity(table, "o", source, section, parse_seconds);
-  const double g = read_quantity(table, "g", source, section, parse_seconds);
+  const double L = read_quantity(table, "L", source, section, parse_seconds, kFabricTime);
+  const double o = read_quantity(table, "o", source, section, parse_seconds, kFabricTime);
+  const double g = read_quantity(table, "g", source, section, parse_seconds, kFabricTime);
   Link link;
   try {
     link = link_from_loggp(L, o, g, 1.0);  // bandwidth set below
@@ -102,14 +124,11 @@ Link read_loggp(const toml::table& table, const std::string& section, const std:
         section));
   }
   if (table.contains("G")) {
-    const double G = read_quantity(table, "G", source, section, parse_seconds);
-    if (!(G > 0)) {
-      throw InputError(
-          fmt::format("{}: G must be above 0", where(source, section, "G", table.get("G"))));
-    }
-    link.bandwidth_Bps = 1.0 / G;
+    link.bandwidth_Bps =
+        1.0 / read_quantity(table, "G", source, section, parse_seconds, kFabricPerByteAboveZero);
   } else {
-    link.bandwidth_Bps = read_quantity(table, "bandwidth", source, section, parse_rate);
+    link.bandwidth_Bps =
+        read_quantity(table, "bandwidth", source, section, parse_rate, kFabricRate);
   }
   return link;
 }
@@ -137,8 +156,8 @@ Link read_link_figures(const toml::table& table, const std::string& section,
                                  source, section));
   }
   Link link;
-  link.alpha_s = read_quantity(table, alpha_key, source, section, parse_seconds);
-  link.bandwidth_Bps = read_quantity(table, "bandwidth", source, section, parse_rate);
+  link.alpha_s = read_quantity(table, alpha_key, source, section, parse_seconds, kFabricLatency);
+  link.bandwidth_Bps = read_quantity(table, "bandwidth", source, section, parse_rate, kFabricRate);
   return link;
 }
 
@@ -171,7 +190,7 @@ void read_regimes(const toml::table& table, std::string_view section, const std:
     }
     const Link figures = read_link_figures(t, name, source);
     LinkRegime r = figures.regime(0);
-    r.from_bytes = read_quantity(t, "from", source, name, parse_bytes);
+    r.from_bytes = read_quantity(t, "from", source, name, parse_bytes, kFabricSize);
     regimes.push_back(r);
   }
   try {
@@ -235,8 +254,8 @@ ReductionRegimes read_rate_regimes(const toml::table& root, const std::string& s
     if (!t.contains("from") || !t.contains(field)) {
       throw InputError(fmt::format("{}: [{}] needs from and {}", source, name, field));
     }
-    ReductionRegime r{read_quantity(t, "from", source, name, parse_bytes),
-                      read_quantity(t, field, source, name, parse_seconds)};
+    ReductionRegime r{read_quantity(t, "from", source, name, parse_bytes, kFabricSize),
+                      read_quantity(t, field, source, name, parse_seconds, kFabricSecondsPerByte)};
     if (!(r.from_bytes > before) || !std::isfinite(r.from_bytes)) {
       throw InputError(fmt::format("{}: [{}] from {} B is not above the previous start ({} B)",
                                    source, name, r.from_bytes, before));
@@ -338,20 +357,11 @@ void read_rank_kind(const toml::table& root, const std::string& source, Topology
   if (root.contains("nvls")) t.gpu.nvls = read_flag(root, "nvls", source);
   if (root.contains("collnet")) t.gpu.collnet = read_flag(root, "collnet", source);
   if (root.contains("nccl_net_latency")) {
-    t.gpu.net_latency_s = read_quantity(root, "nccl_net_latency", source, "", parse_seconds);
-    if (!(t.gpu.net_latency_s >= 0) || !std::isfinite(t.gpu.net_latency_s)) {
-      throw InputError(fmt::format(
-          "{}: the network plugin's latency must be finite and >= 0",
-          where(source, "", "nccl_net_latency", root.get("nccl_net_latency"))));
-    }
+    t.gpu.net_latency_s =
+        read_quantity(root, "nccl_net_latency", source, "", parse_seconds, kFabricTime);
   }
   if (root.contains("nccl_net_hop")) {
-    const double hop = read_quantity(root, "nccl_net_hop", source, "", parse_seconds);
-    if (!(hop >= 0) || !std::isfinite(hop)) {
-      throw InputError(fmt::format("{}: a network hop's time must be finite and >= 0",
-                                   where(source, "", "nccl_net_hop", root.get("nccl_net_hop"))));
-    }
-    t.gpu.net_hop_s = hop;
+    t.gpu.net_hop_s = read_quantity(root, "nccl_net_hop", source, "", parse_seconds, kFabricTime);
   }
   if (root.contains("nccl_version")) {
     const auto* s = root.get("nccl_version")->as_string();
@@ -396,7 +406,9 @@ void read_rank_to_node(const toml::table& root, const std::string& source, Topol
 // [[<key>_regimes]] above; then the smallest local size and the working-set ranks.
 void read_local_costs(const toml::table& root, const std::string& source, Topology& t) {
   const auto rate = [&](const char* key, double& s_per_byte, ReductionRegimes& above) {
-    if (root.contains(key)) s_per_byte = read_quantity(root, key, source, "", parse_seconds);
+    if (root.contains(key)) {
+      s_per_byte = read_quantity(root, key, source, "", parse_seconds, kFabricSecondsPerByte);
+    }
     const std::string regimes = std::string(key) + "_regimes";
     if (root.contains(regimes)) above = read_rate_regimes(root, source, regimes, key);
   };
@@ -406,7 +418,8 @@ void read_local_costs(const toml::table& root, const std::string& source, Topolo
   rate("sent_reduction", t.sent_reduction.s_per_byte, t.sent_reduction.above);
   rate("sent_exchange", t.sent_exchange.s_per_byte, t.sent_exchange.above);
   if (root.contains("local_min_bytes")) {
-    t.local_min_bytes = read_quantity(root, "local_min_bytes", source, "", parse_bytes);
+    t.local_min_bytes =
+        read_quantity(root, "local_min_bytes", source, "", parse_bytes, kFabricSize);
   }
   if (root.contains("working_set_ranks")) {
     t.working_set_ranks = read_count(root, "working_set_ranks", source, 0);
@@ -451,7 +464,7 @@ Topology parse_fabric(std::string_view toml_text, const std::string& source) {
     t.nics_per_node = read_count(root, "nics_per_node", source, 1);
   }
   if (root.contains("oversubscription")) {
-    t.oversubscription = read_ratio(root, "oversubscription", source);
+    t.oversubscription = read_ratio(root, "oversubscription", source, kFabricFactor);
   }
   read_local_costs(root, source, t);
   if (root.contains("placement")) {

@@ -317,7 +317,7 @@ TEST(FabricErrors, SectionsAndLinkModels) {
        "exactly one of G (seconds per byte) and bandwidth"},
       {"[intra]\nalpha = \"2us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1us\"\no = \"1us\"\n"
        "g = \"1us\"\nG = 0\n",
-       "G must be above 0"},
+       "[inter] G (line 8): 0 is outside the range 1e-15 s/B to 1 s/B"},
       {"[intra]\nalpha = \"2 parsecs\"\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\n"
        "bandwidth = \"1GB/s\"\n",
        "[intra] alpha (line 2)"},
@@ -326,7 +326,7 @@ TEST(FabricErrors, SectionsAndLinkModels) {
        "expected a number or a string with a unit"},
       {"[intra]\nalpha = 0\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\n"
        "bandwidth = \"1GB/s\"\n",
-       "[intra] link latency alpha = 0"},
+       "[intra] alpha (line 2): 0 is outside the range 1e-12 s to 1e+06 s"},
       {"[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = 0\no = 0\ng = 0\n"
        "bandwidth = \"1GB/s\"\n",
        "[inter] LogGP L + 2o must be above 0"},
@@ -351,7 +351,8 @@ TEST(FabricErrors, TopLevelValues) {
       {"nics_per_node = 0\n", "nics_per_node (line 1): 0 is below 1"},
       {"oversubscription = \"1:0\"\n", "'1:0' divides by zero"},
       {"oversubscription = \"two\"\n", "oversubscription (line 1)"},
-      {"oversubscription = 0.5\n", "oversubscription 0.5 is below 1"},
+      {"oversubscription = 0.5\n",
+       "oversubscription (line 1): 0.5 is outside the range 1 to 1e+06"},
       {"oversubscription = [2]\n", "expected a number or a ratio"},
       {"placement = \"random\"\n", "unknown placement 'random'"},
       {"placement = 3\n", "placement (line 1): expected \"packed\" or \"scattered\""},
@@ -364,6 +365,86 @@ TEST(FabricErrors, TopLevelValues) {
     EXPECT_TRUE(contains(message, c.must_mention))
         << "'" << message << "' does not mention '" << c.must_mention << "'";
   }
+}
+
+// Every figure lies in the range a scenario's does (step_model.h), so that no call costed on
+// any fabric overflows: beyond it, the key, its line, the value as written and the range.
+TEST(FabricErrors, EveryFigureLiesInItsRange) {
+  const std::string gpu = "ranks = \"gpu\"\n";
+  const struct {
+    std::string text;
+    std::string must_mention;
+  } cases[] = {
+      {gpu + "nccl_net_latency = \"1e308s\"\n" + kLinks,
+       "f.toml: nccl_net_latency (line 2): '1e308s' is outside the range 1e-12 s to 1e+06 s "
+       "(or 0)"},
+      {gpu + "nccl_net_latency = \"1e7s\"\n" + kLinks, "nccl_net_latency (line 2): '1e7s'"},
+      {gpu + "nccl_net_hop = \"1e300s\"\n" + kLinks,
+       "f.toml: nccl_net_hop (line 2): '1e300s' is outside the range 1e-12 s to 1e+06 s"},
+      {gpu + "nccl_net_hop = 5e-324\n" + kLinks, "nccl_net_hop (line 2): 5e-324 is outside"},
+      {"[intra]\nalpha = \"5e-324s\"\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\n"
+       "bandwidth = \"1GB/s\"\n",
+       "f.toml: [intra] alpha (line 2): '5e-324s' is outside the range 1e-12 s to 1e+06 s"},
+      {"[intra]\nlatency = \"1e308s\"\nbandwidth = \"1GB/s\"\n[inter]\nalpha = \"3us\"\n"
+       "bandwidth = \"1GB/s\"\n",
+       "[intra] latency (line 2): '1e308s' is outside the range 1e-12 s to 1e+06 s"},
+      {"[intra]\nalpha = \"1us\"\nbandwidth = \"2PB/s\"\n[inter]\nalpha = \"3us\"\n"
+       "bandwidth = \"1GB/s\"\n",
+       "[intra] bandwidth (line 3): '2PB/s' is outside the range 1 B/s to 1 PB/s"},
+      {"[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1e308s\"\n"
+       "o = \"1e308s\"\ng = 0\nbandwidth = \"1GB/s\"\n",
+       "[inter] L (line 5): '1e308s' is outside the range 1e-12 s to 1e+06 s (or 0)"},
+      {"[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1us\"\n"
+       "o = \"2e6s\"\ng = 0\nbandwidth = \"1GB/s\"\n",
+       "[inter] o (line 6): '2e6s' is outside"},
+      {"[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1us\"\n"
+       "o = 0\ng = \"1e9s\"\nbandwidth = \"1GB/s\"\n",
+       "[inter] g (line 7): '1e9s' is outside"},
+      {"[intra]\nalpha = \"1us\"\nbandwidth = \"1GB/s\"\n[inter]\nL = \"1us\"\n"
+       "o = 0\ng = 0\nG = 1e-300\n",
+       "[inter] G (line 8): 1e-300 is outside the range 1e-15 s/B to 1 s/B"},
+      {std::string(kLinks) + "[[inter.regimes]]\nfrom = \"1e19B\"\nalpha = \"1us\"\n"
+                             "bandwidth = \"1GB/s\"\n",
+       "[inter.regimes[1]] from (line 10): '1e19B' is outside the range 1 B to 1 EB (or 0)"},
+      {std::string(kLinks) + "[[inter.regimes]]\nfrom = \"1KiB\"\nalpha = \"1e308s\"\n"
+                             "bandwidth = \"1GB/s\"\n",
+       "[inter.regimes[1]] alpha (line 11): '1e308s' is outside"},
+      {std::string(kLinks) + "[inter.exchange]\nalpha = \"1e308s\"\nbandwidth = \"1GB/s\"\n",
+       "[inter.exchange] alpha (line 10): '1e308s' is outside the range 1e-12 s to 1e+06 s"},
+      {"gamma = \"1e-320s\"\n" + std::string(kLinks),
+       "gamma (line 1): '1e-320s' is outside the range 1e-15 s/B to 1 s/B (or 0)"},
+      {"copy = 2\n" + std::string(kLinks), "copy (line 1): 2 is outside the range"},
+      {"alloc = 5e-324\n" + std::string(kLinks), "alloc (line 1): 5e-324 is outside"},
+      {"sent_reduction = 1e-16\n" + std::string(kLinks), "sent_reduction (line 1): 1e-16"},
+      {"sent_exchange = 3\n" + std::string(kLinks), "sent_exchange (line 1): 3 is outside"},
+      {"[[gamma_regimes]]\nfrom = \"1KiB\"\ngamma = 5e-324\n" + std::string(kLinks),
+       "[gamma_regimes[1]] gamma (line 3): 5e-324 is outside the range 1e-15 s/B to 1 s/B"},
+      {"[[copy_regimes]]\nfrom = 1e300\ncopy = 1e-9\n" + std::string(kLinks),
+       "[copy_regimes[1]] from (line 2): 1e+300 is outside the range 1 B to 1 EB"},
+      {"local_min_bytes = 2e18\n" + std::string(kLinks),
+       "local_min_bytes (line 1): 2e+18 is outside the range 1 B to 1 EB (or 0)"},
+      {"oversubscription = 1e300\n" + std::string(kLinks),
+       "oversubscription (line 1): 1e+300 is outside the range 1 to 1e+06"},
+      {"oversubscription = \"1e7:1\"\n" + std::string(kLinks),
+       "oversubscription (line 1): '1e7:1' is outside the range 1 to 1e+06"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = error_of(c.text);
+    EXPECT_TRUE(contains(message, c.must_mention))
+        << "'" << message << "' does not mention '" << c.must_mention << "'";
+  }
+  // The ends of the ranges are figures of a fabric.
+  const Topology t = parse_fabric(
+      "ranks = \"gpu\"\nnccl_net_latency = \"1e6s\"\nnccl_net_hop = 1e-12\n"
+      "oversubscription = \"1e6:1\"\n[intra]\nalpha = \"1e-12s\"\nbandwidth = \"1PB/s\"\n"
+      "[inter]\nalpha = \"1e6s\"\nbandwidth = \"1B/s\"\n",
+      "f.toml");
+  EXPECT_EQ(t.gpu.net_latency_s, 1e6);
+  EXPECT_EQ(t.gpu.net_hop_s, 1e-12);
+  EXPECT_EQ(t.oversubscription, 1e6);
+  EXPECT_EQ(t.intra.alpha_s, 1e-12);
+  EXPECT_EQ(t.intra.bandwidth_Bps, 1e15);
+  EXPECT_EQ(t.inter.alpha_s, 1e6);
 }
 
 TEST(FabricErrors, PlacementAndRankToNode) {
@@ -472,7 +553,9 @@ TEST(FabricErrors, SizeRegimesNameTheRegime) {
   EXPECT_TRUE(contains(order, "f.toml: [intra] link size regime 3 starts at 1024 B")) << order;
   const std::string rate =
       error_of("[[intra.regimes]]\nfrom = \"1KiB\"\nalpha = \"2us\"\nbandwidth = 0\n");
-  EXPECT_TRUE(contains(rate, "regime 2 (from 1024 B): link bandwidth")) << rate;
+  EXPECT_TRUE(contains(rate, "[intra.regimes[1]] bandwidth (line 7): 0 is outside the range 1 B/s "
+                             "to 1 PB/s"))
+      << rate;
   const std::string not_tables = error_of("regimes = 3\n");
   EXPECT_TRUE(contains(not_tables, "expected [[intra.regimes]] tables")) << not_tables;
 }

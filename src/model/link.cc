@@ -162,6 +162,10 @@ Link link_from_loggp(double L_s, double o_s, double g_s, double bandwidth_Bps) {
   if (!(link.alpha_s > 0.0)) {
     throw InputError("LogGP L + 2o must be above 0 (a message cannot arrive in no time)");
   }
+  if (!std::isfinite(link.alpha_s)) {
+    throw InputError(fmt::format("LogGP L + 2o = {} s + 2 x {} s is beyond the largest double",
+                                 L_s, o_s));
+  }
   return link;
 }
 

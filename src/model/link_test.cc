@@ -230,5 +230,12 @@ TEST(PiecewiseLink, BadRegimesAreRefusedByValue) {
   EXPECT_TRUE(contains(input_error_of([&] { piecewise_link(many); }), "not 11"));
 }
 
+// L and o each finite but L + 2o past the largest double: the message names L and o, which
+// were given, not the alpha they sum to.
+TEST(LinkLogGp, AnOverflowingLPlusTwoONamesLAndO) {
+  EXPECT_EQ(input_error_of([] { link_from_loggp(1e308, 1e308, 0, 1e9); }),
+            "LogGP L + 2o = 1e+308 s + 2 x 1e+308 s is beyond the largest double");
+}
+
 }  // namespace
 }  // namespace scalewall

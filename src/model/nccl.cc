@@ -857,12 +857,15 @@ NcclRelease parse_nccl_release(std::string_view text) {
         "2.26, or a version code such as 22602)",
         text, why));
   };
+  if (text.empty()) throw bad("empty");
   std::string_view t = text;
-  if (!t.empty() && (t.front() == 'v' || t.front() == 'V')) t.remove_prefix(1);
+  if (t.front() == 'v' || t.front() == 'V') t.remove_prefix(1);
+  // A build suffix ("2.26.2+cuda12.2", "2.26.2-1") follows the version, never leads.
   if (const std::size_t cut = t.find_first_of("+-"); cut != std::string_view::npos) {
+    if (cut == 0) throw bad(fmt::format("starts with '{}', not with the version number", t[0]));
     t = t.substr(0, cut);
   }
-  if (t.empty()) throw bad("empty");
+  if (t.empty()) throw bad("no version number");
   std::vector<long long> parts;
   std::size_t i = 0;
   while (true) {

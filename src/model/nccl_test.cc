@@ -3,6 +3,7 @@
 // from NCCL 2.30.7's tables, and its pick per size.
 #include "scalewall/model/nccl.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -531,6 +532,19 @@ TEST(NcclReleases, ReadEveryFormALogOrAUserGives) {
     ADD_FAILURE();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("NCCL release '2.x'"), std::string::npos) << e.what();
+  }
+  // A sign before the number says what is wrong with the text, not "empty".
+  for (const char* lead : {"+2.26.2", "-2.26.2", "v+2.26"}) {
+    try {
+      parse_nccl_release(lead);
+      ADD_FAILURE() << lead;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("NCCL release '{}': starts with '{}', not "
+                                                       "with the version number",
+                                                       lead, lead[0] == 'v' ? '+' : lead[0])),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "scalewall/base/utf8.h"
+
 namespace scalewall {
 namespace {
 
@@ -127,26 +129,36 @@ void figure_html(std::string& out, const HtmlFigure& f) {
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
+  while (!text.empty()) {
+    const char c = text.front();
+    const auto byte = static_cast<unsigned char>(c);
+    const std::size_t length = utf8_sequence(text);
+    if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else if (c == '"') {
+      out += "&quot;";
+    } else if (c == '\'') {
+      out += "&#39;";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if ((byte < 0x20 && c != '\t' && c != '\n') || byte == 0x7F) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(byte));
+    } else if (length == 0) {
+      out += "\uFFFD";  // a byte that is not UTF-8, on a page that says it is
+    } else if (length == 2 && byte == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[1]));  // C1 controls
+      text.remove_prefix(2);
+      continue;
+    } else {
+      out += text.substr(0, length);
+      text.remove_prefix(length);
+      continue;
     }
+    text.remove_prefix(1);
   }
   return out;
 }

@@ -62,6 +62,23 @@ TEST(HtmlPage, Escape) {
   EXPECT_EQ(html_escape(""), "");
 }
 
+// A scenario's name reaches the page: no raw NUL, CR, ESC or other control character, and no
+// byte that is not UTF-8 on a page that says it is; tab, line feed and UTF-8 stay.
+TEST(HtmlPage, EscapesControlCharactersAndBytesThatAreNotUtf8) {
+  EXPECT_EQ(html_escape(std::string("a\0b\rc\x1b[2Jd\x7f", 11)), "a\\x00b\\rc\\x1b[2Jd\\x7f");
+  EXPECT_EQ(html_escape("t\tn\n \u00e9\u4e2d"), "t\tn\n \u00e9\u4e2d");
+  EXPECT_EQ(html_escape("x\u0085\u009by"), "x\\u0085\\u009by");
+  EXPECT_EQ(html_escape("\xff<"), "\uFFFD&lt;");
+  HtmlPage page = SamplePage();
+  page.title = std::string("job\0\r\x1b]52;c;cHduZWQ=\x07", 21);
+  const std::string html = render_html(page);
+  for (const char c : html) {
+    const auto byte = static_cast<unsigned char>(c);
+    EXPECT_FALSE((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7F) << int{byte};
+  }
+  EXPECT_TRUE(Contains(html, "<h1>job\\x00\\r\\x1b]52;c;cHduZWQ=\\x07</h1>")) << html;
+}
+
 TEST(HtmlPage, SelfContainedStructure) {
   const std::string html = render_html(SamplePage());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);

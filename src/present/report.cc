@@ -11,6 +11,7 @@
 
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
+#include "scalewall/base/utf8.h"
 
 namespace scalewall {
 
@@ -37,8 +38,35 @@ nlohmann::ordered_json value_to_json(const Value& value, std::string_view key) {
       value);
 }
 
+// `text` on one line of a terminal: valid UTF-8 as it is; control characters, which a
+// terminal obeys (ESC starts a sequence that can clear the screen or write the clipboard) or
+// which break the table (a line break), written visibly: \n, \r, \t, \x1b for C0 and DEL,
+// \u009b for C1, and \xff for a byte that is not UTF-8.
+std::string visible(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const auto c = static_cast<unsigned char>(text.front());
+    const std::size_t length = utf8_sequence(text);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    } else if (c < 0x20 || c == 0x7F || length == 0) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
+    } else if (length == 2 && c == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[1]));  // U+0080..U+009F
+      text.remove_prefix(2);
+      continue;
+    } else {
+      out += text.substr(0, length);
+      text.remove_prefix(length);
+      continue;
+    }
+    text.remove_prefix(1);
+  }
+  return out;
+}
+
 std::string csv_escape(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
     if (c == '"') out += '"';
@@ -79,7 +107,9 @@ void check_table_shape(const Table& table) {
 // The lists as "# label: item" lines (table and CSV formats).
 void write_list_lines(const Report& report, std::ostream& out) {
   for (const TextList& list : report.lists) {
-    for (const std::string& item : list.items) out << "# " << list.label << ": " << item << "\n";
+    for (const std::string& item : list.items) {
+      out << "# " << visible(list.label) << ": " << visible(item) << "\n";
+    }
   }
 }
 
@@ -194,21 +224,21 @@ std::string format_cell(const Value& value, Unit unit) {
 }
 
 void write_table(const Report& report, std::ostream& out) {
-  out << "# " << report.banner << "\n";
-  if (!report.title.empty()) out << "# " << report.title << "\n";
+  out << "# " << visible(report.banner) << "\n";
+  if (!report.title.empty()) out << "# " << visible(report.title) << "\n";
   for (const Table& table : report.tables) {
     check_table_shape(table);
     out << "\n";
-    if (report.tables.size() > 1) out << "[" << table.key << "]\n";
+    if (report.tables.size() > 1) out << "[" << visible(table.key) << "]\n";
     std::vector<std::size_t> width(table.columns.size());
     std::vector<std::vector<std::string>> cells;
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
-      width[c] = table.columns[c].title.size();
+      width[c] = visible(table.columns[c].title).size();
     }
     for (const auto& row : table.rows) {
       std::vector<std::string> line;
       for (std::size_t c = 0; c < row.size(); ++c) {
-        line.push_back(format_cell(row[c], table.columns[c].unit));
+        line.push_back(visible(format_cell(row[c], table.columns[c].unit)));
         width[c] = std::max(width[c], line.back().size());
       }
       cells.push_back(std::move(line));
@@ -220,7 +250,7 @@ void write_table(const Report& report, std::ostream& out) {
     std::string header;
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       if (c) header += "  ";
-      header += pad(table.columns[c].title, c);
+      header += pad(visible(table.columns[c].title), c);
     }
     while (!header.empty() && header.back() == ' ') header.pop_back();
     out << header << "\n";
@@ -230,7 +260,7 @@ void write_table(const Report& report, std::ostream& out) {
         if (c) line += "  ";
         line += pad(cells[r][c], c);
       }
-      if (!table.marks.empty() && !table.marks[r].empty()) line += "  " + table.marks[r];
+      if (!table.marks.empty() && !table.marks[r].empty()) line += "  " + visible(table.marks[r]);
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out << line << "\n";
     }
@@ -238,12 +268,14 @@ void write_table(const Report& report, std::ostream& out) {
   if (!report.fields.empty()) {
     out << "\n";
     std::size_t title_width = 0;
-    for (const Field& f : report.fields) title_width = std::max(title_width, f.title.size());
+    for (const Field& f : report.fields) {
+      title_width = std::max(title_width, visible(f.title).size());
+    }
     for (const Field& f : report.fields) {
       const std::string text = std::holds_alternative<std::monostate>(f.value)
                                    ? f.null_text
                                    : format_cell(f.value, f.unit);
-      out << fmt::format("{:<{}}  {}\n", f.title + ":", title_width + 1, text);
+      out << fmt::format("{:<{}}  {}\n", visible(f.title) + ":", title_width + 1, visible(text));
     }
   }
   const bool any_listed = std::any_of(report.lists.begin(), report.lists.end(),
@@ -251,7 +283,7 @@ void write_table(const Report& report, std::ostream& out) {
   if (any_listed || !report.notes.empty()) {
     out << "\n";
     write_list_lines(report, out);
-    for (const std::string& note : report.notes) out << "# " << note << "\n";
+    for (const std::string& note : report.notes) out << "# " << visible(note) << "\n";
   }
 }
 
@@ -296,7 +328,12 @@ nlohmann::ordered_json to_json(const Report& report) {
   return j;
 }
 
-void write_json(const Report& report, std::ostream& out) { out << to_json(report).dump(2) << "\n"; }
+// Control characters are escaped by the JSON writer (\u001b); a byte that is not UTF-8 (a
+// file name's) becomes U+FFFD, so the output is valid JSON whatever the inputs' names hold.
+void write_json(const Report& report, std::ostream& out) {
+  out << to_json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+      << "\n";
+}
 
 void write_report(const Report& report, Format format, std::ostream& out) {
   switch (format) {

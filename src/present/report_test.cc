@@ -156,6 +156,56 @@ TEST(Report, NonFiniteNumbersAreRefusedNotPrinted) {
                "internal check failed: .* non-finite value in output key 'table cell'");
 }
 
+// Names from input (an algorithm, a scenario, a file) reach the table with their control
+// characters written visibly: no escape sequence reaches the terminal and no line break
+// breaks the table; UTF-8 stays as it is. JSON escapes them and writes U+FFFD for a byte that
+// is not UTF-8.
+TEST(Report, TheTableWritesControlCharactersVisibly) {
+  Report r = SampleReport();
+  r.title = "job \x1b]52;c;cHduZWQ=\x07\x1b[2J";
+  r.tables[0].rows[1][2] = std::string("ring\nx\r\t\x7f \u00e9 \u009b \xff");
+  r.tables[0].marks[1] = "\x1b[31m";
+  r.add_field("host", "host", Unit::kText, std::string("n\x1b[2J"));
+  r.add_list("sources", "source", {"a\nb.txt"});
+  r.notes.push_back("note\r");
+  std::ostringstream out;
+  write_table(r, out);
+  for (const char c : out.str()) {
+    const auto byte = static_cast<unsigned char>(c);
+    EXPECT_FALSE((byte < 0x20 && c != '\n') || byte == 0x7F) << int{byte};
+  }
+  const std::string text = out.str();
+  EXPECT_NE(text.find("# job \\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ring\\nx\\r\\t\\x7f \u00e9 \\u009b \\xff"), std::string::npos) << text;
+  EXPECT_NE(text.find("  \\x1b[31m\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("n\\x1b[2J\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# source: a\\nb.txt\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# note\\r\n"), std::string::npos) << text;
+  EXPECT_EQ(Lines(text).size(), Lines([] {
+              std::ostringstream plain;
+              Report p = SampleReport();
+              p.add_field("host", "host", Unit::kText, std::string("n"));
+              p.add_list("sources", "source", {"ab.txt"});
+              p.notes.push_back("note");
+              write_table(p, plain);
+              return plain.str();
+            }()).size());
+  std::ostringstream json;
+  write_json(r, json);
+  EXPECT_EQ(json.str().find('\x1b'), std::string::npos);
+  EXPECT_NE(json.str().find("n\\u001b[2J"), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\xef\xbf\xbd"), std::string::npos) << json.str();  // U+FFFD
+}
+
+TEST(Report, TheInternalCheckNamesTheSourceByItsPathInTheProject) {
+  Report r = SampleReport();
+  r.tables[0].rows[0][1] = std::nan("");
+  std::ostringstream out;
+  // "at src/...", never the build's "../src/..." or an absolute path.
+  EXPECT_DEATH(write_table(r, out), "internal check failed: std::isfinite\\(value\\) at "
+                                    "src/present/report\\.cc:[0-9]+: non-finite value");
+}
+
 TEST(Report, AModelReportSaysItIsAModel) {
   const Report r = model_report("scaling");
   EXPECT_EQ(r.command, "scaling");

@@ -73,7 +73,9 @@ struct HtmlPage {
   std::string footer;              // one line at the end ("scalewall 0.1.0, ...")
 };
 
-// &, <, >, " and ' as entities.
+// &, <, >, " and ' as entities; control characters (but tab and line feed) written visibly
+// as \r, \x00, \x1b or \u0085, and bytes that are not UTF-8 as U+FFFD, so that no input
+// puts a raw NUL or CR on the page.
 std::string html_escape(std::string_view text);
 
 // The whole page: <!DOCTYPE html> to </html>, with the table of contents, the sections, the
