@@ -39,7 +39,8 @@ void add_model_notes(Report& report) {
   report.notes.push_back(
       "tflops_per_gpu counts the FLOPs executed (forward, backward and recomputation: Narayanan "
       "et al. 2021's convention); mfu counts forward and backward only, against the dtype's "
-      "dense peak. Memory is the first pipeline stage's, which holds the most.");
+      "dense peak. Memory per GPU is the pipeline stage's that holds the most: the first (the most "
+      "micro-batches in flight) or the last (the logits), as memory_stage says.");
   report.notes.push_back(
       "binding: the largest part lost against pure compute when it is 10% of the step or more "
       "(serial, latency, bandwidth, variance, pipeline bubble), memory when the split does not "
@@ -227,8 +228,8 @@ HtmlSection transformer_report_section(const ScenarioFile& file, const std::stri
            "order, then the best pure data-parallel and pure ZeRO-3 splits. The label over "
            "a bar is its step time."));
   add(draw(split_memory_plot(bars, file.scenario.name, network, labels),
-           "Memory per GPU of each split (its first pipeline stage, which holds the most) by "
-           "part; the dashed line is the GPU's memory. A split above it does not fit and "
+           "Memory per GPU of each split (its pipeline stage that holds the most, the first or "
+           "the last) by part; the dashed line is the GPU's memory. A split above it does not fit and "
            "cannot run, whatever its step time."));
   add(HtmlTable{fmt::format("The best splits of {} GPUs ({} evaluated, {} fit)", t.gpus,
                             search.evaluated, search.fitting),
