@@ -53,7 +53,7 @@ Report split_report(const ScenarioFile& file, const std::string& path) {
   const SplitStep step = evaluate_split(t.job, split);
   if (step.problem != SplitProblem::kNone) {
     throw InputError(fmt::format("{}: the split {} cannot run: {}", path, split_text(split),
-                                 split_problem_text(step.problem)));
+                                 split_problem_detail(t.job, split, step.problem)));
   }
   Report report = base_report("predict", file, path);
   report.title = fmt::format("One training step of {}", job_title(file));
@@ -148,9 +148,8 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   const TransformerScenario& t = *file.transformer;
   const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, kPlanSplits);
   if (search.ranked.empty()) {
-    throw InputError(fmt::format("{}: no split of {} GPUs can run this model (check that the "
-                                 "GPUs fill whole nodes and the batch divides)",
-                                 path, t.gpus));
+    throw InputError(fmt::format("{}: no split of {} GPUs can run this model: {}", path, t.gpus,
+                                 why_no_split(t.job, t.gpus, t.parallel)));
   }
   Report report = base_report("plan", file, path);
   report.title = fmt::format("The best splits of {}", job_title(file));
@@ -209,9 +208,8 @@ HtmlSection transformer_report_section(const ScenarioFile& file, const std::stri
                                 job_title(file))});
   const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, kPlanSplits);
   if (search.ranked.empty()) {
-    add(HtmlParagraph{fmt::format("No split of {} GPUs can run this model: the GPUs must fill "
-                                  "whole nodes and the batch must divide.",
-                                  t.gpus)});
+    add(HtmlParagraph{fmt::format("No split of {} GPUs can run this model: {}.", t.gpus,
+                                  why_no_split(t.job, t.gpus, t.parallel))});
     return section;
   }
   const SplitStep& best = search.ranked.front();
