@@ -237,41 +237,43 @@ SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& s) {
 
 namespace {
 
-// "a x b = c" with the product in full, or "a x b (past 2^63)" when it does not fit.
+// "a x b = c" with the product in full, or "a x b is past 2^63" when it does not fit.
 std::string product_words(std::int64_t a, std::int64_t b) {
   const std::optional<std::int64_t> product = try_mul(a, b);
   return product ? fmt::format("{} x {} = {}", a, b, *product)
-                 : fmt::format("{} x {} (past 2^63)", a, b);
+                 : fmt::format("{} x {} is past 2^63", a, b);
+}
+
+// The numbers behind split_problem_text's words.
+std::string problem_numbers(const TransformerJob& job, const ParallelSplit& s,
+                            SplitProblem problem) {
+  const TransformerShape& m = job.model;
+  switch (problem) {
+    case SplitProblem::kNone: return "";
+    case SplitProblem::kLayers:
+      return fmt::format("{}; {} layers", product_words(s.pp, s.interleave), m.layers);
+    case SplitProblem::kHeads:
+      return fmt::format("tp {}; {} heads, {} KV heads", s.tp, m.heads, m.kv_heads);
+    case SplitProblem::kBatch:
+      return fmt::format("{}; global batch {}", product_words(s.dp, s.micro_batch),
+                         job.training.global_batch);
+    case SplitProblem::kInterleave:
+      return fmt::format("interleave {}, pp {}, {} micro-batches", s.interleave, s.pp,
+                         job.training.global_batch / (s.dp * s.micro_batch));
+    case SplitProblem::kFabric:
+      return fmt::format("{} GPUs, tp {}; nodes of {}", s.gpus(), s.tp,
+                         job.fabric.ranks_per_node);
+  }
+  SCALEWALL_CHECK(false && "unknown SplitProblem");
+  return "";
 }
 
 }  // namespace
 
 std::string split_problem_detail(const TransformerJob& job, const ParallelSplit& s,
                                  SplitProblem problem) {
-  const TransformerShape& m = job.model;
-  const std::int64_t batch = job.training.global_batch;
-  switch (problem) {
-    case SplitProblem::kNone: return "it can run";
-    case SplitProblem::kLayers:
-      return fmt::format("pp x interleave = {} does not divide the {} layers",
-                         product_words(s.pp, s.interleave), m.layers);
-    case SplitProblem::kHeads:
-      return fmt::format("tp {} does not divide the {} heads and the {} KV heads", s.tp, m.heads,
-                         m.kv_heads);
-    case SplitProblem::kBatch:
-      return fmt::format("dp x micro-batch = {} does not divide the global batch {}",
-                         product_words(s.dp, s.micro_batch), batch);
-    case SplitProblem::kInterleave:
-      return s.pp == 1 ? fmt::format("interleave {} needs pp > 1", s.interleave)
-                       : fmt::format("interleave {} needs the {} micro-batches per pipeline to "
-                                     "be a multiple of pp {}",
-                                     s.interleave, batch / (s.dp * s.micro_batch), s.pp);
-    case SplitProblem::kFabric:
-      return fmt::format("the {} GPUs (or the TP group of {}) do not fill whole nodes of {}",
-                         s.gpus(), s.tp, job.fabric.ranks_per_node);
-  }
-  SCALEWALL_CHECK(false && "unknown SplitProblem");
-  return "";
+  if (problem == SplitProblem::kNone) return std::string(split_problem_text(problem));
+  return fmt::format("{} ({})", split_problem_text(problem), problem_numbers(job, s, problem));
 }
 
 std::int64_t split_gpus(std::int64_t tp, std::int64_t pp, std::int64_t dp) {

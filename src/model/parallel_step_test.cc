@@ -205,19 +205,19 @@ TEST(ParallelStep, DegreeProductsPastTheLargestCountDoNotDivide) {
   s.micro_batch = std::int64_t{1} << 40;
   EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kBatch);
   EXPECT_EQ(split_problem_detail(job, s, SplitProblem::kBatch),
-            "dp x micro-batch = 16777216 x 1099511627776 (past 2^63) does not divide the "
-            "global batch 512");
+            "dp x micro-batch does not divide the global batch (16777216 x 1099511627776 is "
+            "past 2^63; global batch 512)");
   s = {};
   s.pp = std::int64_t{1} << 40;
   s.interleave = std::int64_t{1} << 40;
   EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kLayers);
   EXPECT_EQ(split_problem_detail(job, s, SplitProblem::kLayers),
-            "pp x interleave = 1099511627776 x 1099511627776 (past 2^63) does not divide the 24 "
-            "layers");
+            "pp x interleave does not divide the layers (1099511627776 x 1099511627776 is past "
+            "2^63; 24 layers)");
   s = {};
   s.pp = 5;
   EXPECT_EQ(split_problem_detail(job, s, split_problem(job, s)),
-            "pp x interleave = 5 x 1 = 5 does not divide the 24 layers");
+            "pp x interleave does not divide the layers (5 x 1 = 5; 24 layers)");
 }
 
 TEST(ParallelStep, MoreThanTwoToTheFortyGpusIsRefusedNamingTheDegrees) {

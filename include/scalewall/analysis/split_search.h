@@ -55,8 +55,8 @@ std::int64_t count_candidate_splits(const TransformerJob& job, std::int64_t gpus
 // Why no split of `gpus` GPUs can run `job` under `constraints`, in words, for when a search
 // finds none: the GPUs do not fill whole nodes; or the one split the fixed degrees leave and
 // its reason with its numbers ("its one split, tp 8 pp 8 dp 16, cannot run: dp x micro-batch
-// = 16 x 3 = 48 does not divide the global batch 1536"); or how many of the tp x pp x dp
-// splits fail for each reason.
+// does not divide the global batch (16 x 5 = 80; global batch 1536)"); or how many of the
+// tp x pp x dp splits fail for each reason.
 std::string why_no_split(const TransformerJob& job, std::int64_t gpus,
                          const SplitConstraints& constraints);
 

@@ -119,8 +119,8 @@ std::string_view split_problem_text(SplitProblem problem);
 // are larger than any layer or batch count, so they do not divide it. REQUIRES: a valid model
 // and split (evaluate_split's requirements).
 SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& split);
-// The problem of `split` with its numbers: "pp x interleave = 8 x 3 = 24 does not divide the
-// 96 layers".
+// The problem of `split` in words with its numbers: "pp x interleave does not divide the layers
+// (8 x 5 = 40; 96 layers)".
 std::string split_problem_detail(const TransformerJob& job, const ParallelSplit& split,
                                  SplitProblem problem);
 
