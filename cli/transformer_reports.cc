@@ -39,8 +39,9 @@ void add_model_notes(Report& report) {
   report.notes.push_back(
       "tflops_per_gpu counts the FLOPs executed (forward, backward and recomputation: Narayanan "
       "et al. 2021's convention); mfu counts forward and backward only, against the dtype's "
-      "dense peak. Memory per GPU is the pipeline stage's that holds the most: the first (the most "
-      "micro-batches in flight) or the last (the logits), as memory_stage says.");
+      "dense peak. Memory per GPU is the pipeline stage's that holds the most, the first (the "
+      "most micro-batches in flight) or the last (the logits): its label, and JSON's "
+      "memory_stage, say which.");
   report.notes.push_back(
       "binding: the largest part lost against pure compute when it is 10% of the step or more "
       "(serial, latency, bandwidth, variance, pipeline bubble), memory when the split does not "

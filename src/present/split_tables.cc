@@ -83,8 +83,7 @@ void add_split_fields(Report& r, const SplitStep& s) {
   r.add_field("memory_per_gpu_bytes",
               fmt::format("memory per GPU ({})", pipeline_stage_name(s.memory.stage)),
               Unit::kBytes, s.memory.total());
-  r.add_field("memory_stage", "stage that holds the most", Unit::kText,
-              std::string(pipeline_stage_name(s.memory.stage)));
+  r.extra["memory_stage"] = std::string(pipeline_stage_name(s.memory.stage));
   r.add_field("memory_limit_bytes", "GPU memory", Unit::kBytes, s.memory_limit_bytes);
   r.add_field("lacks_bytes", "memory lacking", Unit::kBytes, s.lacks_bytes);
   r.add_field("tflops_per_gpu", "TFLOP/s per GPU (executed, with recomputation)", Unit::kPlain,
