@@ -89,6 +89,42 @@ void reject_data_parallel_flags(const ScenarioFlags& f) {
 
 constexpr std::int64_t kMaxDegree = std::int64_t{1} << 40;
 
+// --sigma: a fraction in [0, 1], as the scenario key variance.sigma takes.
+double flag_sigma(const std::string& text) {
+  const double sigma = flag_fraction("--sigma", text);
+  if (!(sigma >= 0.0 && sigma <= 1.0)) {
+    throw InputError(fmt::format("--sigma: jitter sigma '{}' ({:g}) is outside [0, 1] (a "
+                                 "fraction of the compute time: write 2% as 0.02)",
+                                 text, sigma));
+  }
+  return sigma;
+}
+
+// The dtype must have tensor cores on the accelerator; the flag that set either is named.
+void require_dtype_on_gpu(const ScenarioFlags& flags, const TransformerJob& job) {
+  const DType dtype = job.training.dtype;
+  if (job.gpu.supports(dtype)) return;
+  const TransformerFlags& f = flags.transformer;
+  if (f.dtype.empty()) {
+    throw InputError(fmt::format(
+        "--gpu: {} has no {} tensor cores, which training.dtype in {} asks for (use --dtype "
+        "bf16 or fp16, or an accelerator that has them)",
+        f.gpu, dtype_name(dtype), flags.path));
+  }
+  throw InputError(fmt::format("--dtype: '{}' needs {} tensor cores, and {} ({}) has none (use "
+                               "bf16 or fp16)",
+                               f.dtype, dtype_name(dtype), job.gpu.name,
+                               f.gpu.empty() ? fmt::format("system.gpu in {}", flags.path)
+                                             : std::string("--gpu")));
+}
+
+// The first of --tp, --pp and --dp given, for an error about their product.
+std::string_view first_degree_flag(const TransformerFlags& f) {
+  if (!f.tp.empty()) return "--tp";
+  if (!f.pp.empty()) return "--pp";
+  return "--dp";
+}
+
 void apply_parallel_flags(const TransformerFlags& f, SplitConstraints& c) {
   if (!f.tp.empty()) c.tp = flag_count("--tp", f.tp, 1, kMaxDegree);
   if (!f.pp.empty()) c.pp = flag_count("--pp", f.pp, 1, kMaxDegree);
@@ -116,7 +152,8 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
     t.job.training.global_batch = flag_count("--global-batch", f.global_batch, 1, kMaxDegree);
   }
   if (!f.dtype.empty()) t.job.training.dtype = with_flag("--dtype", [&] { return parse_dtype(f.dtype); });
-  if (!flags.sigma.empty()) t.job.sigma = flag_fraction("--sigma", flags.sigma);
+  if (!flags.sigma.empty()) t.job.sigma = flag_sigma(flags.sigma);
+  if (!f.gpu.empty() || !f.dtype.empty()) require_dtype_on_gpu(flags, t.job);
   if (!flags.network.fabric.empty()) {
     t.job.fabric = with_flag("--fabric", [&] { return load_fabric(flags.network.fabric); });
     t.fabric_name = flags.network.fabric;
@@ -124,7 +161,11 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   if (has_fabric_overrides(flags.network)) apply_fabric_overrides(flags.network, t.job.fabric);
   file.network_description = describe_node_fabric(t.job.fabric);
   const SplitConstraints& c = t.parallel;
-  const std::int64_t product = c.degrees_fixed() ? *c.tp * *c.pp * *c.dp : 0;
+  const std::int64_t product =
+      c.degrees_fixed() ? with_flag(first_degree_flag(f), [&] {
+        return split_gpus(*c.tp, *c.pp, *c.dp);
+      })
+                        : 0;
   if (!f.gpus.empty()) {
     t.gpus = flag_count("--gpus", f.gpus, 1, kMaxDegree);
   } else if (product != 0 && !t.gpus_given) {
@@ -272,7 +313,7 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
       require_in_range("batch scale", s.settings.batch_scale, kScenarioBatchScale);
     });
   }
-  if (!flags.sigma.empty()) s.variance.sigma = flag_fraction("--sigma", flags.sigma);
+  if (!flags.sigma.empty()) s.variance.sigma = flag_sigma(flags.sigma);
   with_flag(flags.path, [&] { require_valid(s); });
   return file;
 }

@@ -39,7 +39,9 @@ void add_model_notes(Report& report) {
   report.notes.push_back(
       "tflops_per_gpu counts the FLOPs executed (forward, backward and recomputation: Narayanan "
       "et al. 2021's convention); mfu counts forward and backward only, against the dtype's "
-      "dense peak. Memory is the first pipeline stage's, which holds the most.");
+      "dense peak. Memory per GPU is the pipeline stage's that holds the most, the first (the "
+      "most micro-batches in flight) or the last (the logits): its label, and JSON's "
+      "memory_stage, say which.");
   report.notes.push_back(
       "binding: the largest part lost against pure compute when it is 10% of the step or more "
       "(serial, latency, bandwidth, variance, pipeline bubble), memory when the split does not "
@@ -52,7 +54,7 @@ Report split_report(const ScenarioFile& file, const std::string& path) {
   const SplitStep step = evaluate_split(t.job, split);
   if (step.problem != SplitProblem::kNone) {
     throw InputError(fmt::format("{}: the split {} cannot run: {}", path, split_text(split),
-                                 split_problem_text(step.problem)));
+                                 split_problem_detail(t.job, split, step.problem)));
   }
   Report report = base_report("predict", file, path);
   report.title = fmt::format("One training step of {}", job_title(file));
@@ -147,9 +149,8 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   const TransformerScenario& t = *file.transformer;
   const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, kPlanSplits);
   if (search.ranked.empty()) {
-    throw InputError(fmt::format("{}: no split of {} GPUs can run this model (check that the "
-                                 "GPUs fill whole nodes and the batch divides)",
-                                 path, t.gpus));
+    throw InputError(fmt::format("{}: no split of {} GPUs can run this model: {}", path, t.gpus,
+                                 why_no_split(t.job, t.gpus, t.parallel)));
   }
   Report report = base_report("plan", file, path);
   report.title = fmt::format("The best splits of {}", job_title(file));
@@ -208,9 +209,8 @@ HtmlSection transformer_report_section(const ScenarioFile& file, const std::stri
                                 job_title(file))});
   const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, kPlanSplits);
   if (search.ranked.empty()) {
-    add(HtmlParagraph{fmt::format("No split of {} GPUs can run this model: the GPUs must fill "
-                                  "whole nodes and the batch must divide.",
-                                  t.gpus)});
+    add(HtmlParagraph{fmt::format("No split of {} GPUs can run this model: {}.", t.gpus,
+                                  why_no_split(t.job, t.gpus, t.parallel))});
     return section;
   }
   const SplitStep& best = search.ranked.front();
@@ -227,8 +227,8 @@ HtmlSection transformer_report_section(const ScenarioFile& file, const std::stri
            "order, then the best pure data-parallel and pure ZeRO-3 splits. The label over "
            "a bar is its step time."));
   add(draw(split_memory_plot(bars, file.scenario.name, network, labels),
-           "Memory per GPU of each split (its first pipeline stage, which holds the most) by "
-           "part; the dashed line is the GPU's memory. A split above it does not fit and "
+           "Memory per GPU of each split (its pipeline stage that holds the most, the first or "
+           "the last) by part; the dashed line is the GPU's memory. A split above it does not fit and "
            "cannot run, whatever its step time."));
   add(HtmlTable{fmt::format("The best splits of {} GPUs ({} evaluated, {} fit)", t.gpus,
                             search.evaluated, search.fitting),

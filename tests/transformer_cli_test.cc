@@ -233,6 +233,177 @@ TEST(TransformerCli, DataParallelWhatIfSaysWhatTheDecompositionNeeds) {
   EXPECT_EQ(j["top_remedy"], "accumulation");
 }
 
+// A transformer scenario with the given [model], [training] and [parallel] bodies on
+// dgx-a100 nodes; `system` adds lines to [system] (gpus, a GPU other than a100-80gb).
+std::string Scenario(const std::string& name, const std::string& model,
+                     const std::string& training, const std::string& parallel,
+                     const std::string& system = "") {
+  return write_temp_file(name, "name = \"t\"\n[model]\n" + model + "\n[training]\n" + training +
+                                   "\n[parallel]\n" + parallel +
+                                   "\n[system]\nfabric = \"dgx-a100\"\n" +
+                                   (system.find("gpu =") == std::string::npos
+                                        ? "gpu = \"a100-80gb\"\n"
+                                        : "") +
+                                   system + "\n");
+}
+
+const char* const kGpt3 = "hidden = 12288\nheads = 96\nlayers = 96\nseq = 2048\nvocab = 51200";
+
+// dp 2^24 x micro-batch 2^40 is 2^64, and pp 2^40 x interleave 2^40 is 2^80: every value is
+// within 1..2^40, and neither product may wrap to 0 and be divided by.
+TEST(TransformerCli, DegreeProductsPastTheLargestCountNameTheSplit) {
+  expect_input_error(
+      {"predict", Scenario("dp_mb.toml", kGpt3,
+                           "global_batch = 1536\nmicro_batch = 1099511627776",
+                           "tp = 1\npp = 1\ndp = 16777216")},
+      "dp_mb.toml: the split tp 1, pp 1, dp 16777216, micro-batch 1099511627776, interleave 1, "
+      "recompute none, zero 0, sequence parallel off, dp overlap off cannot run: dp x "
+      "micro-batch does not divide the global batch (16777216 x 1099511627776 is past 2^63; "
+      "global batch 1536)");
+  const std::string pp_v = Scenario("pp_v.toml", kGpt3, "global_batch = 1536",
+                                    "tp = 1\npp = 1099511627776\ndp = 1\n"
+                                    "interleave = 1099511627776");
+  for (const char* command : {"predict", "plan"}) {
+    expect_input_error({command, pp_v},
+                       "pp x interleave does not divide the layers (1099511627776 x "
+                       "1099511627776 is past 2^63; 96 layers)");
+  }
+}
+
+// tp 2^40 x pp 16,777,217 is 2^64 + 2^40: wrapped, it would equal system.gpus = 2^40.
+TEST(TransformerCli, TpPpDpAboveTwoToTheFortyIsRefusedNamingTheDegrees) {
+  expect_input_error(
+      {"predict", Scenario("wrap.toml",
+                           "hidden = 1099511627776\nheads = 1099511627776\nlayers = 16777217\n"
+                           "seq = 2048\nvocab = 51200",
+                           "global_batch = 1536", "tp = 1099511627776\npp = 16777217\ndp = 1",
+                           "gpus = 1099511627776")},
+      "wrap.toml: parallel.tp x pp x dp = 1099511627776 x 16777217 x 1 = 1.845e+19 GPUs is "
+      "more than 2^40");
+  // Without system.gpus the product is the GPU count: it is refused the same way, not taken
+  // for a missing system.gpus.
+  expect_input_error({"plan", Scenario("no_gpus.toml", kGpt3, "global_batch = 1536",
+                                       "tp = 4294967296\npp = 4294967296\ndp = 1")},
+                     "no_gpus.toml: parallel.tp x pp x dp = 4294967296 x 4294967296 x 1 = "
+                     "1.845e+19 GPUs is more than 2^40");
+  expect_input_error({"plan", Example("gpt3-175b-a100"), "--tp", "1099511627776"},
+                     "--tp: tp x pp x dp = 1099511627776 x 8 x 16 = 140737488355328 GPUs is "
+                     "more than 2^40");
+}
+
+// 963,761,198,400 GPUs (6,720 divisors) with every dimension divisible by it: millions of
+// candidate splits. The search counts them first and refuses before evaluating any.
+TEST(TransformerCli, ASplitSearchTooLargeIsRefusedAtOnce) {
+  const std::string model =
+      "hidden = 963761198400\nheads = 963761198400\nlayers = 963761198400\nseq = 2048\n"
+      "vocab = 51200";
+  const std::string huge = Scenario("huge.toml", model, "global_batch = 963761198400",
+                                    "dp_overlap = false", "gpus = 963761198400");
+  // predict without a split searches the curve's 41 GPU counts, 1 to N, in one budget.
+  expect_input_error({"predict", huge}, "the 41 GPU counts (1 to 963761198400) leave more than "
+                                        "500000 candidate splits to evaluate");
+  for (const char* command : {"plan", "report"}) {
+    std::vector<std::string> args = {command, huge};
+    if (std::string(command) == "report") {
+      args.insert(args.end(), {"-o", (std::filesystem::path(::testing::TempDir()) /
+                                      "huge-report").string()});
+    }
+    expect_input_error(args, "963761198400 GPUs leave more than 500000 candidate splits to "
+                             "evaluate");
+  }
+  expect_input_error({"predict", Scenario("list.toml", model, "global_batch = 963761198400",
+                                          "dp_overlap = false", "gpus = 8"),
+                      "--ranks", "720720,1441440,2162160,2882880,3603600"},
+                     "the 5 GPU counts (720720 to 3603600) leave more than 500000 candidate "
+                     "splits to evaluate");
+  // Fixing the choices narrows it to what one search takes: interleave 1, 2 or 4 with
+  // sequence parallelism on or off.
+  const auto j = run_json({"plan", huge, "--tp", "8", "--pp", "8", "--micro-batch", "1",
+                           "--recompute", "full", "--zero", "1"});
+  EXPECT_EQ(j["evaluated"], 6);
+}
+
+// The last pipeline stage holds the logits, 4 s b V / t: 33.6 GB for a 256,000-token
+// vocabulary, 8,192-token sequences and micro-batch 4. With the stage's 6.5 GB of parameters
+// and states it does not fit an A100 40 GB, although the first stage would.
+TEST(TransformerCli, TheLastStagesLogitsCountAgainstTheMemory) {
+  const std::string path = Scenario(
+      "logits.toml",
+      "hidden = 2048\nheads = 8\nkv_heads = 1\nlayers = 18\nseq = 8192\nvocab = 256000",
+      "global_batch = 64\nmicro_batch = 4",
+      "tp = 1\npp = 2\ndp = 4\nrecompute = \"full\"\nzero = 1\nsequence_parallel = false\n"
+      "dp_overlap = false",
+      "gpu = \"a100-40gb\"\ngpus = 8");
+  for (const char* command : {"predict", "plan"}) {
+    const auto j = run_json({command, path});
+    EXPECT_FALSE(j["fits"].get<bool>()) << command;
+    EXPECT_EQ(j["memory_stage"], "last stage") << command;
+    // 3 x 928,197,120 x 2 B + 12 B / 4 of states, 9 x 2 s b h + 4 s b V of activations, two
+    // buckets and the pipeline's two buffers.
+    const double sbh = 8192.0 * 4 * 2048;
+    const double expected = 7 * 928197120.0 + 9 * 2 * sbh + 4.0 * 8192 * 4 * 256000 + 50e6 +
+                            4 * sbh;
+    EXPECT_DOUBLE_EQ(j["memory_per_gpu_bytes"].get<double>(), expected) << command;
+    EXPECT_NEAR(j["lacks_bytes"].get<double>(), expected - 40e9, 1) << command;
+  }
+  const CliResult r = run_scalewall({"predict", path});
+  EXPECT_NE(r.out.find("memory per GPU (last stage):"), std::string::npos) << r.out;
+}
+
+// --sigma takes what variance.sigma takes, a fraction in [0, 1], on both kinds of scenario.
+TEST(TransformerCli, SigmaIsAFractionInZeroToOneAtTheFlag) {
+  for (const std::string& scenario : {Example("gpt3-175b-a100"), Example("seed-7b-bf16")}) {
+    expect_input_error({"predict", scenario, "--sigma", "1.5"},
+                       "--sigma: jitter sigma '1.5' (1.5) is outside [0, 1]");
+    expect_input_error({"predict", scenario, "--sigma", "150%"},
+                       "--sigma: jitter sigma '150%' (1.5) is outside [0, 1]");
+    expect_input_error({"plan", scenario, "--sigma", "1e308", "--ranks", "1024"},
+                       "--sigma: jitter sigma '1e308' (1e+308) is outside [0, 1]");
+  }
+  const auto j = run_json({"predict", Example("gpt3-175b-a100"), "--sigma", "100%"});
+  EXPECT_GT(j["variance_s"].get<double>(), 0.0);
+}
+
+TEST(TransformerCli, AnFp8RunOnAPartWithoutFp8NamesWhereEachCameFrom) {
+  const std::string fp8 = Scenario("fp8.toml", kGpt3, "global_batch = 1536\ndtype = \"fp8\"",
+                                   "tp = 8\npp = 8\ndp = 16");
+  expect_input_error({"predict", fp8},
+                     "fp8.toml: training.dtype = 'fp8' (line 10): system.gpu a100-80gb has no "
+                     "fp8 tensor cores (use bf16 or fp16)");
+  expect_input_error({"predict", Example("gpt3-175b-a100"), "--dtype", "fp8"},
+                     "--dtype: 'fp8' needs fp8 tensor cores, and a100-80gb (system.gpu in ");
+  expect_input_error({"plan", Example("gpt3-175b-a100"), "--gpu", "a100-40gb", "--dtype", "fp8"},
+                     "--dtype: 'fp8' needs fp8 tensor cores, and a100-40gb (--gpu) has none");
+  const std::string h100 = Scenario("fp8-h100.toml", kGpt3,
+                                    "global_batch = 1536\ndtype = \"fp8\"",
+                                    "tp = 8\npp = 8\ndp = 16", "gpu = \"h100-sxm\"");
+  expect_input_error({"predict", h100, "--gpu", "a100-80gb"},
+                     "--gpu: a100-80gb has no fp8 tensor cores, which training.dtype in ");
+  EXPECT_EQ(run_scalewall({"predict", h100}).exit_code, 0);
+}
+
+// plan says why no split can run: the fixed split's own reason with its numbers, the GPUs
+// that fill no whole node, or how many splits fail for each reason.
+TEST(TransformerCli, PlanSaysWhyNoSplitCanRun) {
+  expect_input_error({"plan", Example("gpt3-175b-a100"), "--micro-batch", "5"},
+                     "no split of 1024 GPUs can run this model: its one split, tp 8 pp 8 dp 16, "
+                     "cannot run: dp x micro-batch does not divide the global batch (16 x 5 = "
+                     "80; global batch 1536)");
+  expect_input_error({"plan", Example("gpt3-175b-a100"), "--interleave", "5"},
+                     "pp x interleave does not divide the layers (8 x 5 = 40; 96 layers)");
+  expect_input_error({"plan", Example("gpt3-175b-a100-plan"), "--gpus", "12"},
+                     "no split of 12 GPUs can run this model: the 12 GPUs do not fill whole "
+                     "nodes of 8");
+  // 8,648,640 = 2^6 3^3 5 7 11 13: 22,680 ways to make tp x pp x dp, none with pp dividing
+  // 96 layers, tp the 96 heads and dp the batch of 2048 at once.
+  expect_input_error({"plan", Example("gpt3-175b-a100-plan"), "--gpus", "8648640"},
+                     "no split of 8648640 GPUs can run this model: of the 22680 ways to make "
+                     "them tp x pp x dp (at micro-batch 1, interleave 1), 19656 fail because pp "
+                     "x interleave does not divide the 96 layers, 2920 fail because tp does not "
+                     "divide the 96 heads and 96 KV heads, 104 fail because dp x micro-batch "
+                     "does not divide the global batch 2048");
+}
+
 TEST(TransformerCli, CommandsThatTakeADataParallelScenarioSaySo) {
   expect_input_error({"diagnose", source_path("examples/runs.csv"), "--scenario",
                       source_path("examples/gpt3-175b-a100.toml")},

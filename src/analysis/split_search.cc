@@ -4,23 +4,137 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "scalewall/base/error.h"
 
 namespace scalewall {
 namespace {
 
-std::vector<std::int64_t> divisors(std::int64_t n) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t i = 1; i * i <= n; ++i) {
-    if (n % i == 0) {
-      out.push_back(i);
-      if (i != n / i) out.push_back(n / i);
+// n as a product of primes, each with its exponent, by trial division (n <= 2^40: at most
+// 2^20 trials).
+struct PrimePower {
+  std::int64_t prime;
+  int exponent;
+};
+std::vector<PrimePower> prime_factors(std::int64_t n) {
+  std::vector<PrimePower> out;
+  for (std::int64_t p = 2; p * p <= n; p += p == 2 ? 1 : 2) {
+    int e = 0;
+    for (; n % p == 0; n /= p) ++e;
+    if (e > 0) out.push_back({p, e});
+  }
+  if (n > 1) out.push_back({n, 1});
+  return out;
+}
+
+// The exponent of `prime` in n (n >= 1).
+int exponent_in(std::int64_t n, std::int64_t prime) {
+  int e = 0;
+  for (; n % prime == 0; n /= prime) ++e;
+  return e;
+}
+
+// Every product of primes[i]^x_i with lo[i] <= x_i <= hi[i], in increasing order.
+std::vector<std::int64_t> divisors_between(const std::vector<std::int64_t>& primes,
+                                           const std::vector<int>& lo, const std::vector<int>& hi) {
+  std::vector<std::int64_t> out = {1};
+  for (std::size_t i = 0; i < primes.size(); ++i) {
+    if (lo[i] > hi[i]) return {};
+    std::int64_t base = 1;
+    for (int e = 0; e < lo[i]; ++e) base *= primes[i];
+    std::vector<std::int64_t> next;
+    for (const std::int64_t d : out) {
+      std::int64_t v = d * base;
+      for (int e = lo[i]; e <= hi[i]; ++e, v *= primes[i]) {
+        next.push_back(v);
+        if (e == hi[i]) break;
+      }
     }
+    out = std::move(next);
   }
   std::sort(out.begin(), out.end());
   return out;
 }
+
+// The degrees (tp, pp, dp) with tp x pp x dp = N that can divide the model: tp the KV heads
+// (so the heads), pp the layers (over the interleave when it is fixed), dp the global batch
+// (over the micro-batch when fixed), and held to the fixed degrees. Built from the primes of
+// those three counts, so that it visits no degree that cannot divide, whatever N is.
+class DegreeSpace {
+ public:
+  DegreeSpace(const TransformerJob& job, const SplitConstraints& c) : c_(c) {
+    const std::int64_t v = c.interleave.value_or(1);
+    const std::int64_t b = c.micro_batch.value_or(1);
+    if (job.model.layers % v != 0 || job.training.global_batch % b != 0) {
+      empty_ = true;
+      return;
+    }
+    const std::int64_t heads = job.model.kv_heads;
+    const std::int64_t layers = job.model.layers / v;
+    const std::int64_t batch = job.training.global_batch / b;
+    for (const std::int64_t n : {heads, layers, batch}) {
+      for (const PrimePower& f : prime_factors(n)) {
+        if (std::find(primes_.begin(), primes_.end(), f.prime) == primes_.end()) {
+          primes_.push_back(f.prime);
+        }
+      }
+    }
+    for (const std::int64_t p : primes_) {
+      heads_.push_back(exponent_in(heads, p));
+      layers_.push_back(exponent_in(layers, p));
+      batch_.push_back(exponent_in(batch, p));
+    }
+    g_ = job.fabric.ranks_per_node;
+  }
+
+  // Calls visit(tp, pp, dp) for each, tp then pp increasing, until it returns false.
+  template <typename Visit>
+  void for_each(std::int64_t gpus, Visit&& visit) const {
+    if (empty_ || (gpus > g_ && gpus % g_ != 0)) return;
+    std::vector<int> e(primes_.size());
+    std::int64_t rest = gpus;
+    for (std::size_t i = 0; i < primes_.size(); ++i) {
+      for (; rest % primes_[i] == 0; rest /= primes_[i]) ++e[i];
+    }
+    if (rest != 1) return;  // a prime of N divides none of the three counts
+    for (const std::int64_t tp : tp_choices(e, gpus)) {
+      if (tp > g_ && tp % g_ != 0) continue;
+      const std::int64_t m = gpus / tp;
+      for (const std::int64_t pp : pp_choices(e, tp, m)) {
+        if (!visit(tp, pp, m / pp)) return;
+      }
+    }
+  }
+
+ private:
+  std::vector<std::int64_t> tp_choices(const std::vector<int>& e, std::int64_t gpus) const {
+    if (c_.tp) return gpus % *c_.tp == 0 ? std::vector<std::int64_t>{*c_.tp} : std::vector<std::int64_t>{};
+    std::vector<int> hi(e.size());
+    for (std::size_t i = 0; i < e.size(); ++i) hi[i] = std::min(e[i], heads_[i]);
+    return divisors_between(primes_, std::vector<int>(e.size(), 0), hi);
+  }
+
+  std::vector<std::int64_t> pp_choices(const std::vector<int>& e, std::int64_t tp,
+                                       std::int64_t m) const {
+    if (c_.pp) return m % *c_.pp == 0 ? std::vector<std::int64_t>{*c_.pp} : std::vector<std::int64_t>{};
+    if (c_.dp) return m % *c_.dp == 0 ? std::vector<std::int64_t>{m / *c_.dp} : std::vector<std::int64_t>{};
+    std::vector<int> lo(e.size());
+    std::vector<int> hi(e.size());
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      const int left = e[i] - exponent_in(tp, primes_[i]);
+      lo[i] = std::max(0, left - batch_[i]);  // what dp cannot take
+      hi[i] = std::min(left, layers_[i]);
+    }
+    return divisors_between(primes_, lo, hi);
+  }
+
+  const SplitConstraints& c_;
+  bool empty_ = false;
+  std::int64_t g_ = 1;
+  std::vector<std::int64_t> primes_;
+  std::vector<int> heads_, layers_, batch_;
+};
 
 std::vector<std::int64_t> powers_of_two(std::int64_t max) {
   std::vector<std::int64_t> out;
@@ -51,40 +165,115 @@ class Best {
   std::vector<SplitStep> kept_;
 };
 
+// The choices the search tries for one (tp, pp, dp), each fixed or open.
+struct Options {
+  std::vector<std::int64_t> micro, chunks;
+  std::vector<Recompute> recompute;
+  std::vector<int> zero;
+  std::vector<bool> sp;
+  std::int64_t per_runnable() const {  // recompute x ZeRO x sequence parallel settings
+    return static_cast<std::int64_t>(recompute.size() * zero.size() * sp.size());
+  }
+};
+
+Options options_of(const ParallelSplit& base, const SplitConstraints& c) {
+  Options o;
+  o.micro = choices(c.micro_batch, powers_of_two(kMaxSearchMicroBatch));
+  o.chunks = base.pp > 1 ? choices(c.interleave, powers_of_two(kMaxSearchInterleave))
+                         : std::vector<std::int64_t>{c.interleave.value_or(1)};
+  o.recompute = choices(c.recompute, {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
+  o.zero = base.dp > 1 ? choices(c.zero, {0, 1, 2, 3}) : std::vector<int>{c.zero.value_or(0)};
+  o.sp = base.tp > 1 ? choices(c.sequence_parallel, {false, true})
+                     : std::vector<bool>{c.sequence_parallel.value_or(false)};
+  return o;
+}
+
+ParallelSplit degrees(std::int64_t tp, std::int64_t pp, std::int64_t dp,
+                      const SplitConstraints& c) {
+  ParallelSplit base;
+  base.tp = tp;
+  base.pp = pp;
+  base.dp = dp;
+  base.dp_overlap = c.defaults().dp_overlap;  // not searched: the framework's
+  return base;
+}
+
+// Calls run(split) for each micro-batch and interleave of `base` that can run (the other
+// choices at base's).
+template <typename Run>
+void for_each_runnable(const TransformerJob& job, const ParallelSplit& base, const Options& o,
+                       Run&& run) {
+  for (const std::int64_t b : o.micro) {
+    for (const std::int64_t v : o.chunks) {
+      ParallelSplit s = base;
+      s.micro_batch = b;
+      s.interleave = v;
+      if (split_problem(job, s) == SplitProblem::kNone) run(s);
+    }
+  }
+}
+
 // Every option of one (tp, pp, dp): micro-batch, interleave, recompute, ZeRO, sequence parallel.
-void search_degrees(const TransformerJob& job, ParallelSplit base, const SplitConstraints& c,
-                    Best& best, SplitSearch& out) {
-  const auto micro = choices(c.micro_batch, powers_of_two(kMaxSearchMicroBatch));
-  const auto chunks =
-      base.pp > 1 ? choices(c.interleave, powers_of_two(kMaxSearchInterleave))
-                  : std::vector<std::int64_t>{c.interleave.value_or(1)};
-  const auto recompute =
-      choices(c.recompute, {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
-  const auto zero = base.dp > 1 ? choices(c.zero, {0, 1, 2, 3}) : std::vector<int>{c.zero.value_or(0)};
-  const auto sp = base.tp > 1 ? choices(c.sequence_parallel, {false, true})
-                              : std::vector<bool>{c.sequence_parallel.value_or(false)};
-  for (const std::int64_t b : micro) {
-    if (job.training.global_batch % (base.dp * b) != 0) continue;
-    for (const std::int64_t v : chunks) {
-      for (const Recompute r : recompute) {
-        for (const int z : zero) {
-          for (const bool q : sp) {
-            ParallelSplit s = base;
-            s.micro_batch = b;
-            s.interleave = v;
-            s.recompute = r;
-            s.zero = z;
-            s.sequence_parallel = q;
-            const SplitStep step = evaluate_split(job, s);
-            if (step.problem != SplitProblem::kNone) continue;
-            ++out.evaluated;
-            if (step.fits) ++out.fitting;
-            best.offer(step);
-          }
+void search_degrees(const TransformerJob& job, const ParallelSplit& base,
+                    const SplitConstraints& c, Best& best, SplitSearch& out) {
+  const Options o = options_of(base, c);
+  for_each_runnable(job, base, o, [&](const ParallelSplit& runnable) {
+    for (const Recompute r : o.recompute) {
+      for (const int z : o.zero) {
+        for (const bool q : o.sp) {
+          ParallelSplit s = runnable;
+          s.recompute = r;
+          s.zero = z;
+          s.sequence_parallel = q;
+          const SplitStep step = evaluate_split(job, s);
+          ++out.evaluated;
+          if (step.fits) ++out.fitting;
+          best.offer(step);
         }
       }
     }
-  }
+  });
+}
+
+// The splits a search of `gpus` would evaluate, counted without evaluating any, and stopped
+// once past `limit`. A (tp, pp, dp) that offers none counts as one: visiting it is work too.
+std::int64_t count_candidates(const TransformerJob& job, const DegreeSpace& space,
+                              std::int64_t gpus, const SplitConstraints& c, std::int64_t limit) {
+  std::int64_t count = 0;
+  space.for_each(gpus, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
+    if (c.dp && *c.dp != dp) return true;
+    const ParallelSplit base = degrees(tp, pp, dp, c);
+    const Options o = options_of(base, c);
+    std::int64_t runnable = 0;
+    for_each_runnable(job, base, o, [&](const ParallelSplit&) { ++runnable; });
+    count += std::max<std::int64_t>(1, runnable * o.per_runnable());
+    return count <= limit;
+  });
+  return count;
+}
+
+// `where` is "N GPUs" or "the K GPU counts (A to B)": both plural.
+std::string too_many_candidates(std::string_view where) {
+  return fmt::format(
+      "{} leave more than {} candidate splits to evaluate (tp x pp x dp, micro-batch, "
+      "interleave, recomputation, ZeRO stage, sequence parallelism), the most one search "
+      "takes: fix some of these choices (--tp, --pp, --dp, --micro-batch, --interleave, "
+      "--recompute, --zero, or their keys in [parallel] and [training])",
+      where, kMaxSearchCandidates);
+}
+
+SplitSearch search_in(const TransformerJob& job, const DegreeSpace& space, std::int64_t gpus,
+                      const SplitConstraints& constraints, std::size_t keep) {
+  SplitSearch out;
+  out.gpus = gpus;
+  Best best(keep);
+  space.for_each(gpus, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
+    if (constraints.dp && *constraints.dp != dp) return true;
+    search_degrees(job, degrees(tp, pp, dp, constraints), constraints, best, out);
+    return true;
+  });
+  out.ranked = best.take();
+  return out;
 }
 
 }  // namespace
@@ -95,29 +284,104 @@ bool ranks_before(const SplitStep& a, const SplitStep& b) {
   return a.lacks_bytes < b.lacks_bytes;
 }
 
+std::int64_t count_candidate_splits(const TransformerJob& job, std::int64_t gpus,
+                                    const SplitConstraints& constraints, std::int64_t limit) {
+  if (gpus < 1) throw InputError(fmt::format("gpus {} must be at least 1", gpus));
+  require_valid(job.model);
+  return count_candidates(job, DegreeSpace(job, constraints), gpus, constraints, limit);
+}
+
 SplitSearch search_splits(const TransformerJob& job, std::int64_t gpus,
                           const SplitConstraints& constraints, std::size_t keep) {
   if (gpus < 1) throw InputError(fmt::format("gpus {} must be at least 1", gpus));
   if (keep < 1) throw InputError("the search must keep at least one split");
-  SplitSearch out;
-  out.gpus = gpus;
-  Best best(keep);
-  for (const std::int64_t tp : choices(constraints.tp, divisors(gpus))) {
+  require_valid(job.model);
+  const DegreeSpace space(job, constraints);
+  const std::int64_t candidates =
+      count_candidates(job, space, gpus, constraints, kMaxSearchCandidates);
+  if (candidates > kMaxSearchCandidates) {
+    throw InputError(too_many_candidates(fmt::format("{} GPUs", gpus)));
+  }
+  return search_in(job, space, gpus, constraints, keep);
+}
+
+namespace {
+
+// Why a number of splits cannot run, with the model's numbers: "because pp x interleave does
+// not divide the 96 layers".
+std::string problem_in_numbers(const TransformerJob& job, SplitProblem problem) {
+  const TransformerShape& m = job.model;
+  switch (problem) {
+    case SplitProblem::kLayers:
+      return fmt::format("because pp x interleave does not divide the {} layers", m.layers);
+    case SplitProblem::kHeads:
+      return fmt::format("because tp does not divide the {} heads and {} KV heads", m.heads,
+                         m.kv_heads);
+    case SplitProblem::kBatch:
+      return fmt::format("because dp x micro-batch does not divide the global batch {}",
+                         job.training.global_batch);
+    case SplitProblem::kFabric:
+      return fmt::format("because the TP group does not fill whole nodes of {}",
+                         job.fabric.ranks_per_node);
+    default: return fmt::format("because {}", split_problem_text(problem));
+  }
+}
+
+}  // namespace
+
+std::string why_no_split(const TransformerJob& job, std::int64_t gpus,
+                         const SplitConstraints& constraints) {
+  const std::int64_t g = job.fabric.ranks_per_node;
+  if (gpus > g && gpus % g != 0) {
+    return fmt::format("the {} GPUs do not fill whole nodes of {}", gpus, g);
+  }
+  // Every tp x pp x dp = N the constraints allow, each at its plainest choices (micro-batch
+  // and interleave 1 unless fixed: the ones most splits can run), by why it cannot run.
+  std::vector<std::int64_t> primes;
+  std::vector<int> top;
+  for (const PrimePower& f : prime_factors(gpus)) {
+    primes.push_back(f.prime);
+    top.push_back(f.exponent);
+  }
+  const std::vector<int> zero(primes.size(), 0);
+  std::map<SplitProblem, std::int64_t> by_problem;
+  std::int64_t total = 0;
+  std::optional<ParallelSplit> last;
+  for (const std::int64_t tp : choices(constraints.tp, divisors_between(primes, zero, top))) {
     if (gpus % tp != 0) continue;
-    for (const std::int64_t pp : choices(constraints.pp, divisors(gpus / tp))) {
+    std::vector<int> left(primes.size());
+    for (std::size_t i = 0; i < primes.size(); ++i) left[i] = top[i] - exponent_in(tp, primes[i]);
+    for (const std::int64_t pp : choices(constraints.pp, divisors_between(primes, zero, left))) {
       if ((gpus / tp) % pp != 0) continue;
-      const std::int64_t dp = gpus / (tp * pp);
+      const std::int64_t dp = gpus / tp / pp;
       if (constraints.dp && *constraints.dp != dp) continue;
-      ParallelSplit base;
-      base.tp = tp;
-      base.pp = pp;
-      base.dp = dp;
-      base.dp_overlap = constraints.defaults().dp_overlap;  // not searched: the framework's
-      search_degrees(job, base, constraints, best, out);
+      ParallelSplit s = constraints.defaults();
+      s.tp = tp;
+      s.pp = pp;
+      s.dp = dp;
+      ++by_problem[split_problem(job, s)];
+      ++total;
+      last = s;
     }
   }
-  out.ranked = best.take();
-  return out;
+  if (total == 0) {
+    return fmt::format("no tp x pp x dp with the degrees given makes {} GPUs", gpus);
+  }
+  if (total == 1) {
+    return fmt::format("its one split, tp {} pp {} dp {}, cannot run: {}", last->tp, last->pp,
+                       last->dp,
+                       split_problem_detail(job, *last, split_problem(job, *last)));
+  }
+  std::string reasons;
+  for (const auto& [problem, count] : by_problem) {
+    if (problem == SplitProblem::kNone) continue;
+    reasons += fmt::format("{}{} fail {}", reasons.empty() ? "" : ", ", count,
+                           problem_in_numbers(job, problem));
+  }
+  return fmt::format("of the {} ways to make them tp x pp x dp (at micro-batch {}, interleave "
+                     "{}), {}",
+                     total, constraints.micro_batch.value_or(1),
+                     constraints.interleave.value_or(1), reasons);
 }
 
 std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_t gpus,
@@ -184,14 +448,28 @@ ScaleRegime scale_regime(std::int64_t gpus) {
 std::vector<SplitSearch> best_split_curve(const TransformerJob& job,
                                           const std::vector<std::int64_t>& grid,
                                           const SplitConstraints& constraints) {
-  std::vector<SplitSearch> out;
+  require_valid(job.model);
+  // Degrees fixed by the scenario for one count cannot all hold at another: the data
+  // parallel degree follows N.
+  SplitConstraints c = constraints;
+  c.dp.reset();
+  const DegreeSpace space(job, c);
+  std::int64_t candidates = 0;
   for (const std::int64_t n : grid) {
-    SplitConstraints c = constraints;
-    // Degrees fixed by the scenario for one count cannot all hold at another: the data
-    // parallel degree follows N.
-    c.dp.reset();
-    out.push_back(search_splits(job, n, c, 1));
+    if (n < 1) throw InputError(fmt::format("gpus {} must be at least 1", n));
+    candidates += count_candidates(job, space, n, c, kMaxSearchCandidates - candidates);
+    if (candidates > kMaxSearchCandidates) {
+      const std::string where =
+          grid.size() == 1
+              ? fmt::format("{} GPUs", n)
+              : fmt::format("the {} GPU counts ({} to {})", grid.size(),
+                            *std::min_element(grid.begin(), grid.end()),
+                            *std::max_element(grid.begin(), grid.end()));
+      throw InputError(too_many_candidates(where));
+    }
   }
+  std::vector<SplitSearch> out;
+  for (const std::int64_t n : grid) out.push_back(search_in(job, space, n, c, 1));
   return out;
 }
 

@@ -306,6 +306,68 @@ TEST(SplitSearch, ScaleRegimesAreTheSeedsRows) {
   EXPECT_EQ(scale_regime(16384).binds, "failure rate; bisection bandwidth");
 }
 
+// The candidates are counted from divisibility alone, and the count is what the search then
+// evaluates.
+TEST(SplitSearch, CandidatesAreCountedBeforeAnyIsEvaluated) {
+  const TransformerJob job = gpt_job(12288, 96, 96, 2048);
+  const SplitSearch s = search_splits(job, 1024, {}, 1);
+  EXPECT_EQ(count_candidate_splits(job, 1024, {}), s.evaluated);
+  SplitConstraints c;
+  c.tp = 4;
+  c.recompute = Recompute::kSelective;
+  const TransformerJob small = gpt_job(4096, 32, 36, 512);
+  EXPECT_EQ(count_candidate_splits(small, 128, c), search_splits(small, 128, c, 1).evaluated);
+  // 12 GPUs fill no whole node of 8: nothing to count.
+  EXPECT_EQ(count_candidate_splits(job, 12, {}), 0);
+}
+
+// 963,761,198,400 GPUs have 6,720 divisors; with every dimension divisible by them, millions
+// of splits could run. Counting stops past the limit, and the search refuses at once.
+TEST(SplitSearch, ASearchPastTheLimitIsRefusedBeforeEvaluating) {
+  const std::int64_t n = 963761198400;
+  TransformerJob job = gpt_job(n, n, n, n);
+  job.model.ffn = n;
+  const std::int64_t counted = count_candidate_splits(job, n, {});
+  EXPECT_GT(counted, kMaxSearchCandidates);
+  EXPECT_LE(counted, kMaxSearchCandidates + 5 * 3 * 3 * 4 * 2);  // one (tp, pp, dp) past it
+  EXPECT_EQ(input_error_of([&] { (void)search_splits(job, n, {}); }),
+            "963761198400 GPUs leave more than 500000 candidate splits to evaluate (tp x pp x "
+            "dp, micro-batch, interleave, recomputation, ZeRO stage, sequence parallelism), the "
+            "most one search takes: fix some of these choices (--tp, --pp, --dp, --micro-batch, "
+            "--interleave, --recompute, --zero, or their keys in [parallel] and [training])");
+  // A curve's budget is one search's, over all its counts.
+  const std::string curve = input_error_of(
+      [&] { (void)best_split_curve(job, {720720, 1441440, 2162160, 2882880, 3603600}, {}); });
+  EXPECT_EQ(curve.rfind("the 5 GPU counts (720720 to 3603600) leave more than 500000", 0), 0u)
+      << curve;
+  // Fixed degrees narrow it.
+  SplitConstraints c;
+  c.tp = 8;
+  c.pp = 8;
+  EXPECT_LE(count_candidate_splits(job, n, c), 5 * 3 * 3 * 4 * 2);
+}
+
+TEST(SplitSearch, WhyNoSplitSaysWhatFails) {
+  const TransformerJob job = gpt_job(12288, 96, 96, 2048);
+  EXPECT_EQ(why_no_split(job, 12, {}), "the 12 GPUs do not fill whole nodes of 8");
+  SplitConstraints c;
+  c.tp = 8;
+  c.pp = 8;
+  c.dp = 16;
+  c.micro_batch = 3;
+  EXPECT_EQ(why_no_split(job, 1024, c),
+            "its one split, tp 8 pp 8 dp 16, cannot run: dp x micro-batch does not divide the "
+            "global batch (16 x 3 = 48; global batch 2048)");
+  // 40 = 2^3 x 5 GPUs: C(5, 2) x C(3, 2) = 30 ways, and the factor 5 fits none of the degrees:
+  // not pp (96 layers), not tp (96 heads), not dp (a batch of 2048).
+  EXPECT_EQ(search_splits(job, 40, {}).ranked.size(), 0u);
+  EXPECT_EQ(why_no_split(job, 40, {}),
+            "of the 30 ways to make them tp x pp x dp (at micro-batch 1, interleave 1), 10 fail "
+            "because pp x interleave does not divide the 96 layers, 10 fail because tp does not "
+            "divide the 96 heads and 96 KV heads, 10 fail because dp x micro-batch does not "
+            "divide the global batch 2048");
+}
+
 TEST(SplitSearch, FixedChoicesAreHeld) {
   const TransformerJob job = gpt_job(4096, 32, 36, 512);
   SplitConstraints c;

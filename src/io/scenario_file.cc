@@ -45,6 +45,7 @@ class Section {
       : source_(source), name_(std::move(name)), table_(table) {}
 
   bool present() const { return table_ != nullptr; }
+  const std::string& source() const { return source_; }
   bool has(std::string_view key) const { return table_ != nullptr && table_->contains(key); }
 
   // "section.key" (or "key" at the top level).
@@ -764,7 +765,14 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
   }
   read_nccl_version(y, out.job.fabric);
   const SplitConstraints& c = out.parallel;
-  const std::int64_t product = c.degrees_fixed() ? *c.tp * *c.pp * *c.dp : 0;
+  std::int64_t product = 0;
+  if (c.degrees_fixed()) {
+    try {
+      product = split_gpus(*c.tp, *c.pp, *c.dp);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: parallel.{}", y.source(), e.what()));
+    }
+  }
   if (y.has("gpus")) {
     out.gpus = y.count("gpus", 1, kMaxDimension);
     out.gpus_given = true;
@@ -774,6 +782,14 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
   } else {
     out.gpus = product;
   }
+}
+
+// The dtype [training] asks for must have tensor cores on the accelerator [system] names.
+void require_dtype_on_gpu(const Section& training, const TransformerJob& job) {
+  const DType dtype = job.training.dtype;
+  if (job.gpu.supports(dtype)) return;
+  training.fail("dtype", fmt::format("system.gpu {} has no {} tensor cores (use bf16 or fp16)",
+                                     job.gpu.name, dtype_name(dtype)));
 }
 
 void read_transformer(const toml::table& root, const std::string& source,
@@ -788,6 +804,7 @@ void read_transformer(const toml::table& root, const std::string& source,
   t.parallel = read_parallel(section(root, source, "parallel"));
   t.parallel.micro_batch = micro_batch;
   read_system(section(root, source, "system"), base_dir, t);
+  require_dtype_on_gpu(section(root, source, "training"), t.job);
   const Section v = section(root, source, "variance");
   v.reject_unknown({"sigma"});
   if (v.has("sigma")) t.job.sigma = v.fraction("sigma", 0.0, 1.0);

@@ -97,13 +97,23 @@ double MatmulCurve::gemm_time_s(double flops, double peak_flops_per_s) const {
   return (flops + half_flops) / (max_efficiency * peak_flops_per_s);
 }
 
-double Accelerator::peak_flops_per_s(DType dtype) const {
-  double peak = 0.0;
+namespace {
+
+double peak_or_zero(const Accelerator& a, DType dtype) {
   switch (dtype) {
-    case DType::kBf16: peak = bf16_flops_per_s; break;
-    case DType::kFp16: peak = fp16_flops_per_s; break;
-    case DType::kFp8: peak = fp8_flops_per_s; break;
+    case DType::kBf16: return a.bf16_flops_per_s;
+    case DType::kFp16: return a.fp16_flops_per_s;
+    case DType::kFp8: return a.fp8_flops_per_s;
   }
+  return 0.0;
+}
+
+}  // namespace
+
+bool Accelerator::supports(DType dtype) const { return peak_or_zero(*this, dtype) > 0.0; }
+
+double Accelerator::peak_flops_per_s(DType dtype) const {
+  const double peak = peak_or_zero(*this, dtype);
   if (peak <= 0.0) {
     throw InputError(fmt::format("accelerator {} has no {} tensor cores", name, dtype_name(dtype)));
   }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 
+#include "scalewall/base/checked_count.h"
 #include "scalewall/base/error.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/model/link.h"
@@ -87,19 +88,10 @@ Cost collective(Op op, double bytes, const Topology& group) {
   return best;
 }
 
-SplitProblem problem_of(const TransformerJob& job, const ParallelSplit& s) {
-  const TransformerShape& m = job.model;
-  if (m.layers % (s.pp * s.interleave) != 0) return SplitProblem::kLayers;
-  if (m.heads % s.tp != 0 || m.kv_heads % s.tp != 0) return SplitProblem::kHeads;
-  if (job.training.global_batch % (s.dp * s.micro_batch) != 0) return SplitProblem::kBatch;
-  const std::int64_t micro_batches = job.training.global_batch / (s.dp * s.micro_batch);
-  if (s.interleave > 1 && (s.pp == 1 || micro_batches % s.pp != 0)) {
-    return SplitProblem::kInterleave;
-  }
-  const std::int64_t g = job.fabric.ranks_per_node;
-  const std::int64_t n = s.gpus();
-  if ((n > g && n % g != 0) || (s.tp > g && s.tp % g != 0)) return SplitProblem::kFabric;
-  return SplitProblem::kNone;
+// Whether x y divides n (n >= 1): a product past the largest 64-bit count is larger than n.
+bool product_divides(std::int64_t x, std::int64_t y, std::int64_t n) {
+  const std::optional<std::int64_t> product = try_mul(x, y);
+  return product && n % *product == 0;
 }
 
 // Per micro-batch on one stage: the time of `layers` layers' work and, on the last stage,
@@ -227,6 +219,85 @@ std::string_view split_problem_text(SplitProblem problem) {
   return "";
 }
 
+SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& s) {
+  const TransformerShape& m = job.model;
+  const std::int64_t batch = job.training.global_batch;
+  if (!product_divides(s.pp, s.interleave, m.layers)) return SplitProblem::kLayers;
+  if (m.heads % s.tp != 0 || m.kv_heads % s.tp != 0) return SplitProblem::kHeads;
+  if (!product_divides(s.dp, s.micro_batch, batch)) return SplitProblem::kBatch;
+  const std::int64_t micro_batches = batch / (s.dp * s.micro_batch);
+  if (s.interleave > 1 && (s.pp == 1 || micro_batches % s.pp != 0)) {
+    return SplitProblem::kInterleave;
+  }
+  const std::int64_t g = job.fabric.ranks_per_node;
+  const std::int64_t n = s.gpus();
+  if ((n > g && n % g != 0) || (s.tp > g && s.tp % g != 0)) return SplitProblem::kFabric;
+  return SplitProblem::kNone;
+}
+
+namespace {
+
+// "a x b = c" with the product in full, or "a x b is past 2^63" when it does not fit.
+std::string product_words(std::int64_t a, std::int64_t b) {
+  const std::optional<std::int64_t> product = try_mul(a, b);
+  return product ? fmt::format("{} x {} = {}", a, b, *product)
+                 : fmt::format("{} x {} is past 2^63", a, b);
+}
+
+// The numbers behind split_problem_text's words.
+std::string problem_numbers(const TransformerJob& job, const ParallelSplit& s,
+                            SplitProblem problem) {
+  const TransformerShape& m = job.model;
+  switch (problem) {
+    case SplitProblem::kNone: return "";
+    case SplitProblem::kLayers:
+      return fmt::format("{}; {} layers", product_words(s.pp, s.interleave), m.layers);
+    case SplitProblem::kHeads:
+      return fmt::format("tp {}; {} heads, {} KV heads", s.tp, m.heads, m.kv_heads);
+    case SplitProblem::kBatch:
+      return fmt::format("{}; global batch {}", product_words(s.dp, s.micro_batch),
+                         job.training.global_batch);
+    case SplitProblem::kInterleave:
+      return fmt::format("interleave {}, pp {}, {} micro-batches", s.interleave, s.pp,
+                         job.training.global_batch / (s.dp * s.micro_batch));
+    case SplitProblem::kFabric:
+      return fmt::format("{} GPUs, tp {}; nodes of {}", s.gpus(), s.tp,
+                         job.fabric.ranks_per_node);
+  }
+  SCALEWALL_CHECK(false && "unknown SplitProblem");
+  return "";
+}
+
+}  // namespace
+
+std::string split_problem_detail(const TransformerJob& job, const ParallelSplit& s,
+                                 SplitProblem problem) {
+  if (problem == SplitProblem::kNone) return std::string(split_problem_text(problem));
+  return fmt::format("{} ({})", split_problem_text(problem), problem_numbers(job, s, problem));
+}
+
+std::int64_t split_gpus(std::int64_t tp, std::int64_t pp, std::int64_t dp) {
+  const std::optional<std::int64_t> tp_pp = try_mul(tp, pp);
+  const std::optional<std::int64_t> all = tp_pp ? try_mul(*tp_pp, dp) : std::nullopt;
+  if (all && *all <= kMaxSplitGpus) return *all;
+  const std::string product =
+      all ? fmt::format("{}", *all)
+          : fmt::format("{:.4g}", static_cast<double>(tp) * static_cast<double>(pp) *
+                                      static_cast<double>(dp));
+  throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs is more than 2^40", tp,
+                               pp, dp, product));
+}
+
+std::string_view pipeline_stage_name(PipelineStage stage) {
+  switch (stage) {
+    case PipelineStage::kOnly: return "only stage";
+    case PipelineStage::kFirst: return "first stage";
+    case PipelineStage::kLast: return "last stage";
+  }
+  SCALEWALL_CHECK(false && "unknown PipelineStage");
+  return "";
+}
+
 std::string_view split_binding_name(SplitBinding binding) {
   switch (binding) {
     case SplitBinding::kCompute: return "compute";
@@ -295,30 +366,59 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
   return out;
 }
 
+// The activations of `layers` layers that one GPU holds for `in_flight` micro-batches (a
+// fraction under interleaving).
+double stage_activations(const TransformerJob& job, const ParallelSplit& s, double layers,
+                         double in_flight) {
+  return in_flight * layers *
+         layer_activation_bytes(job.model, dbl(s.micro_batch), s.tp, s.sequence_parallel,
+                                s.recompute);
+}
+
+// The activations of the first and the last stage. The first holds min(p, m) micro-batches
+// until their backward, and interleaving holds 1 + (p - 1)/(p v) times more (Korthikanti et
+// al. 2022, section 4.2.3), plus the embedding's 1-byte dropout mask. The last stage runs
+// each micro-batch's backward right after its forward: it holds one (interleaved: its
+// warm-up of (v - 1) p model chunks of l/(p v) layers, and the one running, so ((v - 1) p +
+// 1)/v micro-batches' worth) and the logits and loss of the one running (4 s b V / t,
+// Korthikanti 4.3). With one stage it is both: the first's activations and the logits.
+std::pair<double, double> first_and_last_activations(const TransformerJob& job,
+                                                     const ParallelSplit& s,
+                                                     double micro_batches) {
+  const TransformerShape& m = job.model;
+  const double t = dbl(s.tp);
+  const double p = dbl(s.pp);
+  const double v = dbl(s.interleave);
+  const double b = dbl(s.micro_batch);
+  const double layers = dbl(m.layers) / p;
+  const double sbh = dbl(m.seq) * b * dbl(m.hidden);
+  const double mask = s.sequence_parallel ? sbh / t : sbh;
+  const double interleave_factor = s.interleave > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0;
+  const double first_in_flight = std::min(p, micro_batches);
+  const double first =
+      (stage_activations(job, s, layers, 1.0) + mask) * first_in_flight * interleave_factor;
+  const double logits = 4.0 * dbl(m.seq) * b * dbl(m.vocab) / t;
+  if (s.pp == 1) return {first + logits, first + logits};
+  const double last_in_flight = std::min(((v - 1.0) * p + 1.0) / v, micro_batches);
+  return {first, stage_activations(job, s, layers, last_in_flight) + logits};
+}
+
 SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, double params,
                       double micro_batches) {
   const TransformerShape& m = job.model;
   const double d = dbl(s.dp);
   const double t = dbl(s.tp);
-  const double p = dbl(s.pp);
-  const double b = dbl(s.micro_batch);
+  const double sbh = dbl(m.seq) * dbl(s.micro_batch) * dbl(m.hidden);
   SplitMemory mem;
   mem.weights_bytes = kElementBytes * params / (s.zero >= 3 ? d : 1.0);
   mem.gradients_bytes = kElementBytes * params / (s.zero >= 2 ? d : 1.0);
   mem.optimizer_bytes = kOptimizerStateBytes * params / (s.zero >= 1 ? d : 1.0);
-  // 1F1B: the first stage holds min(p, m) micro-batches until their backward; interleaving
-  // holds 1 + (p - 1)/(p v) times more (Korthikanti et al. 2022, section 4.2.3).
-  const double in_flight = std::min(p, micro_batches);
-  const double interleave_factor =
-      s.interleave > 1 ? 1.0 + (p - 1.0) / (p * dbl(s.interleave)) : 1.0;
-  const double layers = dbl(m.layers) / p;
-  const double sbh = dbl(m.seq) * b * dbl(m.hidden);
-  double act = layers * layer_activation_bytes(m, b, s.tp, s.sequence_parallel, s.recompute);
-  act += s.sequence_parallel ? sbh / t : sbh;  // the embedding's dropout mask, 1 B
-  act *= in_flight * interleave_factor;
-  // With one stage it is also the last: the logits and the loss (4 s b V / t, Korthikanti 4.3).
-  if (s.pp == 1) act += 4.0 * dbl(m.seq) * b * dbl(m.vocab) / t;
-  mem.activations_bytes = act;
+  // The first and the last stage hold the same parameters (their layers and the embeddings)
+  // and buffers: the activations decide which holds more.
+  const auto [first, last] = first_and_last_activations(job, s, micro_batches);
+  mem.stage = s.pp == 1 ? PipelineStage::kOnly
+                        : (last > first ? PipelineStage::kLast : PipelineStage::kFirst);
+  mem.activations_bytes = std::max(first, last);
   double buffers = 0.0;
   if (s.dp > 1) buffers += kBucketsInFlight * job.dp_bucket_bytes;
   if (s.pp > 1) buffers += 2.0 * kElementBytes * sbh;  // a send and a receive buffer
@@ -360,6 +460,7 @@ void require_valid_split(const ParallelSplit& s) {
   if (s.zero < 0 || s.zero > 3) {
     throw InputError(fmt::format("parallel.zero {} must be 0, 1, 2 or 3", s.zero));
   }
+  split_gpus(s.tp, s.pp, s.dp);
 }
 
 // The step's time parts from the stage work and the traffic.
@@ -411,7 +512,7 @@ SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) 
   require_valid_split(split);
   SplitStep r;
   r.split = split;
-  r.problem = problem_of(job, split);
+  r.problem = split_problem(job, split);
   if (r.problem != SplitProblem::kNone) return r;
   r.micro_batches = job.training.global_batch / (split.dp * split.micro_batch);
   fill_times(job, split, r);

@@ -195,6 +195,111 @@ TEST(ParallelStep, ASplitThatCannotRunSaysWhy) {
             "parallel.zero 4 must be 0, 1, 2 or 3");
 }
 
+// Products of degrees past the largest 64-bit count: dp 2^24 x micro-batch 2^40 is 2^64,
+// which wraps to 0; pp 2^40 x interleave 2^40 likewise. Neither divides, and neither divides
+// by zero.
+TEST(ParallelStep, DegreeProductsPastTheLargestCountDoNotDivide) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.dp = std::int64_t{1} << 24;
+  s.micro_batch = std::int64_t{1} << 40;
+  EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kBatch);
+  EXPECT_EQ(split_problem_detail(job, s, SplitProblem::kBatch),
+            "dp x micro-batch does not divide the global batch (16777216 x 1099511627776 is "
+            "past 2^63; global batch 512)");
+  s = {};
+  s.pp = std::int64_t{1} << 40;
+  s.interleave = std::int64_t{1} << 40;
+  EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kLayers);
+  EXPECT_EQ(split_problem_detail(job, s, SplitProblem::kLayers),
+            "pp x interleave does not divide the layers (1099511627776 x 1099511627776 is past "
+            "2^63; 24 layers)");
+  s = {};
+  s.pp = 5;
+  EXPECT_EQ(split_problem_detail(job, s, split_problem(job, s)),
+            "pp x interleave does not divide the layers (5 x 1 = 5; 24 layers)");
+}
+
+TEST(ParallelStep, MoreThanTwoToTheFortyGpusIsRefusedNamingTheDegrees) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.tp = std::int64_t{1} << 40;
+  s.pp = 16777217;  // 2^64 + 2^40 in all: wrapped, it would read as 2^40
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(job, s); }),
+            "tp x pp x dp = 1099511627776 x 16777217 x 1 = 1.845e+19 GPUs is more than 2^40");
+  EXPECT_EQ(input_error_of([] { (void)split_gpus(std::int64_t{1} << 20, 1 << 20, 2); }),
+            "tp x pp x dp = 1048576 x 1048576 x 2 = 2199023255552 GPUs is more than 2^40");
+  EXPECT_EQ(split_gpus(8, 8, 16), 1024);
+}
+
+// The last pipeline stage holds the same parameters as the first, and the logits of its
+// micro-batch (4 s b V / t, Korthikanti et al. 2022, section 4.3): with a 256,000-token
+// vocabulary and 8,192-token sequences they outweigh the first stage's two micro-batches.
+TEST(ParallelStep, TheLastStageHoldsTheLogitsAndMayHoldTheMost) {
+  TransformerJob job;
+  job.model = {2048, 4 * 2048, 8, 1, 18, 8192, 256000};  // h, f, a, k, l, s, V
+  job.training = {64, 4, DType::kBf16};
+  job.gpu = accelerator_preset("a100-40gb");
+  job.fabric = dgx_a100_node();
+  ParallelSplit s;
+  s.pp = 2;
+  s.dp = 4;
+  s.micro_batch = 4;
+  s.recompute = Recompute::kFull;
+  s.zero = 1;
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  EXPECT_EQ(r.micro_batches, 4);
+  // Per GPU of a stage: 9 layers of h (h + 2 k d) + h^2 + 2 h f weights and
+  // (h + 2 k d) + f + 6 h biases (d = 256, so h + 2 k d = 2560): 43,014,656 each,
+  // and the embeddings (V + s) h = 541,065,216: 928,197,120 parameters.
+  const double params = 9 * 43014656.0 + 541065216.0;
+  EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2 * params);
+  EXPECT_DOUBLE_EQ(r.memory.optimizer_bytes, 12 * params / 4);  // ZeRO 1 over dp 4
+  const double sbh = 8192.0 * 4 * 2048;
+  // Last stage: one micro-batch of 9 fully recomputed layers (2 s b h each) and the logits.
+  const double last = 9 * 2 * sbh + 4.0 * 8192 * 4 * 256000;  // 1.21 GB + 33.55 GB
+  // First stage: min(p, m) = 2 micro-batches of the layers and the embedding's mask (s b h).
+  const double first = 2 * (9 * 2 * sbh + sbh);               // 2.55 GB
+  EXPECT_GT(last, first);
+  EXPECT_EQ(r.memory.stage, PipelineStage::kLast);
+  EXPECT_DOUBLE_EQ(r.memory.activations_bytes, last);
+  EXPECT_DOUBLE_EQ(r.memory.buffers_bytes, 50e6 + 4 * sbh);  // buckets; send and receive
+  EXPECT_DOUBLE_EQ(r.memory.total(), 2 * params + 2 * params + 3 * params + last + 50e6 + 4 * sbh);
+  EXPECT_NEAR(r.memory.total() / 1e9, 41.6, 0.05);  // above the 40 GB of an A100 40 GB
+  EXPECT_FALSE(r.fits);
+  EXPECT_EQ(r.binding, SplitBinding::kMemory);
+  // With one stage it is first and last at once: both micro-batch activations and logits.
+  s.pp = 1;
+  s.dp = 8;
+  s.micro_batch = 4;
+  const SplitStep one = evaluate_split(job, s);
+  EXPECT_EQ(one.memory.stage, PipelineStage::kOnly);
+  EXPECT_DOUBLE_EQ(one.memory.activations_bytes,
+                   18 * 2 * sbh + sbh + 4.0 * 8192 * 4 * 256000);
+}
+
+// Without recomputation the first stage's p micro-batches of activations outweigh the last
+// stage's one and its logits.
+TEST(ParallelStep, TheFirstStageHoldsTheMostWhenActivationsDominate) {
+  const TransformerJob job = gpt_1p7b();
+  ParallelSplit s;
+  s.pp = 2;
+  s.dp = 16;
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  const double layer = layer_activation_bytes(job.model, 1, 1, false, Recompute::kNone);
+  const double sbh = 2048.0 * 2304;
+  EXPECT_EQ(r.memory.stage, PipelineStage::kFirst);
+  EXPECT_DOUBLE_EQ(r.memory.activations_bytes, 2 * (12 * layer + sbh));
+  EXPECT_GT(r.memory.activations_bytes, 12 * layer + 4.0 * 2048 * 51200);  // the last stage's
+  // Interleaved (v 2): the first holds 1 + (p - 1)/(p v) = 1.25 times more; the last
+  // ((v - 1) p + 1)/v = 1.5 micro-batches of its layers.
+  s.interleave = 2;
+  const SplitStep v = evaluate_split(job, s);
+  EXPECT_DOUBLE_EQ(v.memory.activations_bytes, 1.25 * 2 * (12 * layer + sbh));
+}
+
 // The example: 13B in pure data parallelism needs 16 B per parameter, about 208 GB,
 // on an 80 GB GPU: it does not fit, and says by how much.
 TEST(ParallelStep, PureDataParallel13BDoesNotFitAnH100) {

@@ -80,8 +80,10 @@ void add_split_fields(Report& r, const SplitStep& s) {
   r.add_field("micro_batches", "micro-batches per pipeline", Unit::kCount, s.micro_batches);
   r.add_field("step_s", "step", Unit::kSeconds, s.step_s);
   r.add_field("fits", "fits in memory", Unit::kText, s.fits);
-  r.add_field("memory_per_gpu_bytes", "memory per GPU (first stage)", Unit::kBytes,
-              s.memory.total());
+  r.add_field("memory_per_gpu_bytes",
+              fmt::format("memory per GPU ({})", pipeline_stage_name(s.memory.stage)),
+              Unit::kBytes, s.memory.total());
+  r.extra["memory_stage"] = std::string(pipeline_stage_name(s.memory.stage));
   r.add_field("memory_limit_bytes", "GPU memory", Unit::kBytes, s.memory_limit_bytes);
   r.add_field("lacks_bytes", "memory lacking", Unit::kBytes, s.lacks_bytes);
   r.add_field("tflops_per_gpu", "TFLOP/s per GPU (executed, with recomputation)", Unit::kPlain,

@@ -26,6 +26,12 @@ inline constexpr std::int64_t kMaxSearchMicroBatch = 16;
 // sends for a bubble already small).
 inline constexpr std::int64_t kMaxSearchInterleave = 4;
 
+// The most candidate splits one search (or one scaling curve, over all its GPU counts)
+// evaluates: about two seconds of work. The candidates are counted first, from divisibility
+// alone (a degree that cannot divide the heads, the layers or the batch is never visited),
+// and a search with more is refused before any is evaluated.
+inline constexpr std::int64_t kMaxSearchCandidates = 500000;
+
 struct SplitSearch {
   std::int64_t gpus = 0;
   std::int64_t evaluated = 0;        // splits evaluated (that can run)
@@ -34,9 +40,25 @@ struct SplitSearch {
 };
 
 // Searches every split of `gpus` GPUs allowed by `constraints` and keeps the best `keep`.
-// REQUIRES: gpus >= 1; keep >= 1 (throws InputError naming the value).
+// REQUIRES: gpus >= 1; keep >= 1; at most kMaxSearchCandidates candidates (throws InputError
+// naming the GPU count, the candidates counted and the choices to fix).
 SplitSearch search_splits(const TransformerJob& job, std::int64_t gpus,
                           const SplitConstraints& constraints, std::size_t keep = 5);
+
+// The candidate splits search_splits would evaluate for `gpus` GPUs, counted without
+// evaluating any; counting stops once past `limit` (the count returned is then above it).
+// A tp x pp x dp that leaves no runnable choice counts as one.
+std::int64_t count_candidate_splits(const TransformerJob& job, std::int64_t gpus,
+                                    const SplitConstraints& constraints,
+                                    std::int64_t limit = kMaxSearchCandidates);
+
+// Why no split of `gpus` GPUs can run `job` under `constraints`, in words, for when a search
+// finds none: the GPUs do not fill whole nodes; or the one split the fixed degrees leave and
+// its reason with its numbers ("its one split, tp 8 pp 8 dp 16, cannot run: dp x micro-batch
+// does not divide the global batch (16 x 5 = 80; global batch 1536)"); or how many of the
+// tp x pp x dp splits fail for each reason.
+std::string why_no_split(const TransformerJob& job, std::int64_t gpus,
+                         const SplitConstraints& constraints);
 
 // Whether split a ranks above b (the ranking above).
 bool ranks_before(const SplitStep& a, const SplitStep& b);
@@ -83,6 +105,7 @@ ScaleRegime scale_regime(std::int64_t gpus);
 
 // The best split at each GPU count of `grid` (each searched under `constraints`), for the
 // scaling curve of a transformer. A count whose GPUs no split can use has an empty `ranked`.
+// REQUIRES: at most kMaxSearchCandidates candidates over the whole grid (InputError).
 std::vector<SplitSearch> best_split_curve(const TransformerJob& job,
                                           const std::vector<std::int64_t>& grid,
                                           const SplitConstraints& constraints);

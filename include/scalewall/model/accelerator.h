@@ -55,6 +55,8 @@ struct Accelerator {
 
   // The dense peak of `dtype`. Throws InputError naming the part when it is 0 (A100 with fp8).
   double peak_flops_per_s(DType dtype) const;
+  // Whether the part has tensor cores for `dtype` (a peak above 0).
+  bool supports(DType dtype) const;
 };
 
 // Every preset, in a fixed order: a100-40gb, a100-80gb, h100-sxm, h200, b200, mi300x.

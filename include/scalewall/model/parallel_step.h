@@ -29,12 +29,14 @@
 // dp_overlap, the gradient traffic runs in buckets under the last micro-batch's backward
 // (step_model.h's overlap) and ZeRO-3's gathers under the micro-batch's compute.
 //
-// Memory per GPU (the first pipeline stage, which holds the most): weights (2 B per
+// Memory per GPU (the larger of the first and the last pipeline stage's): weights (2 B per
 // parameter), gradients (2 B), Adam state and fp32 master weights (12 B) (Rajbhandari et al.
-// 2020's 16 B per parameter), each divided by d where the ZeRO stage shards it; activations of
-// p in-flight micro-batches (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al.
-// 2022) over the stage's layers; and communication buffers (two DP buckets, the pipeline's
-// send and receive buffers).
+// 2020's 16 B per parameter), each divided by d where the ZeRO stage shards it; activations
+// over the stage's layers of the micro-batches it holds in flight: on the first stage p
+// (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al. 2022), on the last one
+// (interleaved: ((v - 1) p + 1)/v, Megatron-LM's warm-up of the last rank) and its logits
+// (4 s b V / t); and communication buffers (two DP buckets, the pipeline's send and receive
+// buffers). With a large vocabulary the last stage holds the most.
 //
 // Every figure is a model, not a measurement.
 #ifndef SCALEWALL_PARALLEL_STEP_H_
@@ -50,6 +52,9 @@
 
 namespace scalewall {
 
+// The most GPUs a split may use: tp x pp x dp is at most 2^40, as every rank count.
+inline constexpr std::int64_t kMaxSplitGpus = std::int64_t{1} << 40;
+
 struct ParallelSplit {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
@@ -61,8 +66,13 @@ struct ParallelSplit {
   int zero = 0;                   // 0 .. 3 (3: FSDP-style full sharding)
   bool dp_overlap = false;          // Megatron-LM without --overlap-grad-reduce
   bool scatter_pp_transfers = true;  // send 1/t of each activation per TP rank (Narayanan 4.1)
+  // tp x pp x dp. REQUIRES: it fits in an int64_t (split_gpus checks it).
   std::int64_t gpus() const { return tp * pp * dp; }
 };
+
+// tp x pp x dp of `split`; throws InputError naming the three degrees and their product when
+// it is above kMaxSplitGpus (or past the largest 64-bit count).
+std::int64_t split_gpus(std::int64_t tp, std::int64_t pp, std::int64_t dp);
 
 // A split with some of its choices open: a set field is fixed, an empty one is searched
 // (split_search.h). What a scenario's [parallel] section and the --tp ... flags give.
@@ -104,6 +114,16 @@ std::string_view split_problem_name(SplitProblem problem);
 // The problem in words: "pp x interleave does not divide the layers", ...
 std::string_view split_problem_text(SplitProblem problem);
 
+// Why `split` cannot run `job` (kNone: it can), from divisibility alone, without costing it:
+// what evaluate_split sets as its problem. Products of degrees past the largest 64-bit count
+// are larger than any layer or batch count, so they do not divide it. REQUIRES: a valid model
+// and split (evaluate_split's requirements).
+SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& split);
+// The problem of `split` in words with its numbers: "pp x interleave does not divide the layers
+// (8 x 5 = 40; 96 layers)".
+std::string split_problem_detail(const TransformerJob& job, const ParallelSplit& split,
+                                 SplitProblem problem);
+
 // The binding mechanism of a split: the largest part lost against pure compute, or memory.
 enum class SplitBinding {
   kCompute, kSerial, kLatency, kBandwidth, kVariance, kPipelineBubble, kMemory
@@ -111,7 +131,14 @@ enum class SplitBinding {
 // "compute", "serial", "latency", "bandwidth", "variance", "pipeline bubble", "memory".
 std::string_view split_binding_name(SplitBinding binding);
 
+// The pipeline stage whose memory a split reports: the only one (pp 1), or the larger of the
+// first (the most micro-batches in flight) and the last (the logits).
+enum class PipelineStage { kOnly, kFirst, kLast };
+// "only stage", "first stage", "last stage".
+std::string_view pipeline_stage_name(PipelineStage stage);
+
 struct SplitMemory {
+  PipelineStage stage = PipelineStage::kOnly;  // the stage these figures are of
   double weights_bytes = 0;
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
@@ -137,7 +164,7 @@ struct SplitStep {
   double serial_s = 0;
   double step_s = 0;           // the sum of the above
   double comm_latency_s = 0;   // of tp_comm + pp_transfer + dp_comm, the latency terms
-  SplitMemory memory;          // the first pipeline stage's, per GPU
+  SplitMemory memory;          // the stage that holds the most, per GPU
   double memory_limit_bytes = 0;
   bool fits = false;
   double lacks_bytes = 0;      // memory - limit when it does not fit
@@ -156,7 +183,7 @@ inline constexpr double kSplitBindingShare = 0.10;
 // The step of `job` under `split` on split.gpus() GPUs. A split that cannot run is returned
 // with its problem set; one that does not fit is evaluated in full, with fits = false and
 // binding kMemory. REQUIRES: a valid model (require_valid), tp, pp, dp, b, v >= 1, zero in
-// [0, 3] (throws InputError naming the value).
+// [0, 3], tp x pp x dp at most kMaxSplitGpus (throws InputError naming the value).
 SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split);
 
 }  // namespace scalewall
