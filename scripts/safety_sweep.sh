@@ -11,6 +11,7 @@
 # input or a warning: a status of 0 is allowed only where the input is merely suspicious (the
 # run says so on stderr).
 set -uo pipefail
+export LC_ALL=C
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-build}" && pwd) || exit 2
 sw="$build/scalewall"
@@ -48,12 +49,22 @@ run() {
   grep -v '^Command terminated' "$work/.run-err" | head -n 1 | cut -c1-160 | sed 's/^/       /'
 }
 
+# expect LABEL FILE TEXT: FILE (the last command's stdout when FILE is -) holds TEXT.
+expect() {
+  local file=$2
+  [ "$file" = - ] && file="$work/.run-out"
+  if ! grep -qF -- "$3" "$file"; then
+    echo "$1   FAIL: '$3' is not in $2"; failures=$((failures + 1))
+  fi
+}
+
 w=$work
 echo "== transformer scenarios: overflow, the split search, memory, --sigma, fp8"
 run B1 2 "$w" /dev/null -- "$sw" predict fpe_dp_x_microbatch.toml
 run B1 2 "$w" /dev/null -- "$sw" plan fpe_dp_x_microbatch.toml
 run B1 2 "$w" /dev/null -- "$sw" predict fpe_pp_x_interleave.toml
-run B1 2 "$w" /dev/null -- "$sw" report fpe_pp_x_interleave.toml -o rep_fpe
+run B1 0 "$w" /dev/null -- "$sw" report fpe_pp_x_interleave.toml -o rep_fpe
+expect B1 rep_fpe/index.html "pp x interleave does not divide the layers"
 run D1 2 "$w" /dev/null -- "$sw" predict overflow_tp_pp_dp_product.toml
 run D1 2 "$w" /dev/null -- "$sw" plan overflow_tp_pp_dp_product.toml
 run D1 2 "$w" /dev/null -- "$sw" report overflow_tp_pp_dp_product.toml -o rep_overflow
@@ -64,6 +75,8 @@ run C1 2 "$w" /dev/null -- "$sw" report plan_hang_composite_gpus.toml -o rep_han
 run C1 2 "$w" /dev/null -- "$sw" predict predict_slow_ranks_list.toml \
   --ranks 720720,1441440,2162160,2882880,3603600
 run D2 0 "$w" /dev/null -- "$sw" predict pp_last_stage_logits_not_counted.toml
+expect D2 - "memory per GPU (last stage):                     41.6 GB"
+expect D2 - "fits in memory:                                  no"
 run D6 2 "$w" /dev/null -- "$sw" predict transformer_for_sigma_flag.toml --sigma 1e308
 run D6 2 "$w" /dev/null -- "$sw" predict transformer_for_sigma_flag.toml --sigma 1.5
 run D6 2 "$w" /dev/null -- "$sw" plan transformer_for_sigma_flag.toml --sigma 150%
@@ -94,6 +107,7 @@ run F 2 "$w" /dev/null -- "$sw" collective --fabric compare_fabric_alpha_1e308.t
 
 echo "== measurement logs and tables"
 run D3 0 "$w" /dev/null -- "$sw" calibrate osu_latency_truncated_last_row.txt
+expect D3 "$w/.run-err" "incomplete last line"
 run D4 2 "$w" /dev/null -- "$sw" calibrate nccl_size_nan_row_dropped.txt
 run D4 2 "$w" /dev/null -- "$sw" calibrate osu_size_1e19_row_dropped.txt
 run D5 2 "$w" /dev/null -- "$sw" calibrate nccl_time_1e-320us_as_zero.txt
