@@ -6,14 +6,29 @@
 namespace scalewall {
 namespace {
 
-// For a flag that names an output file (--plot, --out): an empty name is refused.
-CLI::Validator non_empty_path() {
-  return CLI::Validator(
-      [](const std::string& text) {
-        return text.empty() ? std::string("the file name is empty") : std::string();
-      },
-      "");  // no description: the option's type name already says FILE
+// What an empty value of `flag` is called in its error: "--plot: the file name is empty".
+std::string empty_value_words(const FlagSpec& flag) {
+  if (flag.kind == FlagKind::kFileName || flag.type_name == "FILE") {
+    return "the file name is empty";
+  }
+  if (flag.type_name == "DIR") return "the directory name is empty";
+  if (flag.type_name == "LIST") return "the list is empty";
+  if (flag.kind == FlagKind::kRequired) return "the value is empty";
+  return "the value is empty (leave the flag out for its default)";
 }
+
+// Every flag that takes a value refuses an empty one ("--tp ''", "--out ''"): an empty value is
+// never read as "not given" or "no output". Positional arguments are left to their readers,
+// which name the file.
+CLI::Validator non_empty(const FlagSpec& flag) {
+  return CLI::Validator(
+      [words = empty_value_words(flag)](const std::string& text) {
+        return text.empty() ? words : std::string();
+      },
+      "");  // no description: the option's type name already says what it takes
+}
+
+bool positional(const FlagSpec& flag) { return !flag.names.starts_with("-"); }
 
 }  // namespace
 
@@ -29,14 +44,16 @@ CLI::Option* add_flag(CLI::App* command, const FlagSpec& flag) {
       flag.target);
   if (!flag.type_name.empty()) option->type_name(flag.type_name);
   if (flag.default_value) option->default_val(*flag.default_value);
+  const bool takes_text = !std::holds_alternative<bool*>(flag.target) &&
+                          !std::holds_alternative<int*>(flag.target);
+  if (takes_text && !positional(flag)) option->check(non_empty(flag));
   switch (flag.kind) {
     case FlagKind::kOptional:
       break;
     case FlagKind::kRequired:
       option->required();
       break;
-    case FlagKind::kFileName:
-      option->check(non_empty_path());
+    case FlagKind::kFileName:  // refused empty, as every flag that takes text
       break;
     case FlagKind::kHidden:
       option->group("");

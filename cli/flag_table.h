@@ -25,7 +25,7 @@ using FlagTarget = std::variant<std::string*, std::vector<std::string>*, bool*, 
 enum class FlagKind {
   kOptional,  // may be left out
   kRequired,  // the command line is refused without it
-  kFileName,  // names an output file: an empty name is refused, never read as "no file"
+  kFileName,  // names an output file (an empty value is refused, as for every flag)
   kHidden,    // left out of --help: fault injection for the tests of clean failure
 };
 

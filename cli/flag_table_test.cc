@@ -82,5 +82,26 @@ TEST(FlagTable, RequiredAndFileNameFlagsRefuseWhatTheyMust) {
   }
 }
 
+// An empty value is refused for every flag that takes one, naming the flag, never read as
+// "not given"; an empty positional is left to the reader of the file.
+TEST(FlagTable, EveryFlagRefusesAnEmptyValue) {
+  const auto message = [](std::vector<std::string> args) -> std::string {
+    CLI::App app{"test", "test"};
+    Flags f;
+    add_example(app, f);
+    try {
+      parse(app, std::move(args));
+    } catch (const CLI::ValidationError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message({"example", "a.jsonl", "--ranks", ""}), "--ranks: the list is empty");
+  EXPECT_EQ(message({"example", "a.jsonl", "-n", ""}), "--ranks: the list is empty");
+  EXPECT_EQ(message({"example", "a.jsonl", "--plot", ""}), "--plot: the file name is empty");
+  EXPECT_EQ(message({"example", ""}), "accepted");
+  EXPECT_EQ(message({"example", "a.jsonl", "--ranks", "8"}), "accepted");
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -731,7 +731,7 @@ Report run_report(const ReportFlags& flags) {
   // The page is the one file whose name does not come from a scenario: refuse at once, before
   // drawing, when it would replace an input.
   on_output_flag([&] {
-    refuse_output_over_inputs((output.target() / "index.html").string(), flags.files);
+    refuse_output_over_inputs((output.named() / "index.html").string(), flags.files);
   });
   const fs::path dir(flags.output);
   Canvas canvas(output.staging(), progress);

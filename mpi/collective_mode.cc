@@ -70,6 +70,7 @@ std::string measured_op_names() {
 
 std::vector<Op> resolve_ops(const std::string& text) {
   if (text == "all") return {std::begin(kMeasuredOps), std::end(kMeasuredOps)};
+  refuse_all_in_a_list("--op", text, "every collective the harness measures");
   std::vector<Op> ops;
   for (const std::string& item : split_list(text)) {
     Op op{};
@@ -106,6 +107,7 @@ std::vector<std::vector<Contender>> resolve_contenders(const std::string& text,
     }
     return per_op;
   }
+  refuse_all_in_a_list("--algorithm", text, "the library and every hand-written algorithm");
   bool library_seen = false;
   std::vector<Algorithm> seen;
   for (const std::string& item : split_list(text)) {

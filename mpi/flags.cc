@@ -1,4 +1,5 @@
 // Flags the scalewall-mpi modes share; see mpi/modes.h.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -130,6 +131,15 @@ double harness_bytes(std::string_view flag, const std::string& text) {
     }
   }
   return flag_bytes(flag, text);
+}
+
+void refuse_all_in_a_list(std::string_view flag, const std::string& text,
+                          std::string_view all_means) {
+  const std::vector<std::string> items = split_list(text);
+  if (items.size() < 2 || std::find(items.begin(), items.end(), "all") == items.end()) return;
+  throw InputError(fmt::format("{}: 'all' ({}) stands alone: give all, or a list without it, "
+                               "not '{}'",
+                               flag, all_means, text));
 }
 
 FlagGroup repeat_flags(RepeatFlags* flags, const std::string& what,

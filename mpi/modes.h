@@ -70,6 +70,12 @@ std::vector<double> resolve_sizes(const SizeFlags& flags);
 // else units.h's sizes (flag_bytes). Throws InputError naming the flag.
 double harness_bytes(std::string_view flag, const std::string& text);
 
+// A comma-separated choice (--op, --algorithm, --pairs) takes "all" alone: throws InputError
+// when `text` lists "all" beside other items, saying what "all" means (`all_means`: "every op
+// the harness measures").
+void refuse_all_in_a_list(std::string_view flag, const std::string& text,
+                          std::string_view all_means);
+
 // The repetitions of the modes that time a call again and again, with nccl-tests' and OSU's
 // short names: --iterations/-n timed calls and --warmup/-w untimed ones before them.
 struct RepeatFlags {

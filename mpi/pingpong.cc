@@ -49,6 +49,7 @@ std::vector<Pair> resolve_pairs(const std::string& text, int ranks) {
     }
     return pairs;
   }
+  refuse_all_in_a_list("--pairs", text, "every pair of ranks");
   for (const std::string& item : split_list(text)) {
     const std::size_t dash = item.find('-');
     if (dash == std::string::npos) {

@@ -93,6 +93,20 @@ std::vector<SuitePart> suite_parts(const SuiteFlags& f, const std::filesystem::p
   };
 }
 
+// The reduction sweep starts at 1 KiB when the sweep starts below it (suite_parts), so a sweep
+// that ends below 1 KiB leaves the reduce part nothing to measure. Throws InputError naming
+// --max-bytes, and --min-bytes as given or as its default.
+void require_a_reduction_sweep(const SuiteFlags& f) {
+  if (!f.sizes.sizes.empty() || given(f.sizes.sizes_option)) return;
+  const double min = harness_bytes("--min-bytes", f.sizes.min_bytes);
+  const double max = harness_bytes("--max-bytes", f.sizes.max_bytes);
+  if (min >= 1024 || max >= 1024) return;
+  throw InputError(fmt::format(
+      "--max-bytes {} is below 1KiB, where the reduce part's sweep starts when --min-bytes "
+      "({}{}) is below it; give --max-bytes 1KiB or more, or --sizes",
+      f.sizes.max_bytes, f.sizes.min_bytes, given(f.sizes.min_option) ? "" : ", the default"));
+}
+
 // The part's mode on a parser of its own, with the part's arguments parsed.
 struct ParsedPart {
   std::unique_ptr<CLI::App> app;
@@ -119,6 +133,7 @@ int run_suite(const World& w, const SuiteFlags& flags) {
   const std::filesystem::path dir = flags.out_dir;
   const std::int64_t passes = flag_count("--passes", flags.passes, 1, kMaxSuitePasses);
   resolve_sizes(flags.sizes);  // the sweep's own checks: --sizes beside its bounds, a bad factor
+  require_a_reduction_sweep(flags);
   // Every part's flags are checked before the first is measured; the repeat counts here, so
   // that an error names the suite's flag.
   flag_count("--pingpong-iterations", flags.pingpong_iterations, 1, kMaxRepeats);

@@ -28,6 +28,12 @@ std::string read_all(int fd) {
   return text;
 }
 
+// Runs scalewall with `input` piped to its standard input, or else the file at `stdin_path`
+// as its standard input.
+CliResult run_scalewall_from(const std::vector<std::string>& args,
+                             const std::optional<std::string>& input,
+                             const std::string& stdin_path);
+
 }  // namespace
 
 CliResult run_scalewall(const std::vector<std::string>& args) {
@@ -36,6 +42,19 @@ CliResult run_scalewall(const std::vector<std::string>& args) {
 
 CliResult run_scalewall_with_input(const std::vector<std::string>& args,
                                    const std::optional<std::string>& input) {
+  return run_scalewall_from(args, input, "/dev/null");
+}
+
+CliResult run_scalewall_with_stdin_file(const std::vector<std::string>& args,
+                                        const std::string& path) {
+  return run_scalewall_from(args, std::nullopt, path);
+}
+
+namespace {
+
+CliResult run_scalewall_from(const std::vector<std::string>& args,
+                             const std::optional<std::string>& input,
+                             const std::string& stdin_path) {
   int out_pipe[2];
   int err_pipe[2];
   int in_pipe[2] = {-1, -1};
@@ -66,8 +85,9 @@ CliResult run_scalewall_with_input(const std::vector<std::string>& args,
       ::close(in_pipe[0]);
       ::close(in_pipe[1]);
     } else {
-      const int devnull = ::open("/dev/null", O_RDONLY);
-      if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+      const int file = ::open(stdin_path.c_str(), O_RDONLY);
+      if (file < 0) ::_exit(126);
+      ::dup2(file, STDIN_FILENO);
     }
     ::execv(argv[0], argv.data());
     ::_exit(127);
@@ -106,6 +126,8 @@ CliResult run_scalewall_with_input(const std::vector<std::string>& args,
   }
   return result;
 }
+
+}  // namespace
 
 nlohmann::json run_json(std::vector<std::string> args) {
   args.push_back("--format");

@@ -26,6 +26,11 @@ CliResult run_scalewall(const std::vector<std::string>& args);
 CliResult run_scalewall_with_input(const std::vector<std::string>& args,
                                    const std::optional<std::string>& input);
 
+// The same with standard input opened from the file at `path` (a regular file, as after
+// "< path" in a shell).
+CliResult run_scalewall_with_stdin_file(const std::vector<std::string>& args,
+                                        const std::string& path);
+
 // Runs with "--format json" appended, requires exit 0 and exactly one JSON object on stdout
 // (the test fails with the command's stderr otherwise), and returns it.
 nlohmann::json run_json(std::vector<std::string> args);

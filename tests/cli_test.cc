@@ -148,6 +148,14 @@ TEST(Limits, SweepsAndListsAreBoundedAndEmptyOutputNamesRefused) {
                    "--plot");
   expect_input_error({"calibrate", source_path("tests/data/osu_latency.txt"), "--out", ""},
                    "--out");
+  // An empty value of any flag is an error naming the flag, never "not given".
+  const std::string transformer = source_path("examples/gpt3-175b-a100.toml");
+  expect_input_error({"predict", transformer, "--tp", ""},
+                     "error: --tp: the value is empty (leave the flag out for its default)");
+  expect_input_error({"predict", transformer, "--nccl-version", ""},
+                     "error: --nccl-version: the value is empty");
+  expect_input_error({"scaling", "--serial-fraction", "0.1", "--ranks", ""},
+                     "error: --ranks: the value is empty");
 }
 
 }  // namespace

@@ -835,6 +835,81 @@ TEST_F(ReportCli, AFailedReportLeavesNothingHalfMade) {
   }
 }
 
+// A report stopped by SIGTERM while gnuplot draws (here a gnuplot that never finishes) removes
+// its staging directory and still ends by SIGTERM; nothing of -o DIR is made.
+TEST_F(ReportCli, AReportStoppedBySigtermLeavesNoStagingDirectory) {
+  const fs::path dir = FreshDir("sigterm");
+  const fs::path bin = dir / "bin";
+  const fs::path drawing = dir / "drawing";
+  fs::create_directories(bin);
+  // Draws for ever; ends on its own once nobody reads its stderr.
+  std::ofstream(bin / "gnuplot") << "#!/bin/sh\ncat >/dev/null\n: > '" << drawing.string()
+                                 << "'\nwhile printf . >&2; do sleep 0.05; done\n";
+  fs::permissions(bin / "gnuplot", fs::perms::owner_all);
+  const fs::path out = dir / "report";
+  std::string program = SCALEWALL_BIN;
+  std::vector<std::string> args = {program, "report",
+                                   source_path("examples/seed-7b-bf16.toml"), "-o", out.string()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (bin.string() + ":" + saved).c_str(), 1);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int devnull = ::open("/dev/null", O_RDWR);
+    ::dup2(devnull, STDIN_FILENO);
+    ::dup2(devnull, STDOUT_FILENO);
+    ::dup2(devnull, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::setenv("PATH", saved.c_str(), 1);
+  ASSERT_GT(child, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(drawing) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(fs::exists(drawing)) << "gnuplot never started";
+  bool staged = false;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    staged = staged || Contains(entry.path().filename().string(), "scalewall-report");
+  }
+  EXPECT_TRUE(staged) << "no staging directory while drawing";
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_FALSE(Contains(entry.path().filename().string(), "scalewall-report"))
+        << "left behind: " << entry.path();
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// A staging directory left by a run that crashed (its PID no longer running) is removed by
+// the next report to the same DIR; one of a running process is left alone.
+TEST_F(ReportCli, TheNextReportRemovesAStagingDirectoryACrashLeft) {
+  const fs::path dir = FreshDir("crashed");
+  const pid_t dead = ::fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  const fs::path abandoned = dir / (".report.scalewall-report-" + std::to_string(dead));
+  const fs::path running = dir / (".report.scalewall-report-" + std::to_string(::getpid()));
+  for (const fs::path& staging : {abandoned, running}) {
+    fs::create_directories(staging);
+    std::ofstream(staging / "half.svg") << "<svg";
+  }
+  const CliResult r = run_scalewall(
+      {"report", source_path("examples/seed-7b-bf16.toml"), "-o", (dir / "report").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(abandoned));
+  EXPECT_TRUE(fs::exists(running / "half.svg"));
+  EXPECT_TRUE(fs::exists(dir / "report" / "index.html"));
+}
+
 // A --plot path that names one of the run's inputs is refused before anything is drawn, and
 // the input is left as it was.
 TEST_F(ReportCli, APlotNeverReplacesAnInput) {
@@ -853,6 +928,106 @@ TEST_F(ReportCli, APlotNeverReplacesAnInput) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(Contains(r.err, "it is the input file")) << r.err;
   EXPECT_EQ(ReadFile(measured), measured_before);
+}
+
+// A copy of the example scenario `example` in `dir` whose fabric (data-parallel
+// [network] fabric, or a transformer's [system] fabric) is `fabric_name`, a copy of
+// examples/fabrics/dgx-h100-ndr.toml beside it. Returns the scenario's path.
+fs::path ScenarioNamingFabric(const fs::path& dir, const std::string& example,
+                              const std::string& fabric_name) {
+  const std::string text = ReadFile(source_path("examples/" + example));
+  const std::regex key("fabric = \"[^\"]*\"");
+  EXPECT_TRUE(std::regex_search(text, key)) << example;
+  const fs::path scenario = dir / example;
+  std::ofstream(scenario) << std::regex_replace(text, key, "fabric = \"" + fabric_name + "\"");
+  fs::copy_file(source_path("examples/fabrics/dgx-h100-ndr.toml"), dir / fabric_name);
+  return scenario;
+}
+
+// The fabric file a scenario names is one of the run's inputs: report -o (a figure of the
+// fabric's name), predict --plot and diagnose --scenario ... --plot never replace it, in
+// both kinds of scenario. report names the figure under -o as written ("./NAME" for -o .).
+TEST_F(ReportCli, NoOutputReplacesTheFabricAScenarioNames) {
+  const fs::path dir = FreshDir("fabric");
+  const fs::path data_parallel =
+      ScenarioNamingFabric(dir, "serial-bound-io.toml", "serial-bound-io-scaling.svg");
+  const fs::path transformer =
+      ScenarioNamingFabric(dir, "gpt3-175b-a100.toml", "gpt3-175b-a100-memory.svg");
+  const std::string fabric = ReadFile(dir / "serial-bound-io-scaling.svg");
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir);
+  const CliResult dp_report = run_scalewall({"report", "serial-bound-io.toml", "-o", "."});
+  const CliResult tf_report = run_scalewall({"report", "gpt3-175b-a100.toml", "-o", "."});
+  fs::current_path(cwd);
+  EXPECT_EQ(dp_report.exit_code, 2) << dp_report.err;
+  EXPECT_EQ(dp_report.err,
+            "error: -o: cannot write './serial-bound-io-scaling.svg': it is the input file "
+            "'serial-bound-io-scaling.svg' (an output never replaces an input)\n");
+  EXPECT_EQ(tf_report.exit_code, 2) << tf_report.err;
+  EXPECT_EQ(tf_report.err,
+            "error: -o: cannot write './gpt3-175b-a100-memory.svg': it is the input file "
+            "'gpt3-175b-a100-memory.svg' (an output never replaces an input)\n");
+  const CliResult predict = run_scalewall(
+      {"predict", data_parallel.string(), "--plot", (dir / "serial-bound-io-scaling.svg").string()});
+  EXPECT_EQ(predict.exit_code, 2) << predict.err;
+  EXPECT_TRUE(Contains(predict.err, "it is the input file '" +
+                                        (dir / "serial-bound-io-scaling.svg").string() + "'"))
+      << predict.err;
+  const CliResult predict_transformer = run_scalewall(
+      {"predict", transformer.string(), "--plot", (dir / "gpt3-175b-a100-memory.svg").string()});
+  EXPECT_EQ(predict_transformer.exit_code, 2) << predict_transformer.err;
+  std::ofstream(dir / "runs.csv") << "ranks,step_s,problem_size\n8,0.8,1\n64,0.6,1\n512,0.57,1\n";
+  const CliResult diagnose =
+      run_scalewall({"diagnose", (dir / "runs.csv").string(), "--scenario",
+                     data_parallel.string(), "--plot", (dir / "serial-bound-io-scaling.svg").string()});
+  EXPECT_EQ(diagnose.exit_code, 2) << diagnose.err;
+  EXPECT_TRUE(Contains(diagnose.err, "error: --plot: cannot write")) << diagnose.err;
+  EXPECT_EQ(ReadFile(dir / "serial-bound-io-scaling.svg"), fabric);
+  EXPECT_EQ(ReadFile(dir / "gpt3-175b-a100-memory.svg"), fabric);
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().find("scalewall-report"), std::string::npos)
+        << "left behind: " << entry.path();
+  }
+}
+
+// --plot onto a symbolic link replaces the file it points to and keeps the link, as --out
+// does; a link to /dev/full is a failed write (exit 1, no space) that leaves the link. A hard
+// link to an input is that input.
+TEST_F(ReportCli, APlotFollowsASymbolicLink) {
+  const fs::path dir = FreshDir("plot-link");
+  const std::string scenario = source_path("examples/seed-7b-bf16.toml");
+  std::ofstream(dir / "x.svg") << "old";
+  fs::create_symlink("x.svg", dir / "link.svg");
+  CliResult r = run_scalewall({"predict", scenario, "--plot", (dir / "link.svg").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.svg"));
+  EXPECT_EQ(fs::read_symlink(dir / "link.svg"), "x.svg");
+  EXPECT_TRUE(Contains(ReadFile(dir / "x.svg"), "</svg>"));
+  // A link to a file not yet made: the file is made, the link stays.
+  fs::create_directory(dir / "plots");
+  fs::create_symlink("plots/new.svg", dir / "ahead.svg");
+  r = run_scalewall({"predict", scenario, "--plot", (dir / "ahead.svg").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "ahead.svg"));
+  EXPECT_TRUE(Contains(ReadFile(dir / "plots" / "new.svg"), "</svg>"));
+
+  fs::create_symlink("/dev/full", dir / "full.svg");
+  r = run_scalewall({"predict", scenario, "--plot", (dir / "full.svg").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(Contains(r.err, "cannot write '" + (dir / "full.svg").string() +
+                                  "': no space left on the device"))
+      << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "full.svg"));
+  EXPECT_EQ(fs::read_symlink(dir / "full.svg"), "/dev/full");
+
+  const fs::path input = dir / "scenario.toml";
+  fs::copy_file(scenario, input);
+  fs::create_hard_link(input, dir / "hard.svg");
+  r = run_scalewall({"predict", input.string(), "--plot", (dir / "hard.svg").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Contains(r.err, "it is the input file '" + input.string() + "'")) << r.err;
+  EXPECT_EQ(ReadFile(dir / "hard.svg"), ReadFile(scenario));
 }
 
 }  // namespace

@@ -148,5 +148,52 @@ TEST(StdinCli, AScenarioFromStandardInputFindsItsFabricFromTheCurrentDirectory) 
   }
 }
 
+// A file on standard input ("< p.jsonl") is an input like any other: an output that names it
+// (its own name, /dev/stdin, /dev/fd/0) is refused, naming both, and the file keeps its bytes.
+TEST(StdinCli, AnOutputNeverReplacesAFileOnStandardInput) {
+  const std::string original = read_file(source_path("tests/data/scalewall_pingpong.jsonl"));
+  const std::string p = write_temp_file("p.jsonl", original);
+  const std::string table_text = "ranks,step_s,problem_size\n1,10.0,1\n2,5.03,1\n4,2.54,1\n";
+  const std::string table = write_temp_file("r.svg", table_text);
+  const std::string scenario_text = read_file(source_path("examples/seed-7b-bf16.toml"));
+  const std::string scenario = write_temp_file("j.svg", scenario_text);
+  struct Case {
+    std::vector<std::string> args;
+    std::string input;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"calibrate", "-", "--out", p}, p,
+       "error: --out: cannot write '" + p + "': it is the input file '-' on standard input "
+       "(an output never replaces an input)\n"},
+      {{"calibrate", "-", "--out", "/dev/stdin"}, p,
+       "error: --out: cannot write '/dev/stdin': it is the input file '-' on standard input"},
+      {{"calibrate", "/dev/stdin", "--out", "/dev/fd/0"}, p,
+       "error: --out: cannot write '/dev/fd/0': it is the input file '/dev/stdin' "},
+      {{"diagnose", "-", "--plot", table}, table,
+       "error: --plot: cannot write '" + table + "': it is the input file '-' on standard input"},
+      {{"predict", "/dev/stdin", "--plot", scenario}, scenario,
+       "error: --plot: cannot write '" + scenario + "': it is the input file '/dev/stdin' "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args[0] + " " + c.args[1] + " " + c.args[2] + " " + c.args[3]);
+    const std::string before = read_file(c.input);
+    const CliResult r = run_scalewall_with_stdin_file(c.args, c.input);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.rfind(c.message, 0), 0u) << r.err;
+    EXPECT_EQ(read_file(c.input), before);
+  }
+  // Standard input a pipe: /dev/stdin as the output is the pipe the input came from.
+  const CliResult piped = run_scalewall_with_input({"calibrate", "-", "--out", "/dev/stdin"},
+                                                   original);
+  EXPECT_EQ(piped.exit_code, 2) << piped.err;
+  EXPECT_EQ(piped.err.rfind("error: --out: cannot write '/dev/stdin': it is the input file '-' "
+                            "on standard input",
+                            0),
+            0u)
+      << piped.err;
+}
+
 }  // namespace
 }  // namespace scalewall::testing

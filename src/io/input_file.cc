@@ -12,8 +12,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "scalewall/base/error.h"
 
@@ -121,7 +123,30 @@ std::string read_standard_input(const std::string& name, std::string_view what,
   return text;
 }
 
+std::mutex& read_files_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::vector<std::string>& read_files() {
+  static std::vector<std::string> files;
+  return files;
+}
+
+// Adds `path` to input_files_read(): done as the file is opened, before a byte is read, so
+// that a reader that fails part-way has still recorded it.
+void record_read(const std::string& path) {
+  const std::lock_guard<std::mutex> lock(read_files_mutex());
+  std::vector<std::string>& files = read_files();
+  if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+}
+
 }  // namespace
+
+std::vector<std::string> input_files_read() {
+  const std::lock_guard<std::mutex> lock(read_files_mutex());
+  return read_files();
+}
 
 bool is_standard_input(std::string_view path) {
   return path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
@@ -150,7 +175,10 @@ std::string_view file_type_words(unsigned mode) {
 std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes) {
   if (path.empty()) throw InputError(fmt::format("{}: the path is empty", what));
-  if (is_standard_input(path)) return read_standard_input(path, what, max_bytes);
+  if (is_standard_input(path)) {
+    record_read(path);
+    return read_standard_input(path, what, max_bytes);
+  }
   if (path.find('\0') != std::string::npos) {
     throw InputError(fmt::format("{} path '{}' holds a NUL character", what, path));
   }
@@ -171,6 +199,7 @@ std::string read_input_file(const std::string& path, std::string_view what,
   if (fd.get() < 0) {
     throw InputError(fmt::format("cannot open {} '{}': {}", what, path, reason(errno)));
   }
+  record_read(path);
   if (::fstat(fd.get(), &st) != 0) {
     throw InputError(fmt::format("cannot read {} '{}': {}", what, path, reason(errno)));
   }

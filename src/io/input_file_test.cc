@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -292,6 +293,22 @@ TEST(NextLine, SplitsAtNewlinesOnly) {
   EXPECT_EQ(AllLines("x\n"), (std::vector<std::string>{"x"}));
   EXPECT_EQ(AllLines("\n"), (std::vector<std::string>{""}));
   EXPECT_TRUE(AllLines("").empty());
+}
+
+// Every file read is recorded by the name it was given, once, so that no output replaces it;
+// a file that could not be opened is not.
+TEST(InputFile, EveryFileReadIsRecordedByItsName) {
+  TempDir dir;
+  const std::string path = write(dir.file("fabric.toml"), "name = \"x\"\n");
+  fs::create_symlink(path, dir.file("link.toml"));
+  read_input_file(path, "fabric file");
+  read_input_file(path, "fabric file");
+  read_input_file(dir.file("link.toml"), "fabric file");
+  input_error_of([&] { read_input_file(dir.file("missing.toml"), "fabric file"); });
+  const std::vector<std::string> read = input_files_read();
+  EXPECT_EQ(std::count(read.begin(), read.end(), path), 1);
+  EXPECT_EQ(std::count(read.begin(), read.end(), dir.file("link.toml")), 1);
+  EXPECT_EQ(std::count(read.begin(), read.end(), dir.file("missing.toml")), 0);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <fmt/format.h>
@@ -233,31 +234,40 @@ std::string gnuplot_to_run(const RenderOptions& options) {
 
 }  // namespace
 
-std::string render_plot(const Plot& plot, const std::string& output_path,
-                        const RenderOptions& options) {
-  namespace fs = std::filesystem;
-  const PlotFormat format = plot_format_for_path(output_path);
-  refuse_output_over_inputs(output_path, options.inputs);
-  const std::string gnuplot = gnuplot_to_run(options);
+namespace {
 
-  const fs::path out(output_path);
-  fs::path temp = out;
-  temp.replace_filename(fmt::format(".{}.{}.tmp", out.filename().string(), ::getpid()));
-  {
-    std::ofstream probe(temp);
-    if (!probe) {
-      throw OutputError(fmt::format("cannot write plot '{}': {}", output_path,
-                                    std::strerror(errno)));
-    }
-  }
+namespace fs = std::filesystem;
+
+// True when the plot's target exists and is neither a regular file nor a directory (a device
+// such as /dev/full or /dev/stdout): it is written in place, never renamed over.
+bool written_in_place(const std::string& target) {
+  struct stat st {};
+  return ::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// Where gnuplot draws: beside the target, so that the rename is atomic; in the temporary
+// directory for a target written in place, whose directory (/dev) takes no new files.
+fs::path temporary_plot_path(const std::string& target, bool in_place) {
+  const std::string name =
+      fmt::format(".{}.{}.tmp", fs::path(target).filename().string(), ::getpid());
+  if (!in_place) return fs::path(target).replace_filename(name);
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec);
+  return (ec ? fs::path("/tmp") : dir) / name;
+}
+
+// Runs gnuplot to draw `plot` into `temp` and checks that the file is whole and on disk.
+// Returns gnuplot's warnings. Throws PlotError, having removed `temp`, when it is not.
+std::string draw_whole_file(const Plot& plot, PlotFormat format, const std::string& gnuplot,
+                            const fs::path& temp, const std::string& output_path,
+                            std::chrono::seconds timeout) {
   const auto discard = [&] {
     std::error_code ignored;
     fs::remove(temp, ignored);
   };
   const ChildResult r = [&] {
     try {
-      return run_with_input(gnuplot, gnuplot_script(plot, format, temp.string()),
-                            options.timeout);
+      return run_with_input(gnuplot, gnuplot_script(plot, format, temp.string()), timeout);
     } catch (...) {
       discard();
       throw;
@@ -267,7 +277,7 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
   if (r.timed_out) {
     discard();
     throw PlotError(fmt::format("gnuplot did not finish '{}' within {} s", output_path,
-                                options.timeout.count()));
+                                timeout.count()));
   }
   if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
     discard();
@@ -297,10 +307,49 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
     discard();
     throw PlotError(fmt::format("cannot write plot '{}': {}", output_path, std::strerror(e)));
   }
-  fs::rename(temp, out, ec);
+  return err;
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+std::string render_plot(const Plot& plot, const std::string& output_path,
+                        const RenderOptions& options) {
+  const PlotFormat format = plot_format_for_path(output_path);
+  refuse_output_over_inputs(output_path, options.inputs);
+  const std::string gnuplot = gnuplot_to_run(options);
+
+  // A symbolic link is followed: the file it points to is replaced and the link stays.
+  const std::string target = output_target(output_path);
+  const bool in_place = written_in_place(target);
+  const fs::path temp = temporary_plot_path(target, in_place);
+  {
+    std::ofstream probe(temp);
+    if (!probe) {
+      throw OutputError(fmt::format("cannot write plot '{}': {}", output_path,
+                                    std::strerror(errno)));
+    }
+  }
+  const std::string err =
+      draw_whole_file(plot, format, gnuplot, temp, output_path, options.timeout);
+  std::error_code ec;
+  if (in_place) {
+    // A device is written in place, as write_output_file writes it ("no space left on the
+    // device" for /dev/full).
+    const std::string bytes = file_bytes(temp);
+    fs::remove(temp, ec);
+    write_output_file(output_path, bytes, options.inputs);
+    return err;
+  }
+  fs::rename(temp, target, ec);
   if (ec) {
-    discard();
-    throw OutputError(fmt::format("cannot write plot '{}': {}", output_path, ec.message()));
+    const std::string why = ec.message();
+    fs::remove(temp, ec);
+    throw OutputError(fmt::format("cannot write plot '{}': {}", output_path, why));
   }
   return err;
 }

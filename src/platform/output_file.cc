@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "scalewall/base/error.h"
+#include "scalewall/io/input_file.h"
 
 namespace scalewall {
 namespace {
@@ -67,9 +69,10 @@ fs::path canonical_or_same(const fs::path& p) {
 }
 
 // A file that is neither regular nor a directory (a terminal, /dev/stdout, a pipe): written
-// in place, since renaming over it would replace the device itself.
-void write_in_place(const std::string& path, std::string_view text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+// in place, since renaming over it would replace the device itself. Messages name `path`, the
+// output as it was given (a link to the device).
+void write_in_place(const std::string& path, const std::string& target, std::string_view text) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) fail(path, reason(errno));
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -77,6 +80,19 @@ void write_in_place(const std::string& path, std::string_view text) {
   const int write_error = errno;
   if (::close(fd) != 0 && wrote) fail(path, reason(errno));
   if (!wrote) fail(path, reason(write_error));
+}
+
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// Standard input when it is a file an output could replace: a regular file, or the pipe it
+// is read from; nothing for a terminal, /dev/null or a closed descriptor.
+std::optional<struct stat> standard_input_file() {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) != 0) return std::nullopt;
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) return std::nullopt;
+  return st;
 }
 
 mode_t new_file_mode() {
@@ -91,21 +107,42 @@ void refuse_output_over_inputs(const std::string& path, const std::vector<std::s
   struct stat out {};
   const bool out_exists = ::stat(path.c_str(), &out) == 0;
   const fs::path out_canonical = canonical_or_same(path);
-  for (const std::string& input : inputs) {
-    // Standard input is no file an output could replace; an empty name is no file.
-    if (input.empty() || input == "-") continue;
-    struct stat in {};
+  std::vector<std::string> all = inputs;
+  for (std::string& read : input_files_read()) all.push_back(std::move(read));
+  for (const std::string& input : all) {
+    if (input.empty()) continue;  // an empty name is no file
     bool same = false;
-    if (out_exists && ::stat(input.c_str(), &in) == 0) {
-      same = in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+    if (is_standard_input(input)) {
+      // Standard input is the file or pipe on descriptor 0, whatever name the run gave it.
+      const std::optional<struct stat> in = standard_input_file();
+      same = out_exists && in && same_file(*in, out);
+    } else {
+      struct stat in {};
+      same = out_exists && ::stat(input.c_str(), &in) == 0 && same_file(in, out);
+      if (!same) same = canonical_or_same(input) == out_canonical;
     }
-    if (!same) same = canonical_or_same(input) == out_canonical;
     if (same) {
       throw InputError(fmt::format(
-          "cannot write '{}': it is the input file '{}' (an output never replaces an input)",
-          path, input));
+          "cannot write '{}': it is the input file '{}'{} (an output never replaces an input)",
+          path, input, input == "-" ? " on standard input" : ""));
     }
   }
+}
+
+std::string output_target(const std::string& path) {
+  // Followed link by link, as open() follows them, so that a link to a file not yet made
+  // ("new.svg -> plots/new.svg") names that file too. A cycle, or more links than the
+  // system follows, is left to the write, which fails on it.
+  fs::path target(path);
+  for (int links = 0; links < 40; ++links) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    std::error_code ec;
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return target.string();
 }
 
 void write_output_file(const std::string& path, std::string_view text,
@@ -114,16 +151,13 @@ void write_output_file(const std::string& path, std::string_view text,
   refuse_output_over_inputs(path, inputs);
 
   // The file actually replaced: a symbolic link's target, so that the link stays.
-  std::string target = path;
+  const std::string target = output_target(path);
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    target = canonical_or_same(path).string();
-  }
   mode_t mode = new_file_mode();
   if (::stat(target.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail(path, "it is a directory");
     if (!S_ISREG(st.st_mode)) {
-      write_in_place(target, text);
+      write_in_place(path, target, text);
       return;
     }
     mode = static_cast<mode_t>(st.st_mode & 07777);

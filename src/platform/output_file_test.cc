@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scalewall/base/error.h"
+#include "scalewall/io/input_file.h"
 
 namespace scalewall {
 namespace {
@@ -210,6 +211,45 @@ TEST(OutputFile, ADeviceIsWrittenInPlace) {
     const std::string message =
         error_of<OutputError>([&] { write_output_file("/dev/full", "x"); });
     EXPECT_EQ(message, "cannot write '/dev/full': no space left on the device");
+  }
+}
+
+// Every file the run read through read_input_file is an input, though the caller lists none:
+// the fabric a scenario names, a file read by one reader and written by another command.
+TEST(OutputFile, NeverOverAFileTheRunRead) {
+  TempDir dir;
+  const std::string input = dir.file("fabric.svg");
+  put(input, "[link]\n");
+  fs::create_hard_link(input, dir.file("hard.svg"));
+  read_input_file(input, "fabric file");
+  for (const std::string& out : {input, dir.file("hard.svg"), dir.path() + "/./fabric.svg"}) {
+    const std::string message = error_of<InputError>([&] { write_output_file(out, "<svg/>"); });
+    EXPECT_EQ(message, "cannot write '" + out + "': it is the input file '" + input +
+                           "' (an output never replaces an input)");
+  }
+  EXPECT_EQ(read(input), "[link]\n");
+  // A new file beside it is no input.
+  write_output_file(dir.file("figure.svg"), "<svg/>");
+  EXPECT_EQ(read(dir.file("figure.svg")), "<svg/>");
+}
+
+TEST(OutputFile, TheTargetIsFoundThroughEveryLink) {
+  TempDir dir;
+  fs::create_symlink("b.svg", dir.file("a.svg"));
+  fs::create_symlink(dir.file("sub/c.svg"), dir.file("b.svg"));  // c.svg not made yet
+  EXPECT_EQ(output_target(dir.file("a.svg")), dir.file("sub/c.svg"));
+  EXPECT_EQ(output_target(dir.file("plain.svg")), dir.file("plain.svg"));
+  fs::create_directory(dir.file("sub"));
+  write_output_file(dir.file("a.svg"), "new");
+  EXPECT_TRUE(fs::is_symlink(dir.file("a.svg")));
+  EXPECT_TRUE(fs::is_symlink(dir.file("b.svg")));
+  EXPECT_EQ(read(dir.file("sub/c.svg")), "new");
+  // A link to a device is written in place, and a failure names the link as given.
+  if (fs::exists("/dev/full")) {
+    fs::create_symlink("/dev/full", dir.file("full.toml"));
+    EXPECT_EQ(error_of<OutputError>([&] { write_output_file(dir.file("full.toml"), "x"); }),
+              "cannot write '" + dir.file("full.toml") + "': no space left on the device");
+    EXPECT_TRUE(fs::is_symlink(dir.file("full.toml")));
   }
 }
 

@@ -537,6 +537,18 @@ TEST(MpiFailure, AmbiguousSizeAndRepeatedChoicesAreRefused) {
       {{"arrival", "--compute", "10min", "--slow-rank", "1", "--slow-factor", "7"},
        "error: --slow-factor: 7 x --compute 10min is above the limit of 1 h"},
       {{"step", "--jitter-sigma", "1e300"}, "error: --jitter-sigma: '1e300' is above 1"},
+      // An empty output name is no "stdout" or "the current directory".
+      {{"pingpong", "-o", ""}, "error: --out: the file name is empty"},
+      {{"suite", "-o", ""}, "error: --out-dir: the directory name is empty"},
+      // "all" stands alone; the suite names --min-bytes' default when the user gave none.
+      {{"collective", "--op", "all,allreduce"},
+       "error: --op: 'all' (every collective the harness measures) stands alone: give all, or "
+       "a list without it, not 'all,allreduce'"},
+      {{"collective", "--algorithm", "ring,all"}, "error: --algorithm: 'all' (the library"},
+      {{"pingpong", "--pairs", "all,0-1"}, "error: --pairs: 'all' (every pair of ranks)"},
+      {{"suite", "-o", "unused-suite-dir", "-e", "8"},
+       "error: --max-bytes 8 is below 1KiB, where the reduce part's sweep starts when "
+       "--min-bytes (8, the default) is below it"},
   };
   for (const auto& [args, message] : cases) {
     const MpiResult result = run_mpi(2, args, 30);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace scalewall {
 
@@ -31,6 +32,13 @@ inline constexpr std::uint64_t kMaxInputFileBytes = 256'000'000;
 // `max_bytes`.
 std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes = kMaxInputFileBytes);
+
+// Every file read so far by read_input_file in this process, by the name it was given
+// ("-" or "/dev/stdin" for standard input), each name once, in the order first read. An
+// output is compared with each of them (platform/output_file.h), so that no output replaces a
+// file the run read, whichever command or reader read it: a scenario, the fabric it names, a
+// measurement log, standard input.
+std::vector<std::string> input_files_read();
 
 // True for the names of standard input: "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0".
 // Such a file has no folder of its own: paths inside it are relative to the current directory.

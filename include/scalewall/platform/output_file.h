@@ -23,9 +23,16 @@ class OutputError : public std::runtime_error {
 };
 
 // Throws InputError (bad input, exit status 2) when `path` names the same file as one of
-// `inputs`: the same path once made canonical, or the same device and inode (a symbolic or
-// hard link, "./x" for "x"). The message names both.
-void refuse_output_over_inputs(const std::string& path, const std::vector<std::string>& inputs);
+// `inputs` or of the files this run has read (input_files_read(), io/input_file.h): the same
+// path once made canonical, or the same device and inode (a symbolic or hard link, "./x" for
+// "x", /dev/stdin or /dev/fd/0 for a file on standard input). Standard input ("-",
+// "/dev/stdin", ...) is the file or pipe on descriptor 0. The message names both.
+void refuse_output_over_inputs(const std::string& path,
+                               const std::vector<std::string>& inputs = {});
+
+// The file an output at `path` replaces: the file a symbolic link at `path` points to
+// (through every link, so that the links stay), else `path` itself.
+std::string output_target(const std::string& path);
 
 // Writes `text` to `path` atomically, as above. A symbolic link at `path` is followed, so the
 // file it points to is replaced and the link stays. A target that exists and is neither a
