@@ -7,6 +7,10 @@
 #                                            machine however fast; fails on any finding
 #   scripts/fuzz.sh long SECONDS [TARGET...] each target (default: all) for SECONDS, one after
 #                                            the other; new inputs go to build-fuzz/fuzz-work
+#   scripts/fuzz.sh count RUNS [TARGET...]   each target (default: all) for RUNS executions
+#                                            from its corpus, work folder and regressions
+#                                            (seed 1), one after the other; prints executions,
+#                                            seconds and executions per second per target
 #   scripts/fuzz.sh minimize TARGET FILE     shrinks a crashing input; prints the small one's
 #                                            path
 #
@@ -23,7 +27,7 @@ per_input_timeout=10
 rss_limit_mb=2048
 
 usage() {
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -128,6 +132,39 @@ case "$mode" in
       fi
       runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-$t.log" | tail -n 1)
       summary+=("$(printf '%-14s %12s executions  %s' "$t" "${runs:-?}" "$result")")
+    done
+    printf '%s\n' "${summary[@]}"
+    exit "$status"
+    ;;
+  count)
+    [ $# -ge 2 ] || usage
+    runs="$2"
+    shift 2
+    chosen=("$@")
+    [ ${#chosen[@]} -gt 0 ] || chosen=("${targets[@]}")
+    for t in "${chosen[@]}"; do check_target "$t"; done
+    build_targets "${chosen[@]}"
+    status=0
+    summary=()
+    for t in "${chosen[@]}"; do
+      work="$build/fuzz-work/$t"
+      mkdir -p "$work"
+      echo "== fuzz $t: ${runs} executions (seed 1)" >&2
+      dirs=("$work" "tests/fuzz/corpus/$t")
+      [ -d "tests/fuzz/regressions/$t" ] && dirs+=("tests/fuzz/regressions/$t")
+      result="no finding"
+      start=$(date +%s)
+      # shellcheck disable=SC2046
+      if ! "$build/scalewall_fuzz_$t" $(flags "$t") -seed=1 -runs="$runs" \
+          "${dirs[@]}" > "$build/fuzz-$t.log" 2>&1; then
+        status=1
+        result="FINDING (see $build/fuzz-$t.log and $build/fuzz-artifacts/$t/)"
+        tail -n 60 "$build/fuzz-$t.log" >&2
+      fi
+      seconds=$(( $(date +%s) - start ))
+      done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-$t.log" | tail -n 1)
+      summary+=("$(printf '%-14s %12s executions  %6s s  %8s per s  %s' "$t" "${done_runs:-?}" \
+        "$seconds" "$(( ${done_runs:-0} / (seconds > 0 ? seconds : 1) ))" "$result")")
     done
     printf '%s\n' "${summary[@]}"
     exit "$status"
