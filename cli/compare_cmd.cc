@@ -34,7 +34,7 @@ CompareRun read_input(const std::string& path) {
   const FileFormat format = detect_file_format(text);
   if (format == FileFormat::kFabric) {
     run.fabric = parse_fabric(text, path);
-  } else if (format == FileFormat::kScalingTableJson && is_calibration_report(text)) {
+  } else if (format == FileFormat::kScalingTableJson && is_calibration_report(text, path)) {
     run.fabric = parse_calibration_report(text, path);
   } else {
     parse_measurement_text(text, path, run.measurements);

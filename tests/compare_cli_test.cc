@@ -304,5 +304,21 @@ TEST(CompareCli, RefusedInputs) {
   expect_input_error({"compare", runs.a, runs.b, "--format", "xml"}, "xml");
 }
 
+// A calibrate report is read within the limits of every JSON file, when compare looks at what
+// it is too.
+TEST(CompareCli, AReportPastTheJsonValueLimitIsRefused) {
+  std::string pad = "0";
+  for (int i = 1; i <= 2'097'152; ++i) pad += ",0";
+  const std::string report = write_temp_file(
+      "compare_big_report.json",
+      "{\"tool\":\"scalewall\",\"command\":\"calibrate\",\"pad\":[" + pad + "]}\n");
+  const CliResult r = run_scalewall({"compare", report, report});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error: " + report +
+                       ":1: more than 2097152 JSON values (the limit for a JSON file or JSON "
+                       "Lines record)\n");
+}
+
 }  // namespace
 }  // namespace scalewall::testing

@@ -376,5 +376,21 @@ TEST(DiagnoseCli, BadOrMixedInputNamesFileAndRow) {
   }
 }
 
+// A JSON table holds at most 2^21 values (699,050 rows of ranks and step_s); past them it is
+// refused before the JSON library builds it, in a fraction of a second.
+TEST(DiagnoseCli, AJsonTableOfMoreValuesThanTheLimitIsRefused) {
+  std::string json = "[";
+  for (int n = 1; n <= 699'051; ++n) {
+    json += (n == 1 ? "{\"ranks\":" : ",{\"ranks\":") + std::to_string(n) + ",\"step_s\":1}";
+  }
+  const std::string path = write_temp_file("many_rows.json", json + "]\n");
+  const CliResult r = run_scalewall({"diagnose", path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error: " + path +
+                       ":1: more than 2097152 JSON values (the limit for a JSON file or JSON "
+                       "Lines record)\n");
+}
+
 }  // namespace
 }  // namespace scalewall::testing

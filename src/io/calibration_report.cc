@@ -117,8 +117,8 @@ void read_rate(const Json& report, const char* key, const char* table_key, const
 
 }  // namespace
 
-bool is_calibration_report(std::string_view text) {
-  const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+bool is_calibration_report(std::string_view text, const std::string& source_name) {
+  const Json j = probe_json_input(text, source_name);
   if (!j.is_object()) return false;
   const auto tool = j.find("tool");
   const auto command = j.find("command");

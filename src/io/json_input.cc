@@ -1,13 +1,15 @@
 // Implementation of src/json_input.h.
 //
-// The parse runs through the library's SAX interface with a handler that builds the same
-// document as json::parse and also remembers the last object key it saw, so that an error can
-// name the field it happened in.
+// The text is first scanned for its size (values, and bytes of keys and values), which the
+// library would otherwise learn only by building the document. The parse then runs through the
+// library's SAX interface with a handler that builds the same document as json::parse and also
+// remembers the last object key it saw, so that an error can name the field it happened in.
 #include "json_input.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 
 #include "scalewall/base/error.h"
 
@@ -15,11 +17,6 @@ namespace scalewall {
 namespace {
 
 using Json = nlohmann::json;
-
-// The deepest nesting of arrays and objects read. Every file scalewall reads nests a few
-// levels; the limit keeps a hostile file from exhausting the stack of code that walks the
-// document recursively.
-constexpr int kMaxJsonDepth = 64;
 
 class KeyTrackingParser : public nlohmann::detail::json_sax_dom_parser<Json> {
   using Base = nlohmann::detail::json_sax_dom_parser<Json>;
@@ -68,6 +65,95 @@ class KeyTrackingParser : public nlohmann::detail::json_sax_dom_parser<Json> {
   std::string error_text;
 };
 
+// A blank or one of {}[],: (the JSON around keys and values).
+bool is_structure(char c) {
+  switch (c) {
+    case ' ':
+    case '\t':
+    case '\r':
+    case '\n':
+    case '{':
+    case '}':
+    case '[':
+    case ']':
+    case ',':
+    case ':':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The quote that closes the string opened at `open`, or the end of the text.
+std::size_t closing_quote(std::string_view text, std::size_t open) {
+  std::size_t i = open + 1;
+  while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2u : 1u;
+  return std::min(i, text.size());
+}
+
+// Counts the values of `text` and the bytes of its keys and values, before the library reads
+// it, as json_input.h defines them: a string is a value unless a colon follows it (a key);
+// a run of other bytes that are not structure is one value (a number, true, false, null).
+// The library would build a document of every value, and gather each string and number whole
+// before looking at it (one 256 MB number costs it gigabytes).
+class SizeScan {
+ public:
+  SizeScan(std::string_view text, const std::string& source, std::int64_t first_line,
+           std::int64_t max_values, std::size_t max_bytes)
+      : text_(text), source_(source), line_(first_line), max_values_(max_values),
+        max_bytes_(max_bytes) {}
+
+  void run() {
+    std::size_t i = 0;
+    while (i < text_.size()) {
+      const char c = text_[i];
+      if (c == '"') {
+        const std::size_t close = closing_quote(text_, i);
+        const std::size_t end = std::min(close + 1, text_.size());
+        const std::size_t next = text_.find_first_not_of(" \t\r\n", end);
+        count(next == std::string_view::npos || text_[next] != ':', close - i - 1);
+        line_ += std::count(text_.begin() + static_cast<std::ptrdiff_t>(i),
+                            text_.begin() + static_cast<std::ptrdiff_t>(end), '\n');
+        i = end;
+      } else if (!is_structure(c)) {
+        std::size_t end = i;
+        while (end < text_.size() && !is_structure(text_[end]) && text_[end] != '"') ++end;
+        count(true, end - i);
+        i = end;
+      } else {
+        if (c == '\n') ++line_;
+        if (c == '{' || c == '[') count(true, 0);
+        ++i;
+      }
+    }
+  }
+
+ private:
+  // One more key or value of `bytes` bytes; InputError past a limit.
+  void count(bool is_value, std::size_t bytes) {
+    values_ += is_value ? 1 : 0;
+    bytes_ += bytes;
+    if (values_ > max_values_) {
+      throw InputError(fmt::format("{}:{}: more than {} JSON values (the limit for a JSON file "
+                                   "or JSON Lines record)",
+                                   source_, line_, max_values_));
+    }
+    if (bytes_ > max_bytes_) {
+      throw InputError(fmt::format("{}:{}: more than {} bytes of JSON keys and values (the limit "
+                                   "for a JSON file or JSON Lines record)",
+                                   source_, line_, max_bytes_));
+    }
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  std::int64_t line_;
+  std::int64_t max_values_;
+  std::size_t max_bytes_;
+  std::int64_t values_ = 0;
+  std::size_t bytes_ = 0;
+};
+
 // The library's message without its "[json.exception.parse_error.101] parse error at line 1,
 // column 5: " prefix.
 std::string plain_words(const std::string& text) {
@@ -89,8 +175,14 @@ std::string shorten(std::string text) {
 
 }  // namespace
 
+void check_json_size(std::string_view text, const std::string& source, std::int64_t first_line,
+                     std::int64_t max_values, std::size_t max_bytes) {
+  SizeScan(text, source, first_line, max_values, max_bytes).run();
+}
+
 Json parse_json_input(std::string_view text, const std::string& source, std::int64_t first_line,
                       std::string_view malformed) {
+  check_json_size(text, source, first_line);
   Json result;
   KeyTrackingParser parser(result);
   const bool ok = Json::sax_parse(text.begin(), text.end(), &parser);
@@ -119,6 +211,11 @@ Json parse_json_input(std::string_view text, const std::string& source, std::int
                                  shorten(parser.error_token)));
   }
   throw InputError(fmt::format("{}: {}: {}", place, malformed, plain_words(parser.error_text)));
+}
+
+Json probe_json_input(std::string_view text, const std::string& source) {
+  check_json_size(text, source, 1);
+  return Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 
 std::string json_type_words(const Json& value) {

@@ -213,10 +213,10 @@ std::string_view complete_lines(std::string_view text, const std::string& path,
   return text.substr(0, cut);
 }
 
-void count_row(std::int64_t& rows, const std::string& place) {
+void count_row(std::int64_t& rows, const std::string& place, std::string_view rows_are) {
   if (++rows > kMaxLogRows) {
-    throw InputError(fmt::format("{}: more than {} table rows (the limit for a measurement log)",
-                                 place, kMaxLogRows));
+    throw InputError(fmt::format("{}: more than {} {} (the limit for a measurement log)", place,
+                                 kMaxLogRows, rows_are));
   }
 }
 
@@ -880,6 +880,7 @@ void read_scalewall_mpi(const std::string& path, const Lines& lines,
       throw InputError(fmt::format("{}: the object has no \"record\" kind", place));
     }
     const std::string kind = kind_it->get<std::string>();
+    if (kind != "end") count_row(records, place, "records");
     const RecordReader r(j, place);
     if (kind == "pingpong") {
       read_pingpong_record(r, place, set);
@@ -904,7 +905,6 @@ void read_scalewall_mpi(const std::string& path, const Lines& lines,
                         kind));
       }
     }
-    ++records;
   }
   if (!ended) {
     set.warnings.push_back(fmt::format(

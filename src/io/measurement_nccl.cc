@@ -711,15 +711,19 @@ void read_nccl_tests(const std::string& path, const Lines& lines,
                             : fmt::format("{} (nccl-tests {}, {} runs)", path, what, runs.size()));
 }
 
+// Whether `text` is nccl-tests' -J document: an object with "config" and a "results" list.
+bool is_nccl_json(std::string_view text, const std::string& path) {
+  const Json doc = probe_json_input(text, path);
+  if (!doc.is_object()) return false;
+  const auto results = doc.find("results");
+  return results != doc.end() && results->is_array() && doc.contains("config");
+}
+
 bool read_nccl_json(std::string_view text, const std::string& path, MeasurementSet& set) {
-  Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("results") ||
-      !doc["results"].is_array() || !doc.contains("config")) {
-    return false;
-  }
+  if (!is_nccl_json(text, path)) return false;
   // Parsed again through parse_json_input, which refuses what the readers of every JSON file
   // refuse (numbers out of range, duplicate keys).
-  doc = parse_json_input(text, path, 1, "not an nccl-tests JSON document");
+  const Json doc = parse_json_input(text, path, 1, "not an nccl-tests JSON document");
   const NcclLog log = nccl_json_run(doc, path);
   const std::size_t first = set.series.size();
   add_nccl_run(path, log, 1, {}, set);

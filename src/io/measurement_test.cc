@@ -20,6 +20,7 @@
 
 #include "scalewall/analysis/calibrate.h"
 #include "scalewall/base/error.h"
+#include "io/json_input.h"
 #include "test_support.h"
 
 namespace scalewall {
@@ -1083,6 +1084,22 @@ TEST(MeasurementFormats, NcclTestsJson) {
             FileFormat::kNcclTests);
 }
 
+// A -J document past the limits of a JSON file is refused naming the limit, before the JSON
+// library builds it (it was read whole, twice, in 4 GB for 256 MB), not taken for another
+// document.
+TEST(MeasurementFileErrors, AnNcclTestsJsonDocumentPastTheValueLimitIsRefused) {
+  std::string doc = read_text(data("constructed/nccl_allreduce_json_2node_from_cscs-docs.json"));
+  const std::size_t config = doc.find("\"config\":{");
+  ASSERT_NE(config, std::string::npos);
+  std::string pad = "\"pad\":[0";
+  for (std::int64_t i = 1; i < kMaxJsonValues; ++i) pad += ",0";
+  doc.insert(config + std::string("\"config\":{").size(), pad + "],");
+  MeasurementSet set;
+  EXPECT_EQ(input_error_of([&] { parse_measurement_text(doc, "big.json", set); }),
+            "big.json:1: more than 2097152 JSON values (the limit for a JSON file or JSON Lines "
+            "record)");
+}
+
 // The document's config.ngpus (nccl-tests -g) is the series' GPUs per thread, with the
 // warning the text log's nGpus gives.
 TEST(MeasurementFormats, NcclTestsJsonGpusPerThread) {
@@ -1277,6 +1294,23 @@ TEST(MeasurementFileErrors, ALogOfMoreThanAMillionRowsIsRefused) {
             path + ":1000003: more than 1000000 table rows (the limit for a measurement log)");
   text.resize(text.size() - 7);
   EXPECT_EQ(read(temp_file("osu_many.txt", text)).pingpong.size(), 1'000'000u);
+}
+
+// A JSON Lines log holds at most 1,000,000 records, as a text log holds table rows (its end
+// record is not one of them); every record is counted, a kind scalewall skips too.
+TEST(MeasurementFileErrors, AJsonLinesLogOfMoreThanAMillionRecordsIsRefused) {
+  std::string text =
+      R"({"tool":"scalewall-mpi","command":"pingpong","kind":"measurement"})" "\n";
+  text.reserve(20'000'000);
+  for (int i = 0; i < 1'000'000; ++i) text += "{\"record\":\"note\"}\n";
+  MeasurementSet set;
+  parse_measurement_text(text + R"({"record":"end","status":"complete","records":1000000})" "\n",
+                         "x.jsonl", set);
+  ASSERT_EQ(set.warnings.size(), 1u);  // the kind skipped; the end record's count agrees
+  EXPECT_TRUE(contains(set.warnings[0], "record kind \"note\" is not one scalewall reads"));
+  text += "{\"record\":\"note\"}\n";
+  EXPECT_EQ(text_error(text),
+            "x.jsonl:1000002: more than 1000000 records (the limit for a measurement log)");
 }
 
 }  // namespace

@@ -69,8 +69,10 @@ std::string_view complete_lines(std::string_view text, const std::string& path,
 // The most table rows a measurement log may hold (every reader): no sweep comes near it, and
 // each row costs memory and time in every fit.
 inline constexpr std::int64_t kMaxLogRows = 1'000'000;
-// Counts one more table row, at `place`; InputError past kMaxLogRows.
-void count_row(std::int64_t& rows, const std::string& place);
+// Counts one more table row (or what `rows_are` names: "records"), at `place`; InputError past
+// kMaxLogRows.
+void count_row(std::int64_t& rows, const std::string& place,
+               std::string_view rows_are = "table rows");
 // "path:line".
 std::string at(const std::string& path, std::int64_t line);
 std::string join_words(const std::vector<std::string>& words, std::string_view separator);

@@ -126,7 +126,7 @@ std::vector<RawRow> read_csv_rows(const std::string& path, const std::string& te
   return rows;
 }
 
-std::vector<RawRow> read_json_rows(const std::string& path, const std::string& text) {
+std::vector<RawRow> read_json_rows(const std::string& path, std::string_view text) {
   const nlohmann::json j = parse_json_input(text, path);
   const nlohmann::json* rows = &j;
   if (j.is_object()) {
@@ -190,12 +190,15 @@ ScalingTable read_scaling_table(const std::string& path) {
   return parse_scaling_table(read_input_file(path, "scaling table"), path);
 }
 
-ScalingTable parse_scaling_table(std::string_view content, const std::string& path) {
-  const std::string text(content);
-  const std::string t = trim(text);
-  if (t.empty()) throw InputError(fmt::format("scaling table '{}' is empty", path));
-  const std::vector<RawRow> rows =
-      (t[0] == '[' || t[0] == '{') ? read_json_rows(path, text) : read_csv_rows(path, text);
+ScalingTable parse_scaling_table(std::string_view text, const std::string& path) {
+  // The text is read where it is (a 256 MB table is not copied before it is parsed).
+  const std::size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) {
+    throw InputError(fmt::format("scaling table '{}' is empty", path));
+  }
+  const std::vector<RawRow> rows = (text[start] == '[' || text[start] == '{')
+                                       ? read_json_rows(path, text)
+                                       : read_csv_rows(path, std::string(text));
   if (rows.empty()) throw InputError(fmt::format("{}: no rows after the header", path));
   ScalingTable table;
   table.source = path;

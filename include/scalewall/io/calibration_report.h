@@ -19,8 +19,9 @@
 namespace scalewall {
 
 // Whether `text` is such a report: one JSON object whose "tool" is "scalewall" and whose
-// "command" is "calibrate". Never throws.
-bool is_calibration_report(std::string_view text);
+// "command" is "calibrate". Throws only for a text past the limits of every JSON file (2^21
+// values; InputError naming `source_name`), which no reader takes.
+bool is_calibration_report(std::string_view text, const std::string& source_name);
 
 // The fabric of the report in `text`; `source_name` names it in messages. Throws InputError
 // naming the source and the field when a field is missing or of the wrong type, or the
