@@ -254,6 +254,34 @@ TEST(DiagnoseScaling, StepTimesAboveAMillionSecondsAreRefused) {
   EXPECT_EQ(parse_scaling_table("ranks,step_s\n1,1e6\n2,5e5\n", "r.csv").points[0].step_s, 1e6);
 }
 
+// A scaling table holds one row per rank count, at most kMaxScalingRows of them, in CSV and
+// JSON alike; the limit itself is read.
+TEST(DiagnoseScaling, AScalingTableOfMoreRowsThanTheLimitIsRefused) {
+  const auto csv = [](std::int64_t rows) {
+    std::string text = "ranks,step_s\n";
+    for (std::int64_t n = 1; n <= rows; ++n) text += std::to_string(n) + ",1\n";
+    return text;
+  };
+  const auto json = [](std::int64_t rows) {
+    std::string text = "[";
+    for (std::int64_t n = 1; n <= rows; ++n) {
+      text += (n > 1 ? "," : "") + std::string("{\"ranks\":") + std::to_string(n) +
+              ",\"step_s\":1}";
+    }
+    return text + "]";
+  };
+  EXPECT_EQ(parse_scaling_table(csv(kMaxScalingRows), "t.csv").points.size(),
+            static_cast<std::size_t>(kMaxScalingRows));
+  EXPECT_EQ(input_error_of([&] { parse_scaling_table(csv(kMaxScalingRows + 1), "t.csv"); }),
+            "t.csv:100002: more than 100000 rows (the limit for a scaling table: one row per "
+            "rank count)");
+  EXPECT_EQ(parse_scaling_table(json(kMaxScalingRows), "t.json").points.size(),
+            static_cast<std::size_t>(kMaxScalingRows));
+  EXPECT_EQ(input_error_of([&] { parse_scaling_table(json(kMaxScalingRows + 1), "t.json"); }),
+            "t.json: row 100001: more than 100000 rows (the limit for a scaling table: one row "
+            "per rank count)");
+}
+
 // JSON errors name the file, the line and the field, in the project's words.
 std::string ScalingTableError(const std::string& text) {
   try {

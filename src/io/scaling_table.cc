@@ -77,6 +77,12 @@ struct RawRow {
   std::int64_t line;
 };
 
+InputError too_many_rows(const std::string& where) {
+  return InputError(fmt::format("{}: more than {} rows (the limit for a scaling table: one row "
+                                "per rank count)",
+                                where, kMaxScalingRows));
+}
+
 std::vector<RawRow> read_csv_rows(const std::string& path, const std::string& text) {
   std::istringstream in(text);
   std::string line;
@@ -117,6 +123,7 @@ std::vector<RawRow> read_csv_rows(const std::string& path, const std::string& te
       }
     }
     if (!has_ranks) break;  // reported below with the header
+    if (static_cast<std::int64_t>(rows.size()) == kMaxScalingRows) throw too_many_rows(where);
     rows.push_back(r);
   }
   if (header.empty()) throw InputError(fmt::format("{}: no header row and no data", path));
@@ -137,6 +144,9 @@ std::vector<RawRow> read_json_rows(const std::string& path, std::string_view tex
     rows = &*it;
   }
   if (!rows->is_array()) throw InputError(fmt::format("{}: expected an array of rows", path));
+  if (rows->size() > static_cast<std::size_t>(kMaxScalingRows)) {
+    throw too_many_rows(fmt::format("{}: row {}", path, kMaxScalingRows + 1));
+  }
   std::vector<RawRow> out;
   std::int64_t index = 0;
   for (const auto& row : *rows) {

@@ -24,13 +24,17 @@ struct ScalingTable {
   std::vector<ScalingPoint> points;  // in file order
 };
 
+// The most rows a scaling table holds: each is a distinct rank count, and diagnosing one
+// costs tens of microseconds, so that the largest table is diagnosed in seconds.
+inline constexpr std::int64_t kMaxScalingRows = 100'000;
+
 // Reads a CSV with a header row (`ranks` and `step_s` or `throughput`, optional
 // `problem_size`; other columns ignored; `#` comments) or JSON (an array of such objects, or
 // an object with a "rows" array, e.g. the output of `scalewall predict --format json`).
 // With only a throughput, step time is taken as 1/throughput, or as N/throughput when the
 // problem grows with N (weak). Throws InputError naming the file and line for a missing,
-// empty or malformed file, a missing column, a non-numeric, negative or zero value, or a
-// rank count given twice.
+// empty or malformed file, a missing column, a non-numeric, negative or zero value, a rank
+// count given twice, or more than kMaxScalingRows rows.
 ScalingTable read_scaling_table(const std::string& path);
 
 // The same for text already read, `source_name` standing for the file in messages.
