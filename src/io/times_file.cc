@@ -181,6 +181,11 @@ std::vector<double> parse_times_text(std::string_view content, const std::string
       }
       pick = column_without_header(cells, wanted, where);
     }
+    if (static_cast<std::int64_t>(times.size()) == kMaxTimes) {
+      throw InputError(fmt::format("{}: more than {} times (the limit for a times file: one "
+                                   "per rank)",
+                                   where, kMaxTimes));
+    }
     times.push_back(time_in_row(cells, *pick, columns_seen, where));
   }
   if (times.empty()) {

@@ -161,5 +161,20 @@ TEST(TimesText, ParsesTextAndNamesTheSource) {
   EXPECT_THROW(read_times_file("/dev/zero"), InputError);
 }
 
+// A times file holds one time per rank, at most kMaxTimes of them; the limit itself is read.
+TEST(TimesText, AFileOfMoreTimesThanTheLimitIsRefused) {
+  std::string text = "step_s\n";
+  for (std::int64_t i = 0; i < kMaxTimes; ++i) text += "1\n";
+  EXPECT_EQ(parse_times_text(text, "t.csv").size(), static_cast<std::size_t>(kMaxTimes));
+  text += "1\n";
+  try {
+    parse_times_text(text, "t.csv");
+    ADD_FAILURE() << "accepted " << kMaxTimes + 1 << " times";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.csv:1000002: more than 1000000 times (the limit for a times file: "
+                           "one per rank)");
+  }
+}
+
 }  // namespace
 }  // namespace scalewall

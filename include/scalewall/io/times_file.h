@@ -9,7 +9,7 @@
 //
 // Errors (InputError, naming the file and the 1-based line): the file is missing or
 // unreadable, holds no times, a value is not a time, is negative or not finite, the named
-// column is absent, a row is short.
+// column is absent, a row is short, more than kMaxTimes times.
 #ifndef SCALEWALL_TIMES_FILE_H_
 #define SCALEWALL_TIMES_FILE_H_
 
@@ -18,6 +18,10 @@
 #include <vector>
 
 namespace scalewall {
+
+// The most times a file holds: one per rank, as many as a measurement log's rows (its
+// per-rank table is printed whole, so the largest is read and shown in seconds).
+inline constexpr std::int64_t kMaxTimes = 1'000'000;
 
 // Returns the times in seconds, in file order (rank 0 first).
 std::vector<double> read_times_file(const std::string& path, const std::string& column = "");
