@@ -164,6 +164,13 @@ void add_rate_tables(Report& report, const GammaFit& fit, const std::string& key
   report.tables.push_back(std::move(rates));
 }
 
+// The input files for a message: "a.txt, b.jsonl".
+std::string joined(const std::vector<std::string>& files) {
+  std::string text;
+  for (const std::string& f : files) text += (text.empty() ? "" : ", ") + f;
+  return text;
+}
+
 Report run_calibrate(const CalibrateFlags& flags) {
   FitOptions options;
   if (!flags.min_bytes.empty()) options.min_bytes = flag_bytes("--min-bytes", flags.min_bytes);
@@ -217,6 +224,10 @@ Report run_calibrate(const CalibrateFlags& flags) {
   const HockneyFit* fit = piecewise ? &piecewise->single : nullptr;  // one line, every size
   std::optional<LogGPFit> loggp;
   if (fit) loggp = fit_loggp(*fit, stream);
+  // The local rates' fits (reduction, copy, allocation, sent-buffer reduction). A figure no
+  // fabric holds is refused before anything is written.
+  const LocalRateFits local = fit_local_rates(set);
+  with_flag(joined(flags.files), [&] { require_fabric_figures(links, loggp, local); });
   for (const auto* one : {&exchange, &intra_exchange}) {
     if (!one->has_value()) continue;
     for (const std::string& w : exchange_fit_warnings(**one)) {
@@ -227,9 +238,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   }
   const std::vector<BusBandwidthFit> busbw =
       fit_bus_bandwidth(set.collectives, options, &warnings);
-  // The local rates' fits (reduction, copy, allocation, sent-buffer reduction), their
-  // warnings on stderr and in the report.
-  const LocalRateFits local = fit_local_rates(set);
+  // The local rates' warnings on stderr and in the report.
   for (const std::optional<GammaFit>* one :
        {&local.gamma, &local.copy, &local.alloc, &local.sent_reduction, &local.sent_exchange}) {
     if (!one->has_value()) continue;
