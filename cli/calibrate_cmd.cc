@@ -337,11 +337,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
     if (exchange_placement) {  // after the first comment line, which says it is calibrated
       toml.insert(toml.find('\n') + 1, "# WARNING: " + *exchange_placement + "\n");
     }
-    try {
-      with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
-    } catch (const OutputError& e) {
-      throw OutputError(std::string("--out: ") + e.what());
-    }
+    with_output_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
   }
 
   Report report;

@@ -19,6 +19,8 @@
 #include "cli/flag_table.h"
 #include "cli/flags.h"
 #include "scalewall/io/measurement.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/platform/output_file.h"
 #include "scalewall/present/report.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/model/topology.h"
@@ -100,6 +102,23 @@ template <typename F>
 auto with_blame(const std::string& blame, F&& body) -> decltype(body()) {
   if (blame.empty()) return body();
   return with_flag(blame, std::forward<F>(body));
+}
+
+// body(); an InputError, OutputError or PlotError from it is rethrown as the same kind with
+// the output flag's name in front ("--plot: cannot write 'f.svg': no space left on the
+// device"), so that a failed write names the flag whatever failed.
+template <typename F>
+auto with_output_flag(std::string_view flag, F&& body) -> decltype(body()) {
+  const auto named = [&](const std::exception& e) { return std::string(flag) + ": " + e.what(); };
+  try {
+    return body();
+  } catch (const InputError& e) {
+    throw InputError(named(e));
+  } catch (const OutputError& e) {
+    throw OutputError(named(e));
+  } catch (const PlotError& e) {
+    throw PlotError(named(e));
+  }
 }
 
 // A link as JSON inputs: {"alpha_s","bandwidth_Bps"}, plus "overhead_s" and "gap_s" for a
