@@ -232,7 +232,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
     if (!one->has_value()) continue;
     for (const std::string& w : exchange_fit_warnings(**one)) {
       const std::string text = one == &intra_exchange ? "inside a node: " + w : w;
-      std::cerr << "warning: " << text << "\n";
+      warn(text);
       warnings.push_back(text);
     }
   }
@@ -243,7 +243,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
        {&local.gamma, &local.copy, &local.alloc, &local.sent_reduction, &local.sent_exchange}) {
     if (!one->has_value()) continue;
     for (const std::string& w : gamma_fit_warnings(**one)) {
-      std::cerr << "warning: " << w << "\n";
+      warn(w);
       warnings.push_back(w);
     }
   }
@@ -271,12 +271,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
     // on stderr as well as in the report (and the fabric file's comments).
     for (const std::string& w : piecewise_fit_warnings(*piecewise)) {
       const std::string text = two_level ? "across nodes: " + w : w;
-      std::cerr << "warning: " << text << "\n";
+      warn(text);
       warnings.push_back(text);
     }
     if (intra) {
       for (const std::string& w : piecewise_fit_warnings(*intra)) {
-        std::cerr << "warning: inside a node: " << w << "\n";
+        warn("inside a node: " + w);
         warnings.push_back("inside a node: " + w);
       }
     }
@@ -288,7 +288,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   std::optional<std::string> exchange_placement;  // also written into the fabric file
   if (!two_level) exchange_placement = placement_warning("exchange", exchanges);
   if (exchange_placement) {
-    std::cerr << "warning: " << *exchange_placement << "\n";
+    warn(*exchange_placement);
     warnings.push_back(*exchange_placement);
   }
   // Pooled files whose samples of one size disagree: the machine changed between them.
@@ -299,7 +299,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
         std::pair{"exchange inside a node", &intra_exchange}}) {
     if (one == nullptr || !one->has_value()) continue;
     if (const auto w = spread_warning(what, fit_spreads(**one))) {
-      std::cerr << "warning: " << *w << "\n";
+      warn(*w);
       warnings.push_back(*w);
     }
   }

@@ -14,6 +14,7 @@
 #include "scalewall/model/nccl.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
+#include "scalewall/base/utf8.h"
 
 namespace scalewall::cli {
 
@@ -265,8 +266,10 @@ Progress::Progress(std::string command)
     : command_(std::move(command)), enabled_(::isatty(STDERR_FILENO) == 1) {}
 
 void Progress::say(const std::string& what) const {
-  if (enabled_) std::cerr << command_ << ": " << what << "\n" << std::flush;
+  if (enabled_) std::cerr << command_ << ": " << visible(what) << "\n" << std::flush;
 }
+
+void warn(std::string_view text) { std::cerr << "warning: " << visible(text) << "\n"; }
 
 void emit(const Report& report, const std::string& format) {
   const Format f = with_flag("--format", [&] { return parse_format(format); });

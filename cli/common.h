@@ -141,6 +141,10 @@ std::string describe_topology(const Topology& topology);
 // (`gamma_flag` not empty), replacing its gamma by one rate for every size.
 void use_local_costs(CostOptions& options, const Topology& fabric, const std::string& gamma_flag);
 
+// "warning: <text>" on one line of stderr, control characters written visibly (as errors are):
+// the one way a command writes a warning there.
+void warn(std::string_view text);
+
 // Progress lines on stderr for long work (Monte Carlo, sweeps, reports), only when stderr is
 // a terminal: a script reading the output, or CI, sees nothing.
 class Progress {

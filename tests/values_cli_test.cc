@@ -403,5 +403,28 @@ TEST(ValuesCli, TerminalEscapesInNamesAreWrittenVisibly) {
       << predicted.out;
 }
 
+// An error that quotes an input's name writes its control characters visibly too: a file name
+// holding ESC and a line break gives one line on stderr with no ESC in it.
+TEST(ValuesCli, ErrorsWriteControlCharactersInNamesVisibly) {
+  const std::string odd = write_temp_file("a\x1b[2J\x1b]52;c;cHduZWQ=\x07\nb.toml", "nodes = 2.5\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"collective", "--fabric", odd, "-n", "8", "-m", "1MB"},
+        std::vector<std::string>{"predict", odd + "-missing"}}) {
+    const CliResult r = run_scalewall(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(r.err.starts_with("error: ")) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+    EXPECT_NE(r.err.find("a\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07\\nb.toml"), std::string::npos)
+        << r.err;
+  }
+  const CliResult fabric =
+      run_scalewall({"collective", "--fabric", odd, "-n", "8", "-m", "1MB"});
+  EXPECT_NE(fabric.err.find("nodes (line 1): 2.5 is a float, not a whole number"),
+            std::string::npos)
+      << fabric.err;
+}
+
 }  // namespace
 }  // namespace scalewall::testing
