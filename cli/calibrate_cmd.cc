@@ -164,6 +164,13 @@ void add_rate_tables(Report& report, const GammaFit& fit, const std::string& key
   report.tables.push_back(std::move(rates));
 }
 
+// The input files for a message: "a.txt, b.jsonl".
+std::string joined(const std::vector<std::string>& files) {
+  std::string text;
+  for (const std::string& f : files) text += (text.empty() ? "" : ", ") + f;
+  return text;
+}
+
 Report run_calibrate(const CalibrateFlags& flags) {
   FitOptions options;
   if (!flags.min_bytes.empty()) options.min_bytes = flag_bytes("--min-bytes", flags.min_bytes);
@@ -217,24 +224,26 @@ Report run_calibrate(const CalibrateFlags& flags) {
   const HockneyFit* fit = piecewise ? &piecewise->single : nullptr;  // one line, every size
   std::optional<LogGPFit> loggp;
   if (fit) loggp = fit_loggp(*fit, stream);
+  // The local rates' fits (reduction, copy, allocation, sent-buffer reduction). A figure no
+  // fabric holds is refused before anything is written.
+  const LocalRateFits local = fit_local_rates(set);
+  with_flag(joined(flags.files), [&] { require_fabric_figures(links, loggp, local); });
   for (const auto* one : {&exchange, &intra_exchange}) {
     if (!one->has_value()) continue;
     for (const std::string& w : exchange_fit_warnings(**one)) {
       const std::string text = one == &intra_exchange ? "inside a node: " + w : w;
-      std::cerr << "warning: " << text << "\n";
+      warn(text);
       warnings.push_back(text);
     }
   }
   const std::vector<BusBandwidthFit> busbw =
       fit_bus_bandwidth(set.collectives, options, &warnings);
-  // The local rates' fits (reduction, copy, allocation, sent-buffer reduction), their
-  // warnings on stderr and in the report.
-  const LocalRateFits local = fit_local_rates(set);
+  // The local rates' warnings on stderr and in the report.
   for (const std::optional<GammaFit>* one :
        {&local.gamma, &local.copy, &local.alloc, &local.sent_reduction, &local.sent_exchange}) {
     if (!one->has_value()) continue;
     for (const std::string& w : gamma_fit_warnings(**one)) {
-      std::cerr << "warning: " << w << "\n";
+      warn(w);
       warnings.push_back(w);
     }
   }
@@ -262,12 +271,12 @@ Report run_calibrate(const CalibrateFlags& flags) {
     // on stderr as well as in the report (and the fabric file's comments).
     for (const std::string& w : piecewise_fit_warnings(*piecewise)) {
       const std::string text = two_level ? "across nodes: " + w : w;
-      std::cerr << "warning: " << text << "\n";
+      warn(text);
       warnings.push_back(text);
     }
     if (intra) {
       for (const std::string& w : piecewise_fit_warnings(*intra)) {
-        std::cerr << "warning: inside a node: " << w << "\n";
+        warn("inside a node: " + w);
         warnings.push_back("inside a node: " + w);
       }
     }
@@ -279,7 +288,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
   std::optional<std::string> exchange_placement;  // also written into the fabric file
   if (!two_level) exchange_placement = placement_warning("exchange", exchanges);
   if (exchange_placement) {
-    std::cerr << "warning: " << *exchange_placement << "\n";
+    warn(*exchange_placement);
     warnings.push_back(*exchange_placement);
   }
   // Pooled files whose samples of one size disagree: the machine changed between them.
@@ -290,7 +299,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
         std::pair{"exchange inside a node", &intra_exchange}}) {
     if (one == nullptr || !one->has_value()) continue;
     if (const auto w = spread_warning(what, fit_spreads(**one))) {
-      std::cerr << "warning: " << *w << "\n";
+      warn(*w);
       warnings.push_back(*w);
     }
   }
@@ -328,11 +337,7 @@ Report run_calibrate(const CalibrateFlags& flags) {
     if (exchange_placement) {  // after the first comment line, which says it is calibrated
       toml.insert(toml.find('\n') + 1, "# WARNING: " + *exchange_placement + "\n");
     }
-    try {
-      with_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
-    } catch (const OutputError& e) {
-      throw OutputError(std::string("--out: ") + e.what());
-    }
+    with_output_flag("--out", [&] { write_output_file(flags.out, toml, flags.files); });
   }
 
   Report report;

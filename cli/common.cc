@@ -14,6 +14,7 @@
 #include "scalewall/model/nccl.h"
 #include "scalewall/model/scaling.h"
 #include "scalewall/base/units.h"
+#include "scalewall/base/utf8.h"
 
 namespace scalewall::cli {
 
@@ -92,12 +93,12 @@ void apply_fabric_overrides(const FabricFlags& flags, Topology& t) {
     // A figure given by hand is one line for every size: the link's further regimes go.
     t.inter.above_count = 0;
     if (!flags.alpha.empty()) {
-      t.inter.alpha_s = flag_seconds("--alpha", flags.alpha);
+      t.inter.alpha_s = flag_link_latency("--alpha", flags.alpha);
       t.inter.overhead_s = 0.0;  // an alpha given by hand is a plain alpha-beta link
       t.inter.gap_s = 0.0;
     }
     if (!flags.bandwidth.empty()) {
-      t.inter.bandwidth_Bps = flag_rate("--bandwidth", flags.bandwidth);
+      t.inter.bandwidth_Bps = flag_link_rate("--bandwidth", flags.bandwidth);
     }
     with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(t.inter); });
   }
@@ -179,8 +180,8 @@ Topology resolve_topology(const FabricFlags& flags, std::optional<std::int64_t> 
     }
     if (!ranks) throw InputError("--ranks is required without --fabric");
     Link link = kDefaultLink;
-    if (!flags.alpha.empty()) link.alpha_s = flag_seconds("--alpha", flags.alpha);
-    if (!flags.bandwidth.empty()) link.bandwidth_Bps = flag_rate("--bandwidth", flags.bandwidth);
+    if (!flags.alpha.empty()) link.alpha_s = flag_link_latency("--alpha", flags.alpha);
+    if (!flags.bandwidth.empty()) link.bandwidth_Bps = flag_link_rate("--bandwidth", flags.bandwidth);
     with_flag(flags.alpha.empty() ? "--bandwidth" : "--alpha", [&] { require_valid(link); });
     return with_flag("--ranks", [&] { return flat_topology(*ranks, link); });
   }
@@ -265,8 +266,10 @@ Progress::Progress(std::string command)
     : command_(std::move(command)), enabled_(::isatty(STDERR_FILENO) == 1) {}
 
 void Progress::say(const std::string& what) const {
-  if (enabled_) std::cerr << command_ << ": " << what << "\n" << std::flush;
+  if (enabled_) std::cerr << command_ << ": " << visible(what) << "\n" << std::flush;
 }
+
+void warn(std::string_view text) { std::cerr << "warning: " << visible(text) << "\n"; }
 
 void emit(const Report& report, const std::string& format) {
   const Format f = with_flag("--format", [&] { return parse_format(format); });
@@ -278,7 +281,9 @@ void emit(const Report& report, const std::string& format) {
 void use_local_costs(CostOptions& options, const Topology& fabric, const std::string& gamma_flag) {
   use_fabric_local_costs(options, fabric);
   if (gamma_flag.empty()) return;
-  options.gamma_s_per_byte = flag_seconds("--gamma", gamma_flag);
+  options.gamma_s_per_byte = flag_within("--gamma", "reduction cost", gamma_flag,
+                                         flag_seconds("--gamma", gamma_flag),
+                                         kScenarioSecondsPerByte);
   options.gamma_above = {};  // one rate for every size
 }
 

@@ -19,6 +19,8 @@
 #include "cli/flag_table.h"
 #include "cli/flags.h"
 #include "scalewall/io/measurement.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/platform/output_file.h"
 #include "scalewall/present/report.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/model/topology.h"
@@ -102,6 +104,23 @@ auto with_blame(const std::string& blame, F&& body) -> decltype(body()) {
   return with_flag(blame, std::forward<F>(body));
 }
 
+// body(); an InputError, OutputError or PlotError from it is rethrown as the same kind with
+// the output flag's name in front ("--plot: cannot write 'f.svg': no space left on the
+// device"), so that a failed write names the flag whatever failed.
+template <typename F>
+auto with_output_flag(std::string_view flag, F&& body) -> decltype(body()) {
+  const auto named = [&](const std::exception& e) { return std::string(flag) + ": " + e.what(); };
+  try {
+    return body();
+  } catch (const InputError& e) {
+    throw InputError(named(e));
+  } catch (const OutputError& e) {
+    throw OutputError(named(e));
+  } catch (const PlotError& e) {
+    throw PlotError(named(e));
+  }
+}
+
 // A link as JSON inputs: {"alpha_s","bandwidth_Bps"}, plus "overhead_s" and "gap_s" for a
 // LogGP link.
 nlohmann::ordered_json link_inputs(const Link& link);
@@ -121,6 +140,10 @@ std::string describe_topology(const Topology& topology);
 // `options` with `fabric`'s local costs (use_fabric_local_costs), --gamma G, when given
 // (`gamma_flag` not empty), replacing its gamma by one rate for every size.
 void use_local_costs(CostOptions& options, const Topology& fabric, const std::string& gamma_flag);
+
+// "warning: <text>" on one line of stderr, control characters written visibly (as errors are):
+// the one way a command writes a warning there.
+void warn(std::string_view text);
 
 // Progress lines on stderr for long work (Monte Carlo, sweeps, reports), only when stderr is
 // a terminal: a script reading the output, or CI, sees nothing.

@@ -167,7 +167,7 @@ Report scaling_report(const DiagnoseFlags& flags, const InputText& input) {
       series.measured.push_back(r.efficiency);
       series.predicted.push_back(r.efficiency * r.step_s / r.fitted_step_s);
     }
-    with_flag("--plot", [&] { return render_plot(measured_vs_predicted_plot(series), flags.plot, plot_options(flags)); });
+    with_output_flag("--plot", [&] { return render_plot(measured_vs_predicted_plot(series), flags.plot, plot_options(flags)); });
   }
   if (prediction) {
     report.notes.push_back(fmt::format("predicted efficiency: scenario {} (a model)", scenario_name));
@@ -206,7 +206,7 @@ void plot_measurements(const DiagnoseFlags& flags, const std::vector<Measurement
   }
   std::string subject;
   for (const MeasurementRun& r : set.runs) subject += (subject.empty() ? "" : ", ") + r.source;
-  with_flag("--plot", [&] {
+  with_output_flag("--plot", [&] {
     return render_plot(per_rank_distribution_plot(ranks, values, quantity, subject), flags.plot,
                        plot_options(flags));
   });

@@ -28,6 +28,23 @@ std::int64_t flag_count(std::string_view flag, const std::string& text, std::int
   return with_flag(flag, [&] { return parse_count(text, min_value, max_value); });
 }
 
+double flag_within(std::string_view flag, std::string_view what, const std::string& text,
+                   double value, const ValueRange& range) {
+  if (!in_range(value, range)) {
+    throw InputError(fmt::format("{}: {} '{}' is outside the range {}", flag, what, text,
+                                 range_text(range)));
+  }
+  return value;
+}
+
+double flag_link_latency(std::string_view flag, const std::string& text) {
+  return flag_within(flag, "latency", text, flag_seconds(flag, text), kLinkLatency);
+}
+
+double flag_link_rate(std::string_view flag, const std::string& text) {
+  return flag_within(flag, "bandwidth", text, flag_rate(flag, text), kScenarioRate);
+}
+
 std::vector<std::int64_t> flag_rank_list(std::string_view flag, const std::string& text) {
   std::vector<std::int64_t> ranks;
   std::string_view rest = text;

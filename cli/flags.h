@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scalewall/base/error.h"
+#include "scalewall/model/step_model.h"
 
 namespace scalewall {
 
@@ -35,6 +36,17 @@ double flag_fraction(std::string_view flag, const std::string& text);
 double flag_number(std::string_view flag, const std::string& text);
 std::int64_t flag_count(std::string_view flag, const std::string& text, std::int64_t min_value,
                         std::int64_t max_value);
+
+// `value`, read from `text`, unless it lies outside `range`: then InputError "<flag>: <what>
+// '<text>' is outside the range <range>" ("--alpha: latency '1e300s' is outside the range
+// 1e-12 s to 1e+06 s").
+double flag_within(std::string_view flag, std::string_view what, const std::string& text,
+                   double value, const ValueRange& range);
+
+// A link's latency and bandwidth (--alpha, --bandwidth), held to a fabric file's ranges for
+// its links: 1e-12 s to 1e6 s (kLinkLatency), 1 B/s to 1 PB/s (kScenarioRate).
+double flag_link_latency(std::string_view flag, const std::string& text);
+double flag_link_rate(std::string_view flag, const std::string& text);
 
 // A comma-separated list of rank counts, "8,64,1024"; each in [1, 2^40]; at least one.
 // The most rank counts a --ranks list may hold.

@@ -6,10 +6,22 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "cli/common.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/setting.h"
+#include "scalewall/base/utf8.h"
+
+namespace {
+
+// The one way scalewall writes an error: "error: <what>" on one line of stderr, with the
+// control characters an input name may carry (ESC, a line break) written visibly.
+void print_error(std::string_view what) {
+  std::cerr << "error: " << scalewall::visible(what) << "\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -50,8 +62,7 @@ int main(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (!found) {
-      std::cerr << "error: unknown command '" << first << "' (expected one of: " << known
-                << ")\n";
+      print_error("unknown command '" + first + "' (expected one of: " + known + ")");
       return 2;
     }
   }
@@ -65,18 +76,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "error: " << e.what() << "\n"
-              << "Run 'scalewall --help' or 'scalewall <command> --help' for usage.\n";
+    print_error(e.what());
+    std::cerr << "Run 'scalewall --help' or 'scalewall <command> --help' for usage.\n";
     return 2;
   } catch (const scalewall::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    print_error(e.what());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "error: out of memory: the run needed more memory than this process may use "
-                 "(give a smaller input, or raise the memory limit)\n";
+    print_error("out of memory: the run needed more memory than this process may use (give a "
+                "smaller input, or raise the memory limit)");
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    print_error(e.what());
     return 1;
   }
   return 0;

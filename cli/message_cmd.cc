@@ -30,13 +30,8 @@ struct MessageFlags {
 constexpr const char* kCrossoverMark = "<-- crossover m* = alpha x bandwidth";
 
 Link read_link(const MessageFlags& flags) {
-  const Link link{flag_seconds("--alpha", flags.alpha), flag_rate("--bandwidth", flags.bandwidth)};
-  if (!(link.alpha_s > 0.0)) {
-    throw InputError(fmt::format("--alpha: latency '{}' must be positive", flags.alpha));
-  }
-  if (!(link.bandwidth_Bps > 0.0)) {
-    throw InputError(fmt::format("--bandwidth: rate '{}' must be positive", flags.bandwidth));
-  }
+  const Link link{flag_link_latency("--alpha", flags.alpha),
+                  flag_link_rate("--bandwidth", flags.bandwidth)};
   require_valid(link);
   return link;
 }

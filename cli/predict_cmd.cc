@@ -69,7 +69,7 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
                                             : flags.scenario.path,
                  [&] { return predict(s, grid, target); });
   if (!flags.plot.empty()) {
-    with_flag("--plot", [&] {
+    with_output_flag("--plot", [&] {
       RenderOptions options;
       options.inputs = {flags.scenario.path};
       return render_plot(scaling_plot(p, s.name, file.network_description), flags.plot,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cli/common.h"
+#include "scalewall/base/utf8.h"
 #include "cli/transformer_reports.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/present/html_page.h"
@@ -716,7 +717,7 @@ Report run_report(const ReportFlags& flags) {
       std::cerr << fmt::format(
           "report: {}: the log gives no rank count, so its collectives are plotted as "
           "algorithm bandwidth (ranks unknown); --ranks N gives their bus bandwidth\n",
-          path);
+          visible(path));
     }
   }
   // --fabric: the model's line over the collectives, priced as validate prices them.

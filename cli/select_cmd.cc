@@ -255,7 +255,7 @@ Report run_select(const SelectFlags& flags) {
   if (!flags.plot.empty()) {
     RenderOptions plot_options;
     plot_options.inputs = {flags.fabric.fabric};
-    with_flag("--plot", [&] {
+    with_output_flag("--plot", [&] {
       return render_plot(selection_map_plot(study.map, call.network), flags.plot, plot_options);
     });
   }

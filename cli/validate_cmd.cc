@@ -85,7 +85,7 @@ void draw_validation(const ValidateFlags& flags, const Validation& v, const Topo
   if (!flags.network.fabric.empty()) options.inputs.push_back(flags.network.fabric);
   const std::string subject =
       fmt::format("{}; {}", files_text(flags.files), fabric_text(fabric, fit, origin));
-  with_flag("--plot", [&] { return render_plot(validation_plot(v, subject), flags.plot, options); });
+  with_output_flag("--plot", [&] { return render_plot(validation_plot(v, subject), flags.plot, options); });
 }
 
 // "2 nodes x 32" when the series' log gives its layout, "as the fabric" otherwise.

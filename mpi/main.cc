@@ -11,13 +11,21 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mpi/modes.h"
 #include "mpi/world.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/utf8.h"
 
 namespace {
+
+// "error: <what>" on one line of stderr, with the control characters an input name may carry
+// (ESC, a line break) written visibly, as scalewall writes its errors.
+void print_error(std::string_view what) {
+  std::cerr << "error: " << scalewall::visible(what) << "\n";
+}
 
 int parse_and_run(int argc, char** argv, int rank) {
   const bool root = rank == 0;
@@ -48,8 +56,7 @@ int parse_and_run(int argc, char** argv, int rank) {
     }
     if (!found) {
       if (root) {
-        std::cerr << "error: unknown mode '" << first << "' (expected one of: " << known
-                  << ")\n";
+        print_error("unknown mode '" + first + "' (expected one of: " + known + ")");
       }
       return 2;
     }
@@ -65,8 +72,8 @@ int parse_and_run(int argc, char** argv, int rank) {
     return root ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     if (root) {
-      std::cerr << "error: " << e.what() << "\n"
-                << "Run 'scalewall-mpi --help' or 'scalewall-mpi <mode> --help' for usage.\n";
+      print_error(e.what());
+      std::cerr << "Run 'scalewall-mpi --help' or 'scalewall-mpi <mode> --help' for usage.\n";
     }
     return 2;
   }
@@ -78,13 +85,13 @@ int parse_and_run(int argc, char** argv, int rank) {
       if (mode.command->parsed()) status = mode.run(world);
     }
   } catch (const scalewall::InputError& e) {
-    if (root) std::cerr << "error: " << e.what() << "\n";
+    if (root) print_error(e.what());
     status = 2;
   } catch (const scalewall::mpi::RunError& e) {
-    if (root) std::cerr << "error: " << e.what() << "\n";
+    if (root) print_error(e.what());
     status = 1;
   } catch (const std::exception& e) {
-    std::cerr << "error: rank " << rank << ": " << e.what() << "\n";
+    print_error("rank " + std::to_string(rank) + ": " + e.what());
     std::cerr.flush();
     MPI_Abort(MPI_COMM_WORLD, 1);
   }

@@ -361,6 +361,57 @@ TEST(CalibrateCli, TwoSizesAreRefused) {
   EXPECT_TRUE(contains(r.err, "from 2 distinct message size(s)")) << r.err;
 }
 
+// A ping-pong log of one-way times alpha + bytes / bandwidth, 8 B to 1 GiB.
+std::string hockney_log(const std::string& name, double alpha_s, double bandwidth_Bps) {
+  std::string text = R"({"tool":"scalewall-mpi","command":"pingpong","kind":"measurement"})"
+                     "\n";
+  int records = 0;
+  for (double bytes = 8; bytes <= 1073741824.0; bytes *= 2, ++records) {
+    const std::string t = exact(alpha_s + bytes / bandwidth_Bps);
+    text += fmt::format(
+        R"({{"record":"pingpong","from":0,"to":1,"bytes":{},"iterations":10,)"
+        R"("one_way_min_s":{},"one_way_median_s":{},"one_way_max_s":{}}})"
+        "\n",
+        bytes, t, t, t);
+  }
+  text += fmt::format(R"({{"record":"end","status":"complete","records":{}}})"
+                      "\n",
+                      records);
+  return write_temp_file(name, text);
+}
+
+// A fitted figure that no fabric holds (a bandwidth above 1 PB/s, an alpha below 1 ps) is an
+// error naming the figure, its value, the range and the input, in every format and with
+// --out, which writes nothing: calibrate never writes what no command reads back.
+TEST(CalibrateCli, AFittedFigureNoFabricHoldsIsRefused) {
+  const std::string fast = hockney_log("fast.jsonl", 1e-6, 1e16);
+  const std::string out = write_temp_file("fast.toml", "old fabric\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"calibrate", fast},
+        std::vector<std::string>{"calibrate", fast, "--format", "json"},
+        std::vector<std::string>{"calibrate", fast, "--out", out}}) {
+    const CliResult r = run_scalewall(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(r.err, "error: " + fast +
+                         ": the fitted bandwidth 10 PB/s is outside the range 1 B/s to 1 PB/s "
+                         "that a fabric holds (a fabric file or report written from it could "
+                         "not be read back)\n");
+  }
+  std::ifstream written(out);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(written), {}), "old fabric\n");
+  const std::string tiny = hockney_log("tiny_alpha.jsonl", 1e-13, 1e9);
+  expect_input_error({"calibrate", fast, data("nccl_all_reduce_perf.txt")},
+                     fast + ", " + data("nccl_all_reduce_perf.txt") + ": the fitted bandwidth");
+  expect_input_error({"calibrate", tiny},
+                     tiny + ": the fitted alpha 0.0001 ns is outside the range 1e-12 s to "
+                            "1e+06 s that a fabric holds");
+  // The same link at 1 PB/s and 1 us is a fabric like any other.
+  const std::string edge = hockney_log("edge.jsonl", 1e-6, 1e15);
+  const auto j = run_json({"calibrate", edge});
+  EXPECT_NEAR(number(j["bandwidth_Bps"]), 1e15, 1e12);
+}
+
 // An nccl-tests log alone: no link without --ring-equivalent; with it, the ring steps' link,
 // written as a fabric with its regimes.
 TEST(CalibrateCli, RingEquivalentLinkFromAnNcclTestsLog) {

@@ -533,8 +533,29 @@ TEST_F(ReportCli, PredictPlotWritesTheScalingCurve) {
   r = run_scalewall(
       {"predict", source_path("examples/seed-7b-bf16.toml"), "--plot", unwritable});
   EXPECT_EQ(r.exit_code, 1);  // a failed write, not bad input
-  EXPECT_TRUE(Contains(r.err, "cannot write plot '" + unwritable + "'")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "error: --plot: cannot write plot '" + unwritable + "'")) << r.err;
   EXPECT_EQ(r.out, "");
+}
+
+// A plot that cannot be written is a failed write of --plot in every command that draws one:
+// exit status 1 and the flag in front of the path and the reason.
+TEST_F(ReportCli, AFailedPlotWriteNamesThePlotFlag) {
+  const std::string plot = (FreshDir("missing") / "no-such-dir" / "x.svg").string();
+  const std::string said = "error: --plot: cannot write plot '" + plot + "': no such directory\n";
+  const std::string pingpong = source_path("tests/data/scalewall_pingpong.jsonl");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"predict", source_path("examples/seed-7b-bf16.toml")},
+        std::vector<std::string>{"diagnose", source_path("examples/runs.csv")},
+        std::vector<std::string>{"validate", pingpong,
+                                 source_path("tests/data/scalewall_collective.jsonl")},
+        std::vector<std::string>{"select", "--ranks", "2..16", "--bytes", "1..1MiB"}}) {
+    std::vector<std::string> with_plot = args;
+    with_plot.insert(with_plot.end(), {"--plot", plot});
+    const CliResult r = run_scalewall(with_plot);
+    EXPECT_EQ(r.exit_code, 1) << args.front() << ": " << r.err;
+    EXPECT_EQ(r.err, said) << args.front();
+    EXPECT_EQ(r.out, "") << args.front();
+  }
 }
 
 TEST_F(ReportCli, SelectPlotWritesTheSelectionMap) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/cli_runner.h"
@@ -123,9 +124,10 @@ TEST(ValuesCli, TheLargestLegalValuesPrintBoundedLines) {
     EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;
   }
-  // A time of 1e300 s (legal for a message) prints in a few characters, not 301 digits.
-  const CliResult m = run_scalewall({"message", "--alpha", "1e300", "--bandwidth", "1e-300",
-                                     "--bytes", "1"});
+  // A time of 1e300 s (1e300 B at 1 B/s, legal for a message) prints in a few characters,
+  // not 301 digits.
+  const CliResult m = run_scalewall({"message", "--alpha", "1e6s", "--bandwidth", "1B/s",
+                                     "--bytes", "1e300"});
   EXPECT_EQ(m.exit_code, 0) << m.err;
   EXPECT_LT(LongestLine(m.out), 200u) << m.out;
   EXPECT_NE(m.out.find("1e+300 s"), std::string::npos) << m.out;
@@ -325,6 +327,50 @@ TEST(ValuesCli, FabricFiguresOutsideTheirRangesAreRefusedWhereverTheFabricIsRead
   expect_input_error({"plan", transformer}, said_latency);
 }
 
+// --alpha and --bandwidth are held at the flag to the ranges of a fabric file's links, in
+// every command that takes them, on a flat link or over a fabric's inter-node link: an alpha
+// of 1e300 s once ended in an error of the tie search that named no flag.
+TEST(ValuesCli, LinkFlagsAreHeldToTheRangesOfAFabricsLinks) {
+  const std::string fabric = source_path("examples/fabrics/tcp-100gbe.toml");
+  const std::string on_fabric = Scenario("on_fabric", "[network]\nfabric = \"" + fabric + "\"\n");
+  const std::string alpha_range = "is outside the range 1e-12 s to 1e+06 s";
+  const std::string rate_range = "is outside the range 1 B/s to 1 PB/s";
+  const std::vector<std::vector<std::string>> commands = {
+      {"message", "--bytes", "1MB"},
+      {"collective", "-n", "16", "-m", "1MB"},
+      {"collective", "--fabric", fabric, "-n", "16", "-m", "1MB"},
+      {"select"},
+      {"select", "--fabric", fabric},
+      {"predict", on_fabric},
+      {"plan", on_fabric, "--ranks", "64"},
+      {"validate", source_path("tests/data/osu_allreduce.txt"), "--fabric", fabric}};
+  for (const std::vector<std::string>& command : commands) {
+    for (const auto& [flag, text, said] :
+         {std::tuple{"--alpha", "1e300s", "error: --alpha: latency '1e300s' " + alpha_range},
+          std::tuple{"--alpha", "1e-13s", "error: --alpha: latency '1e-13s' " + alpha_range},
+          std::tuple{"--alpha", "0", "error: --alpha: latency '0' " + alpha_range},
+          std::tuple{"--bandwidth", "2PB/s",
+                     "error: --bandwidth: bandwidth '2PB/s' " + rate_range},
+          std::tuple{"--bandwidth", "0.5", "error: --bandwidth: bandwidth '0.5' " + rate_range}}) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), {flag, text});
+      const CliResult r = run_scalewall(args);
+      EXPECT_EQ(r.exit_code, 2) << Joined(args) << "\nstderr: " << r.err;
+      EXPECT_EQ(r.err, said + "\n") << Joined(args);
+    }
+  }
+  expect_input_error({"collective", "-n", "16", "-m", "1MB", "--gamma", "2s"},
+                     "error: --gamma: reduction cost '2s' is outside the range 1e-15 s/B to 1 s/B "
+                     "(or 0)");
+  // The ends of the ranges are links like any other.
+  const CliResult edges = run_scalewall(
+      {"collective", "-n", "16", "-m", "1MB", "--alpha", "1e6s", "--bandwidth", "1PB/s"});
+  EXPECT_EQ(edges.exit_code, 0) << edges.err;
+  const CliResult small = run_scalewall(
+      {"message", "--bytes", "1MB", "--alpha", "1e-12s", "--bandwidth", "1B/s"});
+  EXPECT_EQ(small.exit_code, 0) << small.err;
+}
+
 // Names from input reach a table with their control characters written visibly: an OSC 52
 // clipboard write, a screen clear or a line break in an algorithm or scenario name never
 // reaches the terminal raw, and JSON escapes them.
@@ -355,6 +401,29 @@ TEST(ValuesCli, TerminalEscapesInNamesAreWrittenVisibly) {
   EXPECT_EQ(predicted.out.find('\r'), std::string::npos) << predicted.out;
   EXPECT_NE(predicted.out.find("x\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J\\r"), std::string::npos)
       << predicted.out;
+}
+
+// An error that quotes an input's name writes its control characters visibly too: a file name
+// holding ESC and a line break gives one line on stderr with no ESC in it.
+TEST(ValuesCli, ErrorsWriteControlCharactersInNamesVisibly) {
+  const std::string odd = write_temp_file("a\x1b[2J\x1b]52;c;cHduZWQ=\x07\nb.toml", "nodes = 2.5\n");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"collective", "--fabric", odd, "-n", "8", "-m", "1MB"},
+        std::vector<std::string>{"predict", odd + "-missing"}}) {
+    const CliResult r = run_scalewall(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(r.err.starts_with("error: ")) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+    EXPECT_NE(r.err.find("a\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07\\nb.toml"), std::string::npos)
+        << r.err;
+  }
+  const CliResult fabric =
+      run_scalewall({"collective", "--fabric", odd, "-n", "8", "-m", "1MB"});
+  EXPECT_NE(fabric.err.find("nodes (line 1): 2.5 is a float, not a whole number"),
+            std::string::npos)
+      << fabric.err;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "scalewall/analysis/select.h"
 #include "scalewall/model/collective.h"
+#include "scalewall/model/step_model.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/setting.h"
 #include "scalewall/base/stats.h"
@@ -448,6 +449,59 @@ LocalRateFits fit_local_rates(const MeasurementSet& set) {
     if (per_host > 0) fits.ranks_per_host = per_host;
   }
   return fits;
+}
+
+namespace {
+
+// The fitted `figure` of value `value`, unless it lies outside `range`.
+void require_fitted(std::string_view figure, double value, const ValueRange& range) {
+  try {
+    require_in_range(fmt::format("the fitted {}", figure), value, range);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{} that a fabric holds (a fabric file or report written "
+                                 "from it could not be read back)",
+                                 e.what()));
+  }
+}
+
+void require_link_figures(const PiecewiseFit& fit, std::string_view link) {
+  require_fitted(fmt::format("{}alpha", link), fit.single.alpha_s, kLinkLatency);
+  require_fitted(fmt::format("{}bandwidth", link), fit.single.bandwidth_Bps, kScenarioRate);
+  for (const RegimeFit& r : fit.regimes) {
+    const std::string regime = fmt::format(" of the regime from {}", format_bytes(r.from_bytes));
+    require_fitted(fmt::format("{}alpha{}", link, regime), r.fit.alpha_s, kLinkLatency);
+    require_fitted(fmt::format("{}bandwidth{}", link, regime), r.fit.bandwidth_Bps,
+                   kScenarioRate);
+    require_fitted(fmt::format("{}regime start", link), r.from_bytes, kScenarioBytes);
+  }
+}
+
+void require_rate_figures(const GammaFit& fit) {
+  const std::string what = fit.what == "reduction" ? "gamma (reduction cost per byte)"
+                                                   : fmt::format("{} cost per byte", fit.what);
+  require_fitted(what, fit.gamma_s_per_byte, kScenarioSecondsPerByte);
+  for (const GammaRegimeFit& r : fit.regimes) {
+    require_fitted(fmt::format("{} of the regime from {}", what, format_bytes(r.from_bytes)),
+                   r.gamma_s_per_byte, kScenarioSecondsPerByte);
+  }
+}
+
+}  // namespace
+
+void require_fabric_figures(const LinkFits& links, const std::optional<LogGPFit>& loggp,
+                            const LocalRateFits& local) {
+  for (const auto& [fit, link] :
+       {std::pair{&links.link, links.two_level ? "inter-node " : ""},
+        std::pair{&links.intra, "intra-node "}, std::pair{&links.exchange, "exchange "},
+        std::pair{&links.intra_exchange, "intra-node exchange "}}) {
+    if (fit->has_value()) require_link_figures(**fit, link);
+  }
+  if (loggp && loggp->gap_s) require_fitted("LogGP gap g", *loggp->gap_s, kScenarioSeconds);
+  for (const std::optional<GammaFit>* fit :
+       {&local.gamma, &local.copy, &local.alloc, &local.sent_reduction, &local.sent_exchange}) {
+    if (fit->has_value()) require_rate_figures(**fit);
+  }
+  require_fitted("smallest local pass", local.min_bytes, kScenarioBytes);
 }
 
 Topology with_local_rates(Topology fabric, const LocalRateFits& fits) {

@@ -66,7 +66,8 @@ std::int64_t read_count(const toml::table& table, std::string_view key, const st
   SCALEWALL_CHECK(node != nullptr);
   const auto* i = node->as_integer();
   if (i == nullptr) {
-    throw InputError(fmt::format("{}: expected a whole number", where(source, "", key, node)));
+    throw InputError(fmt::format("{}: {} is {}", where(source, "", key, node), written(*node),
+                                 whole_number_problem(*node)));
   }
   if (i->get() < min_value) {
     throw InputError(fmt::format("{}: {} is below {}", where(source, "", key, node), i->get(),
@@ -393,8 +394,9 @@ void read_rank_to_node(const toml::table& root, const std::string& source, Topol
   for (std::size_t i = 0; i < list->size(); ++i) {
     const auto* v = list->get(i)->as_integer();
     if (v == nullptr) {
-      throw InputError(fmt::format("{}: entry {} is not a whole number",
-                                   where(source, "", "rank_to_node", list), i));
+      throw InputError(fmt::format("{}: entry {}, {}, is {}",
+                                   where(source, "", "rank_to_node", list), i,
+                                   written(*list->get(i)), whole_number_problem(*list->get(i))));
     }
     t.rank_to_node.push_back(v->get());
   }

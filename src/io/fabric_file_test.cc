@@ -217,7 +217,9 @@ TEST(ParseFabric, WorkingSetRanks) {
   EXPECT_NE(negative.find("working_set_ranks (line 1): -1 is below 0"), std::string::npos)
       << negative;
   const std::string fraction = error_of(std::string("working_set_ranks = 1.5\n") + kLinks);
-  EXPECT_NE(fraction.find("expected a whole number"), std::string::npos) << fraction;
+  EXPECT_NE(fraction.find("working_set_ranks (line 1): 1.5 is a float, not a whole number"),
+            std::string::npos)
+      << fraction;
   // local_min_bytes: a size, 0 by default.
   EXPECT_EQ(parse_fabric(kLinks, "f.toml").local_min_bytes, 0.0);
   EXPECT_EQ(parse_fabric(std::string("local_min_bytes = \"1KiB\"\n") + kLinks, "f.toml")
@@ -345,8 +347,9 @@ TEST(FabricErrors, TopLevelValues) {
     std::string must_mention;
   } cases[] = {
       {"nodes = 0\n", "nodes (line 1): 0 is below 1"},
-      {"nodes = 2.5\n", "nodes (line 1): expected a whole number"},
-      {"nodes = \"4\"\n", "nodes (line 1): expected a whole number"},
+      {"nodes = 2.5\n", "nodes (line 1): 2.5 is a float, not a whole number"},
+      {"nodes = 2.0\n", "nodes (line 1): 2.0 is a float; write a whole number (2)"},
+      {"nodes = \"4\"\n", "nodes (line 1): '4' is a string; write a whole number without quotes (4)"},
       {"ranks_per_node = -1\n", "ranks_per_node (line 1): -1 is below 1"},
       {"nics_per_node = 0\n", "nics_per_node (line 1): 0 is below 1"},
       {"oversubscription = \"1:0\"\n", "'1:0' divides by zero"},
@@ -456,9 +459,9 @@ TEST(FabricErrors, PlacementAndRankToNode) {
        "give either placement or rank_to_node, not both"},
       {"nodes = 2\nranks_per_node = 1\nrank_to_node = 1\n", "expected a list of node indices"},
       {"nodes = 2\nranks_per_node = 1\nrank_to_node = [0, \"1\"]\n",
-       "entry 1 is not a whole number"},
+       "entry 1, '1', is a string; write a whole number without quotes (1)"},
       {"nodes = 2\nranks_per_node = 1\nrank_to_node = [0, 1.0]\n",
-       "entry 1 is not a whole number"},
+       "entry 1, 1.0, is a float; write a whole number (1)"},
       {"nodes = 2\nranks_per_node = 2\nrank_to_node = [0, 0, 1]\n",
        "rank_to_node lists 3 ranks, but 2 nodes x 2 ranks per node is 4"},
       {"nodes = 2\nranks_per_node = 2\nrank_to_node = [0, 0, 1, 2]\n",

@@ -14,8 +14,7 @@ namespace scalewall {
 // LogGP L, o, g; the network plugin's latency and a network hop: 0 or 1e-12 s to 1e6 s.
 inline constexpr ValueRange kFabricTime = kScenarioSeconds;
 // A link's latency alpha: 1e-12 s to 1e6 s.
-inline constexpr ValueRange kFabricLatency{RangeUnit::kSeconds, kScenarioSeconds.lo,
-                                           kScenarioSeconds.hi, false};
+inline constexpr ValueRange kFabricLatency = kLinkLatency;
 // A link's bandwidth: 1 B/s to 1 PB/s.
 inline constexpr ValueRange kFabricRate = kScenarioRate;
 // A regime's start, the smallest local size: 0 or 1 B to 1 EB.

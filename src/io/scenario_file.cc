@@ -158,7 +158,7 @@ class Section {
   std::int64_t count(std::string_view key, std::int64_t lo, std::int64_t hi) const {
     const toml::node& node = *table_->get(key);
     const auto* i = node.as_integer();
-    if (i == nullptr) fail(key, fmt::format("expected a whole number, not {}", type_noun(node)));
+    if (i == nullptr) fail(key, whole_number_problem(node));
     if (i->get() < lo || i->get() > hi) {
       fail(key, fmt::format("{} is outside [{}, {}]", i->get(), lo, hi));
     }

@@ -443,9 +443,10 @@ TEST(ScenarioErrors, WrongTypes) {
                {"test.toml: workload.serial = true (line 6)", "expected a time"});
   expect_error(
       busbw_scenario("reference_ranks = \"8\"\n"),
-      {"workload.reference_ranks = '8' (line 6)", "expected a whole number, not a string"});
+      {"workload.reference_ranks = '8' (line 6): a string; write a whole number without "
+       "quotes (8)"});
   expect_error(busbw_scenario("reference_ranks = 8.5\n"),
-               {"workload.reference_ranks = 8.5 (line 6)", "whole number"});
+               {"workload.reference_ranks = 8.5 (line 6): a float, not a whole number"});
   expect_error(busbw_scenario("backward_fraction = [0.5]\n"),
                {"workload.backward_fraction = [ 0.5 ] (line 6)", "not a list"});
   expect_error(
@@ -494,7 +495,7 @@ TEST(ScenarioErrors, NegativeAndNonFiniteQuantities) {
       "[workload]\nparameters = -7e9\ngradient_dtype = \"bf16\"\ncompute = 1\n"
       "scaling = \"weak\"\n" +
           std::string(kBusbw),
-      {"workload.parameters = -7000000000 (line 2)", "negative"});
+      {"workload.parameters = -7000000000.0 (line 2)", "negative"});
   expect_error(
       "[workload]\nparameters = 7e9\ngradient_dtype = \"bf16\"\ncompute = \"-3ms\"\n"
       "scaling = \"weak\"\n" +
@@ -847,6 +848,34 @@ TEST(TransformerScenario, BadValuesNameTheKey) {
   text = kTransformer;
   text.replace(text.find("global_batch = 512\n"), 19, "");
   EXPECT_EQ(error_of(text), "test.toml: training.global_batch is missing (sequences per optimizer step)");
+}
+
+// Every count key (dimensions, batch, degrees, GPUs) shows a float as written and says what to
+// write instead.
+TEST(TransformerScenario, AFloatCountIsShownAsWrittenWithTheWholeNumberToWrite) {
+  std::string text = kTransformer;
+  text.replace(text.find("hidden = 4096"), 13, "hidden = 12288.0");
+  EXPECT_EQ(error_of(text),
+            "test.toml: model.hidden = 12288.0 (line 4): a float; write a whole number (12288)");
+  text = kTransformer;
+  text.replace(text.find("gpus = 64"), 9, "gpus = 64e0");
+  EXPECT_EQ(error_of(text),
+            "test.toml: system.gpus = 64.0 (line 20): a float; write a whole number (64)");
+  text = kTransformer;
+  text.replace(text.find("tp = 4"), 6, "tp = 2.5");
+  EXPECT_EQ(error_of(text), "test.toml: parallel.tp = 2.5 (line 14): a float, not a whole number");
+  text = kTransformer;
+  text.replace(text.find("global_batch = 512"), 18, "global_batch = 1e300");
+  EXPECT_EQ(error_of(text),
+            "test.toml: training.global_batch = 1e+300 (line 11): a float, not a whole number");
+  text = kTransformer;
+  text.replace(text.find("layers = 32"), 11, "layers = \"32\"");
+  EXPECT_EQ(error_of(text),
+            "test.toml: model.layers = '32' (line 7): a string; write a whole number without "
+            "quotes (32)");
+  text = kTransformer;
+  text.replace(text.find("seq = 4096"), 10, "seq = true");
+  EXPECT_EQ(error_of(text), "test.toml: model.seq = true (line 8): a boolean, not a whole number");
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include "scalewall/base/error.h"
@@ -311,10 +313,21 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// A float in its shortest round-trip form, as TOML writes a float: 12288.0, not 12288.
+std::string float_text(double value) {
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".eEni") == std::string::npos) text += ".0";
+  return text;
+}
+
+}  // namespace
+
 std::string written(const toml::node& node) {
   if (const auto* s = node.as_string()) return fmt::format("'{}'", one_line(s->get()));
   if (const auto* i = node.as_integer()) return fmt::format("{}", i->get());
-  if (const auto* f = node.as_floating_point()) return fmt::format("{}", f->get());
+  if (const auto* f = node.as_floating_point()) return float_text(f->get());
   if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
   std::ostringstream out;
   if (const auto* a = node.as_array()) {
@@ -350,6 +363,25 @@ std::string type_noun(const toml::node& node) {
       break;
   }
   return "nothing";
+}
+
+std::string whole_number_problem(const toml::node& node) {
+  if (const auto* f = node.as_floating_point()) {
+    const double v = f->get();
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 0x1p63) {
+      return fmt::format("a float; write a whole number ({:.0f})", v + 0.0);
+    }
+    return "a float, not a whole number";
+  }
+  if (const auto* s = node.as_string()) {
+    const std::string& text = s->get();
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!text.empty() && error == std::errc() && end == text.data() + text.size()) {
+      return fmt::format("a string; write a whole number without quotes ({})", value);
+    }
+  }
+  return fmt::format("{}, not a whole number", type_noun(node));
 }
 
 std::optional<TomlKey> first_unknown_key(const toml::table& table,

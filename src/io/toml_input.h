@@ -42,7 +42,7 @@ toml::table parse_toml(std::string_view text, const std::string& source);
 std::string line_suffix(const toml::node* node);
 
 // The value as the file wrote it, for messages: strings quoted (line breaks escaped),
-// numbers and booleans bare, lists, dates and times in TOML syntax; "" for a table.
+// numbers and booleans bare (a float always with its point or exponent: 12288.0), lists, dates and times in TOML syntax; "" for a table.
 std::string written(const toml::node& node);
 
 // Text on one line: line breaks written as \n and \r.
@@ -50,6 +50,12 @@ std::string one_line(std::string_view text);
 
 // "a string", "a number", "a boolean", "a list", "a table", "a date or time": what `node` is.
 std::string type_noun(const toml::node& node);
+
+// What `node`, which is not a TOML integer, is instead, for a message that follows the value
+// as written: "a float; write a whole number (12288)" for 12288.0, "a float, not a whole
+// number" for 2.5, "a string; write a whole number without quotes (8)" for '8', "a list, not
+// a whole number".
+std::string whole_number_problem(const toml::node& node);
 
 // The first key of `table` not in `known`, with its node; empty when every key is known.
 struct TomlKey {

@@ -305,7 +305,7 @@ std::string draw_whole_file(const Plot& plot, PlotFormat format, const std::stri
   if (!flushed_to_disk(temp.string())) {
     const int e = errno;
     discard();
-    throw PlotError(fmt::format("cannot write plot '{}': {}", output_path, std::strerror(e)));
+    throw PlotError(fmt::format("cannot write plot '{}': {}", output_path, write_error_reason(e)));
   }
   return err;
 }
@@ -331,7 +331,7 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
     std::ofstream probe(temp);
     if (!probe) {
       throw OutputError(fmt::format("cannot write plot '{}': {}", output_path,
-                                    std::strerror(errno)));
+                                    write_error_reason(errno)));
     }
   }
   const std::string err =
@@ -347,7 +347,7 @@ std::string render_plot(const Plot& plot, const std::string& output_path,
   }
   fs::rename(temp, target, ec);
   if (ec) {
-    const std::string why = ec.message();
+    const std::string why = write_error_reason(ec.value());
     fs::remove(temp, ec);
     throw OutputError(fmt::format("cannot write plot '{}': {}", output_path, why));
   }

@@ -21,26 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string reason(int error) {
-  switch (error) {
-    case ENOENT:
-      return "no such directory";
-    case EACCES:
-    case EPERM:
-      return "permission denied";
-    case ENOSPC:
-      return "no space left on the device";
-    case EDQUOT:
-      return "disk quota exceeded";
-    case EFBIG:
-      return "the file is too large for the file system or the process's file size limit";
-    case EROFS:
-      return "the file system is read-only";
-    default:
-      return std::strerror(error);
-  }
-}
-
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
   throw OutputError(fmt::format("cannot write '{}': {}", path, why));
 }
@@ -73,13 +53,13 @@ fs::path canonical_or_same(const fs::path& p) {
 // output as it was given (a link to the device).
 void write_in_place(const std::string& path, const std::string& target, std::string_view text) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) fail(path, reason(errno));
+  if (fd < 0) fail(path, write_error_reason(errno));
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   const bool wrote = write_all(fd, text);
   const int write_error = errno;
-  if (::close(fd) != 0 && wrote) fail(path, reason(errno));
-  if (!wrote) fail(path, reason(write_error));
+  if (::close(fd) != 0 && wrote) fail(path, write_error_reason(errno));
+  if (!wrote) fail(path, write_error_reason(write_error));
 }
 
 bool same_file(const struct stat& a, const struct stat& b) {
@@ -102,6 +82,26 @@ mode_t new_file_mode() {
 }
 
 }  // namespace
+
+std::string write_error_reason(int error) {
+  switch (error) {
+    case ENOENT:
+      return "no such directory";
+    case EACCES:
+    case EPERM:
+      return "permission denied";
+    case ENOSPC:
+      return "no space left on the device";
+    case EDQUOT:
+      return "disk quota exceeded";
+    case EFBIG:
+      return "the file is too large for the file system or the process's file size limit";
+    case EROFS:
+      return "the file system is read-only";
+    default:
+      return std::strerror(error);
+  }
+}
 
 void refuse_output_over_inputs(const std::string& path, const std::vector<std::string>& inputs) {
   struct stat out {};
@@ -171,11 +171,12 @@ void write_output_file(const std::string& path, std::string_view text,
   std::string temp = (dir / ("." + stem + ".tmp-XXXXXX")).string();
   const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) {
-    fail(path, fmt::format("cannot create a file in '{}': {}", dir.string(), reason(errno)));
+    fail(path, fmt::format("cannot create a file in '{}': {}", dir.string(),
+                           write_error_reason(errno)));
   }
   const auto abandon = [&](int error) {
     ::unlink(temp.c_str());
-    fail(path, reason(error));
+    fail(path, write_error_reason(error));
   };
   if (!write_all(fd, text) || ::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
     const int error = errno;

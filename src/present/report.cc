@@ -38,33 +38,6 @@ nlohmann::ordered_json value_to_json(const Value& value, std::string_view key) {
       value);
 }
 
-// `text` on one line of a terminal: valid UTF-8 as it is; control characters, which a
-// terminal obeys (ESC starts a sequence that can clear the screen or write the clipboard) or
-// which break the table (a line break), written visibly: \n, \r, \t, \x1b for C0 and DEL,
-// \u009b for C1, and \xff for a byte that is not UTF-8.
-std::string visible(std::string_view text) {
-  std::string out;
-  while (!text.empty()) {
-    const auto c = static_cast<unsigned char>(text.front());
-    const std::size_t length = utf8_sequence(text);
-    if (c == '\n' || c == '\r' || c == '\t') {
-      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
-    } else if (c < 0x20 || c == 0x7F || length == 0) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
-    } else if (length == 2 && c == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[1]));  // U+0080..U+009F
-      text.remove_prefix(2);
-      continue;
-    } else {
-      out += text.substr(0, length);
-      text.remove_prefix(length);
-      continue;
-    }
-    text.remove_prefix(1);
-  }
-  return out;
-}
-
 std::string csv_escape(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";

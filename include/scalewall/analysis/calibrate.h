@@ -525,6 +525,15 @@ LinkFits fit_links(std::span<const PingPongPoint> link, std::span<const PingPong
 // without exchanges.
 Topology with_exchange_fits(Topology topology, const LinkFits& links);
 
+// Refuses fitted figures that no fabric holds, so that calibrate never writes a fabric file
+// or report that a command would refuse to read back: every link's alpha (1e-12 s to 1e6 s)
+// and bandwidth (1 B/s to 1 PB/s), over every size and in each regime, the LogGP gap (0 or
+// 1e-12 s to 1e6 s), each local rate's cost per byte (0 or 1e-15 to 1 s/B) and the smallest
+// local pass (0 or 1 B to 1 EB), the ranges a fabric file is read in. Throws InputError
+// "the fitted <figure> <value> is outside the range <range> ...".
+void require_fabric_figures(const LinkFits& links, const std::optional<LogGPFit>& loggp,
+                            const LocalRateFits& local);
+
 // piecewise_fit_warnings of an exchange fit, each line prefixed "exchange fit: ".
 std::vector<std::string> exchange_fit_warnings(const PiecewiseFit& exchange);
 

@@ -1,9 +1,11 @@
 // scalewall/base/utf8.h: where text from input is valid UTF-8, for the writers that pass it
-// on (a TOML string, a terminal table, an HTML page) and must treat other bytes apart.
+// on (a TOML string, a terminal table, an error line, an HTML page) and must treat other
+// bytes apart.
 #ifndef SCALEWALL_BASE_UTF8_H_
 #define SCALEWALL_BASE_UTF8_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace scalewall {
@@ -40,6 +42,13 @@ inline std::size_t utf8_sequence(std::string_view text) {
   }
   return length;
 }
+
+// `text` on one line of a terminal: valid UTF-8 as it is; control characters, which a
+// terminal obeys (ESC starts a sequence that can clear the screen or write the clipboard) or
+// which break a line (a table's row, an error message), written visibly: \n, \r, \t, \x1b
+// for C0 and DEL, \u009b for C1, and \xff for a byte that is not UTF-8. The table writer
+// (present/report.h) and the executables' error and warning lines write input through it.
+std::string visible(std::string_view text);
 
 }  // namespace scalewall
 

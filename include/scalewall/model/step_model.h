@@ -148,6 +148,8 @@ inline constexpr ValueRange kScenarioChunkBytes{RangeUnit::kBytes, 1.0, 1e18, fa
 inline constexpr ValueRange kScenarioRate{RangeUnit::kRate, 1.0, 1e15, false};
 // Times: compute, serial, latencies: 0 or 1 ps .. 1e6 s (about 11.6 days).
 inline constexpr ValueRange kScenarioSeconds{RangeUnit::kSeconds, 1e-12, 1e6, true};
+// A link's latency alpha (a fabric's links, --alpha): 1 ps .. 1e6 s, never 0.
+inline constexpr ValueRange kLinkLatency{RangeUnit::kSeconds, 1e-12, 1e6, false};
 // Costs per byte (reduction gamma, compression): 0 or 1e-15 .. 1 s/B (1 PB/s .. 1 B/s).
 inline constexpr ValueRange kScenarioSecondsPerByte{RangeUnit::kSecondsPerByte, 1e-15, 1.0, true};
 // Factors that multiply a cost or divide a size (compression ratio, bad node slowdown,

@@ -30,6 +30,10 @@ class OutputError : public std::runtime_error {
 void refuse_output_over_inputs(const std::string& path,
                                const std::vector<std::string>& inputs = {});
 
+// Why a write failed, in the project's words, for the system error `error` (errno): "no such
+// directory", "permission denied", "no space left on the device", ...
+std::string write_error_reason(int error);
+
 // The file an output at `path` replaces: the file a symbolic link at `path` points to
 // (through every link, so that the links stay), else `path` itself.
 std::string output_target(const std::string& path);
