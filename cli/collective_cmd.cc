@@ -243,7 +243,11 @@ Report run_collective(const CollectiveFlags& flags) {
   const std::vector<AlgorithmSpec> specs = read_algorithms(flags.algorithms, op, topology);
   const std::int64_t n = topology.ranks();
 
-  // A call too long to cost: --bytes when given (a fabric's figures lie in bounded ranges).
+  // Costing refuses two things. A rank count too large to cost edge by edge shows at 0 B
+  // already: --ranks when given, else the fabric that holds them. A call too long for a double
+  // is the size's: --bytes when given (a fabric's figures lie in bounded ranges).
+  with_blame(flags.ranks.empty() ? fabric_blame(flags.fabric) : "--ranks",
+             [&] { return rank_algorithms(op, specs, 0.0, topology, options); });
   const auto ranked = with_blame(flags.bytes.empty() ? fabric_blame(flags.fabric) : "--bytes", [&] {
     return rank_algorithms(op, specs, bytes, topology, options);
   });

@@ -388,6 +388,13 @@ TEST(CollectiveCli, ExplicitPlacementBeyondTheEdgeLimitIsRefused) {
   EXPECT_NE(r.err.find("8192 ranks"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("limit of 1e+06"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+  // The ranks are the fabric's: it is named, not --bytes, which was given but is not the
+  // cause; with --ranks given, --ranks is.
+  EXPECT_EQ(r.err.rfind("error: fabric '" + fabric + "': 8192 ranks", 0), 0U) << r.err;
+  const CliResult n = run_scalewall({"collective", "--fabric", fabric, "--ranks", "8192",
+                                     "--bytes", "1MB", "--op", "all-to-all", "--algorithms",
+                                     "pairwise"});
+  EXPECT_EQ(n.err.rfind("error: --ranks: 8192 ranks", 0), 0U) << n.err;
   // Bruck visits only C N edges: it answers on the same list.
   const CliResult b = run_scalewall({"collective", "--fabric", fabric, "--bytes", "1MB", "--op",
                                      "all-to-all", "--algorithms", "bruck"});
