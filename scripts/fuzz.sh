@@ -106,65 +106,46 @@ case "$mode" in
     fi
     echo "fuzz: all ${#targets[@]} targets passed" >&2
     ;;
-  long)
+  long | count)
     [ $# -ge 2 ] || usage
-    seconds="$2"
+    limit="$2"
     shift 2
     chosen=("$@")
     [ ${#chosen[@]} -gt 0 ] || chosen=("${targets[@]}")
     for t in "${chosen[@]}"; do check_target "$t"; done
     build_targets "${chosen[@]}"
+    if [ "$mode" = long ]; then
+      what="${limit} s"
+      limit_flags=(-max_total_time="$limit")
+    else
+      what="${limit} executions (seed 1)"
+      limit_flags=(-seed=1 -runs="$limit")
+    fi
     status=0
     summary=()
     for t in "${chosen[@]}"; do
       work="$build/fuzz-work/$t"
       mkdir -p "$work"
-      echo "== fuzz $t: ${seconds} s" >&2
-      result="no finding"
-      # shellcheck disable=SC2046
-      dirs=("$work" "tests/fuzz/corpus/$t")
-      [ -d "tests/fuzz/regressions/$t" ] && dirs+=("tests/fuzz/regressions/$t")
-      if ! "$build/scalewall_fuzz_$t" $(flags "$t") -max_total_time="$seconds" \
-          "${dirs[@]}" > "$build/fuzz-$t.log" 2>&1; then
-        status=1
-        result="FINDING (see $build/fuzz-$t.log and $build/fuzz-artifacts/$t/)"
-        tail -n 60 "$build/fuzz-$t.log" >&2
-      fi
-      runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-$t.log" | tail -n 1)
-      summary+=("$(printf '%-14s %12s executions  %s' "$t" "${runs:-?}" "$result")")
-    done
-    printf '%s\n' "${summary[@]}"
-    exit "$status"
-    ;;
-  count)
-    [ $# -ge 2 ] || usage
-    runs="$2"
-    shift 2
-    chosen=("$@")
-    [ ${#chosen[@]} -gt 0 ] || chosen=("${targets[@]}")
-    for t in "${chosen[@]}"; do check_target "$t"; done
-    build_targets "${chosen[@]}"
-    status=0
-    summary=()
-    for t in "${chosen[@]}"; do
-      work="$build/fuzz-work/$t"
-      mkdir -p "$work"
-      echo "== fuzz $t: ${runs} executions (seed 1)" >&2
+      echo "== fuzz $t: $what" >&2
       dirs=("$work" "tests/fuzz/corpus/$t")
       [ -d "tests/fuzz/regressions/$t" ] && dirs+=("tests/fuzz/regressions/$t")
       result="no finding"
       start=$(date +%s)
       # shellcheck disable=SC2046
-      if ! "$build/scalewall_fuzz_$t" $(flags "$t") -seed=1 -runs="$runs" \
+      if ! "$build/scalewall_fuzz_$t" $(flags "$t") "${limit_flags[@]}" \
           "${dirs[@]}" > "$build/fuzz-$t.log" 2>&1; then
         status=1
         result="FINDING (see $build/fuzz-$t.log and $build/fuzz-artifacts/$t/)"
         tail -n 60 "$build/fuzz-$t.log" >&2
       fi
       seconds=$(( $(date +%s) - start ))
-      done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-$t.log" | tail -n 1)
-      summary+=("$(printf '%-14s %12s executions  %6s s  %8s per s  %s' "$t" "${done_runs:-?}" \
-        "$seconds" "$(( ${done_runs:-0} / (seconds > 0 ? seconds : 1) ))" "$result")")
+      runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/fuzz-$t.log" | tail -n 1)
+      if [ "$mode" = long ]; then
+        summary+=("$(printf '%-14s %12s executions  %s' "$t" "${runs:-?}" "$result")")
+      else
+        summary+=("$(printf '%-14s %12s executions  %6s s  %8s per s  %s' "$t" "${runs:-?}" \
+          "$seconds" "$(( ${runs:-0} / (seconds > 0 ? seconds : 1) ))" "$result")")
+      fi
     done
     printf '%s\n' "${summary[@]}"
     exit "$status"
