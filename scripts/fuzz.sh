@@ -78,8 +78,9 @@ case "$mode" in
     failed=()
     for t in "${targets[@]}"; do
       echo "== fuzz $t: replay of tests/fuzz/corpus/$t and tests/fuzz/regressions/$t" >&2
-      mapfile -t saved < <(find "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" -type f \
-                             ! -name '.*' | sort)
+      saved_dirs=("tests/fuzz/corpus/$t")
+      [ -d "tests/fuzz/regressions/$t" ] && saved_dirs+=("tests/fuzz/regressions/$t")
+      mapfile -t saved < <(find "${saved_dirs[@]}" -type f ! -name '.*' | sort)
       # shellcheck disable=SC2046
       if ! "$build/scalewall_fuzz_$t" $(flags "$t") "${saved[@]}" > "$build/fuzz-$t.log" 2>&1; then
         grep -E "^Running: " "$build/fuzz-$t.log" | tail -n 1 >&2 || true

@@ -406,6 +406,18 @@ TEST(CalibrateCli, AFittedFigureNoFabricHoldsIsRefused) {
   expect_input_error({"calibrate", tiny},
                      tiny + ": the fitted alpha 0.0001 ns is outside the range 1e-12 s to "
                             "1e+06 s that a fabric holds");
+  // One regime's figure is held to the same range as the whole link's: an OSU latency log
+  // whose largest sizes take the same time fits a regime far above 1 PB/s.
+  std::string osu = "# OSU MPI Latency Test v7.3\n# Size       Latency (us)\n";
+  for (const auto& [bytes, us] : std::vector<std::pair<int, double>>{
+           {1, 1.62}, {64, 1.62}, {1024, 1.70}, {16384, 3.90}, {65536, 7.98},
+           {262144, 24.49}, {1048576, 89.97}, {2097152, 89.9701}, {4194304, 89.9702},
+           {8388608, 89.9703}}) {
+    osu += fmt::format("{} {}\n", bytes, us);
+  }
+  const std::string flat_top = write_temp_file("flat_top.txt", osu);
+  expect_input_error({"calibrate", flat_top},
+                     flat_top + ": the fitted bandwidth (the regime from ");
   // The same link at 1 PB/s and 1 us is a fabric like any other.
   const std::string edge = hockney_log("edge.jsonl", 1e-6, 1e15);
   const auto j = run_json({"calibrate", edge});

@@ -468,7 +468,7 @@ void require_link_figures(const PiecewiseFit& fit, std::string_view link) {
   require_fitted(fmt::format("{}alpha", link), fit.single.alpha_s, kLinkLatency);
   require_fitted(fmt::format("{}bandwidth", link), fit.single.bandwidth_Bps, kScenarioRate);
   for (const RegimeFit& r : fit.regimes) {
-    const std::string regime = fmt::format(" of the regime from {}", format_bytes(r.from_bytes));
+    const std::string regime = fmt::format(" (the regime from {})", format_bytes(r.from_bytes));
     require_fitted(fmt::format("{}alpha{}", link, regime), r.fit.alpha_s, kLinkLatency);
     require_fitted(fmt::format("{}bandwidth{}", link, regime), r.fit.bandwidth_Bps,
                    kScenarioRate);
@@ -481,7 +481,7 @@ void require_rate_figures(const GammaFit& fit) {
                                                    : fmt::format("{} cost per byte", fit.what);
   require_fitted(what, fit.gamma_s_per_byte, kScenarioSecondsPerByte);
   for (const GammaRegimeFit& r : fit.regimes) {
-    require_fitted(fmt::format("{} of the regime from {}", what, format_bytes(r.from_bytes)),
+    require_fitted(fmt::format("{} (the regime from {})", what, format_bytes(r.from_bytes)),
                    r.gamma_s_per_byte, kScenarioSecondsPerByte);
   }
 }

@@ -47,28 +47,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::require_finite(r.fit.bandwidth_Bps, "bandwidth_Bps");
       fuzz::require_finite(r.from_bytes, "from_bytes");
     }
-    Topology t = calibrated_topology(fit, std::nullopt, 2, "fuzz");
-    std::optional<GammaFit> gamma;
-    if (!set.reductions.empty()) {
-      try {
-        gamma = fit_gamma(set.reductions);
-        t.gamma_s_per_byte = gamma->first_gamma();
-        t.gamma_above = gamma->regimes_above();
-      } catch (const InputError&) {
-        gamma.reset();
-      }
+    // As calibrate does: the local rates fitted, and figures no fabric holds refused (an
+    // InputError) before anything is written; what is written must then read back.
+    LocalRateFits local;
+    try {
+      local = fit_local_rates(set);
+    } catch (const InputError&) {
+      local = LocalRateFits{};
     }
-    std::optional<GammaFit> copies;
-    if (!set.copies.empty()) {
-      try {
-        copies = fit_gamma(set.copies, "copy");
-        t.copy = copies->copy_cost();
-      } catch (const InputError&) {
-        copies.reset();
-      }
-    }
-    const std::string toml = fabric_toml(t, fit, set.sources, gamma ? &*gamma : nullptr,
-                                         nullptr, copies ? &*copies : nullptr);
+    LinkFits links;
+    links.link = fit;
+    require_fabric_figures(links, std::nullopt, local);
+    const Topology t = with_local_rates(calibrated_topology(fit, std::nullopt, 2, "fuzz"), local);
+    const std::string toml =
+        fabric_toml(t, fit, set.sources, local.gamma ? &*local.gamma : nullptr, nullptr,
+                    local.copy ? &*local.copy : nullptr, local.alloc ? &*local.alloc : nullptr);
     try {
       (void)parse_fabric(toml, "calibrated.toml");
     } catch (const InputError& e) {
