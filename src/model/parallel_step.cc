@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "scalewall/base/checked_count.h"
@@ -527,8 +528,8 @@ std::vector<ShardUnitSize> layer_units(const TransformerJob& job, const Parallel
   return out;
 }
 
-// The calls of one micro-batch's forward and backward passes through a stage of `layers`
-// layers: the embeddings' unit first in the forward and last in the backward (they compute
+// The calls of one micro-batch's forward and backward passes through `simulated` of a stage's
+// `layers` layers: the embeddings' unit first in the forward and last in the backward (they compute
 // nothing but the lookup), the layers' units between. The backward re-gathers every unit
 // (reshard after forward); a fully recomputed forward gathers again when the framework's hooks
 // run per call (DeepSpeed), else the backward's gather serves it (FSDP2's block unit).
@@ -536,7 +537,8 @@ struct ShardPasses {
   std::vector<ShardCall> forward, backward;
 };
 ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
-                         double layers, const Topology& group, Cost& gather_cost) {
+                         double layers, std::size_t simulated, const Topology& group,
+                         Cost& gather_cost) {
   const double per_param = gathered_bytes_per_parameter(job);
   const double per_grad = kElementBytes;
   const auto gather = [&](double params) {
@@ -560,11 +562,10 @@ ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, cons
   ShardPasses p;
   const Cost g_emb = gather(emb);
   p.forward.push_back({g_emb.total_s, w.logits_forward_s, 0.0});
-  const auto count = static_cast<std::size_t>(n);
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < simulated; ++i) {
     for (const auto& [u, c] : unit) p.forward.push_back({c.gather_s, fwd * u.share, 0.0});
   }
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < simulated; ++i) {
     for (auto it = unit.rbegin(); it != unit.rend(); ++it) {
       const auto& [u, c] = *it;
       if (regather) p.backward.push_back({c.gather_s, rc * u.share, 0.0});
@@ -584,14 +585,32 @@ ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, cons
 Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
                    double layers, const Topology& group) {
   Cost gather_one;
-  const ShardPasses p = shard_passes(job, s, w, layers, group, gather_one);
   const int depth = s.dp_overlap ? job.framework.prefetch_units : 0;
+  // The exposed time and the traffic of the passes through `n` layers. The layers are alike,
+  // so the queue settles after the first: the passes are simulated through two and three
+  // layers, and each layer past two adds what the third added (a stage of up to 2^40 layers
+  // costs six of them).
+  const auto run = [&](std::size_t n) {
+    gather_one = {};
+    const ShardPasses p = shard_passes(job, s, w, layers, n, group, gather_one);
+    double traffic = 0;
+    for (const auto* pass : {&p.forward, &p.backward}) {
+      for (const ShardCall& c : *pass) traffic += c.gather_s + c.scatter_s;
+    }
+    return std::pair{pass_exposed_s(p.forward, depth) + pass_exposed_s(p.backward, depth),
+                     traffic};
+  };
+  double exposed = 0;
   double comm = 0;
-  for (const auto* pass : {&p.forward, &p.backward}) {
-    for (const ShardCall& c : *pass) comm += c.gather_s + c.scatter_s;
+  if (layers <= 3.0) {
+    std::tie(exposed, comm) = run(static_cast<std::size_t>(layers));
+  } else {
+    const auto [e2, c2] = run(2);
+    const auto [e3, c3] = run(3);
+    exposed = e2 + (layers - 2.0) * (e3 - e2);
+    comm = c2 + (layers - 2.0) * (c3 - c2);
   }
-  const double exposed =
-      std::min(comm, pass_exposed_s(p.forward, depth) + pass_exposed_s(p.backward, depth));
+  exposed = std::min(comm, exposed);
   const double units = job.gpu.compute_units;
   const double channels = gather_one.total_s > 0 ? gather_one.unit_s / gather_one.total_s : 0.0;
   const double held = units > 0 ? (comm - exposed) * channels / units : 0.0;
