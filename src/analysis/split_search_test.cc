@@ -35,10 +35,11 @@ struct TableRow {
   double tflops = 0;
 };
 
-std::vector<TableRow> read_table() {
-  std::ifstream in(std::string(SCALEWALL_SOURCE_DIR) +
-                   "/tests/data/megatron/narayanan2021_table1.csv");
-  std::vector<TableRow> rows;
+// The data rows of tests/data/megatron/`name`, comment lines and the header left out, each
+// with its commas turned into spaces for an istringstream.
+std::vector<std::string> data_rows(const std::string& name) {
+  std::ifstream in(std::string(SCALEWALL_SOURCE_DIR) + "/tests/data/megatron/" + name);
+  std::vector<std::string> rows;
   std::string line;
   bool header = true;
   while (std::getline(in, line)) {
@@ -48,6 +49,14 @@ std::vector<TableRow> read_table() {
       continue;
     }
     std::replace(line.begin(), line.end(), ',', ' ');
+    rows.push_back(line);
+  }
+  return rows;
+}
+
+std::vector<TableRow> read_table() {
+  std::vector<TableRow> rows;
+  for (const std::string& line : data_rows("narayanan2021_table1.csv")) {
     std::istringstream f(line);
     TableRow r;
     f >> r.params_b >> r.heads >> r.hidden >> r.layers >> r.tp >> r.pp >> r.gpus >> r.batch >>
@@ -180,18 +189,8 @@ struct Table2Row {
 };
 
 std::vector<Table2Row> read_table2() {
-  std::ifstream in(std::string(SCALEWALL_SOURCE_DIR) +
-                   "/tests/data/megatron/narayanan2021_table2.csv");
   std::vector<Table2Row> rows;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::replace(line.begin(), line.end(), ',', ' ');
+  for (const std::string& line : data_rows("narayanan2021_table2.csv")) {
     std::istringstream f(line);
     Table2Row r;
     f >> r.scheme >> r.params_b >> r.heads >> r.hidden >> r.layers >> r.tp >> r.pp >> r.gpus >>
