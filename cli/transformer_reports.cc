@@ -50,7 +50,7 @@ void add_model_notes(Report& report) {
 
 Report split_report(const ScenarioFile& file, const std::string& path) {
   const TransformerScenario& t = *file.transformer;
-  const ParallelSplit split = t.parallel.defaults();
+  const ParallelSplit split = t.parallel.defaults(t.job.framework);
   const SplitStep step = evaluate_split(t.job, split);
   if (step.problem != SplitProblem::kNone) {
     throw InputError(fmt::format("{}: the split {} cannot run: {}", path, split_text(split),

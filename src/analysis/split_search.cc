@@ -176,25 +176,40 @@ struct Options {
   }
 };
 
-Options options_of(const ParallelSplit& base, const SplitConstraints& c) {
+// The choices the framework runs (framework.h): selective recomputation, sequence
+// parallelism and the ZeRO stages where it has them (ZeRO-2/3 beside pipeline parallelism
+// only where it runs them so).
+Options options_of(const FrameworkProfile& f, const ParallelSplit& base,
+                   const SplitConstraints& c) {
   Options o;
   o.micro = choices(c.micro_batch, powers_of_two(kMaxSearchMicroBatch));
   o.chunks = base.pp > 1 ? choices(c.interleave, powers_of_two(kMaxSearchInterleave))
                          : std::vector<std::int64_t>{c.interleave.value_or(1)};
-  o.recompute = choices(c.recompute, {Recompute::kNone, Recompute::kSelective, Recompute::kFull});
-  o.zero = base.dp > 1 ? choices(c.zero, {0, 1, 2, 3}) : std::vector<int>{c.zero.value_or(0)};
-  o.sp = base.tp > 1 ? choices(c.sequence_parallel, {false, true})
+  std::vector<Recompute> modes = {Recompute::kNone, Recompute::kFull};
+  if (f.can_selective) modes.insert(modes.begin() + 1, Recompute::kSelective);
+  o.recompute = choices(c.recompute, modes);
+  const int top = base.pp > 1 && !f.zero3_with_pp ? std::min(f.max_zero, 1) : f.max_zero;
+  std::vector<int> stages;
+  for (int z = 0; z <= top; ++z) stages.push_back(z);
+  o.zero = base.dp > 1 ? choices(c.zero, stages) : std::vector<int>{c.zero.value_or(0)};
+  const std::vector<bool> sp =
+      f.can_sequence_parallel ? std::vector<bool>{false, true} : std::vector<bool>{false};
+  o.sp = base.tp > 1 ? choices(c.sequence_parallel, sp)
                      : std::vector<bool>{c.sequence_parallel.value_or(false)};
   return o;
 }
 
-ParallelSplit degrees(std::int64_t tp, std::int64_t pp, std::int64_t dp,
-                      const SplitConstraints& c) {
+// A split of the three degrees with what is not searched at the framework's setting (or the
+// scenario's): dp_overlap and tp_overlap, on where the framework overlaps.
+ParallelSplit degrees(const TransformerJob& job, std::int64_t tp, std::int64_t pp,
+                      std::int64_t dp, const SplitConstraints& c) {
   ParallelSplit base;
   base.tp = tp;
   base.pp = pp;
   base.dp = dp;
-  base.dp_overlap = c.defaults().dp_overlap;  // not searched: the framework's
+  const ParallelSplit d = c.defaults(job.framework);
+  base.dp_overlap = d.dp_overlap;
+  base.tp_overlap = d.tp_overlap;
   return base;
 }
 
@@ -216,7 +231,7 @@ void for_each_runnable(const TransformerJob& job, const ParallelSplit& base, con
 // Every option of one (tp, pp, dp): micro-batch, interleave, recompute, ZeRO, sequence parallel.
 void search_degrees(const TransformerJob& job, const ParallelSplit& base,
                     const SplitConstraints& c, Best& best, SplitSearch& out) {
-  const Options o = options_of(base, c);
+  const Options o = options_of(job.framework, base, c);
   for_each_runnable(job, base, o, [&](const ParallelSplit& runnable) {
     for (const Recompute r : o.recompute) {
       for (const int z : o.zero) {
@@ -242,8 +257,8 @@ std::int64_t count_candidates(const TransformerJob& job, const DegreeSpace& spac
   std::int64_t count = 0;
   space.for_each(gpus, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
     if (c.dp && *c.dp != dp) return true;
-    const ParallelSplit base = degrees(tp, pp, dp, c);
-    const Options o = options_of(base, c);
+    const ParallelSplit base = degrees(job, tp, pp, dp, c);
+    const Options o = options_of(job.framework, base, c);
     std::int64_t runnable = 0;
     for_each_runnable(job, base, o, [&](const ParallelSplit&) { ++runnable; });
     count += std::max<std::int64_t>(1, runnable * o.per_runnable());
@@ -269,7 +284,7 @@ SplitSearch search_in(const TransformerJob& job, const DegreeSpace& space, std::
   Best best(keep);
   space.for_each(gpus, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
     if (constraints.dp && *constraints.dp != dp) return true;
-    search_degrees(job, degrees(tp, pp, dp, constraints), constraints, best, out);
+    search_degrees(job, degrees(job, tp, pp, dp, constraints), constraints, best, out);
     return true;
   });
   out.ranked = best.take();
@@ -355,7 +370,7 @@ std::string why_no_split(const TransformerJob& job, std::int64_t gpus,
       if ((gpus / tp) % pp != 0) continue;
       const std::int64_t dp = gpus / tp / pp;
       if (constraints.dp && *constraints.dp != dp) continue;
-      ParallelSplit s = constraints.defaults();
+      ParallelSplit s = constraints.defaults(job.framework);
       s.tp = tp;
       s.pp = pp;
       s.dp = dp;
@@ -401,7 +416,7 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
     if (!s.ranked.empty()) {
       n.best = s.ranked.front();
     } else {
-      n.problem = evaluate_split(job, c.defaults()).problem;
+      n.problem = evaluate_split(job, c.defaults(job.framework)).problem;
     }
     out.push_back(std::move(n));
   }
@@ -414,16 +429,17 @@ Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
   d.gpus = gpus;
   SplitConstraints open;
   open.dp_overlap = constraints.dp_overlap;
+  open.tp_overlap = constraints.tp_overlap;
   const SplitSearch search = search_splits(job, gpus, open, 1);
   if (!search.ranked.empty()) d.best = search.ranked.front();
   d.pure = pure_alternatives(job, gpus, constraints);
-  if (constraints.degrees_fixed() && constraints.defaults().gpus() == gpus) {
+  if (constraints.degrees_fixed() && constraints.defaults(job.framework).gpus() == gpus) {
     d.baseline_name = "the scenario's split";
     const SplitSearch own = search_splits(job, gpus, constraints, 1);
     if (!own.ranked.empty()) {
       d.baseline = own.ranked.front();
     } else {
-      d.baseline_problem = evaluate_split(job, constraints.defaults()).problem;
+      d.baseline_problem = evaluate_split(job, constraints.defaults(job.framework)).problem;
     }
   } else {
     d.baseline_name = d.pure.front().name;

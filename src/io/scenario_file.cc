@@ -720,7 +720,7 @@ TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro
 
 SplitConstraints read_parallel(const Section& p) {
   p.reject_unknown({"tp", "pp", "dp", "interleave", "sequence_parallel", "recompute", "zero",
-                    "dp_overlap"});
+                    "dp_overlap", "tp_overlap"});
   SplitConstraints c;
   const auto degree = [&](std::string_view key, std::optional<std::int64_t>& out) {
     if (p.has(key)) out = p.count(key, 1, kMaxDimension);
@@ -731,6 +731,7 @@ SplitConstraints read_parallel(const Section& p) {
   degree("interleave", c.interleave);
   if (p.has("sequence_parallel")) c.sequence_parallel = p.flag("sequence_parallel");
   if (p.has("dp_overlap")) c.dp_overlap = p.flag("dp_overlap");
+  if (p.has("tp_overlap")) c.tp_overlap = p.flag("tp_overlap");
   if (p.has("zero")) c.zero = static_cast<int>(p.count("zero", 0, 3));
   if (p.has("recompute")) {
     try {
@@ -742,8 +743,27 @@ SplitConstraints read_parallel(const Section& p) {
   return c;
 }
 
+// system.framework (default megatron-core) and system.memory_reserve (a fraction of HBM in
+// [0, 0.9]; default kDefaultMemoryReserve).
+void read_framework(const Section& y, TransformerJob& job) {
+  if (y.has("framework")) {
+    try {
+      job.framework = framework_preset(y.text("framework"));
+    } catch (const InputError& e) {
+      y.fail("framework", e.what());
+    }
+  }
+  if (y.has("memory_reserve")) job.memory_reserve = y.fraction("memory_reserve", 0.0, 0.9);
+}
+
+// The [parallel] choices the framework cannot run are refused, naming the key, its value and
+// the framework.
+void require_framework_runs(const Section& p, const TransformerScenario& t) {
+  if (const auto no = framework_refusal(t.job.framework, t.parallel)) p.fail(no->key, no->reason);
+}
+
 void read_system(const Section& y, const std::string& base_dir, TransformerScenario& out) {
-  y.reject_unknown({"gpu", "fabric", "gpus", "nccl_version"});
+  y.reject_unknown({"gpu", "fabric", "gpus", "nccl_version", "framework", "memory_reserve"});
   if (!y.present()) y.missing("", "gpu, fabric and gpus");
   if (!y.has("gpu")) y.missing("gpu", fmt::format("one of: {}", accelerator_names()));
   if (!y.has("fabric")) y.missing("fabric", "a fabric preset such as \"dgx-a100\" or a file");
@@ -764,6 +784,7 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
     y.fail("fabric", e.what());
   }
   read_nccl_version(y, out.job.fabric);
+  read_framework(y, out.job);
   const SplitConstraints& c = out.parallel;
   std::int64_t product = 0;
   if (c.degrees_fixed()) {
@@ -805,6 +826,7 @@ void read_transformer(const toml::table& root, const std::string& source,
   t.parallel.micro_batch = micro_batch;
   read_system(section(root, source, "system"), base_dir, t);
   require_dtype_on_gpu(section(root, source, "training"), t.job);
+  require_framework_runs(section(root, source, "parallel"), t);
   const Section v = section(root, source, "variance");
   v.reject_unknown({"sigma"});
   if (v.has("sigma")) t.job.sigma = v.fraction("sigma", 0.0, 1.0);

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <tuple>
+#include <vector>
 
 #include "scalewall/base/checked_count.h"
 #include "scalewall/base/error.h"
 #include "scalewall/model/collective.h"
+#include "scalewall/model/framework.h"
 #include "scalewall/model/link.h"
 #include "scalewall/model/nccl.h"
 #include "scalewall/model/straggler.h"
@@ -35,6 +38,8 @@ constexpr double kAdamTrafficBytes = 28.0;
 constexpr double kElementwiseTrafficFactor = 2.0;
 // Two gradient buckets are in flight at once under overlap (one reducing, one filling).
 constexpr double kBucketsInFlight = 2.0;
+// FP8 training keeps two 1-byte copies of each layer weight: the FP8 weight and its transpose.
+constexpr double kFp8WeightCopies = 2.0;
 
 struct Cost {
   double total_s = 0;
@@ -94,6 +99,95 @@ bool product_divides(std::int64_t x, std::int64_t y, std::int64_t n) {
   return product && n % *product == 0;
 }
 
+// The peaks one layer's work runs at. Under FP8 the transformer layers' GEMMs run at the FP8
+// peak while the attention core and the logits GEMM stay BF16 (Transformer Engine's
+// fp8_autocast covers its Linear modules only; DotProductAttention and Megatron-Core's output
+// layer run in BF16 by default).
+struct Peaks {
+  double layer = 0;  // QKV, projection, MLP
+  double core = 0;   // QK^T / AV or the fused attention kernel, and the logits
+};
+Peaks peaks_of(const TransformerJob& job) {
+  const double layer = job.gpu.peak_flops_per_s(job.training.dtype);
+  const bool fp8 = job.training.dtype == DType::kFp8;
+  return {layer, fp8 ? job.gpu.peak_flops_per_s(DType::kBf16) : layer};
+}
+
+// FlashAttention-2's backward runs five matrix products to the forward's two (it recomputes
+// the scores and the softmax): 2.5 times the forward's FLOPs (Dao 2023, section 3.1.2; its
+// benchmarks count the backward so).
+constexpr double kFlashBackwardFactor = 2.5;
+// A causal mask leaves half of the s x s scores to compute: the flash kernel skips the masked
+// blocks (Dao 2023, section 3.1.1), so it runs half of the core's 4 b s^2 h FLOPs. The FLOP
+// count that TFLOP/s and MFU report keeps the whole 4 b s^2 h (Narayanan's equation 3, and
+// the counts of Megatron-LM's and NeMo's throughput logs).
+constexpr double kCausalShare = 0.5;
+
+// One layer's forward for one micro-batch at TP degree t: each GEMM on the matmul curve, the
+// attention core by its kernel, the memory-bound work at HBM rate.
+struct LayerTimes {
+  double qkv_s = 0, proj_s = 0, fc1_s = 0, fc2_s = 0;  // one GEMM each
+  double core_s = 0;           // the attention core's forward
+  double core_backward_s = 0;  // its backward
+  double elementwise_s = 0;    // layer norms, softmax (unfused), dropout, GeLU, residuals
+  double cast_s = 0;           // FP8: casting the GEMMs' inputs and output gradients
+  double gemms_s() const { return qkv_s + proj_s + fc1_s + fc2_s; }
+  double forward_s() const { return gemms_s() + core_s + elementwise_s + cast_s; }
+  double backward_s() const {
+    return 2.0 * (gemms_s() + elementwise_s + cast_s) + core_backward_s;
+  }
+};
+
+// The activations one layer holds per micro-batch: Korthikanti's table, with FlashAttention
+// holding no s x s scores (as selective recomputation) but the softmax's log-sum-exp, 4 B per
+// head and token (Dao et al. 2022, Algorithm 2).
+double layer_activations(const TransformerJob& job, double b, const ParallelSplit& s,
+                         Recompute recompute) {
+  const TransformerShape& m = job.model;
+  if (job.framework.attention == AttentionKernel::kUnfused || recompute == Recompute::kFull) {
+    return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, recompute);
+  }
+  const double lse = 4.0 * dbl(m.heads) * dbl(m.seq) * b / dbl(s.tp);
+  return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, Recompute::kSelective) + lse;
+}
+
+// Bytes an FP8 cast moves per element: reads 2, writes 1 (Transformer Engine casts each GEMM
+// input and each output gradient, and computes its amax in the same pass).
+constexpr double kFp8CastBytes = 3.0;
+
+LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
+  const TransformerShape& m = job.model;
+  const double b = dbl(s.micro_batch);
+  const double t = dbl(s.tp);
+  const double h = dbl(m.hidden);
+  const double f = dbl(m.ffn);
+  const double tokens = b * dbl(m.seq);
+  const Peaks peak = peaks_of(job);
+  const MatmulCurve& c = job.gpu.matmul;
+  LayerTimes l;
+  l.qkv_s = c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak.layer);
+  l.proj_s = c.gemm_time_s(2.0 * tokens * h * h / t, peak.layer);
+  l.fc1_s = c.gemm_time_s(2.0 * tokens * h * f / t, peak.layer);
+  l.fc2_s = l.fc1_s;
+  const double core = attention_core_flops(m, b) / t;
+  if (job.framework.attention == AttentionKernel::kFlash) {
+    l.core_s = c.gemm_time_s(kCausalShare * core, peak.core);  // QK^T and AV in one kernel
+    l.core_backward_s = c.gemm_time_s(kFlashBackwardFactor * kCausalShare * core, peak.core);
+  } else {
+    l.core_s = 2.0 * c.gemm_time_s(core / 2.0, peak.core);  // QK^T, then AV: each half
+    l.core_backward_s = 2.0 * l.core_s;
+  }
+  l.elementwise_s =
+      kElementwiseTrafficFactor * layer_activations(job, b, s, Recompute::kNone) / job.gpu.hbm_Bps;
+  if (job.training.dtype == DType::kFp8) {
+    // The four GEMMs' inputs: the (gathered) layer-norm output twice, the attention output and
+    // the GeLU output, each / t where it is split.
+    const double elements = tokens * (2.0 * h + h / t + f / t);
+    l.cast_s = kFp8CastBytes * elements / job.gpu.hbm_Bps;
+  }
+  return l;
+}
+
 // Per micro-batch on one stage: the time of `layers` layers' work and, on the last stage,
 // the logits.
 struct StageWork {
@@ -101,74 +195,116 @@ struct StageWork {
   double recompute_s = 0;
   double backward_s = 0;   // the backward part of compute_s (what hides gradient traffic)
   double forward_s = 0;
+  double logits_forward_s = 0;  // of forward_s, the logits and the loss (last stage)
 };
 
-// Forward time of one layer's GEMMs at tensor-parallel degree t, on the matmul curve.
-double layer_gemm_forward_s(const TransformerJob& job, double b, double t, double peak) {
-  const TransformerShape& m = job.model;
-  const double h = dbl(m.hidden);
-  const double tokens = b * dbl(m.seq);
-  const MatmulCurve& c = job.gpu.matmul;
-  const double core = attention_core_flops(m, b) / 2.0 / t;  // QK^T, then AV: each half
-  return c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak) +
-         2.0 * c.gemm_time_s(core, peak) + c.gemm_time_s(2.0 * tokens * h * h / t, peak) +
-         2.0 * c.gemm_time_s(2.0 * tokens * h * dbl(m.ffn) / t, peak);
-}
-
-StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, double layers,
-                     bool last_stage) {
+StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l,
+                     double layers, bool last_stage) {
   const TransformerShape& m = job.model;
   const double b = dbl(s.micro_batch);
   const double t = dbl(s.tp);
-  const double peak = job.gpu.peak_flops_per_s(job.training.dtype);
-  const double hbm = job.gpu.hbm_Bps;
-  const double gemm_f = layer_gemm_forward_s(job, b, t, peak);
-  const double elem_bytes =
-      kElementwiseTrafficFactor *
-      layer_activation_bytes(m, b, s.tp, s.sequence_parallel, Recompute::kNone);
-  const double elem_f = elem_bytes / hbm;
-  double forward = layers * (gemm_f + elem_f);
+  StageWork w;
   if (last_stage) {
     const double logits = logits_forward_flops(m, b) / t;
     // The loss reads and writes the fp32 logits (4 B each way per element).
     const double loss_bytes = 8.0 * b * dbl(m.seq) * dbl(m.vocab) / t;
-    forward += job.gpu.matmul.gemm_time_s(logits, peak) + loss_bytes / hbm;
+    w.logits_forward_s =
+        job.gpu.matmul.gemm_time_s(logits, peaks_of(job).core) + loss_bytes / job.gpu.hbm_Bps;
   }
-  StageWork w;
-  w.forward_s = forward;
-  w.backward_s = 2.0 * forward;
-  w.compute_s = forward + w.backward_s;
+  w.forward_s = layers * l.forward_s() + w.logits_forward_s;
+  w.backward_s = layers * l.backward_s() + 2.0 * w.logits_forward_s;
+  w.compute_s = w.forward_s + w.backward_s;
   switch (s.recompute) {
     case Recompute::kNone: break;
-    case Recompute::kSelective: {
-      const double core = attention_core_flops(m, b) / 2.0 / t;
-      const double scores_bytes = kElementwiseTrafficFactor * 5.0 * dbl(m.heads) * dbl(m.seq) *
-                                  dbl(m.seq) * b / t;
-      w.recompute_s = layers * (2.0 * job.gpu.matmul.gemm_time_s(core, peak) + scores_bytes / hbm);
+    case Recompute::kSelective:
+      if (job.framework.attention == AttentionKernel::kFlash) {
+        w.recompute_s = layers * l.core_s;  // the fused kernel's forward again
+      } else {
+        const double scores_bytes = kElementwiseTrafficFactor * 5.0 * dbl(m.heads) *
+                                    dbl(m.seq) * dbl(m.seq) * b / t;
+        w.recompute_s = layers * (l.core_s + scores_bytes / job.gpu.hbm_Bps);
+      }
       break;
-    }
-    case Recompute::kFull: w.recompute_s = layers * (gemm_f + elem_f); break;
+    case Recompute::kFull: w.recompute_s = layers * l.forward_s(); break;
   }
   return w;
 }
 
+// Transformer Engine's userbuffers overlap of the TP collectives with their GEMMs
+// (transformer_engine/pytorch/module/base.py, initialize_ub's default configuration):
+// ring_exchange (qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad): the all-gather in tp chunks
+// over copy engines, each chunk's GEMM running while the next arrives (num_sm 1, no SM
+// margin); pipeline (proj_fprop, fc2_fprop): the GEMM in 4 splits, each split's
+// reduce-scatter running under the next split (num_sm 16, the GEMM on the SMs left);
+// bulk (qkv and fc1 dgrad/wgrad): the collective beside the whole GEMM (num_sm 16).
+enum class UbMethod { kRing, kPipeline, kBulk };
+constexpr double kUbPipelineSplits = 4.0;
+constexpr double kUbCommSms = 16.0;
+
+// The time one overlapped collective of `comm_s` adds to its GEMM of `gemm_s` at TP degree t
+// on a GPU of `units` SMs: what the GEMM cannot cover (the last split of a pipeline stays
+// exposed), and the GEMM's slowdown on the SMs the communication kernel holds.
+double ub_added_s(UbMethod method, double comm_s, double gemm_s, double t, double units) {
+  const double margin = units > kUbCommSms ? gemm_s * kUbCommSms / (units - kUbCommSms) : 0.0;
+  switch (method) {
+    case UbMethod::kRing: return std::max(0.0, comm_s - gemm_s * (t - 1.0) / t);
+    case UbMethod::kPipeline: {
+      const double k = kUbPipelineSplits;
+      return comm_s / k + std::max(0.0, (comm_s - gemm_s) * (k - 1.0) / k) + margin;
+    }
+    case UbMethod::kBulk: return std::max(0.0, comm_s - gemm_s) + margin;
+  }
+  SCALEWALL_CHECK(false && "unknown UbMethod");
+  return 0.0;
+}
+
+// One layer's TP traffic overlapped as Transformer Engine does it, per micro-batch: the
+// forward's all-gathers under QKV and FC1, reduce-scatters under the projection and FC2; the
+// backward's all-gathers under the projection's and FC2's dgrad, reduce-scatters under QKV's
+// and FC1's wgrad; a fully recomputed forward as the forward.
+Cost tp_overlapped(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l,
+                   const Cost& gather, const Cost& scatter) {
+  const double t = dbl(s.tp);
+  const double u = job.gpu.compute_units;
+  const double ag = gather.total_s;
+  const double rs = scatter.total_s;
+  double forward = ub_added_s(UbMethod::kRing, ag, l.qkv_s, t, u) +
+                   ub_added_s(UbMethod::kPipeline, rs, l.proj_s, t, u) +
+                   ub_added_s(UbMethod::kRing, ag, l.fc1_s, t, u) +
+                   ub_added_s(UbMethod::kPipeline, rs, l.fc2_s, t, u);
+  const double backward = ub_added_s(UbMethod::kRing, ag, l.proj_s, t, u) +
+                          ub_added_s(UbMethod::kBulk, rs, l.qkv_s, t, u) +
+                          ub_added_s(UbMethod::kRing, ag, l.fc2_s, t, u) +
+                          ub_added_s(UbMethod::kBulk, rs, l.fc1_s, t, u);
+  if (s.recompute == Recompute::kFull) forward *= 2.0;
+  const double total = forward + backward;
+  const double raw = (ag + rs) > 0 ? (ag + rs) : 1.0;
+  const double latency_share = (gather.latency_s + scatter.latency_s) / raw;
+  return {total, total * std::min(1.0, latency_share), 0.0};
+}
+
 // The tensor-parallel traffic of one micro-batch through `layers` layers.
-Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, double layers) {
+Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l,
+                double layers) {
   if (s.tp == 1) return {};
   const Topology group = group_topology(job.fabric, s.tp, 1);
   const double bytes = kElementBytes * dbl(s.micro_batch) * dbl(job.model.seq) *
                        dbl(job.model.hidden);
-  // Two in the forward (attention and MLP outputs), two in the backward, two more in a
-  // recomputed forward.
-  const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
-  Cost one;
   if (s.sequence_parallel) {
-    one += collective(Op::kReduceScatter, bytes, group);
-    one += collective(Op::kAllgather, bytes, group);
-  } else {
-    one = collective(Op::kAllreduce, bytes, group);
+    const Cost gather = collective(Op::kAllgather, bytes, group);
+    const Cost scatter = collective(Op::kReduceScatter, bytes, group);
+    // Userbuffers run inside one node (NVLink); a TP group across nodes is not overlapped.
+    if (s.tp_overlap && s.tp <= job.fabric.ranks_per_node) {
+      return tp_overlapped(job, s, l, gather, scatter).times(layers);
+    }
+    Cost one = gather;
+    one += scatter;
+    // Two in the forward (attention and MLP outputs), two in the backward, two more in a
+    // recomputed forward.
+    return one.times((s.recompute == Recompute::kFull ? 6.0 : 4.0) * layers);
   }
-  return one.times(calls * layers);
+  const Cost one = collective(Op::kAllreduce, bytes, group);
+  return one.times((s.recompute == Recompute::kFull ? 6.0 : 4.0) * layers);
 }
 
 // The pipeline's point-to-point sends of one micro-batch through one stage.
@@ -322,14 +458,177 @@ double stage_parameters(const TransformerJob& job, const ParallelSplit& s) {
   return (layers * layer_parameters(m) + embedding_parameters(m)) / dbl(s.tp);
 }
 
+// The gradient bucket of the data-parallel overlap, in bytes: the framework's (Megatron-Core:
+// max(40,000,000, 1,000,000 x dp) parameters) or the job's (PyTorch DDP's 25 MB).
+double dp_bucket_bytes(const TransformerJob& job, const ParallelSplit& s) {
+  const FrameworkProfile& f = job.framework;
+  if (f.dp_bucket_min_params <= 0) return job.dp_bucket_bytes;
+  return kElementBytes * std::max(f.dp_bucket_min_params, f.dp_bucket_params_per_rank * dbl(s.dp));
+}
+
+// Bytes per parameter of a parameter all-gather: 1 with FP8 parameter gathers, else 2.
+double gathered_bytes_per_parameter(const TransformerJob& job) {
+  const bool fp8 = job.training.dtype == DType::kFp8 && job.framework.fp8_param_gather;
+  return fp8 ? 1.0 : kElementBytes;
+}
+
+// One ZeRO-3 call in a pass: gather a unit's parameters, run its compute, reduce-scatter its
+// gradients (backward only).
+struct ShardCall {
+  double gather_s = 0;
+  double compute_s = 0;
+  double scatter_s = 0;
+};
+
+// The time a pass over `calls` takes beyond its compute, when the gathers and reduce-scatters
+// share one network queue in the order they are issued: a unit's gather is issued when the
+// unit `depth` places before it starts computing (FSDP2's and DeepSpeed's prefetch; depth 0:
+// on demand, when the one before it ends), its reduce-scatter when its backward ends, and a
+// unit computes once the one before it is done and its parameters have arrived.
+double pass_exposed_s(const std::vector<ShardCall>& calls, int depth) {
+  const std::size_t n = calls.size();
+  std::vector<double> arrived(n, 0.0);
+  std::size_t issued = 0;
+  double queue = 0;  // when the network is next free
+  double end = 0;    // when the last compute ended
+  double busy = 0;
+  const auto issue = [&](double at) {
+    queue = std::max(queue, at) + calls[issued].gather_s;
+    arrived[issued++] = queue;
+  };
+  for (std::size_t j = 0; j < n; ++j) {
+    if (issued == j) issue(end);
+    const double start = std::max(end, arrived[j]);
+    while (issued < n && issued <= j + static_cast<std::size_t>(depth)) issue(start);
+    end = start + calls[j].compute_s;
+    busy += calls[j].compute_s;
+    if (calls[j].scatter_s > 0) queue = std::max(queue, end) + calls[j].scatter_s;
+  }
+  return std::max(end, queue) - busy;
+}
+
+// A unit of one layer: its parameters (per GPU, / t) and its share of the layer's compute.
+struct ShardUnitSize {
+  double params = 0;
+  double share = 0;
+};
+
+// The units of one layer: the whole layer (a block), or its four weight matrices, each with
+// the share of the layer's compute its parameters hold (the biases and layer norms stay
+// resident: below DeepSpeed's stage3_param_persistence_threshold of 1e5 elements).
+std::vector<ShardUnitSize> layer_units(const TransformerJob& job, const ParallelSplit& s) {
+  const TransformerShape& m = job.model;
+  const double t = dbl(s.tp);
+  if (job.framework.shard_unit == ShardUnit::kBlock) return {{layer_parameters(m) / t, 1.0}};
+  const double h = dbl(m.hidden);
+  const std::array<double, 4> w = {h * qkv_width(m), h * h, h * dbl(m.ffn), h * dbl(m.ffn)};
+  const double all = w[0] + w[1] + w[2] + w[3];
+  std::vector<ShardUnitSize> out;
+  for (const double p : w) out.push_back({p / t, p / all});
+  return out;
+}
+
+// The calls of one micro-batch's forward and backward passes through `simulated` of a stage's
+// `layers` layers: the embeddings' unit first in the forward and last in the backward (they compute
+// nothing but the lookup), the layers' units between. The backward re-gathers every unit
+// (reshard after forward); a fully recomputed forward gathers again when the framework's hooks
+// run per call (DeepSpeed), else the backward's gather serves it (FSDP2's block unit).
+struct ShardPasses {
+  std::vector<ShardCall> forward, backward;
+};
+ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
+                         double layers, std::size_t simulated, const Topology& group,
+                         Cost& gather_cost) {
+  const double per_param = gathered_bytes_per_parameter(job);
+  const double per_grad = kElementBytes;
+  const auto gather = [&](double params) {
+    return collective(Op::kAllgather, per_param * params, group);
+  };
+  const auto scatter = [&](double params) {
+    return collective(Op::kReduceScatter, per_grad * params, group).total_s;
+  };
+  const double emb = embedding_parameters(job.model) / dbl(s.tp);
+  const double n = layers;
+  const double fwd = (w.forward_s - w.logits_forward_s) / n;
+  const double bwd = (w.backward_s - 2.0 * w.logits_forward_s) / n;
+  const double rc = w.recompute_s / n;
+  const bool regather = job.framework.regather_for_recompute && s.recompute == Recompute::kFull;
+  std::vector<std::pair<ShardUnitSize, ShardCall>> unit;  // one layer's, priced once
+  for (const ShardUnitSize& u : layer_units(job, s)) {
+    const Cost g = gather(u.params);
+    gather_cost += g;
+    unit.push_back({u, {g.total_s, 0.0, scatter(u.params)}});
+  }
+  ShardPasses p;
+  const Cost g_emb = gather(emb);
+  p.forward.push_back({g_emb.total_s, w.logits_forward_s, 0.0});
+  for (std::size_t i = 0; i < simulated; ++i) {
+    for (const auto& [u, c] : unit) p.forward.push_back({c.gather_s, fwd * u.share, 0.0});
+  }
+  for (std::size_t i = 0; i < simulated; ++i) {
+    for (auto it = unit.rbegin(); it != unit.rend(); ++it) {
+      const auto& [u, c] = *it;
+      if (regather) p.backward.push_back({c.gather_s, rc * u.share, 0.0});
+      const double compute = (regather ? 0.0 : rc * u.share) + bwd * u.share;
+      p.backward.push_back({c.gather_s, compute, c.scatter_s});
+    }
+  }
+  p.backward.push_back({g_emb.total_s, 2.0 * w.logits_forward_s, scatter(emb)});
+  return p;
+}
+
+// ZeRO-3 / FSDP, per micro-batch: each unit gathered before it runs in the forward, the
+// recomputed forward and the backward, its gradients reduce-scattered after its backward,
+// priced call by call on the data-parallel group (Rajbhandari et al. 2020, P_os+g+p; each
+// framework's unit and prefetch depth: framework.h). Without dp_overlap nothing is prefetched
+// and nothing hides. The hidden part takes the SMs NCCL's channels hold, as in dp_traffic.
+Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
+                   double layers, const Topology& group) {
+  Cost gather_one;
+  const int depth = s.dp_overlap ? job.framework.prefetch_units : 0;
+  // The exposed time and the traffic of the passes through `n` layers. The layers are alike,
+  // so the queue settles after the first: the passes are simulated through two and three
+  // layers, and each layer past two adds what the third added (a stage of up to 2^40 layers
+  // costs six of them).
+  const auto run = [&](std::size_t n) {
+    gather_one = {};
+    const ShardPasses p = shard_passes(job, s, w, layers, n, group, gather_one);
+    double traffic = 0;
+    for (const auto* pass : {&p.forward, &p.backward}) {
+      for (const ShardCall& c : *pass) traffic += c.gather_s + c.scatter_s;
+    }
+    return std::pair{pass_exposed_s(p.forward, depth) + pass_exposed_s(p.backward, depth),
+                     traffic};
+  };
+  double exposed = 0;
+  double comm = 0;
+  if (layers <= 3.0) {
+    std::tie(exposed, comm) = run(static_cast<std::size_t>(layers));
+  } else {
+    const auto [e2, c2] = run(2);
+    const auto [e3, c3] = run(3);
+    exposed = e2 + (layers - 2.0) * (e3 - e2);
+    comm = c2 + (layers - 2.0) * (c3 - c2);
+  }
+  exposed = std::min(comm, exposed);
+  const double units = job.gpu.compute_units;
+  const double channels = gather_one.total_s > 0 ? gather_one.unit_s / gather_one.total_s : 0.0;
+  const double held = units > 0 ? (comm - exposed) * channels / units : 0.0;
+  const double latency = gather_one.total_s > 0 ? gather_one.latency_s / gather_one.total_s : 0.0;
+  return {exposed + held, exposed * latency, 0.0};
+}
+
 // The data-parallel (ZeRO) traffic of one step, exposed, on a stage of `params` parameters per
 // GPU.
 Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params,
                 const StageWork& w, double micro_batches) {
   if (s.dp == 1) return {};
   const Topology group = group_topology(job.fabric, s.dp, s.tp);
+  if (s.zero >= 3) {
+    return zero3_traffic(job, s, w, dbl(job.model.layers) / dbl(s.pp), group).times(micro_batches);
+  }
   const double bytes = kElementBytes * params;
-  const double bucket = s.dp_overlap ? job.dp_bucket_bytes : 0.0;
+  const double bucket = s.dp_overlap ? dp_bucket_bytes(job, s) : 0.0;
   // What stays exposed, plus what the hidden part takes from the compute it runs beside: its
   // kernels hold unit_s / total_s compute units (NCCL's channels) of job.gpu.compute_units
   // while they run, so the compute they overlap slows by that share (the GPU's LogP o).
@@ -340,29 +639,14 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
     const double held = units > 0 ? (c.total_s - exposed) * c.unit_s / c.total_s / units : 0.0;
     return c.times((exposed + held) / c.total_s);
   };
-  Cost out;
   if (s.zero == 0) return hide(collective(Op::kAllreduce, bytes, group), w.backward_s);
-  const Cost gather = collective(Op::kAllgather, bytes, group);
+  const double gathered = gathered_bytes_per_parameter(job) * params;
+  const Cost gather = collective(Op::kAllgather, gathered, group);
   const Cost scatter = collective(Op::kReduceScatter, bytes, group);
-  switch (s.zero) {
-    case 1:
-      out = hide(scatter, w.backward_s);
-      out += hide(gather, w.forward_s);
-      break;
-    case 2:
-      out = hide(scatter, w.backward_s).times(micro_batches);
-      out += hide(gather, w.forward_s);
-      break;
-    default: {
-      // Every micro-batch gathers the weights for its forward and its backward (and its
-      // recomputed forward) and reduce-scatters its gradients.
-      const double gathers = s.recompute == Recompute::kFull ? 3.0 : 2.0;
-      Cost per_mb = gather.times(gathers);
-      per_mb += scatter;
-      out = hide(per_mb, w.compute_s + w.recompute_s).times(micro_batches);
-      break;
-    }
-  }
+  // ZeRO-1 reduce-scatters once per step; ZeRO-2 keeps only its shard of the gradients, so it
+  // reduce-scatters after every micro-batch.
+  Cost out = hide(scatter, w.backward_s).times(s.zero == 2 ? micro_batches : 1.0);
+  out += hide(gather, w.forward_s);
   return out;
 }
 
@@ -370,9 +654,7 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
 // fraction under interleaving).
 double stage_activations(const TransformerJob& job, const ParallelSplit& s, double layers,
                          double in_flight) {
-  return in_flight * layers *
-         layer_activation_bytes(job.model, dbl(s.micro_batch), s.tp, s.sequence_parallel,
-                                s.recompute);
+  return in_flight * layers * layer_activations(job, dbl(s.micro_batch), s, s.recompute);
 }
 
 // The activations of the first and the last stage. The first holds min(p, m) micro-batches
@@ -410,7 +692,15 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, double 
   const double t = dbl(s.tp);
   const double sbh = dbl(m.seq) * dbl(s.micro_batch) * dbl(m.hidden);
   SplitMemory mem;
-  mem.weights_bytes = kElementBytes * params / (s.zero >= 3 ? d : 1.0);
+  // FP8 keeps each layer weight's FP8 copy and its transpose (Transformer Engine's Float8Tensor
+  // caches both for the micro-batches after the first: Hopper's FP8 GEMMs take one layout);
+  // with FP8 parameter gathers they replace the 2-byte copy.
+  const double layer_params = dbl(m.layers) / dbl(s.pp) * layer_parameters(m) / t;
+  double weights = kElementBytes * params;
+  if (job.training.dtype == DType::kFp8 && !job.framework.fp8_param_gather) {
+    weights += kFp8WeightCopies * layer_params;
+  }
+  mem.weights_bytes = weights / (s.zero >= 3 ? d : 1.0);
   mem.gradients_bytes = kElementBytes * params / (s.zero >= 2 ? d : 1.0);
   mem.optimizer_bytes = kOptimizerStateBytes * params / (s.zero >= 1 ? d : 1.0);
   // The first and the last stage hold the same parameters (their layers and the embeddings)
@@ -420,9 +710,14 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, double 
                         : (last > first ? PipelineStage::kLast : PipelineStage::kFirst);
   mem.activations_bytes = std::max(first, last);
   double buffers = 0.0;
-  if (s.dp > 1) buffers += kBucketsInFlight * job.dp_bucket_bytes;
+  if (s.dp > 1) buffers += kBucketsInFlight * dp_bucket_bytes(job, s);
   if (s.pp > 1) buffers += 2.0 * kElementBytes * sbh;  // a send and a receive buffer
-  if (s.zero >= 3) buffers += 2.0 * kElementBytes * layer_parameters(m) / t;  // two gathered layers
+  if (s.zero >= 3) {
+    // The unit running and the ones prefetched, gathered whole: the largest of them.
+    double largest = embedding_parameters(m) / t;
+    for (const ShardUnitSize& u : layer_units(job, s)) largest = std::max(largest, u.params);
+    buffers += (1.0 + job.framework.prefetch_units) * kElementBytes * largest;
+  }
   mem.buffers_bytes = buffers;
   return mem;
 }
@@ -467,8 +762,9 @@ void require_valid_split(const ParallelSplit& s) {
 void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r) {
   const double m = dbl(r.micro_batches);
   const double layers = dbl(job.model.layers) / dbl(s.pp);
-  const StageWork w = stage_work(job, s, layers, true);
-  const Cost tp = tp_traffic(job, s, layers);
+  const LayerTimes l = layer_times(job, s);
+  const StageWork w = stage_work(job, s, l, layers, true);
+  const Cost tp = tp_traffic(job, s, l, layers);
   const Cost pp = pp_traffic(job, s);
   const double params = stage_parameters(job, s);
   const Cost dp = dp_traffic(job, s, params, w, m);
@@ -482,6 +778,12 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
   r.comm_latency_s = m * (tp.latency_s + pp.latency_s) + dp.latency_s;
   const double updated = params / (s.zero >= 1 ? dbl(s.dp) : 1.0);
   r.optimizer_s = kAdamTrafficBytes * updated / job.gpu.hbm_Bps;
+  if (job.training.dtype == DType::kFp8) {
+    // The weights are cast to FP8 once per step and cached for the micro-batches after the
+    // first (Transformer Engine's is_first_microbatch), at HBM rate.
+    const double layer_params = layers * layer_parameters(job.model) / dbl(s.tp);
+    r.optimizer_s += kFp8CastBytes * layer_params / job.gpu.hbm_Bps;
+  }
   if (job.sigma > 0 && s.gpus() > 1) {
     r.variance_s = job.sigma * expected_max_standard_normal(s.gpus()) * (r.compute_s + r.recompute_s);
   }
@@ -493,18 +795,32 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
 
 }  // namespace
 
-ParallelSplit SplitConstraints::defaults() const {
+ParallelSplit SplitConstraints::defaults(const FrameworkProfile& framework) const {
   ParallelSplit s;
   s.tp = tp.value_or(1);
   s.pp = pp.value_or(1);
   s.dp = dp.value_or(1);
   s.micro_batch = micro_batch.value_or(1);
   s.interleave = interleave.value_or(1);
-  s.sequence_parallel = sequence_parallel.value_or(false);
-  s.recompute = recompute.value_or(Recompute::kNone);
-  s.zero = zero.value_or(0);
-  s.dp_overlap = dp_overlap.value_or(false);
+  s.sequence_parallel = sequence_parallel.value_or(framework.sequence_parallel && s.tp > 1);
+  s.recompute = recompute.value_or(framework.recompute);
+  s.zero = zero.value_or(s.dp > 1 ? framework.zero : 0);
+  s.dp_overlap = dp_overlap.value_or(framework.dp_overlap);
+  s.tp_overlap = tp_overlap.value_or(framework.tp_overlap);
+  if (!zero && s.zero >= 2 && s.pp > 1 && !framework.zero3_with_pp) s.zero = 1;
   return s;
+}
+
+std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framework,
+                                                  const SplitConstraints& c) {
+  FrameworkChoices f;
+  f.sequence_parallel = c.sequence_parallel;
+  f.recompute = c.recompute;
+  f.zero = c.zero;
+  f.dp_overlap = c.dp_overlap;
+  f.tp_overlap = c.tp_overlap;
+  f.pp = c.pp;
+  return framework_refusal(framework, f);
 }
 
 SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) {
@@ -516,7 +832,7 @@ SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) 
   if (r.problem != SplitProblem::kNone) return r;
   r.micro_batches = job.training.global_batch / (split.dp * split.micro_batch);
   fill_times(job, split, r);
-  r.memory_limit_bytes = job.gpu.hbm_bytes;
+  r.memory_limit_bytes = (1.0 - job.memory_reserve) * job.gpu.hbm_bytes;
   const double total = r.memory.total();
   r.fits = total <= r.memory_limit_bytes;
   r.lacks_bytes = r.fits ? 0.0 : total - r.memory_limit_bytes;
@@ -524,6 +840,17 @@ SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) 
   const double n = dbl(split.gpus());
   r.executed_flops = f.executed();
   r.model_flops = f.model();
+  if (job.framework.attention == AttentionKernel::kFlash) {
+    // A causal flash kernel computes half of the s x s scores, and the count says so, as
+    // Megatron-LM's num_floating_point_operations does (megatron/training/training.py: the
+    // core-attention term "/ 2  # causal mask"): half of the core's forward, backward and
+    // recomputed forward leave both counts.
+    const double core = dbl(job.model.layers) *
+                        attention_core_flops(job.model, dbl(job.training.global_batch));
+    const double recomputed = split.recompute == Recompute::kNone ? 0.0 : 1.0;
+    r.executed_flops -= (1.0 - kCausalShare) * core * (3.0 + recomputed);
+    r.model_flops -= (1.0 - kCausalShare) * core * 3.0;
+  }
   r.tflops_per_gpu = r.executed_flops / (r.step_s * n) / 1e12;
   r.mfu = r.model_flops / (r.step_s * n * job.gpu.peak_flops_per_s(job.training.dtype));
   r.tokens_per_s = dbl(job.training.global_batch) * dbl(job.model.seq) / r.step_s;

@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const ScenarioFile file = parse_scenario(text, "fuzz.toml", "");
     if (!file.transformer) return;  // the scenario target's
     const TransformerScenario& t = *file.transformer;
-    if (t.parallel.degrees_fixed()) require_sound(evaluate_split(t.job, t.parallel.defaults()));
+    if (t.parallel.degrees_fixed()) require_sound(evaluate_split(t.job, t.parallel.defaults(t.job.framework)));
     if (t.gpus >= 1 && t.gpus <= kMostSearchedGpus) {
       const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, 3);
       for (const SplitStep& s : search.ranked) require_sound(s);

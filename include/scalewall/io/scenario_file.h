@@ -99,12 +99,15 @@
 //   sequence_parallel = false              # default false
 //   recompute = "none"                     # none | selective | full; default none
 //   zero = 0                               # 0 .. 3 (3: FSDP); default 0
-//   dp_overlap = true                      # default true
+//   dp_overlap = true                      # default: the framework's
+//   tp_overlap = true                      # default: the framework's
 //
 //   [system]                               # required
 //   gpu = "a100-80gb"                      # an accelerator preset (accelerator.h)
 //   fabric = "dgx-a100"                    # a fabric preset or file (relative to this file)
 //   gpus = 1024                            # default tp x pp x dp when all three are given
+//   framework = "megatron-core"            # a profile (framework.h); default megatron-core
+//   memory_reserve = 0.1                   # fraction of HBM kept free; default 0.1
 //
 // [variance] (sigma only) may be given too; no other section may.
 #ifndef SCALEWALL_SCENARIO_FILE_H_

@@ -47,6 +47,7 @@
 #include <string_view>
 
 #include "scalewall/model/accelerator.h"
+#include "scalewall/model/framework.h"
 #include "scalewall/model/topology.h"
 #include "scalewall/model/transformer.h"
 
@@ -65,10 +66,19 @@ struct ParallelSplit {
   Recompute recompute = Recompute::kNone;
   int zero = 0;                   // 0 .. 3 (3: FSDP-style full sharding)
   bool dp_overlap = false;          // Megatron-LM without --overlap-grad-reduce
+  // TP all-gathers and reduce-scatters pipelined with their GEMMs (Transformer Engine's
+  // userbuffers, --tp-comm-overlap); takes effect with sequence parallelism and a TP group
+  // inside one node.
+  bool tp_overlap = false;
   bool scatter_pp_transfers = true;  // send 1/t of each activation per TP rank (Narayanan 4.1)
   // tp x pp x dp. REQUIRES: it fits in an int64_t (split_gpus checks it).
   std::int64_t gpus() const { return tp * pp * dp; }
 };
+
+// What framework_refusal (framework.h) says of the choices `c` fixes.
+struct SplitConstraints;
+std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framework,
+                                                  const SplitConstraints& c);
 
 // tp x pp x dp of `split`; throws InputError naming the three degrees and their product when
 // it is above kMaxSplitGpus (or past the largest 64-bit count).
@@ -82,13 +92,21 @@ struct SplitConstraints {
   std::optional<Recompute> recompute;
   std::optional<int> zero;
   std::optional<bool> dp_overlap;
+  std::optional<bool> tp_overlap;
   // Whether the three degrees are given: then one split is evaluated, the open choices
   // taking their defaults (defaults()).
   bool degrees_fixed() const { return tp && pp && dp; }
   // The split with every open choice at its default: degrees 1, micro-batch 1, interleave 1,
-  // no sequence parallelism, no recomputation, ZeRO 0, dp_overlap off.
-  ParallelSplit defaults() const;
+  // and the framework's: sequence parallelism (with tp > 1), recomputation, ZeRO stage (with
+  // dp > 1; at most 1 beside pipeline parallelism where the framework runs ZeRO-2/3 without
+  // it only), dp_overlap and tp_overlap.
+  ParallelSplit defaults(const FrameworkProfile& framework) const;
 };
+
+// The default memory reserve: 10% of HBM, vLLM's default gpu_memory_utilization of 0.9 (the
+// one published default of a framework for the share of a GPU's memory left to what its own
+// accounting does not hold). docs/models.md ("Memory per GPU") has what it covers.
+inline constexpr double kDefaultMemoryReserve = 0.10;
 
 struct TransformerJob {
   TransformerShape model;
@@ -98,6 +116,12 @@ struct TransformerJob {
   double dp_bucket_bytes = 25e6;  // gradient bucket with dp_overlap (PyTorch DDP's 25 MB)
   double sigma = 0;               // per-GPU compute jitter (step_model.h's variance)
   double serial_s = 0;            // per-step time that does not parallelise
+  // What the training stack does (framework.h). Default: megatron-core, as a scenario's.
+  FrameworkProfile framework = default_framework();
+  // The fraction of HBM kept free of the model's memory: the CUDA context, NCCL's buffers and
+  // the caching allocator's fragmentation. A split fits when its memory is at most
+  // (1 - memory_reserve) x HBM. In [0, 1). Default kDefaultMemoryReserve.
+  double memory_reserve = kDefaultMemoryReserve;
 };
 
 // Why a split cannot run at all (as opposed to not fitting in memory).

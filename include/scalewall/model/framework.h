@@ -1,0 +1,110 @@
+// scalewall/model/framework.h: what a training stack does, as a named set of behaviours: which
+// attention kernel it runs, what it turns on by default (sequence parallelism, recomputation,
+// the ZeRO stage), which traffic it overlaps with compute (data-parallel gradients and
+// parameter gathers, tensor-parallel collectives), how it shards parameters under ZeRO-3/FSDP
+// (the unit gathered at once and how far ahead it prefetches), and what it cannot do at all.
+// A profile holds no efficiency constant: every field is a switch or a size that the
+// framework's code or paper sets, named in framework.cc beside its value and in
+// docs/models.md ("Framework profiles").
+//
+// The step model (parallel_step.h) prices each behaviour; the split search (split_search.h)
+// searches only what the profile allows; a scenario names its profile with
+// system.framework (default "megatron-core").
+#ifndef SCALEWALL_FRAMEWORK_H_
+#define SCALEWALL_FRAMEWORK_H_
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "scalewall/model/transformer.h"
+
+namespace scalewall {
+
+// The attention core's kernels. kUnfused: QK^T and AV as batched GEMMs with the softmax, its
+// mask and dropout as separate memory-bound kernels that store the s x s scores (Megatron-LM
+// 2021/2022). kFlash: one fused, tiled kernel that never writes the scores to HBM, recomputes
+// them in its backward and skips the masked half of a causal sequence (Dao et al. 2022, 2023;
+// cuDNN fused attention in Transformer Engine, PyTorch's scaled_dot_product_attention).
+enum class AttentionKernel { kUnfused, kFlash };
+// "unfused", "flash".
+std::string_view attention_kernel_name(AttentionKernel kernel);
+
+// What ZeRO-3/FSDP gathers in one call. kBlock: one transformer layer's parameters (FSDP2's
+// fully_shard per block; Megatron-FSDP's per-layer buckets). kSubmodule: each weight matrix
+// on its own (QKV, projection, the two MLP matrices: DeepSpeed's per-module hooks, whose
+// prefetch bucket is far smaller than one matrix of a large model).
+enum class ShardUnit { kBlock, kSubmodule };
+// "block", "submodule".
+std::string_view shard_unit_name(ShardUnit unit);
+
+struct FrameworkProfile {
+  std::string_view name;         // "megatron-core"
+  std::string_view description;  // one line: the stack and the version it stands for
+  AttentionKernel attention = AttentionKernel::kUnfused;
+
+  // Defaults of the split's choices when a scenario leaves them open (predict), and what the
+  // search may try (plan).
+  bool sequence_parallel = false;  // default with tp > 1
+  bool can_sequence_parallel = false;
+  Recompute recompute = Recompute::kNone;  // default
+  bool can_selective = false;              // selective recomputation exists
+  int zero = 0;                            // default ZeRO stage (1: distributed optimizer)
+  int max_zero = 0;                        // highest stage it runs
+  bool zero3_with_pp = true;               // ZeRO-2/3 beside pipeline parallelism
+
+  // Overlap of communication with compute.
+  bool dp_overlap = false;      // default: gradient reduce(-scatter) in buckets under the
+                                // backward, parameter all-gathers under the forward
+  bool can_dp_overlap = false;
+  bool tp_overlap = false;      // default: TP all-gathers and reduce-scatters pipelined with
+                                // their GEMMs (needs sequence parallelism, TP inside a node)
+  bool can_tp_overlap = false;
+  // Gradient bucket of the data-parallel overlap, in parameters: max(min, per_rank x dp)
+  // (Megatron-Core); 0 leaves TransformerJob::dp_bucket_bytes.
+  double dp_bucket_min_params = 0;
+  double dp_bucket_params_per_rank = 0;
+
+  // FP8: parameters all-gathered (ZeRO-1's and ZeRO-3's gathers) as 1-byte FP8 values, and
+  // the FP8 weights kept as the only low-precision copy.
+  bool fp8_param_gather = false;
+
+  // ZeRO-3 / FSDP.
+  ShardUnit shard_unit = ShardUnit::kBlock;
+  int prefetch_units = 1;            // units gathered ahead of the one running (>= 0)
+  bool regather_for_recompute = false;  // a fully recomputed forward gathers again
+};
+
+// Every preset, in a fixed order: megatron-lm-2021, megatron-lm-2022, megatron-core,
+// megatron-deepspeed, deepspeed-zero, torch-fsdp2.
+std::span<const FrameworkProfile> framework_presets();
+// The profile a scenario gets when it names none: megatron-core.
+const FrameworkProfile& default_framework();
+// The preset called `name`; throws InputError naming it and listing the presets otherwise.
+const FrameworkProfile& framework_preset(std::string_view name);
+// Every preset's name, joined by ", ".
+std::string framework_names();
+
+// Why `framework` cannot run a split with these choices: the [parallel] key at fault
+// ("zero", "sequence_parallel", "recompute", "dp_overlap", "tp_overlap") and the reason
+// naming the framework ("system.framework megatron-lm-2021 runs ZeRO stages up to 0"), or
+// nothing when it can. A choice left open (nullopt) is not checked.
+struct FrameworkChoices {
+  std::optional<bool> sequence_parallel;
+  std::optional<Recompute> recompute;
+  std::optional<int> zero;
+  std::optional<bool> dp_overlap;
+  std::optional<bool> tp_overlap;
+  std::optional<std::int64_t> pp;
+};
+struct FrameworkRefusal {
+  std::string key;     // in [parallel]
+  std::string reason;
+};
+std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framework,
+                                                  const FrameworkChoices& choices);
+
+}  // namespace scalewall
+
+#endif  // SCALEWALL_FRAMEWORK_H_

@@ -1,0 +1,209 @@
+// Implementation of scalewall/model/framework.h. Each preset's behaviours with their sources;
+// docs/models.md ("Framework profiles") has the same table.
+#include "scalewall/model/framework.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "scalewall/base/error.h"
+
+namespace scalewall {
+namespace {
+
+// Megatron-LM as Narayanan et al. 2021 ran it (arXiv 2104.04473, sections 3 and 5): tensor,
+// pipeline and data parallelism; the softmax, mask and dropout as their own (fused softmax)
+// kernels over the stored s x s scores; full activation recomputation in every run of
+// Table 1; the gradient all-reduce after the last backward (no overlap); no ZeRO, no
+// sequence parallelism (both came later).
+constexpr FrameworkProfile kMegatron2021{
+    .name = "megatron-lm-2021",
+    .description = "Megatron-LM as in Narayanan et al. 2021 (PTD-P, full recomputation, no "
+                   "overlap, unfused attention)",
+    .attention = AttentionKernel::kUnfused,
+    .recompute = Recompute::kFull,
+};
+
+// Megatron-LM as Korthikanti et al. 2022 ran it (arXiv 2205.05198, sections 4 and 5):
+// sequence parallelism beside tensor parallelism and selective recomputation of the
+// attention core (their "present work"); full recomputation remains an option. Attention
+// still stores the scores; no overlap of TP or DP traffic. The distributed optimizer
+// (--use-distributed-optimizer, Megatron-LM 3.0) shards the optimizer state: ZeRO-1.
+constexpr FrameworkProfile kMegatron2022{
+    .name = "megatron-lm-2022",
+    .description = "Megatron-LM as in Korthikanti et al. 2022 (sequence parallelism, "
+                   "selective recomputation)",
+    .attention = AttentionKernel::kUnfused,
+    .sequence_parallel = true,
+    .can_sequence_parallel = true,
+    .recompute = Recompute::kSelective,
+    .can_selective = true,
+    .max_zero = 1,
+};
+
+// Megatron-Core with Transformer Engine (NVIDIA/Megatron-LM megatron/training/arguments.py,
+// megatron/core/distributed/distributed_data_parallel{,_config}.py) as NVIDIA's recipes run
+// it: FlashAttention / cuDNN fused attention (TE DotProductAttention); --sequence-parallel
+// with TP; no recomputation (--recompute-granularity defaults to None); the distributed
+// optimizer (--use-distributed-optimizer, ZeRO-1) with --overlap-grad-reduce and
+// --overlap-param-gather, buckets of max(40,000,000, 1,000,000 x dp) parameters
+// (distributed_data_parallel.py); --tp-comm-overlap (TE userbuffers, below); Megatron-FSDP
+// (ZeRO-2/3, one bucket per layer, the next prefetched). --fp8-param-gather is off by default
+// (DistributedDataParallelConfig.fp8_param_gather = False).
+constexpr FrameworkProfile kMegatronCore{
+    .name = "megatron-core",
+    .description = "Megatron-Core with Transformer Engine (flash attention, sequence "
+                   "parallelism, distributed optimizer, TP and DP overlap)",
+    .attention = AttentionKernel::kFlash,
+    .sequence_parallel = true,
+    .can_sequence_parallel = true,
+    .recompute = Recompute::kNone,
+    .can_selective = true,
+    .zero = 1,
+    .max_zero = 3,
+    .dp_overlap = true,
+    .can_dp_overlap = true,
+    .tp_overlap = true,
+    .can_tp_overlap = true,
+    .dp_bucket_min_params = 40e6,
+    .dp_bucket_params_per_rank = 1e6,
+    .shard_unit = ShardUnit::kBlock,
+    .prefetch_units = 1,
+};
+
+// Megatron-DeepSpeed as BLOOM-176B was trained (BigScience, Le Scao et al. 2022, section
+// 3.4; bigscience-workshop/Megatron-DeepSpeed): Megatron's TP and DeepSpeed's pipeline
+// engine with ZeRO stage 1 (the pipeline engine runs no higher stage), full activation
+// checkpointing (--checkpoint-activations), fused softmax over stored scores, no overlap of
+// TP traffic.
+constexpr FrameworkProfile kMegatronDeepSpeed{
+    .name = "megatron-deepspeed",
+    .description = "Megatron-DeepSpeed as BLOOM ran it (ZeRO-1 with pipeline parallelism, full "
+                   "recomputation, no TP overlap)",
+    .attention = AttentionKernel::kUnfused,
+    .recompute = Recompute::kFull,
+    .zero = 1,
+    .max_zero = 1,
+};
+
+// DeepSpeed ZeRO (microsoft/DeepSpeed deepspeed/runtime/zero/config.py, stage3.py,
+// partitioned_param_coordinator.py): stages 1 to 3 (stage 3 the profile's default); stage 3
+// gathers each submodule's parameters in a forward pre-hook and again before its backward
+// (and before a recomputed forward: the hooks run on every call), prefetching ahead of use up
+// to stage3_prefetch_bucket_size = 5e7 elements, which is at least one module and less than
+// one weight matrix of the large models it is compared on; overlap_comm defaults to true
+// at stage 3 (overlap_comm_valid); ZeRO-2/3 do not run beside the pipeline engine.
+// Attention as the Megatron GPT model of Narayanan's comparison ran it (unfused).
+constexpr FrameworkProfile kDeepSpeedZero{
+    .name = "deepspeed-zero",
+    .description = "DeepSpeed ZeRO stages 1-3 (per-module parameter gathers, "
+                   "stage3_prefetch_bucket_size, overlap_comm)",
+    .attention = AttentionKernel::kUnfused,
+    .recompute = Recompute::kNone,
+    .zero = 3,
+    .max_zero = 3,
+    .zero3_with_pp = false,
+    .dp_overlap = true,
+    .can_dp_overlap = true,
+    .shard_unit = ShardUnit::kSubmodule,
+    .prefetch_units = 1,
+    .regather_for_recompute = true,
+};
+
+// PyTorch FSDP2 as TorchTitan runs it (pytorch/torchtitan torchtitan/distributed/fsdp.py
+// apply_fsdp_to_decoder, torchtitan/config/configs.py): fully_shard on every transformer
+// block (one unit per layer, the embeddings and output in the root unit), FSDP2's implicit
+// prefetch of the next unit in forward and backward, reshard after forward (the block is
+// gathered again for its backward, once for the recomputation and the backward together),
+// scaled_dot_product_attention's flash kernel, sequence parallelism in its TP plan.
+// Asynchronous TP (enable_async_tensor_parallel) needs torch.compile and is off by default:
+// the profile has no TP overlap.
+constexpr FrameworkProfile kTorchFsdp2{
+    .name = "torch-fsdp2",
+    .description = "PyTorch FSDP2 as TorchTitan runs it (one unit per block, prefetch one "
+                   "ahead, reshard after forward, flash attention)",
+    .attention = AttentionKernel::kFlash,
+    .sequence_parallel = true,
+    .can_sequence_parallel = true,
+    .recompute = Recompute::kNone,
+    .can_selective = true,
+    .zero = 3,
+    .max_zero = 3,
+    .dp_overlap = true,
+    .can_dp_overlap = true,
+    .shard_unit = ShardUnit::kBlock,
+    .prefetch_units = 1,
+};
+
+constexpr std::array<FrameworkProfile, 6> kPresets = {
+    kMegatron2021, kMegatron2022, kMegatronCore, kMegatronDeepSpeed, kDeepSpeedZero,
+    kTorchFsdp2};
+
+}  // namespace
+
+std::string_view attention_kernel_name(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::kUnfused: return "unfused";
+    case AttentionKernel::kFlash: return "flash";
+  }
+  SCALEWALL_CHECK(false && "unknown AttentionKernel");
+  return "";
+}
+
+std::string_view shard_unit_name(ShardUnit unit) {
+  switch (unit) {
+    case ShardUnit::kBlock: return "block";
+    case ShardUnit::kSubmodule: return "submodule";
+  }
+  SCALEWALL_CHECK(false && "unknown ShardUnit");
+  return "";
+}
+
+std::span<const FrameworkProfile> framework_presets() { return kPresets; }
+
+const FrameworkProfile& default_framework() { return kPresets[2]; }
+
+std::string framework_names() {
+  std::string out;
+  for (const FrameworkProfile& f : kPresets) out += fmt::format("{}{}", out.empty() ? "" : ", ", f.name);
+  return out;
+}
+
+const FrameworkProfile& framework_preset(std::string_view name) {
+  for (const FrameworkProfile& f : kPresets) {
+    if (f.name == name) return f;
+  }
+  throw InputError(
+      fmt::format("unknown framework '{}' (expected one of: {})", name, framework_names()));
+}
+
+std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& f,
+                                                  const FrameworkChoices& c) {
+  const auto no = [&](std::string_view key, std::string why) {
+    return FrameworkRefusal{std::string(key),
+                            fmt::format("system.framework {} {}", f.name, why)};
+  };
+  if (c.sequence_parallel.value_or(false) && !f.can_sequence_parallel) {
+    return no("sequence_parallel", "has no sequence parallelism");
+  }
+  if (c.recompute == Recompute::kSelective && !f.can_selective) {
+    return no("recompute", "has no selective recomputation (none or full)");
+  }
+  if (c.zero && *c.zero > f.max_zero) {
+    return no("zero", fmt::format("runs ZeRO stages up to {}", f.max_zero));
+  }
+  if (c.zero && *c.zero >= 2 && !f.zero3_with_pp && c.pp.value_or(1) > 1) {
+    return no("zero", fmt::format("runs ZeRO-2 and ZeRO-3 without pipeline parallelism only "
+                                  "(parallel.pp {})",
+                                  c.pp.value_or(1)));
+  }
+  if (c.dp_overlap.value_or(false) && !f.can_dp_overlap) {
+    return no("dp_overlap", "does not overlap data-parallel traffic with compute");
+  }
+  if (c.tp_overlap.value_or(false) && !f.can_tp_overlap) {
+    return no("tp_overlap", "does not overlap tensor-parallel traffic with its GEMMs");
+  }
+  return std::nullopt;
+}
+
+}  // namespace scalewall

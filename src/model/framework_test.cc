@@ -1,0 +1,204 @@
+// Tests of scalewall/model/framework.h and of what each profile's behaviours do to a step
+// (parallel_step.h): the presets and their refusals; FlashAttention's memory and its long
+// sequences; Transformer Engine's TP overlap; FP8; ZeRO-3 priced per unit; the memory reserve.
+#include "scalewall/model/framework.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "scalewall/model/parallel_step.h"
+#include "test_support.h"
+
+namespace scalewall {
+namespace {
+
+TEST(Framework, PresetsInOrderAndTheDefaultIsMegatronCore) {
+  std::vector<std::string_view> names;
+  for (const FrameworkProfile& f : framework_presets()) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string_view>{"megatron-lm-2021", "megatron-lm-2022",
+                                                  "megatron-core", "megatron-deepspeed",
+                                                  "deepspeed-zero", "torch-fsdp2"}));
+  EXPECT_EQ(default_framework().name, "megatron-core");
+  EXPECT_EQ(TransformerJob{}.framework.name, "megatron-core");
+  EXPECT_EQ(default_framework().attention, AttentionKernel::kFlash);
+  EXPECT_EQ(framework_preset("megatron-lm-2021").recompute, Recompute::kFull);
+  EXPECT_EQ(framework_preset("megatron-lm-2022").recompute, Recompute::kSelective);
+  EXPECT_EQ(framework_preset("deepspeed-zero").shard_unit, ShardUnit::kSubmodule);
+  EXPECT_EQ(framework_preset("torch-fsdp2").shard_unit, ShardUnit::kBlock);
+  EXPECT_THROW(framework_preset("megatron"), InputError);
+  try {
+    framework_preset("jax");
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown framework 'jax' (expected one of: "
+                                         "megatron-lm-2021, megatron-lm-2022, megatron-core"),
+              std::string::npos);
+  }
+}
+
+TEST(Framework, WhatAFrameworkCannotDoIsRefusedNamingKeyAndFramework) {
+  const FrameworkProfile& old = framework_preset("megatron-lm-2021");
+  FrameworkChoices c;
+  c.zero = 3;
+  auto no = framework_refusal(old, c);
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->key, "zero");
+  EXPECT_EQ(no->reason, "system.framework megatron-lm-2021 runs ZeRO stages up to 0");
+  c = {};
+  c.tp_overlap = true;
+  no = framework_refusal(framework_preset("torch-fsdp2"), c);
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->key, "tp_overlap");
+  c = {};
+  c.recompute = Recompute::kSelective;
+  EXPECT_EQ(framework_refusal(old, c)->key, "recompute");
+  c = {};
+  c.zero = 3;
+  c.pp = 4;
+  EXPECT_EQ(framework_refusal(framework_preset("deepspeed-zero"), c)->key, "zero");
+  c.pp = 1;
+  EXPECT_FALSE(framework_refusal(framework_preset("deepspeed-zero"), c));
+  c = {};
+  c.sequence_parallel = false;  // switching off what a framework lacks is no refusal
+  c.tp_overlap = false;
+  c.zero = 0;
+  EXPECT_FALSE(framework_refusal(old, c));
+}
+
+// A DGX H100-like node: 8 GPUs on 450 GB/s NVLink, 8 NICs of 50 GB/s.
+Topology dgx_h100_node() {
+  Topology t;
+  t.name = "dgx-h100";
+  t.nodes = 1;
+  t.ranks_per_node = 8;
+  t.nics_per_node = 8;
+  t.intra.alpha_s = 2e-6;
+  t.intra.bandwidth_Bps = 450e9;
+  t.inter.alpha_s = 3e-6;
+  t.inter.bandwidth_Bps = 50e9;
+  t.rank_kind = RankKind::kGpu;
+  t.gpu.generation = GpuGeneration::kHopper;
+  return t;
+}
+
+// An 8B-like shape (h 4096, 32 heads, 8 KV heads, FFN 14336, 32 layers) with `seq` tokens per
+// sequence and 4M tokens per step.
+TransformerJob long_context_job(std::int64_t seq, std::string_view framework) {
+  TransformerJob job;
+  job.framework = framework_preset(framework);
+  job.model = {4096, 14336, 32, 8, 32, seq, 128256};
+  job.training = {(std::int64_t{1} << 22) / seq, 1, DType::kBf16};
+  job.gpu = accelerator_preset("h100-sxm");
+  job.fabric = dgx_h100_node();
+  return job;
+}
+
+ParallelSplit tp8_split(std::int64_t dp) {
+  ParallelSplit s;
+  s.tp = 8;
+  s.dp = dp;
+  s.sequence_parallel = true;
+  s.recompute = Recompute::kSelective;
+  s.zero = 1;
+  return s;
+}
+
+TEST(Framework, FlashAttentionKeepsLongSequencesFromCollapsing) {
+  const ParallelSplit s = tp8_split(4);
+  const SplitStep flash8k = evaluate_split(long_context_job(8192, "megatron-core"), s);
+  const SplitStep flash128k = evaluate_split(long_context_job(131072, "megatron-core"), s);
+  const SplitStep unfused8k = evaluate_split(long_context_job(8192, "megatron-lm-2022"), s);
+  const SplitStep unfused128k = evaluate_split(long_context_job(131072, "megatron-lm-2022"), s);
+  std::cout << fmt::format("8B-like, tp 8: flash {:.0f} -> {:.0f} TFLOP/s, unfused {:.0f} -> "
+                           "{:.0f} TFLOP/s (8K -> 128K tokens per sequence)\n",
+                           flash8k.tflops_per_gpu, flash128k.tflops_per_gpu,
+                           unfused8k.tflops_per_gpu, unfused128k.tflops_per_gpu);
+  // Same tokens per step; at 128K the attention core is most of the FLOPs. With flash it runs
+  // near the GEMM curve (and causal: half of the counted FLOPs), so the executed rate holds.
+  EXPECT_GT(flash128k.tflops_per_gpu, 0.9 * flash8k.tflops_per_gpu);
+  // Unfused, the softmax and dropout over s x s scores run at HBM rate: it collapses.
+  EXPECT_LT(unfused128k.tflops_per_gpu, 0.8 * unfused8k.tflops_per_gpu);
+  // Flash holds no scores: its activations are selective recomputation's plus the
+  // log-sum-exp: s b h (10 + 2 + 4 k/a + 2 + 4 f/h) / t + 4 a s b / t per layer, with k/a = 1/4
+  // and f/h = 3.5 a factor of 29.
+  ParallelSplit none = s;
+  none.recompute = Recompute::kNone;
+  const TransformerJob job = long_context_job(8192, "megatron-core");
+  const double sbh = 8192.0 * 4096.0;
+  const double layer = 29.0 * sbh / 8 + 4.0 * 32 * 8192 / 8;
+  const SplitStep r = evaluate_split(job, none);
+  const double mask = sbh / 8;
+  EXPECT_NEAR(r.memory.activations_bytes,
+              32 * layer + mask + 4.0 * 8192 * 128256 / 8, 1.0);
+}
+
+TEST(Framework, TensorParallelOverlapHidesMostOfTheTpTraffic) {
+  // A 70B-like layer (h 8192, FFN 28672) at tp 8: each GEMM outlasts its collective on NVLink.
+  TransformerJob job = long_context_job(8192, "megatron-core");
+  job.model = {8192, 28672, 64, 8, 16, 8192, 128256};
+  ParallelSplit s = tp8_split(4);
+  const SplitStep exposed = evaluate_split(job, s);
+  s.tp_overlap = true;
+  const SplitStep overlapped = evaluate_split(job, s);
+  EXPECT_GT(exposed.tp_comm_s, 0);
+  EXPECT_LT(overlapped.tp_comm_s, 0.5 * exposed.tp_comm_s);
+  EXPECT_GT(overlapped.tp_comm_s, 0);  // the last pipeline split and the SMs it holds
+  EXPECT_LT(overlapped.step_s, exposed.step_s);
+  // Without sequence parallelism there is no userbuffers overlap: all-reduces, all exposed.
+  ParallelSplit no_sp = s;
+  no_sp.sequence_parallel = false;
+  ParallelSplit no_sp_off = no_sp;
+  no_sp_off.tp_overlap = false;
+  EXPECT_DOUBLE_EQ(evaluate_split(job, no_sp).tp_comm_s, evaluate_split(job, no_sp_off).tp_comm_s);
+}
+
+TEST(Framework, Fp8RunsTheLayerGemmsFasterAndKeepsFp8WeightCopies) {
+  TransformerJob bf16 = long_context_job(8192, "megatron-core");
+  TransformerJob fp8 = bf16;
+  fp8.training.dtype = DType::kFp8;
+  const ParallelSplit s = tp8_split(4);
+  const SplitStep a = evaluate_split(bf16, s);
+  const SplitStep b = evaluate_split(fp8, s);
+  EXPECT_LT(b.compute_s, a.compute_s);
+  EXPECT_GT(b.compute_s, 0.5 * a.compute_s);  // the core, logits and casts stay as they were
+  // Two 1-byte copies of each layer weight: 32 layers x layer parameters / 8.
+  const double layer_params = 32 * layer_parameters(bf16.model) / 8;
+  EXPECT_NEAR(b.memory.weights_bytes - a.memory.weights_bytes, 2.0 * layer_params, 1.0);
+  // FP8 parameter gathers drop the 2-byte copy: the weights are as under BF16.
+  fp8.framework.fp8_param_gather = true;
+  EXPECT_NEAR(evaluate_split(fp8, s).memory.weights_bytes, a.memory.weights_bytes, 1.0);
+}
+
+TEST(Framework, TheReserveLowersTheLimit) {
+  TransformerJob job = long_context_job(8192, "megatron-core");
+  const ParallelSplit s = tp8_split(4);
+  EXPECT_DOUBLE_EQ(evaluate_split(job, s).memory_limit_bytes, 0.9 * 80e9);
+  job.memory_reserve = 0.25;
+  EXPECT_DOUBLE_EQ(evaluate_split(job, s).memory_limit_bytes, 0.75 * 80e9);
+}
+
+// ZeRO-3 priced per unit: without overlap every gather and reduce-scatter is exposed, so the
+// exposed traffic is the sum of the calls; with the prefetch most of it hides under compute.
+TEST(Framework, ZeroThreeGathersEachUnitAndPrefetchHidesThem) {
+  TransformerJob job = long_context_job(8192, "torch-fsdp2");
+  job.training.global_batch = 64;
+  ParallelSplit s;
+  s.dp = 64;
+  s.zero = 3;
+  s.recompute = Recompute::kFull;
+  const SplitStep plain = evaluate_split(job, s);
+  s.dp_overlap = true;
+  const SplitStep prefetched = evaluate_split(job, s);
+  EXPECT_GT(plain.dp_comm_s, 0);
+  EXPECT_LT(prefetched.dp_comm_s, 0.5 * plain.dp_comm_s);
+  // DeepSpeed's per-module hooks gather again for the recomputed forward: more traffic.
+  job.framework = framework_preset("deepspeed-zero");
+  s.dp_overlap = false;
+  EXPECT_GT(evaluate_split(job, s).dp_comm_s, plain.dp_comm_s);
+}
+
+}  // namespace
+}  // namespace scalewall
