@@ -108,7 +108,7 @@ double layer_gemm_forward_s(const TransformerJob& job, double b, double t, doubl
   const TransformerShape& m = job.model;
   const double h = dbl(m.hidden);
   const double tokens = b * dbl(m.seq);
-  const MatmulCurve& c = job.gpu.matmul;
+  const MatmulCurve& c = job.gpu.curve(job.training.dtype);
   const double core = attention_core_flops(m, b) / 2.0 / t;  // QK^T, then AV: each half
   return c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak) +
          2.0 * c.gemm_time_s(core, peak) + c.gemm_time_s(2.0 * tokens * h * h / t, peak) +
@@ -121,6 +121,7 @@ StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, double l
   const double b = dbl(s.micro_batch);
   const double t = dbl(s.tp);
   const double peak = job.gpu.peak_flops_per_s(job.training.dtype);
+  const MatmulCurve& curve = job.gpu.curve(job.training.dtype);
   const double hbm = job.gpu.hbm_Bps;
   const double gemm_f = layer_gemm_forward_s(job, b, t, peak);
   const double elem_bytes =
@@ -132,7 +133,7 @@ StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, double l
     const double logits = logits_forward_flops(m, b) / t;
     // The loss reads and writes the fp32 logits (4 B each way per element).
     const double loss_bytes = 8.0 * b * dbl(m.seq) * dbl(m.vocab) / t;
-    forward += job.gpu.matmul.gemm_time_s(logits, peak) + loss_bytes / hbm;
+    forward += curve.gemm_time_s(logits, peak) + loss_bytes / hbm;
   }
   StageWork w;
   w.forward_s = forward;
@@ -144,7 +145,7 @@ StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, double l
       const double core = attention_core_flops(m, b) / 2.0 / t;
       const double scores_bytes = kElementwiseTrafficFactor * 5.0 * dbl(m.heads) * dbl(m.seq) *
                                   dbl(m.seq) * b / t;
-      w.recompute_s = layers * (2.0 * job.gpu.matmul.gemm_time_s(core, peak) + scores_bytes / hbm);
+      w.recompute_s = layers * (2.0 * curve.gemm_time_s(core, peak) + scores_bytes / hbm);
       break;
     }
     case Recompute::kFull: w.recompute_s = layers * (gemm_f + elem_f); break;
