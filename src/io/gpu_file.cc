@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "scalewall/base/error.h"
@@ -281,11 +282,14 @@ std::string scaled_decimal(double value, int shift) {
   return fmt::format("{}{}.{}", sign, digits.substr(0, point), digits.substr(point));
 }
 
-// A size or rate with its unit when it reads back exactly ("80GB"), else the bare number.
-std::string amount_text(double value, int shift, std::string_view unit,
-                        double (*parse)(std::string_view)) {
-  const std::string with_unit = fmt::format("{}{}", scaled_decimal(value, shift), unit);
-  if (parse(with_unit) == value) return fmt::format("\"{}\"", with_unit);
+// A size or rate in T (from 1e12) or G units where it reads back exactly ("3.35TB/s",
+// "2039GB/s", "80GB"), else the bare number.
+std::string amount_text(double value, std::string_view unit, double (*parse)(std::string_view)) {
+  for (const auto& [shift, prefix] : {std::pair{12, "T"}, std::pair{9, "G"}}) {
+    if (value < std::pow(10.0, shift) && shift > 9) continue;  // "80GB", not "0.08TB"
+    const std::string with_unit = fmt::format("{}{}{}", scaled_decimal(value, shift), prefix, unit);
+    if (parse(with_unit) == value) return fmt::format("\"{}\"", with_unit);
+  }
   return scaled_decimal(value, 0);
 }
 
@@ -311,8 +315,8 @@ std::string gpu_toml(const Accelerator& gpu) {
       "hbm = {}\nhbm_bandwidth = {}\ncompute_units = {}  # SMs or CUs; 0: not known\n",
       gpu.description, toml_string(gpu.name), toml_string(gpu.description),
       scaled_decimal(gpu.bf16_flops_per_s, 12), scaled_decimal(gpu.fp16_flops_per_s, 12),
-      scaled_decimal(gpu.fp8_flops_per_s, 12), amount_text(gpu.hbm_bytes, 9, "GB", parse_bytes),
-      amount_text(gpu.hbm_Bps, 12, "TB/s", parse_rate),
+      scaled_decimal(gpu.fp8_flops_per_s, 12), amount_text(gpu.hbm_bytes, "B", parse_bytes),
+      amount_text(gpu.hbm_Bps, "B/s", parse_rate),
       static_cast<std::int64_t>(gpu.compute_units));
   out += curve_text("matmul", gpu.matmul);
   if (gpu.fp8_flops_per_s > 0.0) out += curve_text("matmul_fp8", gpu.matmul_fp8);
