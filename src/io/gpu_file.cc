@@ -99,53 +99,49 @@ double parse_tflops(std::string_view text) {
   return flops;
 }
 
-// A peak in TFLOP/s: 0.001 to 1e6, or 0 where `zero_is_none` (no such tensor cores).
-double read_peak(const GpuSection& s, std::string_view key, bool zero_is_none) {
-  const toml::node& node = *s.table.get(key);
-  std::optional<double> flops;
+// The value of `key`: a string through `parse`, or a bare number given to it as written;
+// `expected` says what else was wanted.
+double quantity(const GpuSection& s, std::string_view key, double (*parse)(std::string_view),
+                std::string_view expected) {
+  std::optional<double> value;
   try {
-    flops = read_toml_quantity(node, parse_tflops);
+    value = read_toml_quantity(*s.table.get(key), parse);
   } catch (const InputError& e) {
     s.fail(key, e.what());
   }
-  if (!flops) s.fail(key, "expected a number of TFLOP/s, such as 989.4");
-  if (zero_is_none && *flops == 0.0) return 0.0;
-  if (!(*flops >= kMinTflops * 1e12 && *flops <= kMaxTflops * 1e12)) {
-    s.fail(key, fmt::format("{} is outside the range {}{} to {} TFLOP/s", written(node),
+  if (!value) s.fail(key, expected);
+  return *value;
+}
+
+// A peak in TFLOP/s: 0.001 to 1e6, or 0 where `zero_is_none` (no such tensor cores).
+double read_peak(const GpuSection& s, std::string_view key, bool zero_is_none) {
+  const double flops =
+      quantity(s, key, parse_tflops, "expected a number of TFLOP/s, such as 989.4");
+  if (zero_is_none && flops == 0.0) return 0.0;
+  if (!(flops >= kMinTflops * 1e12 && flops <= kMaxTflops * 1e12)) {
+    s.fail(key, fmt::format("{} is outside the range {}{} to {} TFLOP/s", written(*s.table.get(key)),
                             zero_is_none ? "0 (none) or " : "", kMinTflops, kMaxTflops));
   }
-  return *flops;
+  return flops;
 }
 
 // A size or rate: a string with a unit or a bare SI number, in `range`.
 double read_amount(const GpuSection& s, std::string_view key, double (*parse)(std::string_view),
                    const ValueRange& range) {
-  const toml::node& node = *s.table.get(key);
-  std::optional<double> value;
-  try {
-    value = read_toml_quantity(node, parse);
-  } catch (const InputError& e) {
-    s.fail(key, e.what());
+  const double value = quantity(s, key, parse, "expected a number or a string with a unit");
+  if (!in_range(value, range)) {
+    s.fail(key, fmt::format("{} is outside the range {}", written(*s.table.get(key)),
+                            range_text(range)));
   }
-  if (!value) s.fail(key, "expected a number or a string with a unit");
-  if (!in_range(*value, range)) {
-    s.fail(key, fmt::format("{} is outside the range {}", written(node), range_text(range)));
-  }
-  return *value;
+  return value;
 }
 
-// A plain number (integer or float) in [lo, hi].
+// A plain number (integer or float) in [lo, hi]; a string is refused (a number in quotes).
 double read_number(const GpuSection& s, std::string_view key, double lo, double hi,
                    std::string_view unit) {
   const toml::node& node = *s.table.get(key);
-  double value = 0;
-  if (const auto* f = node.as_floating_point()) {
-    value = f->get();
-  } else if (const auto* i = node.as_integer()) {
-    value = static_cast<double>(i->get());
-  } else {
-    s.fail(key, fmt::format("expected a number, not {}", type_noun(node)));
-  }
+  if (node.is_string()) s.fail(key, "expected a number, not a string");
+  const double value = quantity(s, key, parse_number, "expected a number");
   if (!(value >= lo && value <= hi)) {
     s.fail(key, fmt::format("{} is outside the range {} to {}{}", written(node), lo, hi, unit));
   }

@@ -101,8 +101,12 @@ TEST(GpuFile, EachBadValueIsRefusedNamingItsKeyAndValue) {
             "g.toml: [matmul] max_efficiency (line 9): 0 is outside the range 0.001 to 1 of the "
             "peak");
   EXPECT_EQ(error_of(with("half_flops = 4e9", "half_flops = -1")),
-            "g.toml: [matmul_fp8] half_flops (line 13): -1 is outside the range 0 to 1e+18 "
+            "g.toml: [matmul_fp8] half_flops (line 13): negative number '-1' is not allowed");
+  EXPECT_EQ(error_of(with("half_flops = 4e9", "half_flops = 2e18")),
+            "g.toml: [matmul_fp8] half_flops (line 13): 2e+18 is outside the range 0 to 1e+18 "
             "FLOP");
+  EXPECT_EQ(error_of(with("half_flops = 4e9", "half_flops = nan")),
+            "g.toml: [matmul_fp8] half_flops (line 13): number 'nan' is not a finite number");
   EXPECT_EQ(error_of(with("half_flops = 2e9", "half_flops = \"2e9\"")),
             "g.toml: [matmul] half_flops (line 10): expected a number, not a string");
   EXPECT_EQ(error_of(with("name", "name = \"a\\nb\"")),
