@@ -6,6 +6,7 @@
 #include "cli/common.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
+#include "scalewall/io/gpu_file.h"
 #include "scalewall/model/collective.h"
 #include "scalewall/model/nccl.h"
 #include "scalewall/base/units.h"
@@ -147,7 +148,7 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   const TransformerFlags& f = flags.transformer;
   apply_parallel_flags(f, t.parallel);
   if (!f.micro_batch.empty()) t.job.training.micro_batch = *t.parallel.micro_batch;
-  if (!f.gpu.empty()) t.job.gpu = with_flag("--gpu", [&] { return accelerator_preset(f.gpu); });
+  if (!f.gpu.empty()) t.job.gpu = with_flag("--gpu", [&] { return load_accelerator(f.gpu); });
   if (!f.global_batch.empty()) {
     t.job.training.global_batch = flag_count("--global-batch", f.global_batch, 1, kMaxDegree);
   }
@@ -230,7 +231,9 @@ FlagGroup scenario_flags(ScenarioFlags* flags, bool optional) {
       {"--zero", &t.zero, "Transformer scenarios: ZeRO stage (0-3; 3: FSDP)", "Z"},
       {"--dp-overlap", &t.dp_overlap,
        "Transformer scenarios: overlap the gradient reduction with backward (on/off)", "on|off"},
-      {"--gpu", &t.gpu, "Transformer scenarios: accelerator preset (system.gpu)", "NAME"},
+      {"--gpu", &t.gpu,
+       "Transformer scenarios: accelerator preset or GPU file (system.gpu; scalewall gpus)",
+       "NAME|FILE"},
       {"--gpus", &t.gpus, "Transformer scenarios: GPU count (system.gpus)", "N"},
       {"--global-batch", &t.global_batch, "Transformer scenarios: sequences per step", "B"},
       {"--dtype", &t.dtype, "Transformer scenarios: bf16, fp16 or fp8", "DTYPE"},

@@ -106,6 +106,12 @@ constexpr std::array kRows = {
                   "# bidirectional through NVSwitch (gen 3, NVLink SHARP); one 400 Gb/s NIC per "
                   "GPU\n# (ConnectX-7 or BlueField-3), as the reference HGX servers ship.",
                   {8, "450GB/s", "hopper", true}, 8, "400Gb/s"),
+    nvswitch_node("dgx-b200",
+                  "NVIDIA DGX B200: 8 B200 on NVLink 5 (NVSwitch), 8 x 400 Gb/s NICs",
+                  "NVIDIA DGX B200 datasheet: 8x B200, two NVLink 5 switch chips (with NVLink "
+                  "SHARP),\n# 1.8 TB/s per GPU bidirectional (14.4 TB/s in all); 8x single-port "
+                  "ConnectX-7\n# VPI at 400 Gb/s InfiniBand or Ethernet for compute traffic.",
+                  {8, "900GB/s", "blackwell", true}, 8, "400Gb/s"),
     nvswitch_node("gb200-nvl72",
                   "NVIDIA GB200 NVL72: 72 GPUs in one NVLink 5 domain, a 400 Gb/s NIC per GPU",
                   "NVIDIA GB200 NVL72 datasheet: 72 Blackwell GPUs in one NVLink domain, NVLink 5 "

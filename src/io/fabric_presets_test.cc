@@ -14,9 +14,9 @@ namespace scalewall {
 namespace {
 
 TEST(FabricPresets, TheNamedPresetsAllParseUnderTheirOwnName) {
-  const std::vector<std::string> expected = {"dgx-a100", "dgx-h100",  "hgx-h200", "gb200-nvl72",
-                                             "mi300x-node", "aws-p4d", "aws-p5",  "ib-hdr",
-                                             "ib-ndr",   "roce-100g", "roce-400g"};
+  const std::vector<std::string> expected = {
+      "dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200",  "gb200-nvl72", "mi300x-node",
+      "aws-p4d",  "aws-p5",   "ib-hdr",   "ib-ndr",    "roce-100g",   "roce-400g"};
   std::vector<std::string> names;
   for (const FabricPreset& p : fabric_presets()) {
     names.emplace_back(p.name);
@@ -41,6 +41,14 @@ TEST(FabricPresets, DatasheetFiguresPerDirection) {
   const Topology a100 = load_fabric("dgx-a100");
   EXPECT_DOUBLE_EQ(a100.intra.bandwidth_Bps, 300e9);
   EXPECT_DOUBLE_EQ(a100.inter.bandwidth_Bps, 25e9);
+  // DGX B200 datasheet: NVLink 5 at 1.8 TB/s per GPU both ways, 8 ConnectX-7 at 400 Gb/s.
+  const Topology b200 = load_fabric("dgx-b200");
+  EXPECT_EQ(b200.ranks_per_node, 8);
+  EXPECT_EQ(b200.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(b200.intra.bandwidth_Bps, 1.8e12 / 2);
+  EXPECT_DOUBLE_EQ(b200.inter.bandwidth_Bps, 400e9 / 8);
+  EXPECT_EQ(b200.gpu.generation, GpuGeneration::kBlackwell);
+  EXPECT_TRUE(b200.gpu.nvls);
   const Topology nvl72 = load_fabric("gb200-nvl72");
   EXPECT_EQ(nvl72.ranks_per_node, 72);
   EXPECT_DOUBLE_EQ(nvl72.intra.bandwidth_Bps, 900e9);

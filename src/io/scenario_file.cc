@@ -19,6 +19,7 @@
 #include "scalewall/io/input_file.h"
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
+#include "scalewall/io/gpu_file.h"
 #include "scalewall/base/units.h"
 #include "scalewall/model/nccl.h"
 #include "toml_input.h"
@@ -765,10 +766,17 @@ void require_framework_runs(const Section& p, const TransformerScenario& t) {
 void read_system(const Section& y, const std::string& base_dir, TransformerScenario& out) {
   y.reject_unknown({"gpu", "fabric", "gpus", "nccl_version", "framework", "memory_reserve"});
   if (!y.present()) y.missing("", "gpu, fabric and gpus");
-  if (!y.has("gpu")) y.missing("gpu", fmt::format("one of: {}", accelerator_names()));
+  if (!y.has("gpu")) {
+    y.missing("gpu", fmt::format("one of: {}; or a GPU file", accelerator_names()));
+  }
   if (!y.has("fabric")) y.missing("fabric", "a fabric preset such as \"dgx-a100\" or a file");
+  // A preset's name, or a GPU file found relative to the scenario as the fabric is.
+  std::filesystem::path gpu(y.text("gpu"));
+  if (names_gpu_file(gpu.string()) && gpu.is_relative() && !base_dir.empty()) {
+    gpu = std::filesystem::path(base_dir) / gpu;
+  }
   try {
-    out.job.gpu = accelerator_preset(y.text("gpu"));
+    out.job.gpu = load_accelerator(gpu.string());
   } catch (const InputError& e) {
     y.fail("gpu", e.what());
   }

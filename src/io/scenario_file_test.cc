@@ -838,7 +838,7 @@ TEST(TransformerScenario, BadValuesNameTheKey) {
   text.replace(text.find("\"h100-sxm\""), 10, "\"v100\"");
   EXPECT_EQ(error_of(text),
             "test.toml: system.gpu = 'v100' (line 18): unknown gpu 'v100' (expected one of: "
-            "a100-40gb, a100-80gb, h100-sxm, h200, b200, mi300x)");
+            "a100-40gb, a100-80gb, h100-sxm, h200, b200, b300, gb200, gb300, mi300x)");
   text = kTransformer;
   text.replace(text.find("zero = 1"), 8, "zero = 4");
   EXPECT_EQ(error_of(text), "test.toml: parallel.zero = 4 (line 16): 4 is outside [0, 3]");

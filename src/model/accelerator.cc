@@ -6,6 +6,7 @@
 
 #include <array>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 #include "scalewall/base/error.h"
@@ -28,43 +29,127 @@ constexpr double kA100MaxEfficiency = 0.66;
 constexpr double kA100HalfFlops = 1e9 * std::numbers::sqrt2;
 constexpr double kA100PeakBf16 = 312e12;
 
-// Later parts are given the A100's curve scaled to their peak: the same e_max and the same
-// fixed time per GEMM (F_half / (e_max peak)), so F_half grows with the peak. No published
-// GEMM sweep of each part is transcribed; this is the model's assumption, stated.
-MatmulCurve curve_for_peak(double bf16_peak) {
-  return {kA100MaxEfficiency, kA100HalfFlops * bf16_peak / kA100PeakBf16};
+// The later parts' curves are their own, from two published sources:
+//
+// e_max is the part's Maximum Achievable Matmul FLOPS (MAMF) over its dense datasheet peak:
+// the mean TFLOP/s of the best shape a brute-force search of torch.matmul shapes found, per
+// dtype (stas00/ml-engineering, compute/accelerator/README.md, "Maximum Achievable Matmul
+// FLOPS comparison table"; BF16 and FP8 float8_e4m3fn tables). FP16 runs on the BF16 curve
+// (the same tensor cores at the same peak). A kernel measurement: unlike the A100's e_max it
+// carries none of a training step's launch gaps and unfused kernels.
+//
+// F_half is one wave of the part's output tiles through its pipeline's fill (one_wave_flops,
+// accelerator.h): NVIDIA's Hopper and Blackwell GEMMs hold a 128 x 256 tile per SM with 4
+// stages of K 64 (BF16) or K 128 (FP8, the same bytes) in shared memory (CUTLASS's Hopper
+// warp-specialized GEMM examples: TileShape Shape<_128,_256,_64>, StageCount 4; Blackwell's
+// 2-SM 256 x 256 MMA is the same 128 x 256 per SM). On the A100 the same rule with CUTLASS's
+// Ampere default (128 x 256 x 64, 3 stages) gives 1.36 GFLOP against the fit's 1.41
+// (AcceleratorCurves.OneWaveRuleMatchesTheA100Fit). No published GEMM size sweep of these
+// parts is transcribed.
+constexpr double kNvidiaTileM = 128;
+constexpr double kNvidiaTileN = 256;
+constexpr double kNvidiaPipelineK = 4 * 64;     // BF16/FP16
+constexpr double kNvidiaPipelineKFp8 = 4 * 128;
+
+// An NVIDIA part of `sms` SMs whose MAMF is `bf16_mamf` and `fp8_mamf` (FLOP/s) against
+// dense peaks of `bf16_peak` and `fp8_peak`.
+struct NvidiaCurves {
+  MatmulCurve bf16;
+  MatmulCurve fp8;
+};
+NvidiaCurves nvidia_curves(double sms, double bf16_mamf, double bf16_peak, double fp8_mamf,
+                           double fp8_peak) {
+  return {{bf16_mamf / bf16_peak, one_wave_flops(sms, kNvidiaTileM, kNvidiaTileN, kNvidiaPipelineK)},
+          {fp8_mamf / fp8_peak,
+           one_wave_flops(sms, kNvidiaTileM, kNvidiaTileN, kNvidiaPipelineKFp8)}};
+}
+
+// One preset row: the part, its dense peaks, memory, SMs, and its two curves.
+Accelerator part(std::string name, std::string description, double bf16_peak, double fp8_peak,
+                 double hbm_bytes, double hbm_Bps, double units, NvidiaCurves curves) {
+  return {std::move(name), std::move(description), bf16_peak, bf16_peak, fp8_peak, hbm_bytes,
+          hbm_Bps, curves.bf16, curves.fp8, units};
+}
+
+void add_ampere(std::vector<Accelerator>& out) {
+  const MatmulCurve a100{kA100MaxEfficiency, kA100HalfFlops};
+  // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM column: BF16/FP16 tensor 312 TFLOPS
+  // dense (624 with sparsity); no FP8; 40 GB HBM2 at 1,555 GB/s. The SM count, both A100s:
+  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020), "108 SMs" on the A100 (of
+  // the GA100's 128).
+  out.push_back(part("a100-40gb", "NVIDIA A100 SXM4 40 GB (HBM2)", kA100PeakBf16, 0, 40e9, 1555e9,
+                     108, {a100, a100}));
+  // Same datasheet, A100 80GB SXM: 312 TFLOPS dense BF16/FP16; 80 GB HBM2e at 2,039 GB/s.
+  out.push_back(part("a100-80gb", "NVIDIA A100 SXM4 80 GB (HBM2e)", kA100PeakBf16, 0, 80e9,
+                     2039e9, 108, {a100, a100}));
+}
+
+void add_hopper(std::vector<Accelerator>& out) {
+  // NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: BF16/FP16 1,979 TFLOPS with sparsity
+  // (989.4 dense), FP8 3,958 with sparsity (1,979 dense); 80 GB HBM3 at 3.35 TB/s. NVIDIA
+  // H100 Tensor Core GPU Architecture whitepaper: 132 SMs on the H100 SXM5. MAMF: 794.5
+  // TFLOP/s BF16, 1,402.6 FP8.
+  out.push_back(part("h100-sxm", "NVIDIA H100 SXM5 80 GB (HBM3)", 989.4e12, 1979e12, 80e9, 3.35e12,
+                     132, nvidia_curves(132, 794.5e12, 989.4e12, 1402.6e12, 1979e12)));
+  // NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: the H100's tensor cores (989 TFLOPS dense
+  // BF16/FP16, 1,979 FP8, the same 132-SM GH100); 141 GB HBM3e at 4.8 TB/s. MAMF: BF16 the
+  // H100's ("H200 is the same"), FP8 1,453.4 TFLOP/s.
+  out.push_back(part("h200", "NVIDIA H200 SXM 141 GB (HBM3e)", 989.4e12, 1979e12, 141e9, 4.8e12,
+                     132, nvidia_curves(132, 794.5e12, 989.4e12, 1453.4e12, 1979e12)));
+}
+
+void add_blackwell(std::vector<Accelerator>& out) {
+  // NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training for 8 GPUs with sparsity, i.e. 4.5
+  // PFLOPS dense FP8 and 2.25 PFLOPS dense BF16/FP16 per B200; 1,440 GB of HBM3e for 8 GPUs
+  // (180 GB each) at 64 TB/s (8 TB/s each). The datasheet gives no SM count: 148 is what the
+  // CUDA device query reports on a B200 (two dies of 74 enabled SMs). MAMF: 1,745 TFLOP/s
+  // BF16, 3,432.5 FP8.
+  out.push_back(part("b200", "NVIDIA B200 180 GB (HBM3e)", 2.25e15, 4.5e15, 180e9, 8e12, 148,
+                     nvidia_curves(148, 1745e12, 2.25e15, 3432.5e12, 4.5e15)));
+  // NVIDIA HGX B300 datasheet: 36 PFLOPS FP16/BF16 and 72 PFLOPS FP8 for 8 GPUs with sparsity
+  // (2.25 and 4.5 PFLOPS dense per GPU), up to 2.3 TB of HBM3e for 8 (288 GB each); Blackwell
+  // Ultra's HBM3e at 8 TB/s per GPU. SMs: 148, what ml-engineering's measured B300 reads
+  // (training/performance, "Do more SMs give more TFLOPS?"; NVIDIA gives 160 for the full
+  // die). MAMF: 1,769 TFLOP/s BF16, 3,353.3 FP8.
+  out.push_back(part("b300", "NVIDIA B300 (Blackwell Ultra) 288 GB (HBM3e)", 2.25e15, 4.5e15,
+                     288e9, 8e12, 148, nvidia_curves(148, 1769e12, 2.25e15, 3353.3e12, 4.5e15)));
+  // NVIDIA GB200 NVL72 datasheet, one Blackwell GPU of a GB200 superchip: FP16/BF16 5 PFLOPS
+  // and FP8 10 PFLOPS with sparsity (2.5 and 5 dense), 186 GB HBM3e at 8 TB/s. SMs: the B200's
+  // 148 (the same Blackwell GPU at a higher power limit). MAMF: 1,822 TFLOP/s BF16, 3,615.6
+  // FP8.
+  out.push_back(part("gb200", "NVIDIA GB200, one Blackwell GPU of the superchip, 186 GB (HBM3e)",
+                     2.5e15, 5e15, 186e9, 8e12, 148,
+                     nvidia_curves(148, 1822e12, 2.5e15, 3615.6e12, 5e15)));
+  // NVIDIA GB300 NVL72 datasheet, per Blackwell Ultra GPU: 180 PFLOPS dense FP16/BF16 and 360
+  // dense FP8 for 72 GPUs (2.5 and 5 PFLOPS each); 288 GB HBM3e, 576 TB/s for 72 (8 TB/s
+  // each). SMs: the B300's 148. No MAMF of the GB300 is published: it runs at the GB200's
+  // measured fractions of the same 2.5 and 5 PFLOPS peaks (an assumption, not a measurement).
+  out.push_back(part("gb300", "NVIDIA GB300, one Blackwell Ultra GPU of the superchip, 288 GB "
+                     "(HBM3e)", 2.5e15, 5e15, 288e9, 8e12, 148,
+                     nvidia_curves(148, 1822e12, 2.5e15, 3615.6e12, 5e15)));
+}
+
+// AMD's hipBLASLt runs large GEMMs on gfx942 (MI300X) in 256 x 256 macro tiles of depth 64,
+// one per CU, its next K block prefetched (library logic MT256x256x64, PrefetchGlobalRead):
+// a pipeline of 2 x 64 in K (2 x 128 in FP8).
+void add_cdna3(std::vector<Accelerator>& out) {
+  // AMD Instinct MI300X data sheet: 1,307.4 TFLOPS peak dense BF16/FP16, 2,614.9 FP8; 192 GB
+  // HBM3 at 5.3 TB/s; 304 compute units. MAMF: 668.4 TFLOP/s BF16 (PyTorch TunableOp); no FP8
+  // MAMF is published, so FP8 runs at the BF16 fraction (an assumption, not a measurement).
+  const double units = 304;
+  const double e = 668.4e12 / 1307.4e12;
+  out.push_back(part("mi300x", "AMD Instinct MI300X 192 GB (HBM3)", 1307.4e12, 2614.9e12, 192e9,
+                     5.3e12, units,
+                     {{e, one_wave_flops(units, 256, 256, 2 * 64)},
+                      {e, one_wave_flops(units, 256, 256, 2 * 128)}}));
 }
 
 std::vector<Accelerator> make_presets() {
   std::vector<Accelerator> out;
-  // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM column: BF16/FP16 tensor 312 TFLOPS
-  // dense (624 with sparsity); no FP8; 40 GB HBM2 at 1,555 GB/s.
-  out.push_back({"a100-40gb", "NVIDIA A100 SXM4 40 GB (HBM2)", 312e12, 312e12, 0, 40e9, 1555e9,
-                 curve_for_peak(312e12), 108});
-  // The SM count, both A100s: NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020),
-  // "108 SMs" on the A100 (of the GA100's 128).
-  // Same datasheet, A100 80GB SXM: 312 TFLOPS dense BF16/FP16; 80 GB HBM2e at 2,039 GB/s.
-  out.push_back({"a100-80gb", "NVIDIA A100 SXM4 80 GB (HBM2e)", 312e12, 312e12, 0, 80e9, 2039e9,
-                 curve_for_peak(312e12), 108});
-  // NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: BF16/FP16 1,979 TFLOPS with sparsity
-  // (989.4 dense), FP8 3,958 with sparsity (1,979 dense); 80 GB HBM3 at 3.35 TB/s. NVIDIA
-  // H100 Tensor Core GPU Architecture whitepaper: 132 SMs on the H100 SXM5.
-  out.push_back({"h100-sxm", "NVIDIA H100 SXM5 80 GB (HBM3)", 989.4e12, 989.4e12, 1979e12, 80e9,
-                 3.35e12, curve_for_peak(989.4e12), 132});
-  // NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: the H100's tensor cores (989 TFLOPS dense
-  // BF16/FP16, 1,979 FP8, the same 132-SM GH100); 141 GB HBM3e at 4.8 TB/s.
-  out.push_back({"h200", "NVIDIA H200 SXM 141 GB (HBM3e)", 989.4e12, 989.4e12, 1979e12, 141e9,
-                 4.8e12, curve_for_peak(989.4e12), 132});
-  // NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training for 8 GPUs with sparsity, i.e. 4.5
-  // PFLOPS dense FP8 and 2.25 PFLOPS dense BF16/FP16 per B200; 1,440 GB of HBM3e for 8 GPUs
-  // (180 GB each) at 64 TB/s (8 TB/s each). The datasheet gives no SM count: 148 is what the
-  // CUDA device query reports on a B200 (two dies of 74 enabled SMs).
-  out.push_back({"b200", "NVIDIA B200 180 GB (HBM3e)", 2.25e15, 2.25e15, 4.5e15, 180e9, 8e12,
-                 curve_for_peak(2.25e15), 148});
-  // AMD Instinct MI300X data sheet: 1,307.4 TFLOPS peak dense BF16/FP16, 2,614.9 FP8; 192 GB
-  // HBM3 at 5.3 TB/s; 304 compute units.
-  out.push_back({"mi300x", "AMD Instinct MI300X 192 GB (HBM3)", 1307.4e12, 1307.4e12, 2614.9e12,
-                 192e9, 5.3e12, curve_for_peak(1307.4e12), 304});
+  add_ampere(out);
+  add_hopper(out);
+  add_blackwell(out);
+  add_cdna3(out);
   return out;
 }
 
@@ -111,6 +196,10 @@ double peak_or_zero(const Accelerator& a, DType dtype) {
 }  // namespace
 
 bool Accelerator::supports(DType dtype) const { return peak_or_zero(*this, dtype) > 0.0; }
+
+const MatmulCurve& Accelerator::curve(DType dtype) const {
+  return dtype == DType::kFp8 ? matmul_fp8 : matmul;
+}
 
 double Accelerator::peak_flops_per_s(DType dtype) const {
   const double peak = peak_or_zero(*this, dtype);

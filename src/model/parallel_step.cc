@@ -106,11 +106,14 @@ bool product_divides(std::int64_t x, std::int64_t y, std::int64_t n) {
 struct Peaks {
   double layer = 0;  // QKV, projection, MLP
   double core = 0;   // QK^T / AV or the fused attention kernel, and the logits
+  const MatmulCurve* layer_curve = nullptr;  // the part's curve for each (accelerator.h)
+  const MatmulCurve* core_curve = nullptr;
 };
 Peaks peaks_of(const TransformerJob& job) {
-  const double layer = job.gpu.peak_flops_per_s(job.training.dtype);
-  const bool fp8 = job.training.dtype == DType::kFp8;
-  return {layer, fp8 ? job.gpu.peak_flops_per_s(DType::kBf16) : layer};
+  const DType layer = job.training.dtype;
+  const DType core = layer == DType::kFp8 ? DType::kBf16 : layer;
+  return {job.gpu.peak_flops_per_s(layer), job.gpu.peak_flops_per_s(core),
+          &job.gpu.curve(layer), &job.gpu.curve(core)};
 }
 
 // FlashAttention-2's backward runs five matrix products to the forward's two (it recomputes
@@ -163,7 +166,8 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
   const double f = dbl(m.ffn);
   const double tokens = b * dbl(m.seq);
   const Peaks peak = peaks_of(job);
-  const MatmulCurve& c = job.gpu.matmul;
+  const MatmulCurve& c = *peak.layer_curve;
+  const MatmulCurve& core_curve = *peak.core_curve;
   LayerTimes l;
   l.qkv_s = c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak.layer);
   l.proj_s = c.gemm_time_s(2.0 * tokens * h * h / t, peak.layer);
@@ -171,10 +175,12 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
   l.fc2_s = l.fc1_s;
   const double core = attention_core_flops(m, b) / t;
   if (job.framework.attention == AttentionKernel::kFlash) {
-    l.core_s = c.gemm_time_s(kCausalShare * core, peak.core);  // QK^T and AV in one kernel
-    l.core_backward_s = c.gemm_time_s(kFlashBackwardFactor * kCausalShare * core, peak.core);
+    // QK^T and AV in one kernel.
+    l.core_s = core_curve.gemm_time_s(kCausalShare * core, peak.core);
+    l.core_backward_s =
+        core_curve.gemm_time_s(kFlashBackwardFactor * kCausalShare * core, peak.core);
   } else {
-    l.core_s = 2.0 * c.gemm_time_s(core / 2.0, peak.core);  // QK^T, then AV: each half
+    l.core_s = 2.0 * core_curve.gemm_time_s(core / 2.0, peak.core);  // QK^T, then AV: each half
     l.core_backward_s = 2.0 * l.core_s;
   }
   l.elementwise_s =
@@ -208,8 +214,9 @@ StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, const La
     const double logits = logits_forward_flops(m, b) / t;
     // The loss reads and writes the fp32 logits (4 B each way per element).
     const double loss_bytes = 8.0 * b * dbl(m.seq) * dbl(m.vocab) / t;
+    const Peaks peak = peaks_of(job);
     w.logits_forward_s =
-        job.gpu.matmul.gemm_time_s(logits, peaks_of(job).core) + loss_bytes / job.gpu.hbm_Bps;
+        peak.core_curve->gemm_time_s(logits, peak.core) + loss_bytes / job.gpu.hbm_Bps;
   }
   w.forward_s = layers * l.forward_s() + w.logits_forward_s;
   w.backward_s = layers * l.backward_s() + 2.0 * w.logits_forward_s;

@@ -4,9 +4,10 @@
 // kMostSearchedGpus, so that one input takes milliseconds; the search's bound at every count
 // up to 2^40 is tested apart).
 //
-// A transformer scenario names a fabric preset or a fabric file in system.fabric; a path from
-// fuzz input is never followed. A name that is not a preset is replaced by one of the GPU
-// presets (chosen by the text it gave) before the scenario is parsed.
+// A transformer scenario names a fabric preset or a fabric file in system.fabric, and an
+// accelerator preset or a GPU file in system.gpu; a path from fuzz input is never followed.
+// A fabric that is not a preset, and a gpu that names a file, are replaced by a preset
+// (chosen by the text they gave) before the scenario is parsed.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,7 @@
 #include "scalewall/analysis/split_search.h"
 #include "scalewall/base/error.h"
 #include "scalewall/io/fabric_presets.h"
+#include "scalewall/io/gpu_file.h"
 #include "scalewall/io/scenario_file.h"
 #include "src/io/toml_input.h"
 #include "tests/fuzz/fuzz_target.h"
@@ -27,7 +29,23 @@ namespace {
 constexpr std::array<const char*, 4> kGpuPresets = {"dgx-a100", "dgx-h100", "aws-p5",
                                                     "gb200-nvl72"};
 
-// The scenario text with system.fabric (when present and not a preset) naming a GPU preset.
+constexpr std::array<const char*, 3> kAccelerators = {"a100-80gb", "h100-sxm", "mi300x"};
+
+// Replaces system.<key> with one of `presets` (chosen by the text it gave) when it is a string
+// that names a file, or is not a string and `non_strings` says so; true when it did.
+template <std::size_t N>
+bool replace_path(toml::table& system, const char* key, const std::array<const char*, N>& presets,
+                  bool (*is_path)(const std::string&), bool non_strings) {
+  const toml::node* given = system.get(key);
+  if (given == nullptr || (!given->is_string() && !non_strings)) return false;
+  const std::string text = given->is_string() ? given->value_or(std::string()) : "";
+  if (given->is_string() && !is_path(text)) return false;
+  system.insert_or_assign(key, presets[std::hash<std::string>{}(text) % presets.size()]);
+  return true;
+}
+
+// The scenario text with system.fabric (when present and not a preset) naming a GPU fabric
+// preset, and system.gpu (when it names a GPU file) naming an accelerator preset.
 std::string without_input_paths(std::string_view text) {
   toml::table root;
   try {
@@ -36,14 +54,14 @@ std::string without_input_paths(std::string_view text) {
     return std::string(text);  // parse_scenario refuses it the same way
   }
   toml::table* system = root["system"].as_table();
-  if (system == nullptr || !system->contains("fabric")) return std::string(text);
-  const toml::node* given = system->get("fabric");
-  const std::string key = given->is_string() ? given->value_or(std::string()) : "";
-  if (given->is_string() && scalewall::find_fabric_preset(key) != nullptr) {
-    return std::string(text);
-  }
-  system->insert_or_assign("fabric",
-                           kGpuPresets[std::hash<std::string>{}(key) % kGpuPresets.size()]);
+  if (system == nullptr) return std::string(text);
+  const bool fabric = replace_path(*system, "fabric", kGpuPresets, [](const std::string& v) {
+    return scalewall::find_fabric_preset(v) == nullptr;
+  }, true);
+  const bool gpu = replace_path(*system, "gpu", kAccelerators, [](const std::string& v) {
+    return scalewall::names_gpu_file(v);
+  }, false);
+  if (!fabric && !gpu) return std::string(text);
   std::ostringstream out;
   out << root;
   return out.str();

@@ -27,8 +27,8 @@ struct FabricPreset {
   std::string toml;         // the fabric, as a fabric file holds it, its sources as comments
 };
 
-// Every preset, in a fixed order: dgx-a100, dgx-h100, hgx-h200, gb200-nvl72, mi300x-node,
-// aws-p4d, aws-p5, ib-hdr, ib-ndr, roce-100g, roce-400g.
+// Every preset, in a fixed order: dgx-a100, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72,
+// mi300x-node, aws-p4d, aws-p5, ib-hdr, ib-ndr, roce-100g, roce-400g.
 std::span<const FabricPreset> fabric_presets();
 
 // The preset called `name`, or nullptr.

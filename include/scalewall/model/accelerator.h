@@ -9,7 +9,10 @@
 // e_max peak. Large GEMMs approach e_max; a GEMM of F_half FLOPs runs at half of it. Tensor
 // parallelism shrinks every GEMM by t, so it moves the GEMMs down this curve.
 //
-// Every figure is a model, not a measurement.
+// Each part has its own curve per data type: one for BF16 and FP16 (the same tensor cores at
+// the same peak) and one for FP8, which reaches a lower fraction of its doubled peak. The
+// presets' curves and their sources are in accelerator.cc and docs/models.md. Every figure is
+// a model, not a measurement.
 #ifndef SCALEWALL_ACCELERATOR_H_
 #define SCALEWALL_ACCELERATOR_H_
 
@@ -46,7 +49,8 @@ struct Accelerator {
   double fp8_flops_per_s = 0;        // 0: the part has no FP8 tensor cores
   double hbm_bytes = 0;              // HBM capacity
   double hbm_Bps = 0;                // HBM bandwidth
-  MatmulCurve matmul;
+  MatmulCurve matmul;                // the BF16 and FP16 GEMMs' curve
+  MatmulCurve matmul_fp8;            // the FP8 GEMMs' curve (unused when fp8_flops_per_s is 0)
   // Streaming multiprocessors (NVIDIA) or compute units (AMD): a communication kernel that
   // runs beside compute holds one of them per channel (NCCL and RCCL run one thread block per
   // channel), so that overlapped traffic still takes channels / compute_units of the compute
@@ -57,9 +61,22 @@ struct Accelerator {
   double peak_flops_per_s(DType dtype) const;
   // Whether the part has tensor cores for `dtype` (a peak above 0).
   bool supports(DType dtype) const;
+  // The matmul curve the GEMMs of `dtype` run on: matmul_fp8 for kFp8, matmul otherwise.
+  const MatmulCurve& curve(DType dtype) const;
 };
 
-// Every preset, in a fixed order: a100-40gb, a100-80gb, h100-sxm, h200, b200, mi300x.
+// The half-performance size of a part's GEMMs from its own tiling: one wave of output tiles,
+// every compute unit holding one tile_m x tile_n tile, through the K depth its software
+// pipeline loads before the first result (stages x the K of a stage):
+//   F_half = 2 x compute_units x tile_m x tile_n x pipeline_k.
+// accelerator.cc names the kernels each part's figures come from.
+constexpr double one_wave_flops(double compute_units, double tile_m, double tile_n,
+                                double pipeline_k) {
+  return 2.0 * compute_units * tile_m * tile_n * pipeline_k;
+}
+
+// Every preset, in a fixed order: a100-40gb, a100-80gb, h100-sxm, h200, b200, b300, gb200,
+// gb300, mi300x.
 std::span<const Accelerator> accelerator_presets();
 // The preset called `name`, or nullptr.
 const Accelerator* find_accelerator(std::string_view name);
