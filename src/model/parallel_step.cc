@@ -112,7 +112,7 @@ double layer_gemm_forward_s(const TransformerJob& job, double b, double t, doubl
   const double core = attention_core_flops(m, b) / 2.0 / t;  // QK^T, then AV: each half
   return c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak) +
          2.0 * c.gemm_time_s(core, peak) + c.gemm_time_s(2.0 * tokens * h * h / t, peak) +
-         2.0 * c.gemm_time_s(2.0 * tokens * h * dbl(m.ffn) / t, peak);
+         mlp_matrices(m) * c.gemm_time_s(2.0 * tokens * h * dbl(m.ffn) / t, peak);
 }
 
 StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, double layers,
@@ -123,9 +123,11 @@ StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, double l
   const double peak = job.gpu.peak_flops_per_s(job.training.dtype);
   const double hbm = job.gpu.hbm_Bps;
   const double gemm_f = layer_gemm_forward_s(job, b, t, peak);
+  // The rotary embedding's own traffic (reading and writing Q and K) comes on top.
   const double elem_bytes =
       kElementwiseTrafficFactor *
-      layer_activation_bytes(m, b, s.tp, s.sequence_parallel, Recompute::kNone);
+          layer_activation_bytes(m, b, s.tp, s.sequence_parallel, Recompute::kNone) +
+      rotary_traffic_bytes(m, b, s.tp);
   const double elem_f = elem_bytes / hbm;
   double forward = layers * (gemm_f + elem_f);
   if (last_stage) {
@@ -168,7 +170,18 @@ Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, double layers
   } else {
     one = collective(Op::kAllreduce, bytes, group);
   }
-  return one.times(calls * layers);
+  Cost all = one.times(calls * layers);
+  if (s.tp > job.model.kv_heads) {
+    // Fewer KV heads than TP ranks: Megatron-Core (core v0.16, attention.py) all-gathers the
+    // QKV output, b s (h + 2 k d) x 2 B, in each forward and reduce-scatters its gradient in
+    // the backward, so that each rank takes its query heads and their one KV head whole.
+    const double qkv = kElementBytes * dbl(s.micro_batch) * dbl(job.model.seq) *
+                       qkv_width(job.model);
+    const double forwards = s.recompute == Recompute::kFull ? 2.0 : 1.0;
+    all += collective(Op::kAllgather, qkv, group).times(forwards * layers);
+    all += collective(Op::kReduceScatter, qkv, group).times(layers);
+  }
+  return all;
 }
 
 // The pipeline's point-to-point sends of one micro-batch through one stage.
@@ -209,7 +222,8 @@ std::string_view split_problem_text(SplitProblem problem) {
   switch (problem) {
     case SplitProblem::kNone: return "it can run";
     case SplitProblem::kLayers: return "pp x interleave does not divide the layers";
-    case SplitProblem::kHeads: return "tp does not divide the heads and the KV heads";
+    case SplitProblem::kHeads:
+      return "tp does not divide the heads, or is neither a divisor nor a multiple of the KV heads";
     case SplitProblem::kBatch: return "dp x micro-batch does not divide the global batch";
     case SplitProblem::kInterleave:
       return "interleaving needs pp > 1 and the micro-batches a multiple of pp";
@@ -223,7 +237,11 @@ SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& s) {
   const TransformerShape& m = job.model;
   const std::int64_t batch = job.training.global_batch;
   if (!product_divides(s.pp, s.interleave, m.layers)) return SplitProblem::kLayers;
-  if (m.heads % s.tp != 0 || m.kv_heads % s.tp != 0) return SplitProblem::kHeads;
+  // Megatron-Core (core v0.16, transformer_config.py): tp divides the heads, and the KV heads
+  // are a multiple or a divisor of tp (fewer KV heads than ranks: each held by tp/k ranks).
+  if (m.heads % s.tp != 0 || (m.kv_heads % s.tp != 0 && s.tp % m.kv_heads != 0)) {
+    return SplitProblem::kHeads;
+  }
   if (!product_divides(s.dp, s.micro_batch, batch)) return SplitProblem::kBatch;
   const std::int64_t micro_batches = batch / (s.dp * s.micro_batch);
   if (s.interleave > 1 && (s.pp == 1 || micro_batches % s.pp != 0)) {
@@ -314,12 +332,16 @@ std::string_view split_binding_name(SplitBinding binding) {
 
 namespace {
 
-// Parameters one GPU of a stage holds: its layers and, on the first and last stages, the
-// embeddings, divided by t.
+// Parameters one GPU of the first or the last stage holds, the larger: its layers and, with
+// one stage, every embedding; with several, the first stage's word embedding (and position
+// table) or the last stage's output layer (the tied copy or the untied matrix), divided by t.
 double stage_parameters(const TransformerJob& job, const ParallelSplit& s) {
   const TransformerShape& m = job.model;
   const double layers = dbl(m.layers) / dbl(s.pp);
-  return (layers * layer_parameters(m) + embedding_parameters(m)) / dbl(s.tp);
+  const double ends = s.pp == 1 ? embedding_parameters(m)
+                                : std::max(input_embedding_parameters(m),
+                                           output_layer_parameters(m));
+  return (layers * layer_parameters(m) + ends) / dbl(s.tp);
 }
 
 // The data-parallel (ZeRO) traffic of one step, exposed, on a stage of `params` parameters per
