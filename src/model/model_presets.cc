@@ -71,18 +71,20 @@ const std::array<ModelPreset, 12> kPresets = {{
      "huggingface.co/mistralai/Mistral-7B-v0.1 config.json and Jiang et al. 2023, Table 1; "
      "seq 4096: its sliding window, up to which attention is full", mistral_7b()},
     {"qwen2.5-7b", "Qwen2.5 7B",
-     "huggingface.co/Qwen/Qwen2.5-7B config.json; seq 4096: Qwen Team 2024 (Qwen2.5 "
-     "technical report), section 3 (pre-training at 4,096 tokens before the long-context stage)",
+     "huggingface.co/Qwen/Qwen2.5-7B config.json; seq 4096: the Qwen2.5 technical report "
+     "(Qwen Team 2024), section 3: pre-training at 4,096 tokens before the long-context stage",
      llama(3584, 18944, 28, 4, 28, 4096, 152064, LinearBiases::kQkvOnly)},
     {"qwen2.5-72b", "Qwen2.5 72B",
-     "huggingface.co/Qwen/Qwen2.5-72B config.json; seq 4096: Qwen Team 2024 (Qwen2.5 "
-     "technical report), section 3 (pre-training at 4,096 tokens before the long-context stage)",
+     "huggingface.co/Qwen/Qwen2.5-72B config.json; seq 4096: the Qwen2.5 technical report "
+     "(Qwen Team 2024), section 3: pre-training at 4,096 tokens before the long-context stage",
      llama(8192, 29568, 64, 8, 80, 4096, 152064, LinearBiases::kQkvOnly)},
     {"nemotron4-15b", "Nemotron-4 15B",
-     "Parmar et al. 2024 (arXiv:2402.16819), section 2 and Table 1 (FFN 4h)",
+     "Parmar et al. 2024 (arXiv:2402.16819), section 2 and Table 1; FFN 24576: NeMo's "
+     "Nemotron4Config15B (nemo/collections/llm/gpt/model/nemotron.py)",
      nemotron(6144, 48, 8, 32, 4096, 256000)},
     {"nemotron4-340b", "Nemotron-4 340B",
-     "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv:2406.11704), Table 1 (FFN 4h)",
+     "Nemotron-4 340B Technical Report (arXiv:2406.11704), Table 1; FFN 73728: NeMo's "
+     "Nemotron4Config340B (nemo/collections/llm/gpt/model/nemotron.py)",
      nemotron(18432, 96, 8, 96, 4096, 256000)},
 }};
 
