@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   scalewall::cli::register_calibrate(app);
   scalewall::cli::register_validate(app);
   scalewall::cli::register_fabrics(app);
+  scalewall::cli::register_models(app);
   scalewall::cli::register_compare(app);
 
   // CLI11 reports a mistyped command as "a subcommand is required"; name it instead.
