@@ -6,7 +6,8 @@
 //
 // A transformer scenario names a fabric preset or a fabric file in system.fabric; a path from
 // fuzz input is never followed. A name that is not a preset is replaced by one of the GPU
-// presets (chosen by the text it gave) before the scenario is parsed.
+// presets (chosen by the text it gave) before the scenario is parsed; a model.preset that
+// names a config.json file becomes a model preset likewise.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -18,7 +19,9 @@
 #include "scalewall/analysis/split_search.h"
 #include "scalewall/base/error.h"
 #include "scalewall/io/fabric_presets.h"
+#include "scalewall/io/hf_config.h"
 #include "scalewall/io/scenario_file.h"
+#include "scalewall/model/model_presets.h"
 #include "src/io/toml_input.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -27,7 +30,22 @@ namespace {
 constexpr std::array<const char*, 4> kGpuPresets = {"dgx-a100", "dgx-h100", "aws-p5",
                                                     "gb200-nvl72"};
 
-// The scenario text with system.fabric (when present and not a preset) naming a GPU preset.
+// Replaces a config.json path in model.preset (the hf_config target reads config.json) by
+// a model preset chosen by the text it gave; true when it did.
+bool without_model_path(toml::table& root) {
+  toml::table* model = root["model"].as_table();
+  if (model == nullptr || !model->contains("preset")) return false;
+  const toml::node* given = model->get("preset");
+  const std::string name = given->value_or(std::string());
+  if (!given->is_string() || !scalewall::names_hf_config(name)) return false;
+  const auto presets = scalewall::model_presets();
+  model->insert_or_assign("preset",
+                          presets[std::hash<std::string>{}(name) % presets.size()].name);
+  return true;
+}
+
+// The scenario text with system.fabric (when present and not a preset) naming a GPU preset,
+// and model.preset naming no file.
 std::string without_input_paths(std::string_view text) {
   toml::table root;
   try {
@@ -35,15 +53,18 @@ std::string without_input_paths(std::string_view text) {
   } catch (const scalewall::InputError&) {
     return std::string(text);  // parse_scenario refuses it the same way
   }
+  bool changed = without_model_path(root);
   toml::table* system = root["system"].as_table();
-  if (system == nullptr || !system->contains("fabric")) return std::string(text);
-  const toml::node* given = system->get("fabric");
-  const std::string key = given->is_string() ? given->value_or(std::string()) : "";
-  if (given->is_string() && scalewall::find_fabric_preset(key) != nullptr) {
-    return std::string(text);
+  if (system != nullptr && system->contains("fabric")) {
+    const toml::node* given = system->get("fabric");
+    const std::string key = given->is_string() ? given->value_or(std::string()) : "";
+    if (!given->is_string() || scalewall::find_fabric_preset(key) == nullptr) {
+      system->insert_or_assign("fabric",
+                               kGpuPresets[std::hash<std::string>{}(key) % kGpuPresets.size()]);
+      changed = true;
+    }
   }
-  system->insert_or_assign("fabric",
-                           kGpuPresets[std::hash<std::string>{}(key) % kGpuPresets.size()]);
+  if (!changed) return std::string(text);
   std::ostringstream out;
   out << root;
   return out.str();
