@@ -878,11 +878,11 @@ TEST(TransformerScenario, BadModelKeysNameTheKeyAndTheValue) {
                        "test.toml: model.preset = 'llama4' (line 2): unknown model preset "
                        "'llama4' (expected one of: gpt3-175b, llama2-7b,"));
   EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nmlp = \"swiglu\"")),
-            "test.toml: model.mlp = 'swiglu' (line 3): unknown mlp 'swiglu' (expected plain or "
-            "gated)");
+            "test.toml: model.mlp = 'swiglu' (line 3): unknown mlp 'swiglu' (expected one of: "
+            "plain, gated)");
   EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nposition = \"alibi\"")),
             "test.toml: model.position = 'alibi' (line 3): unknown position 'alibi' (expected "
-            "learned or rotary)");
+            "one of: learned, rotary)");
   EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\ntied_embeddings = \"no\"")),
             "test.toml: model.tied_embeddings = 'no' (line 3): expected true or false, not a "
             "string");

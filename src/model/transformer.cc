@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <string>
+
 #include "scalewall/base/error.h"
 
 namespace scalewall {
@@ -12,6 +15,19 @@ double dbl(std::int64_t v) { return static_cast<double>(v); }
 
 void require_positive(std::string_view what, std::int64_t value) {
   if (value < 1) throw InputError(fmt::format("{} {} must be at least 1", what, value));
+}
+
+// The value of `values` whose name is `text`; InputError "unknown <what> '<text>' (expected
+// one of: <names>)" when none is.
+template <typename Enum, std::size_t N>
+Enum parse_by_name(std::string_view text, std::string_view what,
+                   const std::array<Enum, N>& values, std::string_view (*name)(Enum)) {
+  std::string expected;
+  for (const Enum v : values) {
+    if (text == name(v)) return v;
+    expected += (expected.empty() ? "" : ", ") + std::string(name(v));
+  }
+  throw InputError(fmt::format("unknown {} '{}' (expected one of: {})", what, text, expected));
 }
 
 }  // namespace
@@ -27,11 +43,9 @@ std::string_view recompute_name(Recompute recompute) {
 }
 
 Recompute parse_recompute(std::string_view text) {
-  for (const Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-    if (text == recompute_name(r)) return r;
-  }
-  throw InputError(
-      fmt::format("unknown recompute '{}' (expected one of: none, selective, full)", text));
+  return parse_by_name(text, "recompute",
+                       std::array{Recompute::kNone, Recompute::kSelective, Recompute::kFull},
+                       recompute_name);
 }
 
 std::string_view mlp_name(MlpKind mlp) {
@@ -44,10 +58,7 @@ std::string_view mlp_name(MlpKind mlp) {
 }
 
 MlpKind parse_mlp(std::string_view text) {
-  for (const MlpKind m : {MlpKind::kPlain, MlpKind::kGated}) {
-    if (text == mlp_name(m)) return m;
-  }
-  throw InputError(fmt::format("unknown mlp '{}' (expected plain or gated)", text));
+  return parse_by_name(text, "mlp", std::array{MlpKind::kPlain, MlpKind::kGated}, mlp_name);
 }
 
 std::string_view position_name(PositionKind position) {
@@ -60,10 +71,8 @@ std::string_view position_name(PositionKind position) {
 }
 
 PositionKind parse_position(std::string_view text) {
-  for (const PositionKind p : {PositionKind::kLearned, PositionKind::kRotary}) {
-    if (text == position_name(p)) return p;
-  }
-  throw InputError(fmt::format("unknown position '{}' (expected learned or rotary)", text));
+  return parse_by_name(text, "position",
+                       std::array{PositionKind::kLearned, PositionKind::kRotary}, position_name);
 }
 
 void require_valid(const TransformerShape& shape) {

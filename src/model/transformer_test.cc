@@ -177,9 +177,9 @@ TEST(Transformer, NamesAndASlidingWindowAreRefusedNamingTheValue) {
   EXPECT_EQ(parse_mlp("gated"), MlpKind::kGated);
   EXPECT_EQ(parse_position("rotary"), PositionKind::kRotary);
   EXPECT_EQ(input_error_of([] { parse_mlp("swiglu"); }),
-            "unknown mlp 'swiglu' (expected plain or gated)");
+            "unknown mlp 'swiglu' (expected one of: plain, gated)");
   EXPECT_EQ(input_error_of([] { parse_position("alibi"); }),
-            "unknown position 'alibi' (expected learned or rotary)");
+            "unknown position 'alibi' (expected one of: learned, rotary)");
   TransformerShape m = llama2_7b();
   m.attention_window = 4096;
   require_valid(m);  // seq 4096: full attention, exact
