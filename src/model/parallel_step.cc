@@ -110,9 +110,12 @@ double layer_gemm_forward_s(const TransformerJob& job, double b, double t, doubl
   const double tokens = b * dbl(m.seq);
   const MatmulCurve& c = job.gpu.matmul;
   const double core = attention_core_flops(m, b) / 2.0 / t;  // QK^T, then AV: each half
+  // The MLP's first GEMM is (n - 1) f wide: Megatron-Core fuses a gated MLP's gate and up
+  // projections into one linear_fc1 of 2f columns; the down projection is h x f either way.
+  const double fc2 = 2.0 * tokens * h * dbl(m.ffn) / t;
   return c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak) +
          2.0 * c.gemm_time_s(core, peak) + c.gemm_time_s(2.0 * tokens * h * h / t, peak) +
-         mlp_matrices(m) * c.gemm_time_s(2.0 * tokens * h * dbl(m.ffn) / t, peak);
+         c.gemm_time_s((mlp_matrices(m) - 1.0) * fc2, peak) + c.gemm_time_s(fc2, peak);
 }
 
 StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, double layers,
