@@ -50,7 +50,9 @@ constexpr std::array<std::string_view, 11> kActivations = {
 
 std::string family_names() {
   std::string names;
-  for (const Family& f : kFamilies) names += (names.empty() ? "" : ", ") + std::string(f.model_type);
+  for (const Family& f : kFamilies) {
+    names += (names.empty() ? "" : ", ") + std::string(f.model_type);
+  }
   return names;
 }
 

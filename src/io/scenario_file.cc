@@ -713,15 +713,14 @@ void read_model_structure(const Section& m, TransformerShape& shape) {
 // Whether the dimensions divide as attention needs; a preset's numbers are blamed on
 // model.preset unless the key at fault was written.
 void require_heads_divide(const Section& m, const TransformerShape& shape) {
-  const auto fail = [&](std::string_view key, std::string_view what, std::int64_t value,
-                        std::string_view other, std::int64_t of) {
+  const auto fail = [&](std::string_view key, std::int64_t value, std::string_view other,
+                        std::int64_t of) {
     if (m.has(key)) m.fail(key, fmt::format("does not divide model.{} {}", other, of));
-    m.fail("preset", fmt::format("model.{} {} does not divide model.{} {}", what, value, other, of));
+    m.fail("preset", fmt::format("model.{} {} does not divide model.{} {}", key, value, other,
+                                 of));
   };
-  if (shape.hidden % shape.heads != 0) fail("heads", "heads", shape.heads, "hidden", shape.hidden);
-  if (shape.heads % shape.kv_heads != 0) {
-    fail("kv_heads", "kv_heads", shape.kv_heads, "heads", shape.heads);
-  }
+  if (shape.hidden % shape.heads != 0) fail("heads", shape.heads, "hidden", shape.hidden);
+  if (shape.heads % shape.kv_heads != 0) fail("kv_heads", shape.kv_heads, "heads", shape.heads);
 }
 
 TransformerShape read_model(const Section& m, const std::string& base_dir) {
