@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   scalewall::cli::register_validate(app);
   scalewall::cli::register_fabrics(app);
   scalewall::cli::register_gpus(app);
+  scalewall::cli::register_models(app);
   scalewall::cli::register_compare(app);
 
   // CLI11 reports a mistyped command as "a subcommand is required"; name it instead.

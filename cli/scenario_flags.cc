@@ -346,6 +346,9 @@ nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
   m["layers"] = job.model.layers;
   m["seq"] = job.model.seq;
   m["vocab"] = job.model.vocab;
+  m["mlp"] = mlp_name(job.model.mlp);
+  m["tied_embeddings"] = job.model.tied_embeddings;
+  m["position"] = position_name(job.model.position);
   m["parameters"] = model_parameters(job.model);
   nlohmann::ordered_json& tr = j["training"];
   tr["global_batch"] = job.training.global_batch;

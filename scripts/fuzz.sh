@@ -21,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(units scenario transformer fabric gpu measurement stream times scaling_table)
+targets=(units scenario transformer fabric gpu measurement stream times scaling_table hf_config)
 build=build-fuzz
 per_input_timeout=10
 rss_limit_mb=2048

@@ -401,8 +401,9 @@ TEST(TransformerCli, PlanSaysWhyNoSplitCanRun) {
                      "no split of 8648640 GPUs can run this model: of the 22680 ways to make "
                      "them tp x pp x dp (at micro-batch 1, interleave 1), 19656 fail because pp "
                      "x interleave does not divide the 96 layers, 2920 fail because tp does not "
-                     "divide the 96 heads and 96 KV heads, 104 fail because dp x micro-batch "
-                     "does not divide the global batch 2048");
+                     "divide the 96 heads or is neither a divisor nor a multiple of the 96 KV "
+                     "heads, 104 fail because dp x micro-batch does not divide the global batch "
+                     "2048");
 }
 
 TEST(TransformerCli, CommandsThatTakeADataParallelScenarioSaySo) {

@@ -57,8 +57,8 @@ std::vector<std::int64_t> divisors_between(const std::vector<std::int64_t>& prim
   return out;
 }
 
-// The degrees (tp, pp, dp) with tp x pp x dp = N that can divide the model: tp the KV heads
-// (so the heads), pp the layers (over the interleave when it is fixed), dp the global batch
+// The degrees (tp, pp, dp) with tp x pp x dp = N that can divide the model: tp the heads
+// (split_problem then holds it to a divisor or multiple of the KV heads), pp the layers (over the interleave when it is fixed), dp the global batch
 // (over the micro-batch when fixed), and held to the fixed degrees. Built from the primes of
 // those three counts, so that it visits no degree that cannot divide, whatever N is.
 class DegreeSpace {
@@ -70,7 +70,7 @@ class DegreeSpace {
       empty_ = true;
       return;
     }
-    const std::int64_t heads = job.model.kv_heads;
+    const std::int64_t heads = job.model.heads;
     const std::int64_t layers = job.model.layers / v;
     const std::int64_t batch = job.training.global_batch / b;
     for (const std::int64_t n : {heads, layers, batch}) {
@@ -330,8 +330,10 @@ std::string problem_in_numbers(const TransformerJob& job, SplitProblem problem) 
     case SplitProblem::kLayers:
       return fmt::format("because pp x interleave does not divide the {} layers", m.layers);
     case SplitProblem::kHeads:
-      return fmt::format("because tp does not divide the {} heads and {} KV heads", m.heads,
-                         m.kv_heads);
+      return fmt::format(
+          "because tp does not divide the {} heads or is neither a divisor nor a multiple of "
+          "the {} KV heads",
+          m.heads, m.kv_heads);
     case SplitProblem::kBatch:
       return fmt::format("because dp x micro-batch does not divide the global batch {}",
                          job.training.global_batch);

@@ -425,8 +425,8 @@ TEST(SplitSearch, WhyNoSplitSaysWhatFails) {
   EXPECT_EQ(why_no_split(job, 40, {}),
             "of the 30 ways to make them tp x pp x dp (at micro-batch 1, interleave 1), 10 fail "
             "because pp x interleave does not divide the 96 layers, 10 fail because tp does not "
-            "divide the 96 heads and 96 KV heads, 10 fail because dp x micro-batch does not "
-            "divide the global batch 2048");
+            "divide the 96 heads or is neither a divisor nor a multiple of the 96 KV heads, 10 "
+            "fail because dp x micro-batch does not divide the global batch 2048");
 }
 
 TEST(SplitSearch, FixedChoicesAreHeld) {

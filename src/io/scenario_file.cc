@@ -20,6 +20,8 @@
 #include "scalewall/io/fabric_file.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/gpu_file.h"
+#include "scalewall/io/hf_config.h"
+#include "scalewall/model/model_presets.h"
 #include "scalewall/base/units.h"
 #include "scalewall/model/nccl.h"
 #include "toml_input.h"
@@ -678,25 +680,79 @@ namespace {
 // and any machine, and small enough that products of a few stay exact in a double.
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 
-TransformerShape read_model(const Section& m) {
-  m.reject_unknown({"hidden", "ffn", "heads", "kv_heads", "layers", "seq", "vocab"});
-  const auto need = [&](std::string_view key, std::string_view hint) {
-    if (!m.has(key)) m.missing(key, hint);
-    return m.count(key, 1, kMaxDimension);
-  };
-  TransformerShape shape;
-  shape.hidden = need("hidden", "the hidden size h");
-  shape.heads = need("heads", "the attention heads");
-  shape.layers = need("layers", "the transformer layers");
-  shape.seq = need("seq", "the sequence length in tokens");
-  shape.vocab = need("vocab", "the vocabulary size");
-  shape.ffn = m.has("ffn") ? m.count("ffn", 1, kMaxDimension) : 4 * shape.hidden;
-  shape.kv_heads = m.has("kv_heads") ? m.count("kv_heads", 1, kMaxDimension) : shape.heads;
-  if (shape.hidden % shape.heads != 0) {
-    m.fail("heads", fmt::format("does not divide model.hidden {}", shape.hidden));
+// The shape `[model] preset` names: a built-in preset, or a config.json (a value ending in
+// .json or holding a '/') resolved against the scenario's folder as a fabric file is.
+TransformerShape preset_shape(const Section& m, const std::string& base_dir) {
+  const std::string name = m.text("preset");
+  try {
+    if (!names_hf_config(name)) return model_preset(name);
+    std::filesystem::path resolved(name);
+    if (resolved.is_relative() && !base_dir.empty()) {
+      resolved = std::filesystem::path(base_dir) / resolved;
+    }
+    return load_hf_config(resolved.string());
+  } catch (const InputError& e) {
+    m.fail("preset", e.what());
   }
-  if (shape.heads % shape.kv_heads != 0) {
-    m.fail("kv_heads", fmt::format("does not divide model.heads {}", shape.heads));
+}
+
+// The keys beside a preset (or without one) that set the shape's structure.
+void read_model_structure(const Section& m, TransformerShape& shape) {
+  const auto parse = [&](std::string_view key, auto parser, auto& out) {
+    if (!m.has(key)) return;
+    try {
+      out = parser(m.text(key));
+    } catch (const InputError& e) {
+      m.fail(key, e.what());
+    }
+  };
+  parse("mlp", parse_mlp, shape.mlp);
+  parse("position", parse_position, shape.position);
+  if (m.has("tied_embeddings")) shape.tied_embeddings = m.flag("tied_embeddings");
+}
+
+// Whether the dimensions divide as attention needs; a preset's numbers are blamed on
+// model.preset unless the key at fault was written.
+void require_heads_divide(const Section& m, const TransformerShape& shape) {
+  const auto fail = [&](std::string_view key, std::int64_t value, std::string_view other,
+                        std::int64_t of) {
+    if (m.has(key)) m.fail(key, fmt::format("does not divide model.{} {}", other, of));
+    m.fail("preset", fmt::format("model.{} {} does not divide model.{} {}", key, value, other,
+                                 of));
+  };
+  if (shape.hidden % shape.heads != 0) fail("heads", shape.heads, "hidden", shape.hidden);
+  if (shape.heads % shape.kv_heads != 0) fail("kv_heads", shape.kv_heads, "heads", shape.heads);
+}
+
+TransformerShape read_model(const Section& m, const std::string& base_dir) {
+  m.reject_unknown({"preset", "hidden", "ffn", "heads", "kv_heads", "layers", "seq", "vocab",
+                    "mlp", "tied_embeddings", "position"});
+  const bool preset = m.has("preset");
+  TransformerShape shape = preset ? preset_shape(m, base_dir) : TransformerShape{};
+  const auto dimension = [&](std::string_view key, std::string_view hint, std::int64_t& out) {
+    if (m.has(key)) {
+      out = m.count(key, 1, kMaxDimension);
+    } else if (out == 0) {
+      m.missing(key, preset ? fmt::format("{}; model.preset gives none", hint) : std::string(hint));
+    }
+  };
+  dimension("hidden", "the hidden size h", shape.hidden);
+  dimension("heads", "the attention heads", shape.heads);
+  dimension("layers", "the transformer layers", shape.layers);
+  dimension("seq", "the sequence length in tokens", shape.seq);
+  dimension("vocab", "the vocabulary size", shape.vocab);
+  if (m.has("ffn") || shape.ffn == 0) {
+    shape.ffn = m.has("ffn") ? m.count("ffn", 1, kMaxDimension) : 4 * shape.hidden;
+  }
+  if (m.has("kv_heads") || shape.kv_heads == 0) {
+    shape.kv_heads = m.has("kv_heads") ? m.count("kv_heads", 1, kMaxDimension) : shape.heads;
+  }
+  read_model_structure(m, shape);
+  require_heads_divide(m, shape);
+  try {
+    require_valid(shape);  // what is left: a seq past a sliding window
+  } catch (const InputError& e) {
+    m.fail(m.has("seq") ? "seq" : "preset", e.what());
   }
   return shape;
 }
@@ -827,7 +883,7 @@ void read_transformer(const toml::table& root, const std::string& source,
   top.reject_unknown({"name", "description", "model", "training", "parallel", "system",
                       "variance"});
   TransformerScenario t;
-  t.job.model = read_model(section(root, source, "model"));
+  t.job.model = read_model(section(root, source, "model"), base_dir);
   std::optional<std::int64_t> micro_batch;
   t.job.training = read_training(section(root, source, "training"), micro_batch);
   t.parallel = read_parallel(section(root, source, "parallel"));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "scalewall/base/error.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
@@ -823,6 +824,76 @@ TEST(TransformerScenario, GpusDefaultToTheProductOfTheDegrees) {
   mismatch.replace(mismatch.find("tp = 4\n"), 7, "tp = 4\npp = 2\ndp = 4\n");
   EXPECT_EQ(error_of(mismatch),
             "test.toml: system.gpus = 64 (line 22): is not parallel.tp x pp x dp = 32");
+}
+
+// A transformer scenario whose [model] is `model`.
+std::string with_model(const std::string& model) {
+  return "[model]\n" + model +
+         "\n[training]\nglobal_batch = 512\n[system]\ngpu = \"h100-sxm\"\nfabric = "
+         "\"dgx-h100\"\n";
+}
+
+TEST(TransformerScenario, APresetGivesTheShapeAndKeysBesideItOverrideIt) {
+  const TransformerShape m = parse(with_model("preset = \"llama3.1-70b\"")).transformer->job.model;
+  EXPECT_DOUBLE_EQ(model_parameters(m), 70553706496.0);
+  EXPECT_EQ(m.seq, 8192);
+  const TransformerShape longer =
+      parse(with_model("preset = \"llama3.1-70b\"\nseq = 16384\ntied_embeddings = true"))
+          .transformer->job.model;
+  EXPECT_EQ(longer.seq, 16384);
+  EXPECT_EQ(longer.kv_heads, 8);  // still the preset's
+  EXPECT_DOUBLE_EQ(model_parameters(m) - model_parameters(longer), 128256.0 * 8192);
+  const TransformerShape gpt = parse(with_model(
+      "hidden = 4096\nheads = 32\nlayers = 32\nseq = 2048\nvocab = 51200\nmlp = \"gated\"\n"
+      "position = \"rotary\"\ntied_embeddings = false")).transformer->job.model;
+  EXPECT_EQ(gpt.mlp, MlpKind::kGated);
+  EXPECT_EQ(gpt.position, PositionKind::kRotary);
+  EXPECT_FALSE(gpt.tied_embeddings);
+  EXPECT_EQ(gpt.ffn, 4 * 4096);
+}
+
+TEST(TransformerScenario, APresetPathReadsAConfigJsonBesideTheScenario) {
+  // kExamples is the scenario's folder: the path is relative to it, as a fabric's is.
+  const TransformerShape m =
+      parse(with_model("preset = \"../tests/data/hf/llama3.1-405b.json\"\nseq = 8192"))
+          .transformer->job.model;
+  EXPECT_DOUBLE_EQ(model_parameters(m), 405853388800.0);
+  EXPECT_EQ(error_of(with_model("preset = \"../tests/data/hf/mixtral-8x7b-v0.1.json\"")),
+            "test.toml: model.preset = '../tests/data/hf/mixtral-8x7b-v0.1.json' (line 2): " +
+                kExamples +
+                "/../tests/data/hf/mixtral-8x7b-v0.1.json: field \"num_local_experts\" = 8: a "
+                "mixture-of-experts model; scalewall models dense transformers only");
+  // Mistral 7B v0.1's sliding window: seq 4096 reads, 8192 is refused naming model.seq.
+  EXPECT_EQ(parse(with_model("preset = \"../tests/data/hf/mistral-7b-v0.1.json\""))
+                .transformer->job.model.seq,
+            4096);
+  EXPECT_EQ(error_of(with_model("preset = \"mistral-7b\"\nseq = 8192")),
+            "test.toml: model.seq = 8192 (line 3): model.seq 8192 is longer than the model's "
+            "sliding attention window of 4096 tokens (sliding-window attention is not "
+            "modelled: give seq = 4096 or less)");
+}
+
+TEST(TransformerScenario, BadModelKeysNameTheKeyAndTheValue) {
+  EXPECT_TRUE(contains(error_of(with_model("preset = \"llama4\"")),
+                       "test.toml: model.preset = 'llama4' (line 2): unknown model preset "
+                       "'llama4' (expected one of: gpt3-175b, llama2-7b,"));
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nmlp = \"swiglu\"")),
+            "test.toml: model.mlp = 'swiglu' (line 3): unknown mlp 'swiglu' (expected one of: "
+            "plain, gated)");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nposition = \"alibi\"")),
+            "test.toml: model.position = 'alibi' (line 3): unknown position 'alibi' (expected "
+            "one of: learned, rotary)");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\ntied_embeddings = \"no\"")),
+            "test.toml: model.tied_embeddings = 'no' (line 3): expected true or false, not a "
+            "string");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-70b\"\nheads = 48")),
+            "test.toml: model.heads = 48 (line 3): does not divide model.hidden 8192");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-70b\"\nhidden = 8100")),
+            "test.toml: model.preset = 'llama2-70b' (line 2): model.heads 64 does not divide "
+            "model.hidden 8100");
+  EXPECT_TRUE(contains(error_of(with_model("preset = \"../tests/data/hf/no-such.json\"")),
+                       "test.toml: model.preset = '../tests/data/hf/no-such.json' (line 2): "
+                       "cannot open model config file"));
 }
 
 TEST(TransformerScenario, BadValuesNameTheKey) {

@@ -171,8 +171,10 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
   LayerTimes l;
   l.qkv_s = c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak.layer);
   l.proj_s = c.gemm_time_s(2.0 * tokens * h * h / t, peak.layer);
-  l.fc1_s = c.gemm_time_s(2.0 * tokens * h * f / t, peak.layer);
-  l.fc2_s = l.fc1_s;
+  // The MLP's first GEMM is (n - 1) f wide for n matrices: Megatron-Core fuses a gated MLP's
+  // gate and up projections into one linear_fc1 of 2f columns; the down projection is h x f.
+  l.fc1_s = c.gemm_time_s((mlp_matrices(m) - 1.0) * 2.0 * tokens * h * f / t, peak.layer);
+  l.fc2_s = c.gemm_time_s(2.0 * tokens * h * f / t, peak.layer);
   const double core = attention_core_flops(m, b) / t;
   if (job.framework.attention == AttentionKernel::kFlash) {
     // QK^T and AV in one kernel.
@@ -183,8 +185,10 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
     l.core_s = 2.0 * core_curve.gemm_time_s(core / 2.0, peak.core);  // QK^T, then AV: each half
     l.core_backward_s = 2.0 * l.core_s;
   }
-  l.elementwise_s =
-      kElementwiseTrafficFactor * layer_activations(job, b, s, Recompute::kNone) / job.gpu.hbm_Bps;
+  // The rotary embedding's own traffic (reading and writing Q and K) comes on top.
+  l.elementwise_s = (kElementwiseTrafficFactor * layer_activations(job, b, s, Recompute::kNone) +
+                     rotary_traffic_bytes(m, b, s.tp)) /
+                    job.gpu.hbm_Bps;
   if (job.training.dtype == DType::kFp8) {
     // The four GEMMs' inputs: the (gathered) layer-norm output twice, the attention output and
     // the GeLU output, each / t where it is split.
@@ -290,6 +294,19 @@ Cost tp_overlapped(const TransformerJob& job, const ParallelSplit& s, const Laye
   return {total, total * std::min(1.0, latency_share), 0.0};
 }
 
+// With fewer KV heads than TP ranks, Megatron-Core (core v0.16, attention.py) all-gathers the
+// QKV output, b s (h + 2 k d) x 2 B, in each forward and reduce-scatters its gradient in the
+// backward, so that each rank takes its query heads and their one KV head whole.
+Cost kv_gather_traffic(const TransformerJob& job, const ParallelSplit& s, const Topology& group) {
+  if (s.tp <= job.model.kv_heads) return {};
+  const double qkv = kElementBytes * dbl(s.micro_batch) * dbl(job.model.seq) *
+                     qkv_width(job.model);
+  const double forwards = s.recompute == Recompute::kFull ? 2.0 : 1.0;
+  Cost all = collective(Op::kAllgather, qkv, group).times(forwards);
+  all += collective(Op::kReduceScatter, qkv, group);
+  return all;
+}
+
 // The tensor-parallel traffic of one micro-batch through `layers` layers.
 Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l,
                 double layers) {
@@ -297,21 +314,24 @@ Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTi
   const Topology group = group_topology(job.fabric, s.tp, 1);
   const double bytes = kElementBytes * dbl(s.micro_batch) * dbl(job.model.seq) *
                        dbl(job.model.hidden);
+  Cost one = kv_gather_traffic(job, s, group);
   if (s.sequence_parallel) {
     const Cost gather = collective(Op::kAllgather, bytes, group);
     const Cost scatter = collective(Op::kReduceScatter, bytes, group);
     // Userbuffers run inside one node (NVLink); a TP group across nodes is not overlapped.
     if (s.tp_overlap && s.tp <= job.fabric.ranks_per_node) {
-      return tp_overlapped(job, s, l, gather, scatter).times(layers);
+      one += tp_overlapped(job, s, l, gather, scatter);
+      return one.times(layers);
     }
-    Cost one = gather;
-    one += scatter;
     // Two in the forward (attention and MLP outputs), two in the backward, two more in a
     // recomputed forward.
-    return one.times((s.recompute == Recompute::kFull ? 6.0 : 4.0) * layers);
+    const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
+    one += gather.times(calls);
+    one += scatter.times(calls);
+    return one.times(layers);
   }
-  const Cost one = collective(Op::kAllreduce, bytes, group);
-  return one.times((s.recompute == Recompute::kFull ? 6.0 : 4.0) * layers);
+  one += collective(Op::kAllreduce, bytes, group).times(s.recompute == Recompute::kFull ? 6.0 : 4.0);
+  return one.times(layers);
 }
 
 // The pipeline's point-to-point sends of one micro-batch through one stage.
@@ -352,7 +372,8 @@ std::string_view split_problem_text(SplitProblem problem) {
   switch (problem) {
     case SplitProblem::kNone: return "it can run";
     case SplitProblem::kLayers: return "pp x interleave does not divide the layers";
-    case SplitProblem::kHeads: return "tp does not divide the heads and the KV heads";
+    case SplitProblem::kHeads:
+      return "tp does not divide the heads, or is neither a divisor nor a multiple of the KV heads";
     case SplitProblem::kBatch: return "dp x micro-batch does not divide the global batch";
     case SplitProblem::kInterleave:
       return "interleaving needs pp > 1 and the micro-batches a multiple of pp";
@@ -366,7 +387,11 @@ SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& s) {
   const TransformerShape& m = job.model;
   const std::int64_t batch = job.training.global_batch;
   if (!product_divides(s.pp, s.interleave, m.layers)) return SplitProblem::kLayers;
-  if (m.heads % s.tp != 0 || m.kv_heads % s.tp != 0) return SplitProblem::kHeads;
+  // Megatron-Core (core v0.16, transformer_config.py): tp divides the heads, and the KV heads
+  // are a multiple or a divisor of tp (fewer KV heads than ranks: each held by tp/k ranks).
+  if (m.heads % s.tp != 0 || (m.kv_heads % s.tp != 0 && s.tp % m.kv_heads != 0)) {
+    return SplitProblem::kHeads;
+  }
   if (!product_divides(s.dp, s.micro_batch, batch)) return SplitProblem::kBatch;
   const std::int64_t micro_batches = batch / (s.dp * s.micro_batch);
   if (s.interleave > 1 && (s.pp == 1 || micro_batches % s.pp != 0)) {
@@ -457,12 +482,18 @@ std::string_view split_binding_name(SplitBinding binding) {
 
 namespace {
 
-// Parameters one GPU of a stage holds: its layers and, on the first and last stages, the
-// embeddings, divided by t.
+// Parameters one GPU of the first or the last stage holds, the larger: its layers and, with
+// one stage, every embedding; with several, the first stage's word embedding (and position
+// table) or the last stage's output layer (the tied copy or the untied matrix), divided by t.
+// end_parameters is the embeddings' part, before the division.
+double end_parameters(const TransformerShape& m, std::int64_t pp) {
+  return pp == 1 ? embedding_parameters(m)
+                 : std::max(input_embedding_parameters(m), output_layer_parameters(m));
+}
 double stage_parameters(const TransformerJob& job, const ParallelSplit& s) {
   const TransformerShape& m = job.model;
   const double layers = dbl(m.layers) / dbl(s.pp);
-  return (layers * layer_parameters(m) + embedding_parameters(m)) / dbl(s.tp);
+  return (layers * layer_parameters(m) + end_parameters(m, s.pp)) / dbl(s.tp);
 }
 
 // The gradient bucket of the data-parallel overlap, in bytes: the framework's (Megatron-Core:
@@ -528,7 +559,9 @@ std::vector<ShardUnitSize> layer_units(const TransformerJob& job, const Parallel
   const double t = dbl(s.tp);
   if (job.framework.shard_unit == ShardUnit::kBlock) return {{layer_parameters(m) / t, 1.0}};
   const double h = dbl(m.hidden);
-  const std::array<double, 4> w = {h * qkv_width(m), h * h, h * dbl(m.ffn), h * dbl(m.ffn)};
+  // A gated MLP's first matrix is 2f wide (gate and up projections fused).
+  const std::array<double, 4> w = {h * qkv_width(m), h * h,
+                                   (mlp_matrices(m) - 1.0) * h * dbl(m.ffn), h * dbl(m.ffn)};
   const double all = w[0] + w[1] + w[2] + w[3];
   std::vector<ShardUnitSize> out;
   for (const double p : w) out.push_back({p / t, p / all});
@@ -554,7 +587,7 @@ ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, cons
   const auto scatter = [&](double params) {
     return collective(Op::kReduceScatter, per_grad * params, group).total_s;
   };
-  const double emb = embedding_parameters(job.model) / dbl(s.tp);
+  const double emb = end_parameters(job.model, s.pp) / dbl(s.tp);
   const double n = layers;
   const double fwd = (w.forward_s - w.logits_forward_s) / n;
   const double bwd = (w.backward_s - 2.0 * w.logits_forward_s) / n;
@@ -721,7 +754,7 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, double 
   if (s.pp > 1) buffers += 2.0 * kElementBytes * sbh;  // a send and a receive buffer
   if (s.zero >= 3) {
     // The unit running and the ones prefetched, gathered whole: the largest of them.
-    double largest = embedding_parameters(m) / t;
+    double largest = end_parameters(m, s.pp) / t;
     for (const ShardUnitSize& u : layer_units(job, s)) largest = std::max(largest, u.params);
     buffers += (1.0 + job.framework.prefetch_units) * kElementBytes * largest;
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "scalewall/model/link.h"
+#include "scalewall/model/model_presets.h"
 #include "test_support.h"
 
 namespace scalewall {
@@ -236,6 +237,79 @@ TEST(ParallelStep, MoreThanTwoToTheFortyGpusIsRefusedNamingTheDegrees) {
 // The last pipeline stage holds the same parameters as the first, and the logits of its
 // micro-batch (4 s b V / t, Korthikanti et al. 2022, section 4.3): with a 256,000-token
 // vocabulary and 8,192-token sequences they outweigh the first stage's two micro-batches.
+// Llama 3.1 70B (64 heads, 8 KV heads) on A100 nodes of 8 GPUs.
+TransformerJob llama70b() {
+  TransformerJob job;
+  job.model = model_preset("llama3.1-70b");
+  job.training = {64, 1, DType::kBf16};
+  job.gpu = accelerator_preset("a100-80gb");
+  job.fabric = dgx_a100_node();
+  return job;
+}
+
+// Megatron-Core (core v0.16, transformer_config.py and attention.py): tp must divide the
+// heads, and the KV heads must be a multiple or a divisor of tp. With fewer KV heads than
+// ranks the QKV output is all-gathered in the forward (reduce-scattered in the backward) and
+// each rank keeps one KV head; with as many or more, nothing is added.
+TEST(ParallelStep, KvHeadsAndTensorParallelismDivideAsMegatronCoreAllows) {
+  TransformerJob gqa = llama70b();
+  TransformerJob mha = gqa;
+  mha.model.kv_heads = 64;
+  ParallelSplit s;
+  s.tp = 8;
+  s.dp = 2;
+  const SplitStep tp8 = evaluate_split(gqa, s);
+  ASSERT_EQ(tp8.problem, SplitProblem::kNone);
+  // tp 8 on 8 KV heads: one KV head per rank, no gather: the TP traffic of b s h all-reduces
+  // alone, the same as with 64 KV heads.
+  EXPECT_DOUBLE_EQ(tp8.tp_comm_s, evaluate_split(mha, s).tp_comm_s);
+  s.tp = 16;
+  s.dp = 1;
+  const SplitStep tp16 = evaluate_split(gqa, s);
+  ASSERT_EQ(tp16.problem, SplitProblem::kNone);  // refused before Megatron-Core v0.16
+  EXPECT_GT(tp16.tp_comm_s, evaluate_split(mha, s).tp_comm_s);
+  // The gathered K and V: each of the 16 ranks holds one whole KV head, 4 s b h / a of them.
+  const double sbh = 8192.0 * 8192;
+  EXPECT_NEAR(layer_activation_bytes(gqa.model, 1, 16, true, Recompute::kSelective) -
+                  layer_activation_bytes(mha.model, 1, 16, true, Recompute::kSelective),
+              sbh * (4.0 / 64 - 4.0 * 4 / 64), 1e-6 * sbh);
+  // 48 heads and 6 KV heads: tp 12 (a multiple of 6) runs, tp 4 (neither) does not.
+  TransformerJob odd = gqa;
+  odd.model.hidden = 6144;
+  odd.model.heads = 48;
+  odd.model.kv_heads = 6;
+  odd.model.layers = 12;
+  s.tp = 4;
+  EXPECT_EQ(evaluate_split(odd, s).problem, SplitProblem::kHeads);
+  EXPECT_EQ(split_problem_detail(odd, s, SplitProblem::kHeads),
+            "tp does not divide the heads, or is neither a divisor nor a multiple of the KV "
+            "heads (tp 4; 48 heads, 6 KV heads)");
+  s.tp = 8;  // 8 GPUs: whole nodes; 48 / 8 = 6 heads, 8 neither divides 6 nor is divided
+  EXPECT_EQ(evaluate_split(odd, s).problem, SplitProblem::kHeads);
+  s.tp = 24;
+  EXPECT_EQ(evaluate_split(odd, s).problem, SplitProblem::kNone);
+}
+
+// The ends of the pipeline: untied, the first stage holds the word embedding and the last the
+// output layer, V h each; with one stage the GPUs hold both. A gated MLP computes more.
+TEST(ParallelStep, StagesHoldTheirEmbeddingsAndAGatedMlpItsThirdGemm) {
+  const TransformerJob job = llama70b();
+  const TransformerShape& m = job.model;
+  ParallelSplit s;
+  s.tp = 8;
+  s.dp = 2;
+  const double vh = 128256.0 * 8192;
+  EXPECT_DOUBLE_EQ(evaluate_split(job, s).memory.weights_bytes,
+                   2 * (80 * layer_parameters(m) + 2 * vh) / 8);
+  s.pp = 4;
+  s.dp = 1;
+  EXPECT_DOUBLE_EQ(evaluate_split(job, s).memory.weights_bytes,
+                   2 * (20 * layer_parameters(m) + vh) / 8);
+  TransformerJob plain = job;
+  plain.model.mlp = MlpKind::kPlain;
+  EXPECT_GT(evaluate_split(job, s).compute_s, 1.2 * evaluate_split(plain, s).compute_s);
+}
+
 TEST(ParallelStep, TheLastStageHoldsTheLogitsAndMayHoldTheMost) {
   TransformerJob job;
   job.framework = framework_preset("megatron-lm-2021");

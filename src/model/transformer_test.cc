@@ -83,6 +83,112 @@ TEST(Transformer, BadShapesAreNamed) {
             "unknown recompute 'some' (expected one of: none, selective, full)");
 }
 
+// A Llama-like shape: gated, no biases, RMSNorm, untied, rotary (Llama 2 7B's dimensions).
+TransformerShape llama2_7b() {
+  return {4096,  11008, 32, 32, 32, 4096, 32000, MlpKind::kGated, false, PositionKind::kRotary,
+          LinearBiases::kNone, NormKind::kRmsNorm, 0};
+}
+
+TEST(Transformer, LlamaParametersAreTheWeightsTheNormsAndTwoEmbeddings) {
+  const TransformerShape m = llama2_7b();
+  const double h = 4096, f = 11008, l = 32, v = 32000;
+  // 4 h^2 (QKV and projection) + 3 h f (gate, up, down) + 2 h (two RMSNorm scales) per layer;
+  // word embedding and output layer V h each; the final RMSNorm h.
+  EXPECT_DOUBLE_EQ(layer_parameters(m), 4 * h * h + 3 * h * f + 2 * h);
+  EXPECT_DOUBLE_EQ(model_parameters(m), l * (4 * h * h + 3 * h * f + 2 * h) + 2 * v * h + h);
+  EXPECT_DOUBLE_EQ(model_parameters(m), 6738415616.0);  // Llama-2-7b-hf's 6,738,415,616
+}
+
+TEST(Transformer, AGatedMlpRunsThreeGemmsOfTwoThf) {
+  TransformerShape plain = llama2_7b();
+  plain.mlp = MlpKind::kPlain;
+  const TransformerShape gated = llama2_7b();
+  const double b = 3, tokens = b * 4096, h = 4096, f = 11008;
+  EXPECT_DOUBLE_EQ(mlp_matrices(plain), 2.0);
+  EXPECT_DOUBLE_EQ(mlp_matrices(gated), 3.0);
+  EXPECT_DOUBLE_EQ(layer_forward_flops(gated, b) - layer_forward_flops(plain, b),
+                   2 * tokens * h * f);
+  // The whole layer: QKV and projection 2T(4h^2), the MLP 3 x 2T h f, the core 4 b s^2 h.
+  EXPECT_DOUBLE_EQ(layer_forward_flops(gated, b),
+                   2 * tokens * 4 * h * h + 3 * 2 * tokens * h * f + 4 * b * 4096.0 * 4096 * h);
+  EXPECT_DOUBLE_EQ(layer_parameters(gated) - layer_parameters(plain), h * f);
+  // With biases on every layer a gated MLP has two inner biases (gate and up).
+  plain.biases = LinearBiases::kAll;
+  TransformerShape gated_biased = gated;
+  gated_biased.biases = LinearBiases::kAll;
+  EXPECT_DOUBLE_EQ(layer_parameters(gated_biased) - layer_parameters(plain), h * f + f);
+}
+
+TEST(Transformer, UntiedEmbeddingsAddVhButNoFlops) {
+  TransformerShape tied = llama2_7b();
+  tied.tied_embeddings = true;
+  const TransformerShape untied = llama2_7b();
+  EXPECT_DOUBLE_EQ(model_parameters(untied) - model_parameters(tied), 32000.0 * 4096);
+  EXPECT_DOUBLE_EQ(output_layer_parameters(untied), 32000.0 * 4096);
+  EXPECT_DOUBLE_EQ(input_embedding_parameters(untied), 32000.0 * 4096);  // rotary: no table
+  EXPECT_DOUBLE_EQ(step_flops(untied, 64, Recompute::kNone).executed(),
+                   step_flops(tied, 64, Recompute::kNone).executed());
+}
+
+TEST(Transformer, RotaryPositionsHaveNoSequenceTable) {
+  TransformerShape learned = llama2_7b();
+  learned.position = PositionKind::kLearned;
+  const TransformerShape rotary = llama2_7b();
+  EXPECT_DOUBLE_EQ(model_parameters(learned) - model_parameters(rotary), 4096.0 * 4096);
+  EXPECT_DOUBLE_EQ(input_embedding_parameters(learned), (32000.0 + 4096) * 4096);
+  // Rotary's traffic: read and write Q and K, 2 B each, per rank: 4 b s (h/t + k' d).
+  EXPECT_DOUBLE_EQ(rotary_traffic_bytes(learned, 2, 4), 0.0);
+  EXPECT_DOUBLE_EQ(rotary_traffic_bytes(rotary, 2, 4), 4 * 2 * 4096.0 * (1024 + 8 * 128));
+  EXPECT_DOUBLE_EQ(step_flops(learned, 8, Recompute::kFull).executed(),
+                   step_flops(rotary, 8, Recompute::kFull).executed());
+}
+
+TEST(Transformer, GatedActivationsKeepSixFOverHOfMlpTensors) {
+  TransformerShape plain = llama2_7b();
+  plain.mlp = MlpKind::kPlain;
+  const TransformerShape gated = llama2_7b();
+  const double sbh = 4096.0 * 4096, f_over_h = 11008.0 / 4096;
+  for (const std::int64_t t : {1, 2, 8}) {
+    const double td = static_cast<double>(t);
+    // Korthikanti's table with f: 10 + (Q 2 + projection 2 + K and V 4 + MLP 4 f/h) / t.
+    EXPECT_NEAR(layer_activation_bytes(plain, 1, t, false, Recompute::kSelective),
+                sbh * (10 + (4 + 4 + 4 * f_over_h) / td), 1e-6 * sbh);
+    EXPECT_NEAR(layer_activation_bytes(gated, 1, t, false, Recompute::kSelective) -
+                    layer_activation_bytes(plain, 1, t, false, Recompute::kSelective),
+                sbh * 2 * f_over_h / td, 1e-6 * sbh);
+  }
+}
+
+TEST(Transformer, FewerKvHeadsThanRanksHoldOneWholeHeadEach) {
+  TransformerShape m = llama2_7b();
+  m.kv_heads = 8;  // a = 32, d = 128
+  EXPECT_DOUBLE_EQ(kv_heads_per_rank(m, 1), 8.0);
+  EXPECT_DOUBLE_EQ(kv_heads_per_rank(m, 8), 1.0);
+  EXPECT_DOUBLE_EQ(kv_heads_per_rank(m, 16), 1.0);  // two ranks hold each head
+  const double sbh = 4096.0 * 4096, f_over_h = 11008.0 / 4096;
+  // K and V: 4 k'/a of s b h per rank, k' = 8/8 = 1 at t 8 and 1 (not 1/2) at t 16.
+  EXPECT_NEAR(layer_activation_bytes(m, 1, 16, true, Recompute::kSelective),
+              sbh * ((10 + 4 + 6 * f_over_h) / 16 + 4.0 / 32), 1e-6 * sbh);
+  EXPECT_NEAR(layer_activation_bytes(m, 1, 8, true, Recompute::kSelective),
+              sbh * ((10 + 4 + 6 * f_over_h) / 8 + 4.0 / 32), 1e-6 * sbh);
+}
+
+TEST(Transformer, NamesAndASlidingWindowAreRefusedNamingTheValue) {
+  EXPECT_EQ(parse_mlp("gated"), MlpKind::kGated);
+  EXPECT_EQ(parse_position("rotary"), PositionKind::kRotary);
+  EXPECT_EQ(input_error_of([] { parse_mlp("swiglu"); }),
+            "unknown mlp 'swiglu' (expected one of: plain, gated)");
+  EXPECT_EQ(input_error_of([] { parse_position("alibi"); }),
+            "unknown position 'alibi' (expected one of: learned, rotary)");
+  TransformerShape m = llama2_7b();
+  m.attention_window = 4096;
+  require_valid(m);  // seq 4096: full attention, exact
+  m.seq = 8192;
+  EXPECT_EQ(input_error_of([&] { require_valid(m); }),
+            "model.seq 8192 is longer than the model's sliding attention window of 4096 tokens "
+            "(sliding-window attention is not modelled: give seq = 4096 or less)");
+}
+
 TEST(Accelerator, PresetsCarryTheirDatasheetFigures) {
   EXPECT_EQ(accelerator_names(),
             "a100-40gb, a100-80gb, h100-sxm, h200, b200, b300, gb200, gb300, mi300x");

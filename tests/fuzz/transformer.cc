@@ -4,9 +4,10 @@
 // kMostSearchedGpus, so that one input takes milliseconds; the search's bound at every count
 // up to 2^40 is tested apart).
 //
-// A transformer scenario names a fabric preset or a fabric file in system.fabric, and an
-// accelerator preset or a GPU file in system.gpu; a path from fuzz input is never followed.
-// A fabric that is not a preset, and a gpu that names a file, are replaced by a preset
+// A transformer scenario names a fabric preset or a fabric file in system.fabric, an
+// accelerator preset or a GPU file in system.gpu, and a model preset or a config.json file in
+// model.preset; a path from fuzz input is never followed. A fabric that is not a preset, a gpu
+// that names a file and a model.preset that names a config.json are replaced by a preset
 // (chosen by the text they gave) before the scenario is parsed.
 #include <array>
 #include <cstdint>
@@ -20,7 +21,9 @@
 #include "scalewall/base/error.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/gpu_file.h"
+#include "scalewall/io/hf_config.h"
 #include "scalewall/io/scenario_file.h"
+#include "scalewall/model/model_presets.h"
 #include "src/io/toml_input.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -44,8 +47,23 @@ bool replace_path(toml::table& system, const char* key, const std::array<const c
   return true;
 }
 
+// Replaces a config.json path in model.preset (the hf_config target reads config.json) by
+// a model preset chosen by the text it gave; true when it did.
+bool without_model_path(toml::table& root) {
+  toml::table* model = root["model"].as_table();
+  if (model == nullptr || !model->contains("preset")) return false;
+  const toml::node* given = model->get("preset");
+  const std::string name = given->value_or(std::string());
+  if (!given->is_string() || !scalewall::names_hf_config(name)) return false;
+  const auto presets = scalewall::model_presets();
+  model->insert_or_assign("preset",
+                          presets[std::hash<std::string>{}(name) % presets.size()].name);
+  return true;
+}
+
 // The scenario text with system.fabric (when present and not a preset) naming a GPU fabric
-// preset, and system.gpu (when it names a GPU file) naming an accelerator preset.
+// preset, system.gpu (when it names a GPU file) naming an accelerator preset, and
+// model.preset naming no file.
 std::string without_input_paths(std::string_view text) {
   toml::table root;
   try {
@@ -53,15 +71,17 @@ std::string without_input_paths(std::string_view text) {
   } catch (const scalewall::InputError&) {
     return std::string(text);  // parse_scenario refuses it the same way
   }
+  bool changed = without_model_path(root);
   toml::table* system = root["system"].as_table();
-  if (system == nullptr) return std::string(text);
-  const bool fabric = replace_path(*system, "fabric", kGpuPresets, [](const std::string& v) {
-    return scalewall::find_fabric_preset(v) == nullptr;
-  }, true);
-  const bool gpu = replace_path(*system, "gpu", kAccelerators, [](const std::string& v) {
-    return scalewall::names_gpu_file(v);
-  }, false);
-  if (!fabric && !gpu) return std::string(text);
+  if (system != nullptr) {
+    changed |= replace_path(*system, "fabric", kGpuPresets, [](const std::string& v) {
+      return scalewall::find_fabric_preset(v) == nullptr;
+    }, true);
+    changed |= replace_path(*system, "gpu", kAccelerators, [](const std::string& v) {
+      return scalewall::names_gpu_file(v);
+    }, false);
+  }
+  if (!changed) return std::string(text);
   std::ostringstream out;
   out << root;
   return out.str();

@@ -78,6 +78,10 @@
 // derived from the model, the accelerator and the parallel split (parallel_step.h):
 //
 //   [model]                                # required for a transformer scenario
+//   preset = "llama3.1-70b"                # optional: a model preset (model_presets.h) or a
+//                                          #   Hugging Face config.json (ends in .json or holds
+//                                          #   a '/'; relative to this file, hf_config.h); it
+//                                          #   gives every key below, which override it
 //   hidden = 12288                         # h
 //   ffn = 49152                            # default 4 h
 //   heads = 96
@@ -85,6 +89,9 @@
 //   layers = 96
 //   seq = 2048
 //   vocab = 51200
+//   mlp = "plain"                          # plain (2 matrices) | gated (3: SwiGLU); default plain
+//   tied_embeddings = true                 # default true; false: the output layer's own V h
+//   position = "learned"                   # learned (an s x h table) | rotary; default learned
 //
 //   [training]                             # required
 //   global_batch = 1536                    # sequences per optimizer step

@@ -15,7 +15,10 @@
 //   recompute    the recomputed forward (full) or attention core (selective)
 //   tp_comm      per layer 2 all-reduces of b s h in the forward, 2 in the backward, 2 more in
 //                a fully recomputed forward (sequence parallel: each a reduce-scatter plus an
-//                all-gather of the same buffer); none overlapped (Megatron-LM 2021)
+//                all-gather of the same buffer); none overlapped (Megatron-LM 2021). With
+//                fewer KV heads than t, per layer one all-gather of the QKV output b s (h +
+//                2 k d) in each forward and a reduce-scatter of it in the backward
+//                (Megatron-Core's QKV sub-sharding)
 //   pp_transfer  2 v point-to-point sends of b s h (activation forward, gradient backward,
 //                once per model chunk), divided by t when scattered across the TP ranks
 // and the step is
@@ -29,6 +32,9 @@
 // dp_overlap, the gradient traffic runs in buckets under the last micro-batch's backward
 // (step_model.h's overlap) and ZeRO-3's gathers under the micro-batch's compute.
 //
+// Parameters per GPU: the stage's l/p layers and, the larger of the two ends, the first
+// stage's word embedding and position table or the last stage's output layer (tied: a copy
+// of the word embedding; untied: its own matrix), over t; with one stage, all of them.
 // Memory per GPU (the larger of the first and the last pipeline stage's): weights (2 B per
 // parameter), gradients (2 B), Adam state and fp32 master weights (12 B) (Rajbhandari et al.
 // 2020's 16 B per parameter), each divided by d where the ZeRO stage shards it; activations
@@ -128,7 +134,8 @@ struct TransformerJob {
 enum class SplitProblem {
   kNone,
   kLayers,          // pp v does not divide the layers
-  kHeads,           // tp does not divide the heads (or the KV heads)
+  kHeads,           // tp does not divide the heads, or neither divides the KV heads nor
+                    // is divided by them (Megatron-Core)
   kBatch,           // dp b does not divide the global batch
   kInterleave,      // v > 1 needs pp > 1 and m a multiple of pp
   kFabric,          // the GPUs do not fill whole nodes of the fabric

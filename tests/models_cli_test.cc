@@ -1,0 +1,74 @@
+// End-to-end tests of `scalewall models` and of model presets and config.json files in
+// transformer scenarios.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/cli_runner.h"
+
+namespace scalewall::testing {
+namespace {
+
+TEST(ModelsCli, ListsEveryPresetWithItsCountAndSource) {
+  const auto j = run_json({"models"});
+  ASSERT_EQ(j["models"].size(), 12u);
+  EXPECT_EQ(j["models"][0]["name"], "gpt3-175b");
+  for (const auto& m : j["models"]) {
+    EXPECT_FALSE(m["source"].get<std::string>().empty()) << m;
+    EXPECT_DOUBLE_EQ(m["parameters_billion"].get<double>(),
+                     m["parameters"].get<double>() / 1e9) << m;
+  }
+  const auto one = run_json({"models", "llama3.1-405b"});
+  ASSERT_EQ(one["models"].size(), 1u);
+  EXPECT_EQ(one["models"][0]["parameters"], 405853388800);
+  EXPECT_EQ(one["models"][0]["kv_heads"], 8);
+  EXPECT_EQ(one["models"][0]["mlp"], "gated");
+  EXPECT_EQ(one["models"][0]["tied_embeddings"], false);
+  EXPECT_EQ(one["models"][0]["position"], "rotary");
+  expect_input_error({"models", "llama4"}, "no model preset 'llama4' (presets: gpt3-175b,");
+  const CliResult table = run_scalewall({"models", "mistral-7b"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("7241732096"), std::string::npos) << table.out;
+}
+
+// The example: Llama 3.1 70B from its preset, with the tool's count of its parameters.
+TEST(ModelsCli, TheLlamaExampleRunsFromItsPreset) {
+  const auto j = run_json({"predict", source_path("examples/llama3.1-70b-h100.toml")});
+  EXPECT_TRUE(j["fits"].get<bool>());
+  EXPECT_EQ(j["inputs"]["model"]["model"]["parameters"], 70553706496.0);
+  EXPECT_EQ(j["inputs"]["model"]["model"]["kv_heads"], 8);
+  // tp 8 on 8 KV heads and tp 16 on 8 KV heads both run, as Megatron-Core allows.
+  for (const char* tp : {"8", "16"}) {
+    const auto k = run_json({"predict", source_path("examples/llama3.1-70b-h100.toml"), "--tp",
+                             tp, "--dp", tp == std::string("8") ? "2" : "1"});
+    EXPECT_GT(k["step_s"].get<double>(), 0.0) << tp;
+  }
+}
+
+// A config.json beside the scenario, found relative to it as a fabric file is.
+TEST(ModelsCli, AScenarioReadsAConfigJsonBesideIt) {
+  const std::string config = write_temp_file(
+      "llama3.1-405b.json",
+      "{\"model_type\": \"llama\", \"hidden_size\": 16384, \"intermediate_size\": 53248,"
+      " \"num_attention_heads\": 128, \"num_key_value_heads\": 8, \"num_hidden_layers\": 126,"
+      " \"vocab_size\": 128256, \"hidden_act\": \"silu\", \"tie_word_embeddings\": false,"
+      " \"max_position_embeddings\": 131072}");
+  const std::string dir = std::filesystem::path(config).parent_path().string();
+  const std::string scenario = write_temp_file(
+      "on-config.toml",
+      "[model]\npreset = \"./llama3.1-405b.json\"\nseq = 8192\n[training]\nglobal_batch = "
+      "2048\n[parallel]\ntp = 8\npp = 18\ndp = 8\nrecompute = \"full\"\n[system]\ngpu = "
+      "\"h100-sxm\"\nfabric = \"dgx-h100\"\n");
+  ASSERT_EQ(std::filesystem::path(scenario).parent_path().string(), dir);
+  const auto j = run_json({"predict", scenario});
+  EXPECT_EQ(j["inputs"]["model"]["model"]["parameters"], 405853388800.0);
+  const std::string moe = write_temp_file(
+      "moe.toml", "[model]\npreset = \"" + source_path("tests/data/hf/mixtral-8x7b-v0.1.json") +
+                      "\"\n[training]\nglobal_batch = 64\n[system]\ngpu = \"h100-sxm\"\n"
+                      "fabric = \"dgx-h100\"\n");
+  expect_input_error({"predict", moe}, "field \"num_local_experts\" = 8: a mixture-of-experts");
+}
+
+}  // namespace
+}  // namespace scalewall::testing
