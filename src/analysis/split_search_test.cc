@@ -55,6 +55,32 @@ std::vector<std::string> data_rows(const std::string& name) {
   return rows;
 }
 
+// The rows of tests/data/megatron/`name`, each read from its fields by `parse`.
+template <class Row, class Parse>
+std::vector<Row> read_rows(const std::string& name, Parse parse) {
+  std::vector<Row> rows;
+  for (const std::string& line : data_rows(name)) {
+    std::istringstream f(line);
+    Row r;
+    parse(f, r);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// A GPT model of Megatron-LM's papers on Selene: FFN 4h, sequence 2048, vocabulary 51200,
+// fp16, the a100-80gb preset and the dgx-a100 fabric, under `framework`.
+TransformerJob selene_job(std::string_view framework, std::int64_t hidden, std::int64_t heads,
+                          std::int64_t layers, std::int64_t batch, std::int64_t micro) {
+  TransformerJob job;
+  job.framework = framework_preset(framework);
+  job.model = {hidden, 4 * hidden, heads, heads, layers, 2048, 51200};
+  job.training = {batch, micro, DType::kFp16};
+  job.gpu = accelerator_preset("a100-80gb");
+  job.fabric = load_fabric("dgx-a100");
+  return job;
+}
+
 std::vector<TableRow> read_table() {
   std::vector<TableRow> rows;
   for (const std::string& line : data_rows("narayanan2021_table1.csv")) {
@@ -190,26 +216,17 @@ struct Table2Row {
 };
 
 std::vector<Table2Row> read_table2() {
-  std::vector<Table2Row> rows;
-  for (const std::string& line : data_rows("narayanan2021_table2.csv")) {
-    std::istringstream f(line);
-    Table2Row r;
+  return read_rows<Table2Row>("narayanan2021_table2.csv", [](std::istream& f, Table2Row& r) {
     f >> r.scheme >> r.params_b >> r.heads >> r.hidden >> r.layers >> r.tp >> r.pp >> r.gpus >>
         r.batch >> r.micro >> r.tflops;
-    rows.push_back(r);
-  }
-  return rows;
+  });
 }
 
 // The step of one row of Table 2 under its scheme's profile.
 SplitStep table2_step(const Table2Row& r) {
-  TransformerJob job;
   const bool zero3 = r.scheme == "zero3";
-  job.framework = framework_preset(zero3 ? "deepspeed-zero" : "megatron-lm-2021");
-  job.model = {r.hidden, 4 * r.hidden, r.heads, r.heads, r.layers, 2048, 51200};
-  job.training = {r.batch, r.micro, DType::kFp16};
-  job.gpu = accelerator_preset("a100-80gb");
-  job.fabric = load_fabric("dgx-a100");
+  const TransformerJob job = selene_job(zero3 ? "deepspeed-zero" : "megatron-lm-2021", r.hidden,
+                                        r.heads, r.layers, r.batch, r.micro);
   SplitConstraints c;
   c.tp = r.tp;
   c.pp = r.pp;
@@ -487,24 +504,15 @@ struct Table5Row {
 };
 
 std::vector<Table5Row> read_table5() {
-  std::vector<Table5Row> rows;
-  for (const std::string& line : data_rows("korthikanti2022_table5.csv")) {
-    std::istringstream f(line);
-    Table5Row r;
+  return read_rows<Table5Row>("korthikanti2022_table5.csv", [](std::istream& f, Table5Row& r) {
     f >> r.model >> r.heads >> r.hidden >> r.layers >> r.tp >> r.pp >> r.interleave >> r.gpus >>
         r.batch >> r.micro >> r.scheme >> r.iteration_s;
-    rows.push_back(r);
-  }
-  return rows;
+  });
 }
 
 SplitStep table5_step(const Table5Row& r) {
-  TransformerJob job;
-  job.framework = framework_preset("megatron-lm-2022");
-  job.model = {r.hidden, 4 * r.hidden, r.heads, r.heads, r.layers, 2048, 51200};
-  job.training = {r.batch, r.micro, DType::kFp16};
-  job.gpu = accelerator_preset("a100-80gb");
-  job.fabric = load_fabric("dgx-a100");
+  const TransformerJob job =
+      selene_job("megatron-lm-2022", r.hidden, r.heads, r.layers, r.batch, r.micro);
   ParallelSplit s;
   s.tp = r.tp;
   s.pp = r.pp;
