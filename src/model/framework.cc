@@ -86,18 +86,34 @@ constexpr FrameworkProfile kMegatronDeepSpeed{
     .max_zero = 1,
 };
 
-// DeepSpeed ZeRO (microsoft/DeepSpeed deepspeed/runtime/zero/config.py, stage3.py,
-// partitioned_param_coordinator.py): stages 1 to 3 (stage 3 the profile's default); stage 3
-// gathers each submodule's parameters in a forward pre-hook and again before its backward
-// (and before a recomputed forward: the hooks run on every call), prefetching ahead of use up
-// to stage3_prefetch_bucket_size = 5e7 elements, which is at least one module and less than
-// one weight matrix of the large models it is compared on; overlap_comm defaults to true
-// at stage 3 (overlap_comm_valid); ZeRO-2/3 do not run beside the pipeline engine.
+// DeepSpeed ZeRO as the 2021 releases that Narayanan et al. 2021 compared against ran it
+// (ZeRO-3 shipped in v0.3.12, March 2021; microsoft/DeepSpeed v0.3.12 to v0.4.4,
+// deepspeed/runtime/zero/stage3.py, partition_parameters.py, constants.py: contiguous
+// gradients became stage 3's default in v0.4.5, the synchronizing gather went in v0.5.5): stages 1 to 3 (stage 3 the profile's default);
+// stage 3 gathers each submodule's parameters in a forward pre-hook and again before its
+// backward (and before a recomputed forward: the hooks run on every call), one
+// torch.distributed.all_gather per parameter, prefetching the next parameters up to
+// stage3_prefetch_bucket_size = 5e7 elements, which is at least one module and less than one
+// weight matrix of the large models it is compared on; overlap_comm defaults to true at stage
+// 3 (ZERO3_OPTIMIZATION_OVERLAP_COMM_DEFAULT); ZeRO-2/3 do not run beside the pipeline engine.
+// Three behaviours of that code are priced:
+//  - fetch_syncs_device: fetch_sub_module ends in _synchronize_communication, which waits on
+//    every handle and calls torch.cuda.synchronize(); _allgather_param calls
+//    torch.cuda.synchronize() before each all-gather ("the async version is not async at
+//    all", DeepSpeed's own commit c0eeb69 of October 2021 that removed it);
+//  - grad_allreduce: stage 3's contiguous_gradients defaults to false
+//    (ZERO3_OPTIMIZATION_CONTIGUOUS_GRADIENTS_DEFAULT), so reduce_ipg_grads takes
+//    buffered_reduce_fallback, which all-reduces the gradients (allreduce_bucket) and
+//    partitions them afterwards;
+//  - gather_copies_out: _allgather_param passes a list of world_size narrowed outputs, and
+//    PyTorch's list-form all_gather gathers into a flat buffer and copies it out ("the
+//    torch.distributed.all_gather will do implicit memcpy at the end of each ncclAllgather",
+//    the same commit).
 // Attention as the Megatron GPT model of Narayanan's comparison ran it (unfused).
 constexpr FrameworkProfile kDeepSpeedZero{
     .name = "deepspeed-zero",
-    .description = "DeepSpeed ZeRO stages 1-3 (per-module parameter gathers, "
-                   "stage3_prefetch_bucket_size, overlap_comm)",
+    .description = "DeepSpeed ZeRO stages 1-3 as of 2021 (per-parameter gathers behind a "
+                   "device sync, stage3_prefetch_bucket_size, gradients all-reduced)",
     .attention = AttentionKernel::kUnfused,
     .recompute = Recompute::kNone,
     .zero = 3,
@@ -108,6 +124,9 @@ constexpr FrameworkProfile kDeepSpeedZero{
     .shard_unit = ShardUnit::kSubmodule,
     .prefetch_units = 1,
     .regather_for_recompute = true,
+    .fetch_syncs_device = true,
+    .grad_allreduce = true,
+    .gather_copies_out = true,
 };
 
 // PyTorch FSDP2 as TorchTitan runs it (pytorch/torchtitan torchtitan/distributed/fsdp.py

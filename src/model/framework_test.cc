@@ -200,5 +200,38 @@ TEST(Framework, ZeroThreeGathersEachUnitAndPrefetchHidesThem) {
   EXPECT_GT(evaluate_split(job, s).dp_comm_s, plain.dp_comm_s);
 }
 
+// DeepSpeed 2021's ZeRO-3 (framework.cc): each of the three behaviours the deepspeed-zero
+// profile prices adds to the exposed data-parallel time, and the profile sets all three.
+TEST(Framework, DeepSpeedZeroThreeBehavioursEachCostTime) {
+  const FrameworkProfile& ds = framework_preset("deepspeed-zero");
+  EXPECT_TRUE(ds.fetch_syncs_device);
+  EXPECT_TRUE(ds.grad_allreduce);
+  EXPECT_TRUE(ds.gather_copies_out);
+  for (const FrameworkProfile& f : framework_presets()) {
+    if (f.name == "deepspeed-zero") continue;
+    EXPECT_FALSE(f.fetch_syncs_device || f.grad_allreduce || f.gather_copies_out) << f.name;
+  }
+  TransformerJob job = long_context_job(8192, "deepspeed-zero");
+  job.training.global_batch = 64;
+  ParallelSplit s;
+  s.dp = 64;
+  s.zero = 3;
+  s.dp_overlap = true;
+  s.recompute = Recompute::kFull;
+  const double all = evaluate_split(job, s).dp_comm_s;
+  FrameworkProfile f = ds;
+  f.fetch_syncs_device = false;
+  job.framework = f;
+  EXPECT_LT(evaluate_split(job, s).dp_comm_s, all);
+  f = ds;
+  f.grad_allreduce = false;
+  job.framework = f;
+  EXPECT_LT(evaluate_split(job, s).dp_comm_s, all);
+  f = ds;
+  f.gather_copies_out = false;
+  job.framework = f;
+  EXPECT_LT(evaluate_split(job, s).dp_comm_s, all);
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -522,8 +522,11 @@ struct ShardCall {
 // share one network queue in the order they are issued: a unit's gather is issued when the
 // unit `depth` places before it starts computing (FSDP2's and DeepSpeed's prefetch; depth 0:
 // on demand, when the one before it ends), its reduce-scatter when its backward ends, and a
-// unit computes once the one before it is done and its parameters have arrived.
-double pass_exposed_s(const std::vector<ShardCall>& calls, int depth) {
+// unit computes once the one before it is done and its parameters have arrived. With
+// `sync` (FrameworkProfile::fetch_syncs_device) a unit's fetch waits for the device to drain,
+// so it also waits for every call issued before it (a gradient reduction included), and its
+// prefetches are issued after that wait.
+double pass_exposed_s(const std::vector<ShardCall>& calls, int depth, bool sync) {
   const std::size_t n = calls.size();
   std::vector<double> arrived(n, 0.0);
   std::size_t issued = 0;
@@ -536,7 +539,7 @@ double pass_exposed_s(const std::vector<ShardCall>& calls, int depth) {
   };
   for (std::size_t j = 0; j < n; ++j) {
     if (issued == j) issue(end);
-    const double start = std::max(end, arrived[j]);
+    const double start = std::max({end, arrived[j], sync ? queue : 0.0});
     while (issued < n && issued <= j + static_cast<std::size_t>(depth)) issue(start);
     end = start + calls[j].compute_s;
     busy += calls[j].compute_s;
@@ -579,13 +582,19 @@ struct ShardPasses {
 ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
                          double layers, std::size_t simulated, const Topology& group,
                          Cost& gather_cost) {
+  const FrameworkProfile& f = job.framework;
   const double per_param = gathered_bytes_per_parameter(job);
   const double per_grad = kElementBytes;
+  // The copy out of the gathered flat buffer reads and writes every gathered byte.
+  const double copy_Bps = f.gather_copies_out && job.gpu.hbm_Bps > 0 ? job.gpu.hbm_Bps : 0.0;
   const auto gather = [&](double params) {
-    return collective(Op::kAllgather, per_param * params, group);
+    Cost c = collective(Op::kAllgather, per_param * params, group);
+    if (copy_Bps > 0) c.total_s += 2.0 * per_param * params / copy_Bps;
+    return c;
   };
+  const Op reduce = f.grad_allreduce ? Op::kAllreduce : Op::kReduceScatter;
   const auto scatter = [&](double params) {
-    return collective(Op::kReduceScatter, per_grad * params, group).total_s;
+    return collective(reduce, per_grad * params, group).total_s;
   };
   const double emb = end_parameters(job.model, s.pp) / dbl(s.tp);
   const double n = layers;
@@ -637,7 +646,8 @@ Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const Stag
     for (const auto* pass : {&p.forward, &p.backward}) {
       for (const ShardCall& c : *pass) traffic += c.gather_s + c.scatter_s;
     }
-    return std::pair{pass_exposed_s(p.forward, depth) + pass_exposed_s(p.backward, depth),
+    const bool sync = job.framework.fetch_syncs_device;
+    return std::pair{pass_exposed_s(p.forward, depth, sync) + pass_exposed_s(p.backward, depth, sync),
                      traffic};
   };
   double exposed = 0;

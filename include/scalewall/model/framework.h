@@ -74,6 +74,17 @@ struct FrameworkProfile {
   ShardUnit shard_unit = ShardUnit::kBlock;
   int prefetch_units = 1;            // units gathered ahead of the one running (>= 0)
   bool regather_for_recompute = false;  // a fully recomputed forward gathers again
+  // Each unit's fetch waits for the whole device (every stream) before its compute starts,
+  // and a gather is issued only once the device is idle: a unit's compute overlaps only the
+  // gather prefetched during it, never a gradient reduction still in flight.
+  bool fetch_syncs_device = false;
+  // A unit's gradients are all-reduced, each rank keeping its partition afterwards, rather
+  // than reduce-scattered.
+  bool grad_allreduce = false;
+  // Each all-gather writes a flat buffer that is then copied into the dp per-rank outputs
+  // (torch.distributed.all_gather's list form): 2 B read and written per gathered byte, at
+  // HBM rate, after the gather.
+  bool gather_copies_out = false;
 };
 
 // Every preset, in a fixed order: megatron-lm-2021, megatron-lm-2022, megatron-core,
