@@ -175,6 +175,7 @@ void register_calibrate(CLI::App& app);
 void register_validate(CLI::App& app);
 void register_fabrics(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_accuracy(CLI::App& app);
 
 }  // namespace scalewall::cli
 
