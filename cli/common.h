@@ -177,6 +177,7 @@ void register_fabrics(CLI::App& app);
 void register_gpus(CLI::App& app);
 void register_models(CLI::App& app);
 void register_compare(CLI::App& app);
+void register_accuracy(CLI::App& app);
 
 }  // namespace scalewall::cli
 

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   scalewall::cli::register_gpus(app);
   scalewall::cli::register_models(app);
   scalewall::cli::register_compare(app);
+  scalewall::cli::register_accuracy(app);
 
   // CLI11 reports a mistyped command as "a subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -12,36 +12,12 @@
 #include "json_input.h"
 #include "scalewall/base/error.h"
 #include "scalewall/base/units.h"
+#include "scalewall/io/csv_table.h"
 #include "scalewall/io/input_file.h"
 #include "scalewall/model/scaling.h"
 
 namespace scalewall {
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      cells.push_back(trim(cell));
-      cell.clear();
-    } else {
-      cell += c;
-    }
-  }
-  cells.push_back(trim(cell));
-  return cells;
-}
 
 double positive_number(const std::string& text, const std::string& where,
                        const std::string& column) {
@@ -91,9 +67,9 @@ std::vector<RawRow> read_csv_rows(const std::string& path, const std::string& te
   std::vector<RawRow> rows;
   while (std::getline(in, line)) {
     ++number;
-    const std::string t = trim(line);
+    const std::string t = trim_cell(line);
     if (t.empty() || t[0] == '#') continue;
-    const auto cells = split_csv(t);
+    const auto cells = split_csv_line(t);
     if (header.empty()) {
       header = cells;
       continue;
