@@ -12,7 +12,7 @@ namespace {
 
 TEST(FabricsCli, ListsEveryPresetAsJson) {
   const auto j = run_json({"fabrics"});
-  ASSERT_EQ(j["fabrics"].size(), 12u);
+  ASSERT_EQ(j["fabrics"].size(), 14u);
   EXPECT_EQ(j["fabrics"][1]["name"], "dgx-h100");
   EXPECT_EQ(j["fabrics"][1]["ranks_per_node"], 8);
   EXPECT_DOUBLE_EQ(j["fabrics"][1]["intra_bandwidth_Bps"].get<double>(), 450e9);

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "scalewall/analysis/split_search.h"
 #include "scalewall/base/error.h"
@@ -39,20 +41,24 @@ struct Precision {
   std::string dtype;
   std::string group;
   std::string skipped;
+  std::string kind;
 };
 
 Precision precision_of(const PublishedRun& run) {
   const std::string p = lower(run.precision);
   if (p.empty()) {
     // The Megatron-LM README states MFU against the dense BF16 peak and no precision.
-    if (run.source.find("megatron_lm_readme") != std::string::npos) return {"bf16", "BF16", ""};
-    return {"", "", "the precision is not stated"};
+    if (run.source.find("megatron_lm_readme") != std::string::npos) return {"bf16", "BF16", "", ""};
+    return {"", "", "the precision is not stated", "not stated"};
   }
-  if (has(p, "fp4")) return {"", "", fmt::format("{}: 4-bit formats are not priced", run.precision)};
-  if (has(p, "mx")) return {"fp8", "MXFP8", ""};
-  if (has(p, "fp8")) return {"fp8", "FP8", ""};
-  if (has(p, "bf16")) return {"bf16", "BF16", ""};
-  return {"", "", fmt::format("precision '{}' is not known", run.precision)};
+  if (has(p, "fp4")) {
+    return {"", "", fmt::format("{}: 4-bit formats are not priced", run.precision),
+            "4-bit format"};
+  }
+  if (has(p, "mx")) return {"fp8", "MXFP8", "", ""};
+  if (has(p, "fp8")) return {"fp8", "FP8", "", ""};
+  if (has(p, "bf16")) return {"bf16", "BF16", "", ""};
+  return {"", "", fmt::format("precision '{}' is not known", run.precision), "not stated"};
 }
 
 // The accelerator preset of a run's GPU ("H100 (implied)" is an H100).
@@ -74,7 +80,10 @@ std::optional<std::string> fabric_preset(const PublishedRun& run, std::string& a
     system = "dgx-" + lower(run.gpu.substr(0, run.gpu.find(' ')));
     assumed += fmt::format("system not stated: {}; ", system);
   }
-  const std::string name = system == "dgx-gb200" ? "gb200-nvl72" : system;
+  // A DGX GB200 or GB300 system is its NVL72 racks.
+  const std::string name = system == "dgx-gb200"   ? "gb200-nvl72"
+                           : system == "dgx-gb300" ? "gb300-nvl72"
+                                                   : system;
   if (find_fabric_preset(name) == nullptr) return std::nullopt;
   return name;
 }
@@ -107,19 +116,29 @@ std::string model_keys(const PublishedRun& run, std::string& assumed, std::strin
   return keys;
 }
 
-// Why the model cannot price `run` at all, before its scenario is written; "" when it can.
-std::string out_of_scope(const PublishedRun& run) {
+// Why the model cannot price `run` at all, before its scenario is written, and the reason's
+// kind; empty when it can.
+std::pair<std::string, std::string> out_of_scope(const PublishedRun& run) {
   if (!run.task.empty() && lower(run.task) != "pre-training") {
-    return fmt::format("{}: only pre-training is priced", run.task);
+    return {fmt::format("{}: only pre-training is priced", run.task), "fine-tuning"};
   }
-  if (run.experts.value_or(0) > 0) return "mixture of experts is not priced yet";
-  if (run.cp.value_or(1) > 1) return "context parallelism is not priced yet";
+  if (run.experts.value_or(0) > 0) {
+    return {"mixture of experts is not priced yet", "mixture of experts"};
+  }
+  if (run.cp.value_or(1) > 1) {
+    return {"context parallelism is not priced yet", "context parallelism"};
+  }
   if (!run.gpus || !run.seq || !run.global_batch) {
-    return "the source does not state the GPUs, the sequence length and the global batch";
+    return {"the source does not state the GPUs, the sequence length and the global batch",
+            "not stated"};
   }
-  if (!run.tp || !run.pp) return "the source does not state the tensor and pipeline degrees";
-  if (!run.tokens_per_s_per_gpu && !run.tflops_per_gpu) return "no throughput is stated";
-  return "";
+  if (!run.tp || !run.pp) {
+    return {"the source does not state the tensor and pipeline degrees", "not stated"};
+  }
+  if (!run.tokens_per_s_per_gpu && !run.tflops_per_gpu) {
+    return {"no throughput is stated", "not stated"};
+  }
+  return {};
 }
 
 std::string case_name(const PublishedRun& run) {
@@ -157,17 +176,20 @@ void write_scenario(PublishedCase& c, const Precision& precision) {
   const std::optional<std::string> gpu = gpu_preset(run);
   if (!gpu) {
     c.skipped = fmt::format("no accelerator preset for {}", run.gpu);
+    c.skipped_kind = "no preset";
     return;
   }
   const std::optional<std::string> fabric = fabric_preset(run, c.assumptions);
   if (!fabric) {
     c.skipped = fmt::format("no fabric preset for {}", run.system);
+    c.skipped_kind = "no preset";
     return;
   }
   const std::string model = model_keys(run, c.assumptions, missing);
   const std::string parallel = missing.empty() ? parallel_keys(run, c.assumptions, missing) : "";
   if (!missing.empty()) {
     c.skipped = missing;
+    c.skipped_kind = "not stated";
     return;
   }
   std::string training = fmt::format("global_batch = {}\ndtype = \"{}\"\n", *run.global_batch,
@@ -198,11 +220,12 @@ PublishedCase published_case(const PublishedRun& run) {
   PublishedCase c;
   c.run = run;
   c.name = case_name(run);
-  c.skipped = out_of_scope(run);
+  std::tie(c.skipped, c.skipped_kind) = out_of_scope(run);
   if (!c.skipped.empty()) return c;
   const Precision precision = precision_of(run);
   if (precision.dtype.empty()) {
     c.skipped = precision.skipped;
+    c.skipped_kind = precision.kind;
     return c;
   }
   c.group = fmt::format("{} {}", run.gpu.substr(0, run.gpu.find(' ')), precision.group);
@@ -221,6 +244,7 @@ void price(PublishedCase& c) {
   const SplitSearch search = search_splits(t.job, t.gpus, t.parallel, 1);
   if (search.ranked.empty()) {
     c.skipped = "no split runs: " + why_no_split(t.job, t.gpus, t.parallel);
+    c.skipped_kind = "no split runs";
     return;
   }
   const SplitStep& best = search.ranked.front();
@@ -258,6 +282,7 @@ PublishedAccuracy published_accuracy(const std::vector<PublishedRun>& runs) {
         price(c);
       } catch (const InputError& e) {
         c.skipped = e.what();
+        c.skipped_kind = "refused";
       }
     }
     if (c.skipped.empty()) {

@@ -119,6 +119,18 @@ constexpr std::array kRows = {
                   "GPUs,\n# each with four ConnectX-7 400 Gb/s NICs (one per GPU). One node here "
                   "is the\n# whole NVLink domain.",
                   {72, "900GB/s", "blackwell", true}, 72, "400Gb/s"),
+    nvswitch_node("dgx-b300",
+                  "NVIDIA DGX B300: 8 B300 on NVLink 5 (NVSwitch), 8 x 800 Gb/s NICs",
+                  "NVIDIA DGX B300 datasheet: 8x Blackwell Ultra GPUs, NVLink 5 at 1.8 TB/s per GPU\n"
+                  "# bidirectional through NVLink 5 switches (with NVLink SHARP); 8x ConnectX-8\n"
+                  "# SuperNIC at 800 Gb/s for compute traffic.",
+                  {8, "900GB/s", "blackwell", true}, 8, "800Gb/s"),
+    nvswitch_node("gb300-nvl72",
+                  "NVIDIA GB300 NVL72: 72 GPUs in one NVLink 5 domain, an 800 Gb/s NIC per GPU",
+                  "NVIDIA GB300 NVL72 datasheet: 72 Blackwell Ultra GPUs in one NVLink domain,\n"
+                  "# NVLink 5 at 1.8 TB/s per GPU bidirectional (130 TB/s in all); a ConnectX-8\n"
+                  "# SuperNIC at 800 Gb/s per GPU. One node here is the whole NVLink domain.",
+                  {72, "900GB/s", "blackwell", true}, 72, "800Gb/s"),
     PresetRow{"mi300x-node",
               "AMD Instinct MI300X platform: 8 MI300X on Infinity Fabric, 8 x 400 Gb/s NICs",
               "AMD Instinct MI300X platform datasheet: 8x MI300X fully connected by Infinity\n"

@@ -15,8 +15,9 @@ namespace {
 
 TEST(FabricPresets, TheNamedPresetsAllParseUnderTheirOwnName) {
   const std::vector<std::string> expected = {
-      "dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200",  "gb200-nvl72", "mi300x-node",
-      "aws-p4d",  "aws-p5",   "ib-hdr",   "ib-ndr",    "roce-100g",   "roce-400g"};
+      "dgx-a100", "dgx-h100", "hgx-h200",    "dgx-b200",  "gb200-nvl72", "dgx-b300",
+      "gb300-nvl72", "mi300x-node", "aws-p4d", "aws-p5", "ib-hdr", "ib-ndr", "roce-100g",
+      "roce-400g"};
   std::vector<std::string> names;
   for (const FabricPreset& p : fabric_presets()) {
     names.emplace_back(p.name);
@@ -33,6 +34,14 @@ TEST(FabricPresets, TheNamedPresetsAllParseUnderTheirOwnName) {
 // Datasheet figures, per direction: NVLink 4 900 GB/s bidirectional, NDR 400 Gb/s; NVLink 5
 // 1.8 TB/s in a 72-GPU domain; MI300X's seven 64 GB/s links; EFA 4 x 100 Gb/s on p4d.
 TEST(FabricPresets, DatasheetFiguresPerDirection) {
+  // DGX B300 and GB300 NVL72: NVLink 5, 1.8 TB/s per GPU bidirectional; ConnectX-8 at 800 Gb/s
+  // per GPU.
+  for (const char* name : {"dgx-b300", "gb300-nvl72"}) {
+    const Topology t = preset_topology(*find_fabric_preset(name));
+    EXPECT_DOUBLE_EQ(t.intra.bandwidth_Bps, 900e9) << name;
+    EXPECT_DOUBLE_EQ(t.inter.bandwidth_Bps, 100e9) << name;
+    EXPECT_EQ(t.nics_per_node, t.ranks_per_node) << name;
+  }
   const Topology h100 = load_fabric("dgx-h100");
   EXPECT_EQ(h100.ranks_per_node, 8);
   EXPECT_EQ(h100.nics_per_node, 8);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <map>
 #include <utility>
 
 namespace scalewall {
@@ -30,7 +32,7 @@ std::string split_text(const ParallelSplit& s) {
 }
 
 Table runs_table(const PublishedAccuracy& a) {
-  Table t{"runs",
+  Table t{"rows",
           {{"run", "run", Unit::kText},
            {"group", "group", Unit::kText},
            {"measured_step_s", "measured step", Unit::kSeconds},
@@ -56,19 +58,34 @@ Report accuracy_report(const PublishedAccuracy& accuracy, bool rows) {
   if (rows) report.tables.push_back(runs_table(accuracy));
   report.tables.push_back(groups_table(accuracy));
   std::vector<std::string> skipped, assumed;
+  std::map<std::string, std::int64_t> kinds;
+  std::int64_t priced = 0;
   for (const PublishedCase& c : accuracy.cases) {
-    if (!c.skipped.empty()) skipped.push_back(fmt::format("{}: {}", c.name, c.skipped));
+    if (c.skipped.empty()) ++priced;
+    if (!c.skipped.empty()) {
+      ++kinds[c.skipped_kind];
+      if (rows) skipped.push_back(fmt::format("{}: {}", c.name, c.skipped));
+    }
     if (c.skipped.empty() && !c.assumptions.empty() && rows) {
       assumed.push_back(fmt::format("{}: {}", c.name, c.assumptions));
     }
   }
-  report.add_list("assumed", "assumed", std::move(assumed));
-  report.add_list("not_priced", "not priced", std::move(skipped));
+  report.add_field("runs", "runs in the tables", Unit::kCount,
+                   static_cast<std::int64_t>(accuracy.cases.size()));
+  report.add_field("priced", "runs priced", Unit::kCount, priced);
+  std::vector<std::string> reasons;
+  for (const auto& [kind, count] : kinds) reasons.push_back(fmt::format("{} ({})", kind, count));
+  report.add_list("not_priced_reasons", "not priced", std::move(reasons));
+  if (rows) {
+    report.add_list("assumed", "assumed", std::move(assumed));
+    report.add_list("not_priced", "not priced", std::move(skipped));
+  }
   report.notes.push_back(
       "error = predicted / measured step - 1 (above 0: the model is too slow). The measured step "
       "is global batch x sequence / (tokens/s per GPU x GPUs), or, where a source gives TFLOP/s "
       "only, Megatron-LM's FLOP count over it. Each run is priced as plan prices it under the "
-      "degrees its source states ('scalewall accuracy --rows' lists them).");
+      "degrees its source states; 'scalewall accuracy --rows' lists every run, what its "
+      "scenario assumes and why the others are not priced.");
   return report;
 }
 

@@ -32,6 +32,9 @@ struct PublishedCase {
   std::string name;          // "LLAMA3_70B on 64 x H100, FP8 (megatron_bridge...csv:12)"
   std::string group;         // GPU and precision: "H100 BF16"
   std::string skipped;       // why the model does not price it; empty when it does
+  std::string skipped_kind;  // the reason's kind, to count runs by: "mixture of experts",
+                             // "context parallelism", "4-bit format", "fine-tuning",
+                             // "no preset", "not stated", "no split runs"
   std::string scenario;      // the scenario (TOML) that prices it
   std::string assumptions;   // what the source leaves unstated and the scenario assumes
   double measured_step_s = 0;
