@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/cli_runner.h"
@@ -72,6 +73,29 @@ TEST(ExamplesCli, ShippedScalingTableDiagnoses) {
   EXPECT_DOUBLE_EQ(j["rows"][6]["step_s"].get<double>(), 0.22);
   // 10 s on one rank against 64 x 0.22 s at 64.
   EXPECT_NEAR(j["efficiency_at_largest"].get<double>(), 10.0 / (64 * 0.22), 1e-12);
+}
+
+// A Llama scenario per framework profile: each shipped example names its framework, predicts
+// and fits in memory under it.
+TEST(ExamplesCli, EachFrameworkHasALlamaExampleThatFits) {
+  const std::vector<std::pair<std::string, std::string>> examples = {
+      {"examples/llama3.1-70b-h100.toml", "megatron-core"},
+      {"examples/llama3.1-8b-torch-fsdp2.toml", "torch-fsdp2"},
+      {"examples/llama2-7b-deepspeed-zero3.toml", "deepspeed-zero"},
+      {"examples/llama2-70b-megatron-deepspeed.toml", "megatron-deepspeed"},
+      {"examples/llama2-13b-megatron-lm-2022.toml", "megatron-lm-2022"},
+      {"examples/llama2-7b-megatron-lm-2021.toml", "megatron-lm-2021"}};
+  for (const auto& [path, framework] : examples) {
+    std::ifstream in(source_path(path));
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("framework = \"" + framework + "\""), std::string::npos) << path;
+    const auto j = run_json({"predict", source_path(path)});
+    EXPECT_TRUE(j["fits"].get<bool>()) << path;
+    EXPECT_GT(j["step_s"].get<double>(), 0.0) << path;
+    EXPECT_GT(j["mfu"].get<double>(), 0.0) << path;
+    EXPECT_LE(j["mfu"].get<double>(), 1.0) << path;
+  }
 }
 
 }  // namespace
