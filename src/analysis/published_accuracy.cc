@@ -169,6 +169,18 @@ double measured_step(const PublishedRun& run, const TransformerShape& shape) {
          (*run.tflops_per_gpu * 1e12 * n);
 }
 
+// GPUs per NVL72 rack where the GPUs do not fill whole racks of 72: 64, the largest power of
+// two a rack holds, when the count is a multiple of it (the source does not state it).
+std::string rack_share(const PublishedRun& run, const std::string& fabric, std::string& assumed) {
+  constexpr std::int64_t kRack = 72, kUsed = 64;
+  if (fabric.find("nvl72") == std::string::npos || *run.gpus % kRack == 0 ||
+      *run.gpus % kUsed != 0) {
+    return "";
+  }
+  assumed += fmt::format("GPUs per NVL72 rack not stated: {}; ", kUsed);
+  return fmt::format("gpus_per_node = {}\n", kUsed);
+}
+
 // Writes the scenario of `c.run` into `c`, or the reason it cannot.
 void write_scenario(PublishedCase& c, const Precision& precision) {
   const PublishedRun& run = c.run;
@@ -197,8 +209,9 @@ void write_scenario(PublishedCase& c, const Precision& precision) {
   if (run.micro_batch) training += fmt::format("micro_batch = {}\n", *run.micro_batch);
   c.scenario = fmt::format(
       "name = \"{}\"\n\n[model]\n{}\n[training]\n{}\n[parallel]\n{}\n[system]\n"
-      "gpu = \"{}\"\nfabric = \"{}\"\ngpus = {}\nframework = \"megatron-core\"\n",
-      c.name, model, training, parallel, *gpu, *fabric, *run.gpus);
+      "gpu = \"{}\"\nfabric = \"{}\"\ngpus = {}\n{}framework = \"megatron-core\"\n",
+      c.name, model, training, parallel, *gpu, *fabric, *run.gpus,
+      rack_share(run, *fabric, c.assumptions));
 }
 
 }  // namespace

@@ -819,8 +819,24 @@ void require_framework_runs(const Section& p, const TransformerScenario& t) {
   if (const auto no = framework_refusal(t.job.framework, t.parallel)) p.fail(no->key, no->reason);
 }
 
+// system.gpus_per_node: the GPUs of each node the job uses, when fewer than the fabric's (64
+// of a GB200 NVL72 rack's 72); their NICs come with them (the node's NICs x k / g, at least
+// one).
+void read_gpus_per_node(const Section& y, Topology& fabric) {
+  if (!y.has("gpus_per_node")) return;
+  const std::int64_t g = fabric.ranks_per_node;
+  const std::int64_t k = y.count("gpus_per_node", 1, kMaxDimension);
+  if (k > g) {
+    y.fail("gpus_per_node", fmt::format("is more than the {} GPUs of a node of system.fabric {}",
+                                        g, fabric.name));
+  }
+  fabric.nics_per_node = std::max<std::int64_t>(1, fabric.nics_per_node * k / g);
+  fabric.ranks_per_node = k;
+}
+
 void read_system(const Section& y, const std::string& base_dir, TransformerScenario& out) {
-  y.reject_unknown({"gpu", "fabric", "gpus", "nccl_version", "framework", "memory_reserve"});
+  y.reject_unknown({"gpu", "fabric", "gpus", "gpus_per_node", "nccl_version", "framework",
+                    "memory_reserve"});
   if (!y.present()) y.missing("", "gpu, fabric and gpus");
   if (!y.has("gpu")) {
     y.missing("gpu", fmt::format("one of: {}; or a GPU file", accelerator_names()));
@@ -848,6 +864,7 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
     y.fail("fabric", e.what());
   }
   read_nccl_version(y, out.job.fabric);
+  read_gpus_per_node(y, out.job.fabric);
   read_framework(y, out.job);
   const SplitConstraints& c = out.parallel;
   std::int64_t product = 0;

@@ -826,6 +826,23 @@ TEST(TransformerScenario, GpusDefaultToTheProductOfTheDegrees) {
             "test.toml: system.gpus = 64 (line 22): is not parallel.tp x pp x dp = 32");
 }
 
+// GB200 NVL72 racks of 72 GPUs of which the job uses 64 (one NIC per GPU comes with each).
+TEST(TransformerScenario, GpusPerNodeTakesPartOfEachNode) {
+  std::string text = kTransformer;
+  text.replace(text.find("fabric = \"dgx-h100\"\n"), 20,
+               "fabric = \"gb200-nvl72\"\ngpus_per_node = 64\n");
+  text.replace(text.find("gpu = \"h100-sxm\""), 16, "gpu = \"gb200\"");
+  const TransformerScenario t = *parse(text).transformer;
+  EXPECT_EQ(t.job.fabric.ranks_per_node, 64);
+  EXPECT_EQ(t.job.fabric.nics_per_node, 64);
+  std::string bad = text;
+  bad.replace(bad.find("gpus_per_node = 64"), 18, "gpus_per_node = 80");
+  EXPECT_NE(error_of(bad).find("system.gpus_per_node = 80 (line 20): is more than the 72 GPUs of "
+                               "a node of system.fabric gb200-nvl72"),
+            std::string::npos)
+      << error_of(bad);
+}
+
 // A transformer scenario whose [model] is `model`.
 std::string with_model(const std::string& model) {
   return "[model]\n" + model +
