@@ -294,6 +294,29 @@ Cost tp_overlapped(const TransformerJob& job, const ParallelSplit& s, const Laye
   return {total, total * std::min(1.0, latency_share), 0.0};
 }
 
+// The backward's TP collectives of one layer as Megatron-LM issues them beside the GEMMs of
+// its two column-parallel linears, QKV and FC1 (layers.py,
+// LinearWithGradAccumulationAndAsyncCommunication.backward): `regather` (sequence
+// parallelism: the saved input's all-gather; none without) under the dgrad GEMM, `reduce`
+// (the input gradient's reduce-scatter, or all-reduce without sequence parallelism) under the
+// wgrad GEMM; each GEMM has the forward's FLOPs. What runs past its GEMM is exposed; the
+// hidden rest takes its NCCL channels' share of the SMs, as the DP overlap does.
+Cost tp_backward_async(const TransformerJob& job, const LayerTimes& l, const Cost& regather,
+                       const Cost& reduce) {
+  const double units = job.gpu.compute_units;
+  Cost out;
+  for (const double gemm_s : {l.qkv_s, l.fc1_s}) {
+    for (const Cost* c : {&regather, &reduce}) {
+      if (c->total_s <= 0) continue;
+      const double exposed = std::max(0.0, c->total_s - gemm_s);
+      const double channels = c->unit_s / c->total_s;
+      const double held = units > 0 ? (c->total_s - exposed) * channels / units : 0.0;
+      out += Cost{exposed + held, exposed * c->latency_s / c->total_s, 0.0};
+    }
+  }
+  return out;
+}
+
 // With fewer KV heads than TP ranks, Megatron-Core (core v0.16, attention.py) all-gathers the
 // QKV output, b s (h + 2 k d) x 2 B, in each forward and reduce-scatters its gradient in the
 // backward, so that each rank takes its query heads and their one KV head whole.
@@ -324,13 +347,26 @@ Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTi
       return one.times(layers);
     }
     // Two in the forward (attention and MLP outputs), two in the backward, two more in a
-    // recomputed forward.
+    // recomputed forward; with the asynchronous backward its reduce-scatters and the saved
+    // inputs' re-gathers run beside the GEMMs.
     const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
     one += gather.times(calls);
-    one += scatter.times(calls);
+    if (job.framework.tp_backward_async) {
+      one += scatter.times(calls - 2.0);
+      one += tp_backward_async(job, l, gather, scatter);
+    } else {
+      one += scatter.times(calls);
+    }
     return one.times(layers);
   }
-  one += collective(Op::kAllreduce, bytes, group).times(s.recompute == Recompute::kFull ? 6.0 : 4.0);
+  const Cost allreduce = collective(Op::kAllreduce, bytes, group);
+  const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
+  if (job.framework.tp_backward_async) {
+    one += allreduce.times(calls - 2.0);
+    one += tp_backward_async(job, l, Cost{}, allreduce);
+  } else {
+    one += allreduce.times(calls);
+  }
   return one.times(layers);
 }
 
