@@ -27,8 +27,12 @@ constexpr FrameworkProfile kMegatron2021{
 // Megatron-LM as Korthikanti et al. 2022 ran it (arXiv 2205.05198, sections 4 and 5):
 // sequence parallelism beside tensor parallelism and selective recomputation of the
 // attention core (their "present work"); full recomputation remains an option. Attention
-// still stores the scores; no overlap of TP or DP traffic. The distributed optimizer
-// (--use-distributed-optimizer, Megatron-LM 3.0) shards the optimizer state: ZeRO-1.
+// still stores the scores; no overlap of DP traffic. The backward of a column-parallel linear
+// runs its TP collectives beside its GEMMs (megatron/core/tensor_parallel/layers.py,
+// LinearWithGradAccumulationAndAsyncCommunication.backward: the input's all-gather issued
+// before the dgrad GEMM, the input gradient's reduce-scatter or all-reduce before the wgrad
+// GEMM, each async_op=True, ordered by CUDA_DEVICE_MAX_CONNECTIONS=1). The distributed
+// optimizer (--use-distributed-optimizer, Megatron-LM 3.0) shards the optimizer state: ZeRO-1.
 constexpr FrameworkProfile kMegatron2022{
     .name = "megatron-lm-2022",
     .description = "Megatron-LM as in Korthikanti et al. 2022 (sequence parallelism, "
@@ -39,6 +43,7 @@ constexpr FrameworkProfile kMegatron2022{
     .recompute = Recompute::kSelective,
     .can_selective = true,
     .max_zero = 1,
+    .tp_backward_async = true,
 };
 
 // Megatron-Core with Transformer Engine (NVIDIA/Megatron-LM megatron/training/arguments.py,

@@ -172,6 +172,66 @@ TEST(Framework, Fp8RunsTheLayerGemmsFasterAndKeepsFp8WeightCopies) {
   EXPECT_NEAR(evaluate_split(fp8, s).memory.weights_bytes, a.memory.weights_bytes, 1.0);
 }
 
+// Transformer Engine saves each linear layer's FP8 input (1 B) for the wgrad GEMM instead of
+// the 2-byte one: the two layer-norm outputs (/ t with sequence parallelism) and FC2's f-wide
+// input lose a byte per element, and the projection's FP8 input comes on top of the 2-byte
+// output the fused attention kernel keeps. Llama 3.1 70B's shape at tp 4, pp 8, interleave 5
+// (the Megatron-Bridge H100 FP8 recipe): per layer and micro-batch (2 s b h - s b h + s b f) / t
+// = (67,108,864 + 234,881,024) / 4 = 75,497,472 B less, on the first stage's 10 layers x 8
+// micro-batches x (1 + 7/40) in flight: 7,096,762,368 B.
+TEST(Framework, Fp8KeepsTheLinearLayersInputsAsOneByteCasts) {
+  TransformerJob bf16 = long_context_job(8192, "megatron-core");
+  bf16.model = {8192, 28672, 64, 8, 80, 8192, 128256};
+  bf16.model.mlp = MlpKind::kGated;
+  bf16.training = {128, 1, DType::kBf16};
+  TransformerJob fp8 = bf16;
+  fp8.training.dtype = DType::kFp8;
+  ParallelSplit s;
+  s.tp = 4;
+  s.pp = 8;
+  s.dp = 2;
+  s.interleave = 5;
+  s.sequence_parallel = true;
+  s.zero = 1;
+  const SplitStep a = evaluate_split(bf16, s);
+  const SplitStep b = evaluate_split(fp8, s);
+  ASSERT_EQ(b.memory.stage, PipelineStage::kFirst);
+  EXPECT_NEAR(a.memory.activations_bytes - b.memory.activations_bytes, 7096762368.0, 1.0);
+  // Without sequence parallelism the layer-norm outputs are whole on every rank: the two of
+  // them save 2 s b h, not 2 s b h / t (3 x 67,108,864 / 2 more per layer and micro-batch).
+  s.sequence_parallel = false;
+  const double no_sp = evaluate_split(bf16, s).memory.activations_bytes -
+                       evaluate_split(fp8, s).memory.activations_bytes;
+  EXPECT_NEAR(no_sp, 7096762368.0 + 10 * 8 * 1.175 * 1.5 * 67108864.0, 1.0);
+  // Full recomputation keeps the layers' 2-byte inputs only: FP8 changes nothing.
+  s.recompute = Recompute::kFull;
+  EXPECT_DOUBLE_EQ(evaluate_split(bf16, s).memory.activations_bytes,
+                   evaluate_split(fp8, s).memory.activations_bytes);
+}
+
+// Megatron-LM's asynchronous backward (layers.py): without sequence parallelism the
+// backward's two all-reduces run under QKV's and FC1's wgrad GEMMs. On GPT-3 175B at tp 8 the
+// GEMMs outlast them: of the four all-reduces per layer two stay exposed, and the two hidden
+// ones cost only the SMs their channels hold (at most all of their time).
+TEST(Framework, AsyncBackwardHidesTheInputGradientCollectivesUnderTheWgradGemm) {
+  TransformerJob job = long_context_job(2048, "megatron-lm-2022");
+  job.model = {12288, 49152, 96, 96, 96, 2048, 51200};
+  job.training = {64, 1, DType::kBf16};
+  ParallelSplit s;
+  s.tp = 8;
+  s.recompute = Recompute::kNone;
+  TransformerJob sync = job;
+  sync.framework.tp_backward_async = false;
+  const double on = evaluate_split(job, s).tp_comm_s;
+  const double off = evaluate_split(sync, s).tp_comm_s;
+  EXPECT_GT(on, 0.5 * off);  // the forward's two
+  EXPECT_LT(on, off);
+  // With sequence parallelism the backward adds the saved inputs' re-gathers, hidden under
+  // the dgrad GEMMs too: still less than the synchronous four gathers and four scatters.
+  s.sequence_parallel = true;
+  EXPECT_LT(evaluate_split(job, s).tp_comm_s, evaluate_split(sync, s).tp_comm_s);
+}
+
 TEST(Framework, TheReserveLowersTheLimit) {
   TransformerJob job = long_context_job(8192, "megatron-core");
   const ParallelSplit s = tp8_split(4);

@@ -294,6 +294,29 @@ Cost tp_overlapped(const TransformerJob& job, const ParallelSplit& s, const Laye
   return {total, total * std::min(1.0, latency_share), 0.0};
 }
 
+// The backward's TP collectives of one layer as Megatron-LM issues them beside the GEMMs of
+// its two column-parallel linears, QKV and FC1 (layers.py,
+// LinearWithGradAccumulationAndAsyncCommunication.backward): `regather` (sequence
+// parallelism: the saved input's all-gather; none without) under the dgrad GEMM, `reduce`
+// (the input gradient's reduce-scatter, or all-reduce without sequence parallelism) under the
+// wgrad GEMM; each GEMM has the forward's FLOPs. What runs past its GEMM is exposed; the
+// hidden rest takes its NCCL channels' share of the SMs, as the DP overlap does.
+Cost tp_backward_async(const TransformerJob& job, const LayerTimes& l, const Cost& regather,
+                       const Cost& reduce) {
+  const double units = job.gpu.compute_units;
+  Cost out;
+  for (const double gemm_s : {l.qkv_s, l.fc1_s}) {
+    for (const Cost* c : {&regather, &reduce}) {
+      if (c->total_s <= 0) continue;
+      const double exposed = std::max(0.0, c->total_s - gemm_s);
+      const double channels = c->unit_s / c->total_s;
+      const double held = units > 0 ? (c->total_s - exposed) * channels / units : 0.0;
+      out += Cost{exposed + held, exposed * c->latency_s / c->total_s, 0.0};
+    }
+  }
+  return out;
+}
+
 // With fewer KV heads than TP ranks, Megatron-Core (core v0.16, attention.py) all-gathers the
 // QKV output, b s (h + 2 k d) x 2 B, in each forward and reduce-scatters its gradient in the
 // backward, so that each rank takes its query heads and their one KV head whole.
@@ -324,13 +347,26 @@ Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTi
       return one.times(layers);
     }
     // Two in the forward (attention and MLP outputs), two in the backward, two more in a
-    // recomputed forward.
+    // recomputed forward; with the asynchronous backward its reduce-scatters and the saved
+    // inputs' re-gathers run beside the GEMMs.
     const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
     one += gather.times(calls);
-    one += scatter.times(calls);
+    if (job.framework.tp_backward_async) {
+      one += scatter.times(calls - 2.0);
+      one += tp_backward_async(job, l, gather, scatter);
+    } else {
+      one += scatter.times(calls);
+    }
     return one.times(layers);
   }
-  one += collective(Op::kAllreduce, bytes, group).times(s.recompute == Recompute::kFull ? 6.0 : 4.0);
+  const Cost allreduce = collective(Op::kAllreduce, bytes, group);
+  const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
+  if (job.framework.tp_backward_async) {
+    one += allreduce.times(calls - 2.0);
+    one += tp_backward_async(job, l, Cost{}, allreduce);
+  } else {
+    one += allreduce.times(calls);
+  }
   return one.times(layers);
 }
 
@@ -700,11 +736,44 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
   return out;
 }
 
+// What FP8 changes in the bytes one layer keeps for its backward, per micro-batch (0 under
+// bf16, fp16 and full recomputation, which keeps only the layer's 2-byte input). Transformer
+// Engine's Linear and LayerNormLinear save the quantized copy of their input for the wgrad
+// GEMM, 1 B per element (module/linear.py and layernorm_linear.py: the input is quantized in
+// the forward and kept with its column-wise or, gathered under sequence parallelism with
+// per-tensor scales, its row-wise data only), in place of the 2-byte input Korthikanti's table
+// counts:
+//   - the two layer norms' outputs (QKV's and FC1's inputs): -1 B per element each, s b h,
+//     / t with sequence parallelism (saved before the all-gather);
+//   - FC2's input, the activation function's output: -1 B per element, s b f / t (the fused
+//     SwiGLU or GeLU keeps its own 2-byte input, which the table counts apart);
+//   - the projection's input, the attention output: unfused, its FP8 copy is the only one
+//     (-1 B per element); with fused attention the kernel keeps its 2-byte output O for its
+//     own backward (attention/dot_product_attention/backends.py saves q, k, v and out), so
+//     the FP8 copy comes on top (+1 B per element); s b h / t either way.
+// MXFP8's block scales (1 B per 32 elements, constants.py MXFP8_BLOCK_SCALING_SIZE) are not
+// counted: the dtype does not tell MXFP8 from per-tensor FP8.
+double fp8_saved_inputs_delta(const TransformerJob& job, const ParallelSplit& s,
+                              Recompute recompute) {
+  if (job.training.dtype != DType::kFp8 || recompute == Recompute::kFull) return 0.0;
+  const TransformerShape& m = job.model;
+  const double t = dbl(s.tp);
+  const double tokens = dbl(s.micro_batch) * dbl(m.seq);
+  const double h = dbl(m.hidden);
+  const double norm_outputs = -2.0 * tokens * h / (s.sequence_parallel ? t : 1.0);
+  const double fc2_input = -tokens * dbl(m.ffn) / t;
+  const double attention_output =
+      (job.framework.attention == AttentionKernel::kFlash ? 1.0 : -1.0) * tokens * h / t;
+  return norm_outputs + fc2_input + attention_output;
+}
+
 // The activations of `layers` layers that one GPU holds for `in_flight` micro-batches (a
 // fraction under interleaving).
 double stage_activations(const TransformerJob& job, const ParallelSplit& s, double layers,
                          double in_flight) {
-  return in_flight * layers * layer_activations(job, dbl(s.micro_batch), s, s.recompute);
+  const double one = layer_activations(job, dbl(s.micro_batch), s, s.recompute) +
+                     fp8_saved_inputs_delta(job, s, s.recompute);
+  return in_flight * layers * one;
 }
 
 // The activations of the first and the last stage. The first holds min(p, m) micro-batches

@@ -61,6 +61,12 @@ struct FrameworkProfile {
   bool tp_overlap = false;      // default: TP all-gathers and reduce-scatters pipelined with
                                 // their GEMMs (needs sequence parallelism, TP inside a node)
   bool can_tp_overlap = false;
+  // The backward of each column-parallel linear (QKV, FC1) issues its TP collectives
+  // asynchronously: with sequence parallelism the re-gather of its saved input under the
+  // dgrad GEMM and the reduce-scatter of its input gradient under the wgrad GEMM; without,
+  // the all-reduce of its input gradient under the wgrad GEMM (Megatron-LM's
+  // LinearWithGradAccumulationAndAsyncCommunication).
+  bool tp_backward_async = false;
   // Gradient bucket of the data-parallel overlap, in parameters: max(min, per_rank x dp)
   // (Megatron-Core); 0 leaves TransformerJob::dp_bucket_bytes.
   double dp_bucket_min_params = 0;

@@ -42,7 +42,10 @@
 // (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al. 2022), on the last one
 // (interleaved: ((v - 1) p + 1)/v, Megatron-LM's warm-up of the last rank) and its logits
 // (4 s b V / t); and communication buffers (two DP buckets, the pipeline's send and receive
-// buffers). With a large vocabulary the last stage holds the most.
+// buffers). With a large vocabulary the last stage holds the most. Under FP8 each linear
+// layer's saved input is Transformer Engine's 1-byte cast: the two norms' outputs and FC2's
+// input lose a byte per element, the projection's cast comes beside the fused attention's
+// 2-byte output (docs/models.md, "Framework profiles", FP8).
 //
 // Every figure is a model, not a measurement.
 #ifndef SCALEWALL_PARALLEL_STEP_H_
