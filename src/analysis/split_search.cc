@@ -94,7 +94,8 @@ class DegreeSpace {
                partition == LayerPartition::kTypeTransformerEmbedding ||
                (partition == LayerPartition::kMegatronEnds &&
                 (c.first_stage_layers || c.last_stage_layers));
-    max_pp_ = job.model.layers + 2;
+    layers_count_ = job.model.layers;
+    partition_ = partition;
   }
 
   // Calls visit(tp, pp, dp) for each, tp then pp increasing, until it returns false.
@@ -118,7 +119,7 @@ class DegreeSpace {
       if (tp > g_ && tp % g_ != 0) continue;
       const std::int64_t m = gpus / tp;
       for (const std::int64_t pp : space.pp_choices(e, tp, m)) {
-        if (free_pp_ && pp > max_pp_ && !c_.pp) continue;
+        if (free_pp_ && !c_.pp && !pp_holds_layers(pp)) continue;
         if (!visit(tp, pp, m / pp)) return;
       }
     }
@@ -149,7 +150,16 @@ class DegreeSpace {
   const SplitConstraints& c_;
   bool empty_ = false;
   bool free_pp_ = false;
-  std::int64_t max_pp_ = 0;
+  std::int64_t layers_count_ = 1;
+  LayerPartition partition_ = LayerPartition::kMegatronEven;
+
+  // Whether pp stages can each hold a layer: DeepSpeed's partition at one chunk per stage;
+  // Megatron-Core's given ends, at most one stage per layer (split_problem decides the rest).
+  bool pp_holds_layers(std::int64_t pp) const {
+    if (pp > layers_count_) return false;
+    if (partition_ == LayerPartition::kMegatronEnds) return true;
+    return stage_layout(partition_, {layers_count_, pp, 1, 0, 0}).layout.has_value();
+  }
   std::int64_t g_ = 1;
   std::vector<std::int64_t> primes_;
   std::vector<int> heads_, layers_, batch_;
