@@ -856,6 +856,8 @@ std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSp
     kinds = {{PipelineStage::kLast, layout.last}, {PipelineStage::kFirst, layout.first}};
     if (s.pp > 2) kinds.insert(kinds.begin() + 1, {PipelineStage::kMiddle, layout.middle});
   }
+  // The layers are alike: one layer's TP traffic, priced once, times each stage's layers.
+  const Cost tp_layer = tp_traffic(job, s, l, 1.0);
   std::vector<StagePrice> out;
   for (const auto& [stage, layers] : kinds) {
     StagePrice p;
@@ -863,7 +865,7 @@ std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSp
     p.layers = dbl(layers);
     const bool logits = stage == PipelineStage::kOnly || stage == PipelineStage::kLast;
     p.work = stage_work(job, s, l, p.layers, logits);
-    p.tp = tp_traffic(job, s, l, p.layers);
+    p.tp = tp_layer.times(p.layers);
     p.per_mb_s = p.work.compute_s + p.work.recompute_s + p.tp.total_s + pp.total_s;
     p.params = stage_parameters(job, s, p.layers, stage);
     out.push_back(p);
