@@ -458,16 +458,16 @@ TEST(TransformerCli, FirstAndLastStageLayersAreMegatronCores) {
                                     "gpus = 80");
   const auto j = run_json({"predict", core});
   EXPECT_EQ(j["stage_layers"], "9 first, 8 x 8 middle, 7 last");
-  const std::string old = Scenario("uneven_2021.toml", model, "global_batch = 128",
-                                   "tp = 8\npp = 10\ndp = 1\nfirst_stage_layers = 9",
-                                   "gpus = 80\nframework = \"megatron-lm-2021\"");
-  expect_input_error({"predict", old},
+  // First 9 only: under megatron-lm-2021, and under megatron-core.
+  const auto first_nine = [&](const std::string& name, const std::string& system) {
+    return Scenario(name, model, "global_batch = 128",
+                    "tp = 8\npp = 10\ndp = 1\nfirst_stage_layers = 9", "gpus = 80" + system);
+  };
+  expect_input_error({"predict", first_nine("uneven_2021.toml",
+                                            "\nframework = \"megatron-lm-2021\"")},
                      "parallel.first_stage_layers = 9 (line 14): system.framework "
                      "megatron-lm-2021 lays the layers out evenly only");
-  const std::string odd = Scenario("uneven_odd.toml", model, "global_batch = 128",
-                                   "tp = 8\npp = 10\ndp = 1\nfirst_stage_layers = 9",
-                                   "gpus = 80");
-  expect_input_error({"predict", odd},
+  expect_input_error({"predict", first_nine("uneven_odd.toml", "")},
                      "cannot run: the 71 layers left after the first and last stages' do not "
                      "divide evenly over the 9 other stages");
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scalewall/model/parallel_step.h"
+#include "test_support.h"
 
 namespace scalewall {
 namespace {
@@ -127,21 +128,6 @@ TEST(StageLayout, TheLayersAddUpToTheModels) {
   }
 }
 
-Topology dgx_a100_node() {
-  Topology t;
-  t.name = "dgx-a100";
-  t.nodes = 1;
-  t.ranks_per_node = 8;
-  t.nics_per_node = 8;
-  t.intra.alpha_s = 2e-6;
-  t.intra.bandwidth_Bps = 300e9;
-  t.inter.alpha_s = 3e-6;
-  t.inter.bandwidth_Bps = 25e9;
-  t.rank_kind = RankKind::kGpu;
-  t.gpu.generation = GpuGeneration::kAmpere;
-  return t;
-}
-
 // BLOOM-176B (bigscience train/tr11-176B-ml.slurm): ALiBi priced as no position table.
 TransformerJob bloom(const char* framework) {
   TransformerJob job;
@@ -200,21 +186,31 @@ TEST(StageLayout, BloomRunsOnDeepSpeedsStagesAndOnMegatronCoresGivenOnes) {
   EXPECT_DOUBLE_EQ(ds.memory.optimizer_bytes, 12.0 * params / 8.0);
 }
 
-// The slowest stage paces the pipeline: GPT-3 175B's logits cost a third of a layer, so with
-// more layers on the first stage than elsewhere the first is the slowest, and its compute
-// grows with its layers alone (14 against 13 layers: 14/13 of the compute).
-TEST(StageLayout, TheSlowestStageSetsThePace) {
+// GPT-3 175B (Narayanan et al. 2021) under Megatron-Core at tp 8, pp 8, dp 16 with the first
+// and last stages' layers given.
+TransformerJob gpt3_core() {
   TransformerJob job = bloom("megatron-core");
   job.model = {12288, 4 * 12288, 96, 96, 96, 2048, 51200};
+  return job;
+}
+ParallelSplit gpt3_split(std::int64_t first, std::int64_t last, Recompute recompute) {
   ParallelSplit s;
   s.tp = 8;
   s.pp = 8;
   s.dp = 16;
+  s.recompute = recompute;
+  s.first_stage_layers = first;
+  s.last_stage_layers = last;
+  return s;
+}
+
+// The slowest stage paces the pipeline: GPT-3 175B's logits cost a third of a layer, so with
+// more layers on the first stage than elsewhere the first is the slowest, and its compute
+// grows with its layers alone (14 against 13 layers: 14/13 of the compute).
+TEST(StageLayout, TheSlowestStageSetsThePace) {
+  const TransformerJob job = gpt3_core();
   const auto with_ends = [&](std::int64_t first, std::int64_t last) {
-    ParallelSplit u = s;
-    u.first_stage_layers = first;
-    u.last_stage_layers = last;
-    return evaluate_split(job, u);
+    return evaluate_split(job, gpt3_split(first, last, Recompute::kNone));
   };
   const SplitStep a = with_ends(14, 10);
   const SplitStep b = with_ends(13, 11);
@@ -228,7 +224,7 @@ TEST(StageLayout, TheSlowestStageSetsThePace) {
   EXPECT_EQ(c.layout.middle, 13);
   EXPECT_EQ(c.slowest, PipelineStage::kMiddle);
   // The even layout, given or not, is the step as before: the last stage paces it.
-  const SplitStep even = evaluate_split(job, s);
+  const SplitStep even = with_ends(0, 0);
   const SplitStep given = with_ends(12, 12);
   EXPECT_EQ(even.slowest, PipelineStage::kLast);
   EXPECT_EQ(given.slowest, PipelineStage::kLast);
@@ -243,25 +239,16 @@ TEST(StageLayout, TheSlowestStageSetsThePace) {
 // without sequence parallelism: 2 s b h per layer; stage 1 holds 7 x 14 of them (196 sbh),
 // the first stage 8 x (6 x 2 sbh + sbh), 104 sbh.
 TEST(StageLayout, TheFullestStageSetsTheMemory) {
-  TransformerJob job = bloom("megatron-core");
-  job.model = {12288, 4 * 12288, 96, 96, 96, 2048, 51200};
-  ParallelSplit s;
-  s.tp = 8;
-  s.pp = 8;
-  s.dp = 16;
-  s.recompute = Recompute::kFull;
-  s.first_stage_layers = 6;
-  s.last_stage_layers = 6;  // 84 over 6 middle stages: 14 each
-  const SplitStep r = evaluate_split(job, s);
+  const TransformerJob job = gpt3_core();
+  // 84 over 6 middle stages: 14 each.
+  const SplitStep r = evaluate_split(job, gpt3_split(6, 6, Recompute::kFull));
   ASSERT_EQ(r.problem, SplitProblem::kNone);
   EXPECT_EQ(r.memory.stage, PipelineStage::kMiddle);
   const double sbh = 2048.0 * 12288.0;
   EXPECT_DOUBLE_EQ(r.memory.activations_bytes, 196.0 * sbh);
   EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2.0 * 14.0 * layer_parameters(job.model) / 8.0);
   // The even layout's fullest is the first stage, and holds less.
-  ParallelSplit even = s;
-  even.first_stage_layers = even.last_stage_layers = 0;
-  const SplitStep e = evaluate_split(job, even);
+  const SplitStep e = evaluate_split(job, gpt3_split(0, 0, Recompute::kFull));
   EXPECT_EQ(e.memory.stage, PipelineStage::kFirst);
   EXPECT_DOUBLE_EQ(e.memory.activations_bytes, 8.0 * (12.0 * 2.0 * sbh + sbh));
   EXPECT_LT(e.memory.total(), r.memory.total());
