@@ -36,15 +36,20 @@ void BM_EvaluateSplit175B(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluateSplit175B)->Unit(benchmark::kMicrosecond);
 
-void BM_SearchSplits1TOn3072(benchmark::State& state) {
-  const scalewall::TransformerJob job = job_of(25600, 160, 128, 3072);
+// The whole search of `gpus` GPUs, with the splits it evaluates as a counter.
+void search_all(benchmark::State& state, const scalewall::TransformerJob& job,
+                std::int64_t gpus) {
   std::int64_t evaluated = 0;
   for (auto _ : state) {
-    const auto search = scalewall::search_splits(job, 3072, {}, 5);
+    const auto search = scalewall::search_splits(job, gpus, {}, 5);
     evaluated = search.evaluated;
     benchmark::DoNotOptimize(search.ranked.data());
   }
   state.counters["splits"] = static_cast<double>(evaluated);
+}
+
+void BM_SearchSplits1TOn3072(benchmark::State& state) {
+  search_all(state, job_of(25600, 160, 128, 3072), 3072);
 }
 BENCHMARK(BM_SearchSplits1TOn3072)->Unit(benchmark::kMillisecond);
 
@@ -78,15 +83,8 @@ BENCHMARK(BM_EvaluateSplitBloomUneven)->Unit(benchmark::kMicrosecond);
 // V 250880 cost more than a layer: uneven first/last stage layers are tried) and
 // Megatron-DeepSpeed (pp free of the layers).
 void BM_SearchSplitsBloomOn16384(benchmark::State& state) {
-  const scalewall::TransformerJob job =
-      bloom_of(state.range(0) == 0 ? "megatron-core" : "megatron-deepspeed");
-  std::int64_t evaluated = 0;
-  for (auto _ : state) {
-    const auto search = scalewall::search_splits(job, 16384, {}, 5);
-    evaluated = search.evaluated;
-    benchmark::DoNotOptimize(search.ranked.data());
-  }
-  state.counters["splits"] = static_cast<double>(evaluated);
+  search_all(state, bloom_of(state.range(0) == 0 ? "megatron-core" : "megatron-deepspeed"),
+             16384);
 }
 BENCHMARK(BM_SearchSplitsBloomOn16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
