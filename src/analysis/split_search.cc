@@ -489,6 +489,8 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
   constraints.dp = gpus;
   constraints.interleave = 1;
   constraints.sequence_parallel = false;
+  constraints.first_stage_layers.reset();  // one stage: no first or last to give
+  constraints.last_stage_layers.reset();
   std::vector<NamedSplit> out;
   for (const auto& [name, zero] : {std::pair<const char*, int>{"pure data parallel", 0},
                                    std::pair<const char*, int>{"pure ZeRO-3", 3}}) {
