@@ -36,16 +36,56 @@ void BM_EvaluateSplit175B(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluateSplit175B)->Unit(benchmark::kMicrosecond);
 
-void BM_SearchSplits1TOn3072(benchmark::State& state) {
-  const scalewall::TransformerJob job = job_of(25600, 160, 128, 3072);
+// The whole search of `gpus` GPUs, with the splits it evaluates as a counter.
+void search_all(benchmark::State& state, const scalewall::TransformerJob& job,
+                std::int64_t gpus) {
   std::int64_t evaluated = 0;
   for (auto _ : state) {
-    const auto search = scalewall::search_splits(job, 3072, {}, 5);
+    const auto search = scalewall::search_splits(job, gpus, {}, 5);
     evaluated = search.evaluated;
     benchmark::DoNotOptimize(search.ranked.data());
   }
   state.counters["splits"] = static_cast<double>(evaluated);
 }
+
+void BM_SearchSplits1TOn3072(benchmark::State& state) {
+  search_all(state, job_of(25600, 160, 128, 3072), 3072);
+}
 BENCHMARK(BM_SearchSplits1TOn3072)->Unit(benchmark::kMillisecond);
+
+// BLOOM-176B's shape (70 layers, V 250880) under a framework's stage layout.
+scalewall::TransformerJob bloom_of(const char* framework) {
+  scalewall::TransformerJob job = job_of(14336, 112, 70, 2048);
+  job.model.vocab = 250880;
+  job.framework = scalewall::framework_preset(framework);
+  return job;
+}
+
+// One split on uneven stages: DeepSpeed's type:transformer|embedding layout of 70 layers on 12
+// stages (first, middle and last stage each priced).
+void BM_EvaluateSplitBloomUneven(benchmark::State& state) {
+  const scalewall::TransformerJob job = bloom_of("megatron-deepspeed");
+  scalewall::ParallelSplit split;
+  split.tp = 4;
+  split.pp = 12;
+  split.dp = 8;
+  split.micro_batch = 2;
+  split.recompute = scalewall::Recompute::kFull;
+  split.zero = 1;
+  for (auto _ : state) {
+    const auto step = scalewall::evaluate_split(job, split);
+    benchmark::DoNotOptimize(step);
+  }
+}
+BENCHMARK(BM_EvaluateSplitBloomUneven)->Unit(benchmark::kMicrosecond);
+
+// The search on 16,384 GPUs where uneven layouts are searched: Megatron-Core (the logits of
+// V 250880 cost more than a layer: uneven first/last stage layers are tried) and
+// Megatron-DeepSpeed (pp free of the layers).
+void BM_SearchSplitsBloomOn16384(benchmark::State& state) {
+  search_all(state, bloom_of(state.range(0) == 0 ? "megatron-core" : "megatron-deepspeed"),
+             16384);
+}
+BENCHMARK(BM_SearchSplitsBloomOn16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scalewall/base/error.h"
+#include "scalewall/model/topology.h"
 
 namespace scalewall {
 
@@ -21,6 +22,23 @@ std::string input_error_of(F&& body) {
   }
   ADD_FAILURE() << "expected an InputError";
   return {};
+}
+
+// A DGX A100-like node as the fabric preset has it (8 GPUs on 300 GB/s NVLink, 8 NICs of
+// 25 GB/s), built here so that the model layer's tests need no reader.
+inline Topology dgx_a100_node() {
+  Topology t;
+  t.name = "dgx-a100";
+  t.nodes = 1;
+  t.ranks_per_node = 8;
+  t.nics_per_node = 8;
+  t.intra.alpha_s = 2e-6;
+  t.intra.bandwidth_Bps = 300e9;
+  t.inter.alpha_s = 3e-6;
+  t.inter.bandwidth_Bps = 25e9;
+  t.rank_kind = RankKind::kGpu;
+  t.gpu.generation = GpuGeneration::kAmpere;
+  return t;
 }
 
 // Whether `part` occurs in `text`.

@@ -86,22 +86,40 @@ class DegreeSpace {
       batch_.push_back(exponent_in(batch, p));
     }
     g_ = job.fabric.ranks_per_node;
+    // Where the layout need not divide the layers by pp (DeepSpeed's partition; Megatron-Core
+    // with the first or last stage's layers given), pp takes any factor of N, up to the
+    // weighed layers (stage_layout.h: a stage without a layer cannot run).
+    const LayerPartition partition = job.framework.partition;
+    free_pp_ = partition == LayerPartition::kTypeTransformer ||
+               partition == LayerPartition::kTypeTransformerEmbedding ||
+               (partition == LayerPartition::kMegatronEnds &&
+                (c.first_stage_layers || c.last_stage_layers));
+    layers_count_ = job.model.layers;
+    partition_ = partition;
   }
 
   // Calls visit(tp, pp, dp) for each, tp then pp increasing, until it returns false.
   template <typename Visit>
   void for_each(std::int64_t gpus, Visit&& visit) const {
     if (empty_ || (gpus > g_ && gpus % g_ != 0)) return;
-    std::vector<int> e(primes_.size());
-    std::int64_t rest = gpus;
-    for (std::size_t i = 0; i < primes_.size(); ++i) {
-      for (; rest % primes_[i] == 0; rest /= primes_[i]) ++e[i];
+    // N's primes that divide none of the three counts join with exponent 0 in each: no
+    // degree takes them but a fixed one or a pp free of the layers.
+    DegreeSpace space = *this;
+    for (const PrimePower& f : prime_factors(gpus)) {
+      if (std::find(primes_.begin(), primes_.end(), f.prime) != primes_.end()) continue;
+      space.primes_.push_back(f.prime);
+      for (auto* counts : {&space.heads_, &space.layers_, &space.batch_}) counts->push_back(0);
     }
-    if (rest != 1) return;  // a prime of N divides none of the three counts
-    for (const std::int64_t tp : tp_choices(e, gpus)) {
+    std::vector<int> e(space.primes_.size());
+    std::int64_t rest = gpus;
+    for (std::size_t i = 0; i < space.primes_.size(); ++i) {
+      for (; rest % space.primes_[i] == 0; rest /= space.primes_[i]) ++e[i];
+    }
+    for (const std::int64_t tp : space.tp_choices(e, gpus)) {
       if (tp > g_ && tp % g_ != 0) continue;
       const std::int64_t m = gpus / tp;
-      for (const std::int64_t pp : pp_choices(e, tp, m)) {
+      for (const std::int64_t pp : space.pp_choices(e, tp, m)) {
+        if (free_pp_ && !c_.pp && !pp_holds_layers(pp)) continue;
         if (!visit(tp, pp, m / pp)) return;
       }
     }
@@ -124,13 +142,24 @@ class DegreeSpace {
     for (std::size_t i = 0; i < e.size(); ++i) {
       const int left = e[i] - exponent_in(tp, primes_[i]);
       lo[i] = std::max(0, left - batch_[i]);  // what dp cannot take
-      hi[i] = std::min(left, layers_[i]);
+      hi[i] = free_pp_ ? left : std::min(left, layers_[i]);
     }
     return divisors_between(primes_, lo, hi);
   }
 
   const SplitConstraints& c_;
   bool empty_ = false;
+  bool free_pp_ = false;
+  std::int64_t layers_count_ = 1;
+  LayerPartition partition_ = LayerPartition::kMegatronEven;
+
+  // Whether pp stages can each hold a layer: DeepSpeed's partition at one chunk per stage;
+  // Megatron-Core's given ends, at most one stage per layer (split_problem decides the rest).
+  bool pp_holds_layers(std::int64_t pp) const {
+    if (pp > layers_count_) return false;
+    if (partition_ == LayerPartition::kMegatronEnds) return true;
+    return stage_layout(partition_, {layers_count_, pp, 1, 0, 0}).layout.has_value();
+  }
   std::int64_t g_ = 1;
   std::vector<std::int64_t> primes_;
   std::vector<int> heads_, layers_, batch_;
@@ -183,8 +212,10 @@ Options options_of(const FrameworkProfile& f, const ParallelSplit& base,
                    const SplitConstraints& c) {
   Options o;
   o.micro = choices(c.micro_batch, powers_of_two(kMaxSearchMicroBatch));
-  o.chunks = base.pp > 1 ? choices(c.interleave, powers_of_two(kMaxSearchInterleave))
-                         : std::vector<std::int64_t>{c.interleave.value_or(1)};
+  const bool chunked = f.partition == LayerPartition::kMegatronEven ||
+                       f.partition == LayerPartition::kMegatronEnds;
+  o.chunks = base.pp > 1 && chunked ? choices(c.interleave, powers_of_two(kMaxSearchInterleave))
+                                    : std::vector<std::int64_t>{c.interleave.value_or(1)};
   std::vector<Recompute> modes = {Recompute::kNone, Recompute::kFull};
   if (f.can_selective) modes.insert(modes.begin() + 1, Recompute::kSelective);
   o.recompute = choices(c.recompute, modes);
@@ -210,20 +241,64 @@ ParallelSplit degrees(const TransformerJob& job, std::int64_t tp, std::int64_t p
   const ParallelSplit d = c.defaults(job.framework);
   base.dp_overlap = d.dp_overlap;
   base.tp_overlap = d.tp_overlap;
+  base.first_stage_layers = d.first_stage_layers;
+  base.last_stage_layers = d.last_stage_layers;
   return base;
 }
 
-// Calls run(split) for each micro-batch and interleave of `base` that can run (the other
-// choices at base's).
+// The first and last stage layers (0: not given) the search tries for pp stages of v chunks:
+// the ones `base` has; where Megatron-Core lays stages out unevenly and neither is given, also
+// uneven layouts where they help: where p v does not divide the layers, or where the logits'
+// forward FLOPs are at least one layer's (the last stage then runs the longest). Each has its
+// middle stages at c layers (c0, the fewest that hold the model, and c0 + v) and moves what
+// the ends lack off the last stage (the logits), off the first (the embedding and the most
+// micro-batches in flight), or half off each: at most six layouts beside the even one.
+std::vector<std::pair<std::int64_t, std::int64_t>> end_stage_choices(const TransformerJob& job,
+                                                                     const ParallelSplit& base,
+                                                                     std::int64_t v) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out = {
+      {base.first_stage_layers, base.last_stage_layers}};
+  const std::int64_t layers = job.model.layers;
+  const std::int64_t p = base.pp;
+  if (job.framework.partition != LayerPartition::kMegatronEnds || p < 2 ||
+      base.first_stage_layers > 0 || base.last_stage_layers > 0) {
+    return out;
+  }
+  const bool divides = layers % p == 0 && (layers / p) % v == 0;
+  const double logits = logits_forward_flops(job.model, 1.0) / layer_forward_flops(job.model, 1.0);
+  if (divides && logits < 1.0) return out;
+  const std::int64_t c0 = ((layers + p - 1) / p + v - 1) / v * v;
+  for (const std::int64_t c : {c0, c0 + v}) {
+    const std::int64_t ends = layers - (p - 2) * c;
+    const std::int64_t half = ends / 2 / v * v;
+    for (const auto& [f, l] : {std::pair{c, ends - c}, std::pair{ends - c, c},
+                               std::pair{half, ends - half}}) {
+      const bool fits = f >= v && l >= v && f <= c && l <= c && f % v == 0 && l % v == 0;
+      const bool even = divides && f == layers / p && l == layers / p;
+      const std::pair<std::int64_t, std::int64_t> layout{f, l};
+      if (fits && !even && std::find(out.begin(), out.end(), layout) == out.end()) {
+        out.push_back(layout);
+      }
+    }
+  }
+  return out;
+}
+
+// Calls run(split) for each micro-batch, interleave and stage layout of `base` that can run
+// (the other choices at base's).
 template <typename Run>
 void for_each_runnable(const TransformerJob& job, const ParallelSplit& base, const Options& o,
                        Run&& run) {
   for (const std::int64_t b : o.micro) {
     for (const std::int64_t v : o.chunks) {
-      ParallelSplit s = base;
-      s.micro_batch = b;
-      s.interleave = v;
-      if (split_problem(job, s) == SplitProblem::kNone) run(s);
+      for (const auto& [first, last] : end_stage_choices(job, base, v)) {
+        ParallelSplit s = base;
+        s.micro_batch = b;
+        s.interleave = v;
+        s.first_stage_layers = first;
+        s.last_stage_layers = last;
+        if (split_problem(job, s) == SplitProblem::kNone) run(s);
+      }
     }
   }
 }
@@ -328,6 +403,12 @@ std::string problem_in_numbers(const TransformerJob& job, SplitProblem problem) 
   const TransformerShape& m = job.model;
   switch (problem) {
     case SplitProblem::kLayers:
+      if (job.framework.partition == LayerPartition::kTypeTransformer ||
+          job.framework.partition == LayerPartition::kTypeTransformerEmbedding) {
+        return fmt::format("because DeepSpeed's partition leaves a stage without any of the {} "
+                           "layers",
+                           m.layers);
+      }
       return fmt::format("because pp x interleave does not divide the {} layers", m.layers);
     case SplitProblem::kHeads:
       return fmt::format(
@@ -408,6 +489,8 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
   constraints.dp = gpus;
   constraints.interleave = 1;
   constraints.sequence_parallel = false;
+  constraints.first_stage_layers.reset();  // one stage: no first or last to give
+  constraints.last_stage_layers.reset();
   std::vector<NamedSplit> out;
   for (const auto& [name, zero] : {std::pair<const char*, int>{"pure data parallel", 0},
                                    std::pair<const char*, int>{"pure ZeRO-3", 3}}) {

@@ -589,3 +589,69 @@ TEST(KorthikantiTable5, PresentWorkSpeedupOverFullRecomputation) {
 
 }  // namespace
 }  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+// BLOOM-176B's shape (bigscience train/tr11-176B-ml.slurm), ALiBi as no position table.
+TransformerJob bloom_job(std::string_view framework) {
+  TransformerJob job = gpt_job(14336, 112, 70, 2048);
+  job.framework = framework_preset(framework);
+  job.model.vocab = 250880;
+  job.model.position = PositionKind::kRotary;
+  return job;
+}
+
+// Under DeepSpeed's partition pp need not divide the layers: 384 GPUs = 2^7 x 3 reach pp 12
+// (70 layers: 2 x 5 x 7), which the even rule never visits. The count from divisibility is
+// what the search evaluates, and it evaluates no interleaving (one chunk per stage).
+TEST(SplitSearch, DeepSpeedsPartitionSearchesPipelinesThatDoNotDivideTheLayers) {
+  const TransformerJob job = bloom_job("megatron-deepspeed");
+  SplitConstraints c;
+  c.tp = 4;
+  c.micro_batch = 2;
+  c.recompute = Recompute::kFull;
+  const SplitSearch s = search_splits(job, 384, c, 50);
+  EXPECT_EQ(count_candidate_splits(job, 384, c), s.evaluated);
+  bool pp12 = false;
+  for (const SplitStep& r : s.ranked) {
+    EXPECT_EQ(r.split.interleave, 1);
+    EXPECT_EQ(r.layout.layers(), 70);
+    pp12 = pp12 || (r.split.pp == 12 && r.layout.first == 5 && r.layout.middle == 6);
+  }
+  EXPECT_TRUE(pp12);
+  // The even rule finds no split of 384 GPUs with tp 4: the factor 3 divides nothing.
+  EXPECT_EQ(search_splits(bloom_job("megatron-lm-2021"), 384, c).ranked.size(), 0u);
+}
+
+// Megatron-Core with the ends open: a 250,880 vocabulary's logits cost more than a layer
+// (2 V / (24 h + 4 s) = 1.4), so the search also tries layouts with fewer layers on the last
+// stage; the count still equals what it evaluates, and its best at pp 12 (fixed: 12 does not
+// divide 70) is uneven and runs. GPT-3's logits (a third of a layer) leave the even layout alone.
+TEST(SplitSearch, MegatronCoreTriesUnevenStagesWhereTheyHelp) {
+  const TransformerJob job = bloom_job("megatron-core");
+  SplitConstraints c;
+  c.tp = 4;
+  c.pp = 12;
+  c.dp = 8;
+  const SplitSearch s = search_splits(job, 384, c, 5);
+  EXPECT_EQ(count_candidate_splits(job, 384, c), s.evaluated);
+  ASSERT_FALSE(s.ranked.empty());
+  const SplitStep& best = s.ranked.front();
+  EXPECT_GT(best.split.first_stage_layers, 0);
+  EXPECT_EQ(best.layout.layers(), 70);
+  EXPECT_LE(best.layout.last, best.layout.middle);
+  SplitConstraints open;
+  open.tp = 4;
+  const TransformerJob gpt3 = gpt_job(12288, 96, 96, 1536);
+  TransformerJob gpt3_core = gpt3;
+  gpt3_core.framework = framework_preset("megatron-core");
+  EXPECT_EQ(count_candidate_splits(gpt3_core, 1024, open),
+            search_splits(gpt3_core, 1024, open, 1).evaluated);
+  for (const SplitStep& r : search_splits(gpt3_core, 1024, open, 20).ranked) {
+    EXPECT_TRUE(r.layout.even());
+  }
+}
+
+}  // namespace
+}  // namespace scalewall

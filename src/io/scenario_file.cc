@@ -777,7 +777,7 @@ TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro
 
 SplitConstraints read_parallel(const Section& p) {
   p.reject_unknown({"tp", "pp", "dp", "interleave", "sequence_parallel", "recompute", "zero",
-                    "dp_overlap", "tp_overlap"});
+                    "dp_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers"});
   SplitConstraints c;
   const auto degree = [&](std::string_view key, std::optional<std::int64_t>& out) {
     if (p.has(key)) out = p.count(key, 1, kMaxDimension);
@@ -786,6 +786,8 @@ SplitConstraints read_parallel(const Section& p) {
   degree("pp", c.pp);
   degree("dp", c.dp);
   degree("interleave", c.interleave);
+  degree("first_stage_layers", c.first_stage_layers);
+  degree("last_stage_layers", c.last_stage_layers);
   if (p.has("sequence_parallel")) c.sequence_parallel = p.flag("sequence_parallel");
   if (p.has("dp_overlap")) c.dp_overlap = p.flag("dp_overlap");
   if (p.has("tp_overlap")) c.tp_overlap = p.flag("tp_overlap");

@@ -72,6 +72,7 @@ constexpr FrameworkProfile kMegatronCore{
     .can_tp_overlap = true,
     .dp_bucket_min_params = 40e6,
     .dp_bucket_params_per_rank = 1e6,
+    .partition = LayerPartition::kMegatronEnds,
     .shard_unit = ShardUnit::kBlock,
     .prefetch_units = 1,
 };
@@ -80,7 +81,10 @@ constexpr FrameworkProfile kMegatronCore{
 // 3.4; bigscience-workshop/Megatron-DeepSpeed): Megatron's TP and DeepSpeed's pipeline
 // engine with ZeRO stage 1 (the pipeline engine runs no higher stage), full activation
 // checkpointing (--checkpoint-activations), fused softmax over stored scores, no overlap of
-// TP traffic.
+// TP traffic. Its stages are DeepSpeed's PipelineModule's, partitioned as BLOOM's run asked
+// (bigscience-workshop/bigscience train/tr11-176B-ml/tr11-176B-ml.slurm: --pp-partition-method
+// 'type:transformer|embedding'; megatron/model/gpt_model.py passes it to PipelineModule).
+// Megatron-Core's uneven stages (Megatron-LM, September 2024) came later.
 constexpr FrameworkProfile kMegatronDeepSpeed{
     .name = "megatron-deepspeed",
     .description = "Megatron-DeepSpeed as BLOOM ran it (ZeRO-1 with pipeline parallelism, full "
@@ -89,6 +93,7 @@ constexpr FrameworkProfile kMegatronDeepSpeed{
     .recompute = Recompute::kFull,
     .zero = 1,
     .max_zero = 1,
+    .partition = LayerPartition::kTypeTransformerEmbedding,
 };
 
 // DeepSpeed ZeRO as the 2021 releases that Narayanan et al. 2021 compared against ran it
@@ -114,7 +119,9 @@ constexpr FrameworkProfile kMegatronDeepSpeed{
 //    PyTorch's list-form all_gather gathers into a flat buffer and copies it out ("the
 //    torch.distributed.all_gather will do implicit memcpy at the end of each ncclAllgather",
 //    the same commit).
-// Attention as the Megatron GPT model of Narayanan's comparison ran it (unfused).
+// Attention as the Megatron GPT model of Narayanan's comparison ran it (unfused). Beside
+// pipeline parallelism (ZeRO-0/1) its stages are PipelineModule's with the partition_method
+// of Megatron-DeepSpeed's GPTModelPipe, "type:transformer" (megatron/model/gpt_model.py).
 constexpr FrameworkProfile kDeepSpeedZero{
     .name = "deepspeed-zero",
     .description = "DeepSpeed ZeRO stages 1-3 as of 2021 (per-parameter gathers behind a "
@@ -126,6 +133,7 @@ constexpr FrameworkProfile kDeepSpeedZero{
     .zero3_with_pp = false,
     .dp_overlap = true,
     .can_dp_overlap = true,
+    .partition = LayerPartition::kTypeTransformer,
     .shard_unit = ShardUnit::kSubmodule,
     .prefetch_units = 1,
     .regather_for_recompute = true,
@@ -183,6 +191,17 @@ std::string_view shard_unit_name(ShardUnit unit) {
   return "";
 }
 
+std::string_view layer_partition_name(LayerPartition partition) {
+  switch (partition) {
+    case LayerPartition::kMegatronEven: return "even";
+    case LayerPartition::kMegatronEnds: return "even or first/last stage layers";
+    case LayerPartition::kTypeTransformer: return "type:transformer";
+    case LayerPartition::kTypeTransformerEmbedding: return "type:transformer|embedding";
+  }
+  SCALEWALL_CHECK(false && "unknown LayerPartition");
+  return "";
+}
+
 std::span<const FrameworkProfile> framework_presets() { return kPresets; }
 
 const FrameworkProfile& default_framework() { return kPresets[2]; }
@@ -200,6 +219,38 @@ const FrameworkProfile& framework_preset(std::string_view name) {
   throw InputError(
       fmt::format("unknown framework '{}' (expected one of: {})", name, framework_names()));
 }
+
+namespace {
+
+// The layout choices the framework cannot run: interleaving under DeepSpeed's pipeline engine
+// (its TrainSchedule is 1F1B over one model chunk per stage: deepspeed/runtime/pipe/schedule.py),
+// and the first/last stage layer counts anywhere but Megatron-Core.
+std::optional<FrameworkRefusal> layout_refusal(const FrameworkProfile& f,
+                                               const FrameworkChoices& c) {
+  const auto no = [&](std::string_view key, std::string why) {
+    return FrameworkRefusal{std::string(key),
+                            fmt::format("system.framework {} {}", f.name, why)};
+  };
+  const bool deepspeed = f.partition == LayerPartition::kTypeTransformer ||
+                         f.partition == LayerPartition::kTypeTransformerEmbedding;
+  if (deepspeed && c.interleave.value_or(1) > 1) {
+    return no("interleave", "has no interleaved schedule (DeepSpeed's pipeline engine runs one "
+                            "model chunk per stage)");
+  }
+  for (const auto& [key, value] : {std::pair{"first_stage_layers", c.first_stage_layers},
+                                   std::pair{"last_stage_layers", c.last_stage_layers}}) {
+    if (!value || f.partition == LayerPartition::kMegatronEnds) continue;
+    return no(key, deepspeed ? fmt::format("lays out the stages itself (PipelineModule "
+                                           "partition_method \"{}\")",
+                                           layer_partition_name(f.partition))
+                             : std::string("lays the layers out evenly only (uneven stages "
+                                           "came with Megatron-Core: system.framework "
+                                           "megatron-core)"));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& f,
                                                   const FrameworkChoices& c) {
@@ -227,7 +278,7 @@ std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& f,
   if (c.tp_overlap.value_or(false) && !f.can_tp_overlap) {
     return no("tp_overlap", "does not overlap tensor-parallel traffic with its GEMMs");
   }
-  return std::nullopt;
+  return layout_refusal(f, c);
 }
 
 }  // namespace scalewall

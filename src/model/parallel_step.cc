@@ -93,6 +93,13 @@ Cost collective(Op op, double bytes, const Topology& group) {
   return best;
 }
 
+// The layout of the layers on the split's stages, as the job's framework lays them out.
+StageLayoutResult layout_of(const TransformerJob& job, const ParallelSplit& s) {
+  return stage_layout(job.framework.partition,
+                      {job.model.layers, s.pp, s.interleave, s.first_stage_layers,
+                       s.last_stage_layers});
+}
+
 // Whether x y divides n (n >= 1): a product past the largest 64-bit count is larger than n.
 bool product_divides(std::int64_t x, std::int64_t y, std::int64_t n) {
   const std::optional<std::int64_t> product = try_mul(x, y);
@@ -422,7 +429,7 @@ std::string_view split_problem_text(SplitProblem problem) {
 SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& s) {
   const TransformerShape& m = job.model;
   const std::int64_t batch = job.training.global_batch;
-  if (!product_divides(s.pp, s.interleave, m.layers)) return SplitProblem::kLayers;
+  if (!layout_of(job, s).layout) return SplitProblem::kLayers;
   // Megatron-Core (core v0.16, transformer_config.py): tp divides the heads, and the KV heads
   // are a multiple or a divisor of tp (fewer KV heads than ranks: each held by tp/k ranks).
   if (m.heads % s.tp != 0 || (m.kv_heads % s.tp != 0 && s.tp % m.kv_heads != 0)) {
@@ -477,6 +484,10 @@ std::string problem_numbers(const TransformerJob& job, const ParallelSplit& s,
 std::string split_problem_detail(const TransformerJob& job, const ParallelSplit& s,
                                  SplitProblem problem) {
   if (problem == SplitProblem::kNone) return std::string(split_problem_text(problem));
+  if (problem == SplitProblem::kLayers) {
+    StageLayoutResult layout = layout_of(job, s);
+    if (!layout.layout) return std::move(layout.why);
+  }
   return fmt::format("{} ({})", split_problem_text(problem), problem_numbers(job, s, problem));
 }
 
@@ -496,6 +507,7 @@ std::string_view pipeline_stage_name(PipelineStage stage) {
   switch (stage) {
     case PipelineStage::kOnly: return "only stage";
     case PipelineStage::kFirst: return "first stage";
+    case PipelineStage::kMiddle: return "middle stage";
     case PipelineStage::kLast: return "last stage";
   }
   SCALEWALL_CHECK(false && "unknown PipelineStage");
@@ -518,18 +530,19 @@ std::string_view split_binding_name(SplitBinding binding) {
 
 namespace {
 
-// Parameters one GPU of the first or the last stage holds, the larger: its layers and, with
-// one stage, every embedding; with several, the first stage's word embedding (and position
-// table) or the last stage's output layer (the tied copy or the untied matrix), divided by t.
-// end_parameters is the embeddings' part, before the division.
+// Parameters one GPU of a stage holds: its layers and, on the first and the last stage, the
+// larger of the two ends (the first stage's word embedding and position table, the last
+// stage's output layer: the tied copy or the untied matrix); with one stage, every embedding;
+// divided by t. end_parameters is the embeddings' part, before the division.
 double end_parameters(const TransformerShape& m, std::int64_t pp) {
   return pp == 1 ? embedding_parameters(m)
                  : std::max(input_embedding_parameters(m), output_layer_parameters(m));
 }
-double stage_parameters(const TransformerJob& job, const ParallelSplit& s) {
+double stage_parameters(const TransformerJob& job, const ParallelSplit& s, double layers,
+                        PipelineStage stage) {
   const TransformerShape& m = job.model;
-  const double layers = dbl(m.layers) / dbl(s.pp);
-  return (layers * layer_parameters(m) + end_parameters(m, s.pp)) / dbl(s.tp);
+  const double ends = stage == PipelineStage::kMiddle ? 0.0 : end_parameters(m, s.pp);
+  return (layers * layer_parameters(m) + ends) / dbl(s.tp);
 }
 
 // The gradient bucket of the data-parallel overlap, in bytes: the framework's (Megatron-Core:
@@ -705,14 +718,12 @@ Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const Stag
 }
 
 // The data-parallel (ZeRO) traffic of one step, exposed, on a stage of `params` parameters per
-// GPU.
+// GPU in `layers` layers.
 Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params,
-                const StageWork& w, double micro_batches) {
+                double layers, const StageWork& w, double micro_batches) {
   if (s.dp == 1) return {};
   const Topology group = group_topology(job.fabric, s.dp, s.tp);
-  if (s.zero >= 3) {
-    return zero3_traffic(job, s, w, dbl(job.model.layers) / dbl(s.pp), group).times(micro_batches);
-  }
+  if (s.zero >= 3) return zero3_traffic(job, s, w, layers, group).times(micro_batches);
   const double bytes = kElementBytes * params;
   const double bucket = s.dp_overlap ? dp_bucket_bytes(job, s) : 0.0;
   // What stays exposed, plus what the hidden part takes from the compute it runs beside: its
@@ -776,45 +787,64 @@ double stage_activations(const TransformerJob& job, const ParallelSplit& s, doub
   return in_flight * layers * one;
 }
 
-// The activations of the first and the last stage. The first holds min(p, m) micro-batches
-// until their backward, and interleaving holds 1 + (p - 1)/(p v) times more (Korthikanti et
-// al. 2022, section 4.2.3), plus the embedding's 1-byte dropout mask. The last stage runs
-// each micro-batch's backward right after its forward: it holds one (interleaved: its
-// warm-up of (v - 1) p model chunks of l/(p v) layers, and the one running, so ((v - 1) p +
-// 1)/v micro-batches' worth) and the logits and loss of the one running (4 s b V / t,
-// Korthikanti 4.3). With one stage it is both: the first's activations and the logits.
-std::pair<double, double> first_and_last_activations(const TransformerJob& job,
-                                                     const ParallelSplit& s,
-                                                     double micro_batches) {
-  const TransformerShape& m = job.model;
-  const double t = dbl(s.tp);
+// The micro-batches a stage holds in flight: rank r of p under 1F1B holds p - r until their
+// backward; interleaved, Megatron-LM's warm-up of (p - r - 1) 2 + (v - 1) p model chunks of
+// 1/v of its layers and the one running (megatron/core/pipeline_parallel/schedules.py,
+// forward_backward_pipelining_with_interleaving), ((p - r - 1) 2 + (v - 1) p + 1)/v
+// micro-batches' worth; at most the m there are. On the first stage that is p (1 + (p - 1)/(p
+// v)) (Korthikanti et al. 2022, section 4.2.3), on the last ((v - 1) p + 1)/v.
+double in_flight(const ParallelSplit& s, double rank, double micro_batches) {
   const double p = dbl(s.pp);
   const double v = dbl(s.interleave);
-  const double b = dbl(s.micro_batch);
-  const double layers = dbl(m.layers) / p;
-  const double sbh = dbl(m.seq) * b * dbl(m.hidden);
-  const double mask = s.sequence_parallel ? sbh / t : sbh;
-  const double interleave_factor = s.interleave > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0;
-  const double first_in_flight = std::min(p, micro_batches);
-  const double first =
-      (stage_activations(job, s, layers, 1.0) + mask) * first_in_flight * interleave_factor;
-  const double logits = 4.0 * dbl(m.seq) * b * dbl(m.vocab) / t;
-  if (s.pp == 1) return {first + logits, first + logits};
-  const double last_in_flight = std::min(((v - 1.0) * p + 1.0) / v, micro_batches);
-  return {first, stage_activations(job, s, layers, last_in_flight) + logits};
+  if (rank == 0.0) {
+    const double factor = s.interleave > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0;
+    return std::min(p, micro_batches) * factor;
+  }
+  if (s.interleave == 1) return std::min(p - rank, micro_batches);
+  return std::min(((p - rank - 1.0) * 2.0 + (v - 1.0) * p + 1.0) / v, micro_batches);
 }
 
-SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, double params,
-                      double micro_batches) {
+// The activations one GPU of `stage` holds over its `layers` layers: the first stage's
+// micro-batches in flight and the embedding's 1-byte dropout mask, stage 1's for a middle
+// stage (the fullest of them), the last stage's and the logits and loss of the one running
+// (4 s b V / t, Korthikanti 4.3). With one stage it is both: the first's and the logits.
+double activations_of(const TransformerJob& job, const ParallelSplit& s, PipelineStage stage,
+                      double layers, double micro_batches) {
+  const TransformerShape& m = job.model;
+  const double t = dbl(s.tp);
+  const double b = dbl(s.micro_batch);
+  const double sbh = dbl(m.seq) * b * dbl(m.hidden);
+  const double mask = s.sequence_parallel ? sbh / t : sbh;
+  const double logits = 4.0 * dbl(m.seq) * b * dbl(m.vocab) / t;
+  const double first = (stage_activations(job, s, layers, 1.0) + mask) *
+                       in_flight(s, 0.0, micro_batches);
+  switch (stage) {
+    case PipelineStage::kOnly: return first + logits;
+    case PipelineStage::kFirst: return first;
+    case PipelineStage::kMiddle:
+      return stage_activations(job, s, layers, in_flight(s, 1.0, micro_batches));
+    case PipelineStage::kLast:
+      return stage_activations(job, s, layers, in_flight(s, dbl(s.pp) - 1.0, micro_batches)) +
+             logits;
+  }
+  SCALEWALL_CHECK(false && "unknown PipelineStage");
+  return 0.0;
+}
+
+// The memory one GPU of `stage` holds: `params` parameters in `layers` layers and the
+// activations of its micro-batches in flight.
+SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, PipelineStage stage,
+                      double params, double layers, double micro_batches) {
   const TransformerShape& m = job.model;
   const double d = dbl(s.dp);
   const double t = dbl(s.tp);
   const double sbh = dbl(m.seq) * dbl(s.micro_batch) * dbl(m.hidden);
   SplitMemory mem;
+  mem.stage = stage;
   // FP8 keeps each layer weight's FP8 copy and its transpose (Transformer Engine's Float8Tensor
   // caches both for the micro-batches after the first: Hopper's FP8 GEMMs take one layout);
   // with FP8 parameter gathers they replace the 2-byte copy.
-  const double layer_params = dbl(m.layers) / dbl(s.pp) * layer_parameters(m) / t;
+  const double layer_params = layers * layer_parameters(m) / t;
   double weights = kElementBytes * params;
   if (job.training.dtype == DType::kFp8 && !job.framework.fp8_param_gather) {
     weights += kFp8WeightCopies * layer_params;
@@ -822,12 +852,7 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, double 
   mem.weights_bytes = weights / (s.zero >= 3 ? d : 1.0);
   mem.gradients_bytes = kElementBytes * params / (s.zero >= 2 ? d : 1.0);
   mem.optimizer_bytes = kOptimizerStateBytes * params / (s.zero >= 1 ? d : 1.0);
-  // The first and the last stage hold the same parameters (their layers and the embeddings)
-  // and buffers: the activations decide which holds more.
-  const auto [first, last] = first_and_last_activations(job, s, micro_batches);
-  mem.stage = s.pp == 1 ? PipelineStage::kOnly
-                        : (last > first ? PipelineStage::kLast : PipelineStage::kFirst);
-  mem.activations_bytes = std::max(first, last);
+  mem.activations_bytes = activations_of(job, s, stage, layers, micro_batches);
   double buffers = 0.0;
   if (s.dp > 1) buffers += kBucketsInFlight * dp_bucket_bytes(job, s);
   if (s.pp > 1) buffers += 2.0 * kElementBytes * sbh;  // a send and a receive buffer
@@ -877,30 +902,83 @@ void require_valid_split(const ParallelSplit& s) {
   split_gpus(s.tp, s.pp, s.dp);
 }
 
-// The step's time parts from the stage work and the traffic.
+// One kind of stage of the layout: its layers, its work and TP traffic per micro-batch, its
+// parameters per GPU.
+struct StagePrice {
+  PipelineStage stage = PipelineStage::kOnly;
+  double layers = 0;
+  StageWork work;
+  Cost tp;
+  double per_mb_s = 0;  // compute + recompute + tp + pp transfer
+  double params = 0;
+};
+
+// The stage kinds of `layout`, last first: one stage, first and last, or first, middle and
+// last.
+std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSplit& s,
+                                     const StageLayout& layout, const LayerTimes& l,
+                                     const Cost& pp) {
+  std::vector<std::pair<PipelineStage, std::int64_t>> kinds;
+  if (s.pp == 1) {
+    kinds = {{PipelineStage::kOnly, layout.first}};
+  } else {
+    kinds = {{PipelineStage::kLast, layout.last}, {PipelineStage::kFirst, layout.first}};
+    if (s.pp > 2) kinds.insert(kinds.begin() + 1, {PipelineStage::kMiddle, layout.middle});
+  }
+  // The layers are alike: one layer's TP traffic, priced once, times each stage's layers.
+  const Cost tp_layer = tp_traffic(job, s, l, 1.0);
+  std::vector<StagePrice> out;
+  for (const auto& [stage, layers] : kinds) {
+    StagePrice p;
+    p.stage = stage;
+    p.layers = dbl(layers);
+    const bool logits = stage == PipelineStage::kOnly || stage == PipelineStage::kLast;
+    p.work = stage_work(job, s, l, p.layers, logits);
+    p.tp = tp_layer.times(p.layers);
+    p.per_mb_s = p.work.compute_s + p.work.recompute_s + p.tp.total_s + pp.total_s;
+    p.params = stage_parameters(job, s, p.layers, stage);
+    out.push_back(p);
+  }
+  return out;
+}
+
+// The first of `prices` with the largest `field` (ties: the earlier, the last stage first).
+template <typename Field>
+const StagePrice& largest(const std::vector<StagePrice>& prices, Field field) {
+  const StagePrice* best = &prices.front();
+  for (const StagePrice& p : prices) {
+    if (p.*field > best->*field) best = &p;
+  }
+  return *best;
+}
+
+// The step's time parts: the slowest stage's time per micro-batch paces the pipeline (and its
+// bubble); the stage holding the most parameters sets the data-parallel traffic and the
+// optimizer's update, its gradients hidden under the slowest stage's backward; the memory is
+// the fullest stage's.
 void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r) {
   const double m = dbl(r.micro_batches);
-  const double layers = dbl(job.model.layers) / dbl(s.pp);
   const LayerTimes l = layer_times(job, s);
-  const StageWork w = stage_work(job, s, l, layers, true);
-  const Cost tp = tp_traffic(job, s, l, layers);
   const Cost pp = pp_traffic(job, s);
-  const double params = stage_parameters(job, s);
-  const Cost dp = dp_traffic(job, s, params, w, m);
-  const double per_mb = w.compute_s + w.recompute_s + tp.total_s + pp.total_s;
+  const std::vector<StagePrice> prices = stage_prices(job, s, r.layout, l, pp);
+  const StagePrice& slow = largest(prices, &StagePrice::per_mb_s);
+  const StagePrice& heavy = largest(prices, &StagePrice::params);
+  const StageWork& w = slow.work;
+  const Cost dp = dp_traffic(job, s, heavy.params, heavy.layers, w, m);
+  r.slowest = slow.stage;
   r.compute_s = m * w.compute_s;
   r.recompute_s = m * w.recompute_s;
-  r.tp_comm_s = m * tp.total_s;
+  r.tp_comm_s = m * slow.tp.total_s;
   r.pp_transfer_s = m * pp.total_s;
-  r.pp_bubble_s = (dbl(s.pp) - 1.0) / dbl(s.interleave) * per_mb;
+  r.pp_bubble_s = (dbl(s.pp) - 1.0) / dbl(s.interleave) * slow.per_mb_s;
   r.dp_comm_s = dp.total_s;
-  r.comm_latency_s = m * (tp.latency_s + pp.latency_s) + dp.latency_s;
-  const double updated = params / (s.zero >= 1 ? dbl(s.dp) : 1.0);
+  r.comm_latency_s = m * (slow.tp.latency_s + pp.latency_s) + dp.latency_s;
+  const double updated = heavy.params / (s.zero >= 1 ? dbl(s.dp) : 1.0);
   r.optimizer_s = kAdamTrafficBytes * updated / job.gpu.hbm_Bps;
   if (job.training.dtype == DType::kFp8) {
     // The weights are cast to FP8 once per step and cached for the micro-batches after the
     // first (Transformer Engine's is_first_microbatch), at HBM rate.
-    const double layer_params = layers * layer_parameters(job.model) / dbl(s.tp);
+    const double layer_params = heavy.layers * layer_parameters(job.model) / dbl(s.tp);
     r.optimizer_s += kFp8CastBytes * layer_params / job.gpu.hbm_Bps;
   }
   if (job.sigma > 0 && s.gpus() > 1) {
@@ -909,7 +987,11 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
   r.serial_s = job.serial_s;
   r.step_s = r.compute_s + r.recompute_s + r.tp_comm_s + r.pp_bubble_s + r.pp_transfer_s +
              r.dp_comm_s + r.optimizer_s + r.variance_s + r.serial_s;
-  r.memory = memory_of(job, s, params, m);
+  // The fullest stage; on a tie the first (then the middle) stage is named.
+  for (auto it = prices.rbegin(); it != prices.rend(); ++it) {
+    const SplitMemory mem = memory_of(job, s, it->stage, it->params, it->layers, m);
+    if (it == prices.rbegin() || mem.total() > r.memory.total()) r.memory = mem;
+  }
 }
 
 }  // namespace
@@ -926,6 +1008,8 @@ ParallelSplit SplitConstraints::defaults(const FrameworkProfile& framework) cons
   s.zero = zero.value_or(s.dp > 1 ? framework.zero : 0);
   s.dp_overlap = dp_overlap.value_or(framework.dp_overlap);
   s.tp_overlap = tp_overlap.value_or(framework.tp_overlap);
+  s.first_stage_layers = first_stage_layers.value_or(0);
+  s.last_stage_layers = last_stage_layers.value_or(0);
   if (!zero && s.zero >= 2 && s.pp > 1 && !framework.zero3_with_pp) s.zero = 1;
   return s;
 }
@@ -939,6 +1023,9 @@ std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framew
   f.dp_overlap = c.dp_overlap;
   f.tp_overlap = c.tp_overlap;
   f.pp = c.pp;
+  f.interleave = c.interleave;
+  f.first_stage_layers = c.first_stage_layers;
+  f.last_stage_layers = c.last_stage_layers;
   return framework_refusal(framework, f);
 }
 
@@ -950,6 +1037,7 @@ SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) 
   r.problem = split_problem(job, split);
   if (r.problem != SplitProblem::kNone) return r;
   r.micro_batches = job.training.global_batch / (split.dp * split.micro_batch);
+  r.layout = *layout_of(job, split).layout;
   fill_times(job, split, r);
   r.memory_limit_bytes = (1.0 - job.memory_reserve) * job.gpu.hbm_bytes;
   const double total = r.memory.total();

@@ -65,11 +65,14 @@ std::vector<Value> with_degree_cells(std::vector<Value> cells, std::size_t befor
 }  // namespace
 
 std::string split_text(const ParallelSplit& s) {
+  std::string ends;
+  if (s.first_stage_layers > 0) ends += fmt::format(", first stage layers {}", s.first_stage_layers);
+  if (s.last_stage_layers > 0) ends += fmt::format(", last stage layers {}", s.last_stage_layers);
   return fmt::format(
       "tp {}, pp {}, dp {}, micro-batch {}, interleave {}, recompute {}, zero {}, sequence "
-      "parallel {}, dp overlap {}",
+      "parallel {}, dp overlap {}{}",
       s.tp, s.pp, s.dp, s.micro_batch, s.interleave, recompute_name(s.recompute), s.zero,
-      on_off(s.sequence_parallel), on_off(s.dp_overlap));
+      on_off(s.sequence_parallel), on_off(s.dp_overlap), ends);
 }
 
 void add_split_fields(Report& r, const SplitStep& s) {
@@ -84,6 +87,16 @@ void add_split_fields(Report& r, const SplitStep& s) {
               fmt::format("memory per GPU ({})", pipeline_stage_name(s.memory.stage)),
               Unit::kBytes, s.memory.total());
   r.extra["memory_stage"] = std::string(pipeline_stage_name(s.memory.stage));
+  if (!s.layout.even()) {
+    // An uneven layout (stage_layout.h): the layers of each kind of stage, and which paces it.
+    const StageLayout& l = s.layout;
+    const std::string middle =
+        l.stages > 2 ? fmt::format(", {} x {} middle", l.stages - 2, l.middle) : "";
+    r.add_field("stage_layers", "layers per stage", Unit::kText,
+                fmt::format("{} first{}, {} last", l.first, middle, l.last));
+    r.add_field("slowest_stage", "slowest stage", Unit::kText,
+                std::string(pipeline_stage_name(s.slowest)));
+  }
   r.add_field("memory_limit_bytes", "GPU memory", Unit::kBytes, s.memory_limit_bytes);
   r.add_field("lacks_bytes", "memory lacking", Unit::kBytes, s.lacks_bytes);
   r.add_field("tflops_per_gpu", "TFLOP/s per GPU (executed, with recomputation)", Unit::kPlain,
@@ -148,6 +161,11 @@ Table splits_table(const SplitSearch& search) {
                          Unit::kSeconds});
   }
   t.columns.push_back({"binding", "binding", Unit::kText});
+  // Where a ranked split lays its stages out unevenly, the layers of its first, middle and
+  // last stage ("5/6/5"), after v.
+  const bool uneven = std::any_of(search.ranked.begin(), search.ranked.end(),
+                                  [](const SplitStep& s) { return !s.layout.even(); });
+  if (uneven) t.columns.insert(t.columns.begin() + 6, {"stage_layers", "layers", Unit::kText});
   std::int64_t rank = 1;
   for (const SplitStep& s : search.ranked) {
     const ParallelSplit& p = s.split;
@@ -156,6 +174,11 @@ Table splits_table(const SplitSearch& search) {
                               static_cast<std::int64_t>(p.zero), p.sequence_parallel,
                               s.step_s, s.fits, s.memory.total(), s.tflops_per_gpu, s.mfu,
                               s.tokens_per_s};
+    if (uneven) {
+      const StageLayout& l = s.layout;
+      const std::string middle = l.stages > 2 ? fmt::format("{}/", l.middle) : "";
+      row.insert(row.begin() + 6, fmt::format("{}/{}{}", l.first, middle, l.last));
+    }
     for (const StepPart& part : kStepParts) row.emplace_back(s.*part.seconds);
     row.emplace_back(std::string(split_binding_name(s.binding)));
     t.add_row(std::move(row));

@@ -39,6 +39,23 @@ enum class ShardUnit { kBlock, kSubmodule };
 // "block", "submodule".
 std::string_view shard_unit_name(ShardUnit unit);
 
+// How the transformer layers are laid out on the pipeline stages (stage_layout.h has each
+// rule in full).
+//  kMegatronEven: l/(p v) layers per model chunk, refused unless p v divides l (Megatron-LM
+//    as Narayanan et al. 2021 and Korthikanti et al. 2022 ran it).
+//  kMegatronEnds: the same, or the first and/or the last stage's layers given
+//    (--decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers; Megatron-Core
+//    transformer_config.py, "Uneven PP"), the rest divided evenly over the other stages.
+//  kTypeTransformer, kTypeTransformerEmbedding: DeepSpeed's PipelineModule with
+//    partition_method "type:transformer" (Megatron-DeepSpeed's GPTModelPipe default) or
+//    "type:transformer|embedding" (BLOOM's run): the layers whose class name matches weigh 1,
+//    the others 0, and ds_utils.partition_balanced fills the stages in order, each up to the
+//    smallest bottleneck that fits; the embedding and the tied logits layer count as one
+//    each under the second. One model chunk per stage (no interleaved schedule).
+enum class LayerPartition { kMegatronEven, kMegatronEnds, kTypeTransformer, kTypeTransformerEmbedding };
+// "even", "even or first/last stage layers", "type:transformer", "type:transformer|embedding".
+std::string_view layer_partition_name(LayerPartition partition);
+
 struct FrameworkProfile {
   std::string_view name;         // "megatron-core"
   std::string_view description;  // one line: the stack and the version it stands for
@@ -72,6 +89,9 @@ struct FrameworkProfile {
   double dp_bucket_min_params = 0;
   double dp_bucket_params_per_rank = 0;
 
+  // How the layers are laid out on the pipeline stages. Default: Megatron-LM's even layout.
+  LayerPartition partition = LayerPartition::kMegatronEven;
+
   // FP8: parameters all-gathered (ZeRO-1's and ZeRO-3's gathers) as 1-byte FP8 values, and
   // the FP8 weights kept as the only low-precision copy.
   bool fp8_param_gather = false;
@@ -104,7 +124,8 @@ const FrameworkProfile& framework_preset(std::string_view name);
 std::string framework_names();
 
 // Why `framework` cannot run a split with these choices: the [parallel] key at fault
-// ("zero", "sequence_parallel", "recompute", "dp_overlap", "tp_overlap") and the reason
+// ("zero", "sequence_parallel", "recompute", "dp_overlap", "tp_overlap", "interleave",
+// "first_stage_layers", "last_stage_layers") and the reason
 // naming the framework ("system.framework megatron-lm-2021 runs ZeRO stages up to 0"), or
 // nothing when it can. A choice left open (nullopt) is not checked.
 struct FrameworkChoices {
@@ -114,6 +135,8 @@ struct FrameworkChoices {
   std::optional<bool> dp_overlap;
   std::optional<bool> tp_overlap;
   std::optional<std::int64_t> pp;
+  std::optional<std::int64_t> interleave;
+  std::optional<std::int64_t> first_stage_layers, last_stage_layers;
 };
 struct FrameworkRefusal {
   std::string key;     // in [parallel]

@@ -9,7 +9,9 @@
 // group's own shape (collective.h, or NCCL's choice, nccl.h, on a GPU fabric): its ranks per
 // node, its nodes, and the NICs it gets when the node's other groups use theirs at once.
 //
-// Per micro-batch, the slowest pipeline stage (l/p layers; the last also the logits) spends
+// The layers are laid out on the stages as the framework does it (stage_layout.h: first,
+// middle and last stage each with its own layers; the first also the embedding, the last the
+// logits). Per micro-batch, the slowest of them (on an even layout, the last) spends
 //   compute      forward + backward GEMMs on the matmul curve (accelerator.h), plus the
 //                memory-bound elementwise work (layer norms, softmax, dropout, GeLU) at HBM rate
 //   recompute    the recomputed forward (full) or attention core (selective)
@@ -25,21 +27,24 @@
 //   step = m T_mb + (p - 1)/v T_mb + dp_comm + optimizer + variance + serial
 // with m = B / (d b) micro-batches, T_mb the slowest stage's time per micro-batch, and
 // (p - 1)/v T_mb the pipeline bubble (Narayanan et al. 2021, 1F1B and interleaved schedules).
-// dp_comm is the exposed data-parallel (or ZeRO) traffic of the stage's parameters: an
+// dp_comm is the exposed data-parallel (or ZeRO) traffic of the parameters of the stage that
+// holds the most (hidden, with dp_overlap, under the slowest stage's backward): an
 // all-reduce (zero 0), reduce-scatter + all-gather (zero 1; zero 2 reduce-scatters per
 // micro-batch), or all-gathers of the weights in each forward and backward pass and a
 // reduce-scatter of the gradients per micro-batch (zero 3, Rajbhandari et al. 2020). With
 // dp_overlap, the gradient traffic runs in buckets under the last micro-batch's backward
 // (step_model.h's overlap) and ZeRO-3's gathers under the micro-batch's compute.
 //
-// Parameters per GPU: the stage's l/p layers and, the larger of the two ends, the first
-// stage's word embedding and position table or the last stage's output layer (tied: a copy
-// of the word embedding; untied: its own matrix), over t; with one stage, all of them.
-// Memory per GPU (the larger of the first and the last pipeline stage's): weights (2 B per
+// Parameters per GPU: the stage's layers and, on the first and the last stage, the larger of
+// the two ends, the first stage's word embedding and position table or the last stage's
+// output layer (tied: a copy of the word embedding; untied: its own matrix), over t; with one
+// stage, all of them; a middle stage, its layers only.
+// Memory per GPU (the fullest of the first, middle and last stages'): weights (2 B per
 // parameter), gradients (2 B), Adam state and fp32 master weights (12 B) (Rajbhandari et al.
 // 2020's 16 B per parameter), each divided by d where the ZeRO stage shards it; activations
 // over the stage's layers of the micro-batches it holds in flight: on the first stage p
-// (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al. 2022), on the last one
+// (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al. 2022), on stage 1 p - 1
+// (interleaved: (2 (p - 2) + (v - 1) p + 1)/v, Megatron-LM's warm-up), on the last one
 // (interleaved: ((v - 1) p + 1)/v, Megatron-LM's warm-up of the last rank) and its logits
 // (4 s b V / t); and communication buffers (two DP buckets, the pipeline's send and receive
 // buffers). With a large vocabulary the last stage holds the most. Under FP8 each linear
@@ -57,6 +62,7 @@
 
 #include "scalewall/model/accelerator.h"
 #include "scalewall/model/framework.h"
+#include "scalewall/model/stage_layout.h"
 #include "scalewall/model/topology.h"
 #include "scalewall/model/transformer.h"
 
@@ -80,6 +86,10 @@ struct ParallelSplit {
   // inside one node.
   bool tp_overlap = false;
   bool scatter_pp_transfers = true;  // send 1/t of each activation per TP rank (Narayanan 4.1)
+  // Megatron-Core's uneven stages (stage_layout.h): the layers of the first and of the last
+  // pipeline stage, the rest divided evenly over the others; 0: not given.
+  std::int64_t first_stage_layers = 0;
+  std::int64_t last_stage_layers = 0;
   // tp x pp x dp. REQUIRES: it fits in an int64_t (split_gpus checks it).
   std::int64_t gpus() const { return tp * pp * dp; }
 };
@@ -102,13 +112,14 @@ struct SplitConstraints {
   std::optional<int> zero;
   std::optional<bool> dp_overlap;
   std::optional<bool> tp_overlap;
+  std::optional<std::int64_t> first_stage_layers, last_stage_layers;
   // Whether the three degrees are given: then one split is evaluated, the open choices
   // taking their defaults (defaults()).
   bool degrees_fixed() const { return tp && pp && dp; }
   // The split with every open choice at its default: degrees 1, micro-batch 1, interleave 1,
   // and the framework's: sequence parallelism (with tp > 1), recomputation, ZeRO stage (with
   // dp > 1; at most 1 beside pipeline parallelism where the framework runs ZeRO-2/3 without
-  // it only), dp_overlap and tp_overlap.
+  // it only), dp_overlap and tp_overlap; the first and last stage layers not given (0).
   ParallelSplit defaults(const FrameworkProfile& framework) const;
 };
 
@@ -136,7 +147,9 @@ struct TransformerJob {
 // Why a split cannot run at all (as opposed to not fitting in memory).
 enum class SplitProblem {
   kNone,
-  kLayers,          // pp v does not divide the layers
+  kLayers,          // the framework cannot lay the layers out on pp stages (stage_layout.h):
+                    // pp v does not divide them, or the given first/last stage layers or
+                    // DeepSpeed's partition leave a stage that cannot run
   kHeads,           // tp does not divide the heads, or neither divides the KV heads nor
                     // is divided by them (Megatron-Core)
   kBatch,           // dp b does not divide the global batch
@@ -154,7 +167,8 @@ std::string_view split_problem_text(SplitProblem problem);
 // and split (evaluate_split's requirements).
 SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& split);
 // The problem of `split` in words with its numbers: "pp x interleave does not divide the layers
-// (8 x 5 = 40; 96 layers)".
+// (8 x 5 = 40; 96 layers)"; for kLayers, stage_layout's reason, which names the keys that lay
+// the stages out unevenly where the framework has them.
 std::string split_problem_detail(const TransformerJob& job, const ParallelSplit& split,
                                  SplitProblem problem);
 
@@ -165,10 +179,11 @@ enum class SplitBinding {
 // "compute", "serial", "latency", "bandwidth", "variance", "pipeline bubble", "memory".
 std::string_view split_binding_name(SplitBinding binding);
 
-// The pipeline stage whose memory a split reports: the only one (pp 1), or the larger of the
-// first (the most micro-batches in flight) and the last (the logits).
-enum class PipelineStage { kOnly, kFirst, kLast };
-// "only stage", "first stage", "last stage".
+// A kind of pipeline stage: the only one (pp 1), the first (the embedding, the most
+// micro-batches in flight), a middle one (stage 1, the fullest of them: p - 1 in flight), the
+// last (the logits).
+enum class PipelineStage { kOnly, kFirst, kMiddle, kLast };
+// "only stage", "first stage", "middle stage", "last stage".
 std::string_view pipeline_stage_name(PipelineStage stage);
 
 struct SplitMemory {
@@ -199,6 +214,8 @@ struct SplitStep {
   double step_s = 0;           // the sum of the above
   double comm_latency_s = 0;   // of tp_comm + pp_transfer + dp_comm, the latency terms
   SplitMemory memory;          // the stage that holds the most, per GPU
+  StageLayout layout;          // the layers each stage holds (stage_layout.h)
+  PipelineStage slowest = PipelineStage::kOnly;  // the stage whose time per micro-batch paces it
   double memory_limit_bytes = 0;
   bool fits = false;
   double lacks_bytes = 0;      // memory - limit when it does not fit
