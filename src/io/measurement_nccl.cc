@@ -653,7 +653,14 @@ NcclLog nccl_json_run(const Json& doc, const std::string& path) {
   }
   const Json config = doc.value("config", Json::object());
   if (config.is_object()) {
-    log.iterations = static_cast<std::int64_t>(json_number(config, "iterations", path));
+    // A count of iterations: a whole number a double holds exactly (at most 2^53).
+    const double iterations = json_number(config, "iterations", path);
+    if (iterations != std::floor(iterations) || iterations > 9007199254740992.0) {
+      throw InputError(fmt::format("{}: \"iterations\" = {} is not a whole number of iterations "
+                                   "(at most 2^53)",
+                                   path, json_shown(config["iterations"])));
+    }
+    log.iterations = static_cast<std::int64_t>(iterations);
     // nccl-tests' -g: GPUs per thread (0 when absent; a fraction is not a count).
     const double gpus = json_number(config, "ngpus", path);
     if (gpus >= 1 && gpus == std::floor(gpus) && gpus <= 1e6) {

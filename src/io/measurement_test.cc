@@ -1084,6 +1084,24 @@ TEST(MeasurementFormats, NcclTestsJson) {
             FileFormat::kNcclTests);
 }
 
+// A -J document's iterations are a count: one past what a 64-bit count holds (or a fraction)
+// is refused naming the field, never cast.
+TEST(MeasurementFileErrors, AnNcclTestsJsonIterationCountThatIsNoCountIsRefused) {
+  const std::string doc =
+      read_text(data("constructed/nccl_allreduce_json_2node_from_cscs-docs.json"));
+  const std::size_t at = doc.find("\"iterations\":");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t end = doc.find(',', at);
+  for (const char* bad : {"5e84", "20.5"}) {
+    std::string text = doc;
+    text.replace(at, end - at, std::string("\"iterations\":") + bad);
+    MeasurementSet set;
+    EXPECT_TRUE(contains(input_error_of([&] { parse_measurement_text(text, "j.json", set); }),
+                         "\"iterations\" = "))
+        << bad;
+  }
+}
+
 // A -J document past the limits of a JSON file is refused naming the limit, before the JSON
 // library builds it (it was read whole, twice, in 4 GB for 256 MB), not taken for another
 // document.
