@@ -472,5 +472,30 @@ TEST(TransformerCli, FirstAndLastStageLayersAreMegatronCores) {
                      "divide evenly over the 9 other stages");
 }
 
+// parallel.embedding_in_split and loss_in_split: Megatron-Core's
+// --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split (126
+// layers + 2 on pp 16 x interleave 4: 8 counted a stage, 7 on each end); refused naming the
+// framework elsewhere; without them the refusal names them.
+TEST(TransformerCli, EmbeddingAndLossInSplitAreMegatronCores) {
+  const std::string model = "hidden = 4096\nheads = 32\nlayers = 126\nseq = 4096\nvocab = 128256";
+  const auto scenario = [&](const std::string& name, const std::string& keys,
+                            const std::string& system) {
+    return Scenario(name, model, "global_batch = 128",
+                    "tp = 8\npp = 16\ndp = 1\ninterleave = 4" + keys, "gpus = 128" + system);
+  };
+  const std::string both = "\nembedding_in_split = true\nloss_in_split = true";
+  const auto j = run_json({"predict", scenario("counted.toml", both, "")});
+  EXPECT_EQ(j["stage_layers"], "7 first, 14 x 8 middle, 7 last");
+  expect_input_error({"predict", scenario("counted_2021.toml", both,
+                                          "\nframework = \"megatron-lm-2021\"")},
+                     "system.framework megatron-lm-2021 lays the layers out evenly only");
+  expect_input_error({"predict", scenario("counted_none.toml", "", "")},
+                     "pp x interleave divides the layers + 2: parallel.embedding_in_split and "
+                     "parallel.loss_in_split");
+  expect_input_error({"predict", scenario("counted_one.toml", "\nloss_in_split = true", "")},
+                     "pp x interleave does not divide the layers with the loss counted (16 x 4 "
+                     "= 64; 126 + 1 = 127 layers)");
+}
+
 }  // namespace
 }  // namespace scalewall::testing

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "scalewall/base/checked_count.h"
 #include "scalewall/base/error.h"
 
 namespace scalewall {
@@ -57,23 +58,48 @@ std::vector<std::int64_t> divisors_between(const std::vector<std::int64_t>& prim
   return out;
 }
 
+// The layers the split may count under Megatron-Core beside the model's: 1 and 2 for the
+// embedding and/or the loss counted as a layer (stage_layout.h), where the scenario leaves
+// them open or sets them and gives no first or last stage layers.
+std::vector<std::int64_t> counted_extras(const TransformerJob& job, const SplitConstraints& c) {
+  const bool can = job.framework.partition == LayerPartition::kMegatronEnds &&
+                   !c.first_stage_layers && !c.last_stage_layers;
+  const auto options = [&](const std::optional<bool>& fixed) {
+    if (fixed) return std::vector<std::int64_t>{*fixed ? 1 : 0};
+    return can ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0};
+  };
+  std::vector<std::int64_t> out;
+  for (const std::int64_t e : options(c.embedding_in_split)) {
+    for (const std::int64_t l : options(c.loss_in_split)) {
+      if (std::find(out.begin(), out.end(), e + l) == out.end()) out.push_back(e + l);
+    }
+  }
+  return out;
+}
+
 // The degrees (tp, pp, dp) with tp x pp x dp = N that can divide the model: tp the heads
-// (split_problem then holds it to a divisor or multiple of the KV heads), pp the layers (over the interleave when it is fixed), dp the global batch
-// (over the micro-batch when fixed), and held to the fixed degrees. Built from the primes of
-// those three counts, so that it visits no degree that cannot divide, whatever N is.
+// (split_problem then holds it to a divisor or multiple of the KV heads), pp the layers (over
+// the interleave when it is fixed; under Megatron-Core also the layers with the embedding
+// and/or the loss counted), dp the global batch (over the micro-batch when fixed), and held
+// to the fixed degrees. Built from the primes of those counts, so that it visits no degree
+// that cannot divide, whatever N is.
 class DegreeSpace {
  public:
   DegreeSpace(const TransformerJob& job, const SplitConstraints& c) : c_(c) {
     const std::int64_t v = c.interleave.value_or(1);
     const std::int64_t b = c.micro_batch.value_or(1);
-    if (job.model.layers % v != 0 || job.training.global_batch % b != 0) {
+    for (const std::int64_t extra : counted_extras(job, c)) {
+      if ((job.model.layers + extra) % v == 0) layer_counts_.push_back(job.model.layers + extra);
+    }
+    if (layer_counts_.empty() || job.training.global_batch % b != 0) {
       empty_ = true;
       return;
     }
     const std::int64_t heads = job.model.heads;
-    const std::int64_t layers = job.model.layers / v;
     const std::int64_t batch = job.training.global_batch / b;
-    for (const std::int64_t n : {heads, layers, batch}) {
+    std::vector<std::int64_t> counts = {heads, batch};
+    for (const std::int64_t n : layer_counts_) counts.push_back(n / v);
+    for (const std::int64_t n : counts) {
       for (const PrimePower& f : prime_factors(n)) {
         if (std::find(primes_.begin(), primes_.end(), f.prime) == primes_.end()) {
           primes_.push_back(f.prime);
@@ -82,7 +108,9 @@ class DegreeSpace {
     }
     for (const std::int64_t p : primes_) {
       heads_.push_back(exponent_in(heads, p));
-      layers_.push_back(exponent_in(layers, p));
+      int most = 0;  // the layer counts' divisors together: filtered by pp_divides_layers
+      for (const std::int64_t n : layer_counts_) most = std::max(most, exponent_in(n / v, p));
+      layers_.push_back(most);
       batch_.push_back(exponent_in(batch, p));
     }
     g_ = job.fabric.ranks_per_node;
@@ -120,6 +148,7 @@ class DegreeSpace {
       const std::int64_t m = gpus / tp;
       for (const std::int64_t pp : space.pp_choices(e, tp, m)) {
         if (free_pp_ && !c_.pp && !pp_holds_layers(pp)) continue;
+        if (!free_pp_ && !c_.pp && !pp_divides_layers(pp)) continue;
         if (!visit(tp, pp, m / pp)) return;
       }
     }
@@ -160,6 +189,13 @@ class DegreeSpace {
     if (partition_ == LayerPartition::kMegatronEnds) return true;
     return stage_layout(partition_, {layers_count_, pp, 1, 0, 0}).layout.has_value();
   }
+  // Whether pp divides one of the layer counts (the model's, or with the embedding and/or
+  // the loss counted).
+  bool pp_divides_layers(std::int64_t pp) const {
+    return std::any_of(layer_counts_.begin(), layer_counts_.end(),
+                       [&](std::int64_t n) { return n % pp == 0; });
+  }
+  std::vector<std::int64_t> layer_counts_;
   std::int64_t g_ = 1;
   std::vector<std::int64_t> primes_;
   std::vector<int> heads_, layers_, batch_;
@@ -200,6 +236,8 @@ struct Options {
   std::vector<Recompute> recompute;
   std::vector<int> zero;
   std::vector<bool> sp;
+  std::vector<bool> embedding, loss;  // counted in the split (Megatron-Core)
+  bool counted_searched = false;      // either of the two left open to the search
   std::int64_t per_runnable() const {  // recompute x ZeRO x sequence parallel settings
     return static_cast<std::int64_t>(recompute.size() * zero.size() * sp.size());
   }
@@ -227,6 +265,15 @@ Options options_of(const FrameworkProfile& f, const ParallelSplit& base,
       f.can_sequence_parallel ? std::vector<bool>{false, true} : std::vector<bool>{false};
   o.sp = base.tp > 1 ? choices(c.sequence_parallel, sp)
                      : std::vector<bool>{c.sequence_parallel.value_or(false)};
+  // The embedding and the loss counted as a layer: tried where Megatron-Core has them and no
+  // first or last stage layers are given (its TransformerConfig refuses both together).
+  const bool countable = f.partition == LayerPartition::kMegatronEnds && base.pp > 1 &&
+                         !c.first_stage_layers && !c.last_stage_layers;
+  const std::vector<bool> both =
+      countable ? std::vector<bool>{false, true} : std::vector<bool>{false};
+  o.embedding = choices(c.embedding_in_split, both);
+  o.loss = choices(c.loss_in_split, both);
+  o.counted_searched = o.embedding.size() > 1 || o.loss.size() > 1;
   return o;
 }
 
@@ -243,6 +290,8 @@ ParallelSplit degrees(const TransformerJob& job, std::int64_t tp, std::int64_t p
   base.tp_overlap = d.tp_overlap;
   base.first_stage_layers = d.first_stage_layers;
   base.last_stage_layers = d.last_stage_layers;
+  base.embedding_in_split = d.embedding_in_split;
+  base.loss_in_split = d.loss_in_split;
   return base;
 }
 
@@ -284,6 +333,37 @@ std::vector<std::pair<std::int64_t, std::int64_t>> end_stage_choices(const Trans
   return out;
 }
 
+// One stage layout the search tries: the first and last stage layers (0: not given) and
+// whether the embedding and the loss count as a layer.
+struct LayoutChoice {
+  std::int64_t first = 0, last = 0;
+  bool embedding = false, loss = false;
+};
+
+// The layouts the search tries for pp stages of v chunks: end_stage_choices with neither
+// counted; with the embedding and/or the loss counted (each as the scenario sets it, or
+// both ways where open), where the search chooses them only where p v does not divide the
+// layers (Megatron-Bridge's Llama 3.1 405B recipes count both for 126 layers on pp 8 or 16
+// with interleave), split_problem keeping those p v divides.
+std::vector<LayoutChoice> layout_choices(const TransformerJob& job, const ParallelSplit& base,
+                                         const Options& o, std::int64_t v) {
+  std::vector<LayoutChoice> out;
+  const std::optional<std::int64_t> chunks = try_mul(base.pp, v);
+  const bool divides = chunks && job.model.layers % *chunks == 0;
+  for (const bool e : o.embedding) {
+    for (const bool l : o.loss) {
+      if (!e && !l) {
+        for (const auto& [first, last] : end_stage_choices(job, base, v)) {
+          out.push_back({first, last, false, false});
+        }
+      } else if (!(o.counted_searched && divides)) {
+        out.push_back({0, 0, e, l});
+      }
+    }
+  }
+  return out;
+}
+
 // Calls run(split) for each micro-batch, interleave and stage layout of `base` that can run
 // (the other choices at base's).
 template <typename Run>
@@ -291,12 +371,14 @@ void for_each_runnable(const TransformerJob& job, const ParallelSplit& base, con
                        Run&& run) {
   for (const std::int64_t b : o.micro) {
     for (const std::int64_t v : o.chunks) {
-      for (const auto& [first, last] : end_stage_choices(job, base, v)) {
+      for (const LayoutChoice& layout : layout_choices(job, base, o, v)) {
         ParallelSplit s = base;
         s.micro_batch = b;
         s.interleave = v;
-        s.first_stage_layers = first;
-        s.last_stage_layers = last;
+        s.first_stage_layers = layout.first;
+        s.last_stage_layers = layout.last;
+        s.embedding_in_split = layout.embedding;
+        s.loss_in_split = layout.loss;
         if (split_problem(job, s) == SplitProblem::kNone) run(s);
       }
     }
@@ -491,6 +573,8 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
   constraints.sequence_parallel = false;
   constraints.first_stage_layers.reset();  // one stage: no first or last to give
   constraints.last_stage_layers.reset();
+  constraints.embedding_in_split.reset();
+  constraints.loss_in_split.reset();
   std::vector<NamedSplit> out;
   for (const auto& [name, zero] : {std::pair<const char*, int>{"pure data parallel", 0},
                                    std::pair<const char*, int>{"pure ZeRO-3", 3}}) {

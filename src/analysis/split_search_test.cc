@@ -653,5 +653,71 @@ TEST(SplitSearch, MegatronCoreTriesUnevenStagesWhereTheyHelp) {
   }
 }
 
+// Llama 3.1 405B's shape (126 layers) as Megatron-Bridge's recipes run it on 256 GPUs:
+// 126 is no multiple of pp x v (16 x 4, 8 x 4, 16 x 8), 128 is, and the search finds the
+// layout with the embedding and the loss counted (llama3.py sets both) and prices it; the
+// count still equals what it evaluates. Fixing either off leaves no split.
+TransformerJob llama405_job() {
+  TransformerJob job = gpt_job(16384, 128, 126, 1536);
+  job.framework = framework_preset("megatron-core");
+  job.model.ffn = 53248;
+  job.model.kv_heads = 8;
+  job.model.mlp = MlpKind::kGated;
+  job.model.vocab = 128256;
+  job.model.seq = 8192;
+  job.gpu = accelerator_preset("h100-sxm");
+  job.fabric = load_fabric("dgx-h100");
+  return job;
+}
+
+TEST(SplitSearch, MegatronCoreCountsTheEmbeddingAndTheLossWherePvDividesTheLayersPlusTwo) {
+  const TransformerJob job = llama405_job();
+  for (const auto& [pp, v] : {std::pair<std::int64_t, std::int64_t>{16, 4}, {8, 4}, {16, 8}}) {
+    SplitConstraints c;
+    c.tp = 4;
+    c.pp = pp;
+    c.dp = 256 / (4 * pp);
+    c.interleave = v;
+    c.micro_batch = 1;
+    const SplitSearch s = search_splits(job, 256, c, 5);
+    EXPECT_EQ(count_candidate_splits(job, 256, c), s.evaluated);
+    ASSERT_FALSE(s.ranked.empty()) << pp << " x " << v;
+    for (const SplitStep& r : s.ranked) {
+      EXPECT_TRUE(r.split.embedding_in_split && r.split.loss_in_split);
+      EXPECT_EQ(r.layout.first, 128 / pp - 1);
+      EXPECT_EQ(r.layout.last, 128 / pp - 1);
+      EXPECT_EQ(r.layout.layers(), 126);
+    }
+    SplitConstraints off = c;
+    off.loss_in_split = false;
+    EXPECT_TRUE(search_splits(job, 256, off, 1).ranked.empty());
+  }
+  // pp left open: 256 GPUs reach pp 16 and 32 (divisors of 128, not of 126).
+  SplitConstraints open;
+  open.tp = 8;
+  open.micro_batch = 1;
+  open.recompute = Recompute::kFull;
+  open.zero = 1;
+  open.sequence_parallel = true;
+  bool pp16 = false;
+  for (const SplitStep& r : search_splits(job, 256, open, 200).ranked) {
+    EXPECT_EQ(r.layout.layers(), 126);
+    pp16 = pp16 || (r.split.pp == 16 && r.split.embedding_in_split && r.split.loss_in_split);
+  }
+  EXPECT_TRUE(pp16);
+}
+
+// Where p v divides the layers the search counts neither: GPT-3's 96 layers on pp 8.
+TEST(SplitSearch, TheEmbeddingAndTheLossAreNotCountedWherePvDividesTheLayers) {
+  TransformerJob job = gpt_job(12288, 96, 96, 1536);
+  job.framework = framework_preset("megatron-core");
+  SplitConstraints c;
+  c.tp = 8;
+  c.pp = 8;
+  for (const SplitStep& r : search_splits(job, 1024, c, 50).ranked) {
+    EXPECT_FALSE(r.split.embedding_in_split || r.split.loss_in_split);
+  }
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -777,7 +777,8 @@ TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro
 
 SplitConstraints read_parallel(const Section& p) {
   p.reject_unknown({"tp", "pp", "dp", "interleave", "sequence_parallel", "recompute", "zero",
-                    "dp_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers"});
+                    "dp_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers",
+                    "embedding_in_split", "loss_in_split"});
   SplitConstraints c;
   const auto degree = [&](std::string_view key, std::optional<std::int64_t>& out) {
     if (p.has(key)) out = p.count(key, 1, kMaxDimension);
@@ -791,6 +792,8 @@ SplitConstraints read_parallel(const Section& p) {
   if (p.has("sequence_parallel")) c.sequence_parallel = p.flag("sequence_parallel");
   if (p.has("dp_overlap")) c.dp_overlap = p.flag("dp_overlap");
   if (p.has("tp_overlap")) c.tp_overlap = p.flag("tp_overlap");
+  if (p.has("embedding_in_split")) c.embedding_in_split = p.flag("embedding_in_split");
+  if (p.has("loss_in_split")) c.loss_in_split = p.flag("loss_in_split");
   if (p.has("zero")) c.zero = static_cast<int>(p.count("zero", 0, 3));
   if (p.has("recompute")) {
     try {

@@ -224,7 +224,8 @@ namespace {
 
 // The layout choices the framework cannot run: interleaving under DeepSpeed's pipeline engine
 // (its TrainSchedule is 1F1B over one model chunk per stage: deepspeed/runtime/pipe/schedule.py),
-// and the first/last stage layer counts anywhere but Megatron-Core.
+// and the first/last stage layer counts and the embedding or loss counted in the split
+// anywhere but Megatron-Core.
 std::optional<FrameworkRefusal> layout_refusal(const FrameworkProfile& f,
                                                const FrameworkChoices& c) {
   const auto no = [&](std::string_view key, std::string why) {
@@ -237,8 +238,12 @@ std::optional<FrameworkRefusal> layout_refusal(const FrameworkProfile& f,
     return no("interleave", "has no interleaved schedule (DeepSpeed's pipeline engine runs one "
                             "model chunk per stage)");
   }
-  for (const auto& [key, value] : {std::pair{"first_stage_layers", c.first_stage_layers},
-                                   std::pair{"last_stage_layers", c.last_stage_layers}}) {
+  const auto set = [](const auto& choice) { return choice && *choice; };
+  for (const auto& [key, value] :
+       {std::pair{"first_stage_layers", set(c.first_stage_layers)},
+        std::pair{"last_stage_layers", set(c.last_stage_layers)},
+        std::pair{"embedding_in_split", set(c.embedding_in_split)},
+        std::pair{"loss_in_split", set(c.loss_in_split)}}) {
     if (!value || f.partition == LayerPartition::kMegatronEnds) continue;
     return no(key, deepspeed ? fmt::format("lays out the stages itself (PipelineModule "
                                            "partition_method \"{}\")",

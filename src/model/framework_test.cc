@@ -68,6 +68,29 @@ TEST(Framework, WhatAFrameworkCannotDoIsRefusedNamingKeyAndFramework) {
   EXPECT_FALSE(framework_refusal(old, c));
 }
 
+// Megatron-Core's --account-for-embedding-in-pipeline-split and
+// --account-for-loss-in-pipeline-split: set anywhere else, refused naming key and framework;
+// switched off, no refusal.
+TEST(Framework, CountingTheEmbeddingOrTheLossNeedsMegatronCore) {
+  FrameworkChoices c;
+  c.embedding_in_split = true;
+  EXPECT_FALSE(framework_refusal(framework_preset("megatron-core"), c));
+  auto no = framework_refusal(framework_preset("megatron-lm-2022"), c);
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->key, "embedding_in_split");
+  EXPECT_NE(no->reason.find("system.framework megatron-lm-2022"), std::string::npos);
+  c = {};
+  c.loss_in_split = true;
+  no = framework_refusal(framework_preset("megatron-deepspeed"), c);
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->key, "loss_in_split");
+  EXPECT_NE(no->reason.find("system.framework megatron-deepspeed lays out the stages itself"),
+            std::string::npos);
+  c.loss_in_split = false;
+  c.embedding_in_split = false;
+  EXPECT_FALSE(framework_refusal(framework_preset("megatron-deepspeed"), c));
+}
+
 // A DGX H100-like node: 8 GPUs on 450 GB/s NVLink, 8 NICs of 50 GB/s.
 Topology dgx_h100_node() {
   Topology t;

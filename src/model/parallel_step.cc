@@ -97,7 +97,7 @@ Cost collective(Op op, double bytes, const Topology& group) {
 StageLayoutResult layout_of(const TransformerJob& job, const ParallelSplit& s) {
   return stage_layout(job.framework.partition,
                       {job.model.layers, s.pp, s.interleave, s.first_stage_layers,
-                       s.last_stage_layers});
+                       s.last_stage_layers, s.embedding_in_split, s.loss_in_split});
 }
 
 // Whether x y divides n (n >= 1): a product past the largest 64-bit count is larger than n.
@@ -1010,6 +1010,8 @@ ParallelSplit SplitConstraints::defaults(const FrameworkProfile& framework) cons
   s.tp_overlap = tp_overlap.value_or(framework.tp_overlap);
   s.first_stage_layers = first_stage_layers.value_or(0);
   s.last_stage_layers = last_stage_layers.value_or(0);
+  s.embedding_in_split = embedding_in_split.value_or(false);
+  s.loss_in_split = loss_in_split.value_or(false);
   if (!zero && s.zero >= 2 && s.pp > 1 && !framework.zero3_with_pp) s.zero = 1;
   return s;
 }
@@ -1026,6 +1028,8 @@ std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framew
   f.interleave = c.interleave;
   f.first_stage_layers = c.first_stage_layers;
   f.last_stage_layers = c.last_stage_layers;
+  f.embedding_in_split = c.embedding_in_split;
+  f.loss_in_split = c.loss_in_split;
   return framework_refusal(framework, f);
 }
 

@@ -27,8 +27,45 @@ StageLayoutResult even_layout(const StageLayoutRequest& r, bool ends_named) {
     why += "; parallel.first_stage_layers and parallel.last_stage_layers (Megatron-Core's "
            "--decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers) lay "
            "the stages out unevenly";
+    if (chunks && ((r.layers + 1) % *chunks == 0 || (r.layers + 2) % *chunks == 0)) {
+      why += fmt::format("; pp x interleave divides the layers + {}: parallel.embedding_in_split "
+                         "and parallel.loss_in_split (--account-for-embedding-in-pipeline-split, "
+                         "--account-for-loss-in-pipeline-split) count the embedding and the "
+                         "loss as a layer each",
+                         (r.layers + 1) % *chunks == 0 ? 1 : 2);
+    }
   }
   return refused(std::move(why));
+}
+
+// Megatron-Core with the embedding and/or the loss counted as a layer in the split
+// (transformer_block.py get_num_layers_to_build; transformer_config.py checks p and p v
+// divide the counted layers): c = (l + E + S)/p counted layers per stage, c/v per chunk; the
+// first chunk of stage 0 builds one layer fewer for the embedding, the last chunk of stage
+// p - 1 one fewer for the loss.
+StageLayoutResult megatron_counted(const StageLayoutRequest& r) {
+  if (r.first_stage_layers > 0 || r.last_stage_layers > 0) {
+    return refused("parallel.embedding_in_split and parallel.loss_in_split cannot be set "
+                   "with parallel.first_stage_layers or parallel.last_stage_layers (Megatron-"
+                   "Core's TransformerConfig refuses --account-for-embedding-in-pipeline-split "
+                   "and --account-for-loss-in-pipeline-split with uneven stages)");
+  }
+  const std::int64_t e = r.embedding_in_split ? 1 : 0;
+  const std::int64_t s = r.loss_in_split ? 1 : 0;
+  const std::int64_t counted = r.layers + e + s;
+  const std::optional<std::int64_t> chunks = try_mul(r.pp, r.interleave);
+  if (!chunks || counted % *chunks != 0) {
+    return refused(fmt::format(
+        "pp x interleave does not divide the layers with the {} counted ({}; {} + {} = {} "
+        "layers)",
+        e + s == 2 ? "embedding and the loss" : (e > 0 ? "embedding" : "loss"),
+        chunks ? fmt::format("{} x {} = {}", r.pp, r.interleave, *chunks)
+               : fmt::format("{} x {} is past 2^63", r.pp, r.interleave),
+        r.layers, e + s, counted));
+  }
+  const std::int64_t each = counted / r.pp;
+  if (r.pp == 1) return {StageLayout{1, r.layers, 0, r.layers}, ""};
+  return {StageLayout{r.pp, each - e, r.pp > 2 ? each : 0, each - s}, ""};
 }
 
 // Megatron-Core's uneven layout (transformer_config.py, "Uneven PP"), with at least one of
@@ -95,6 +132,12 @@ StageLayoutResult deepspeed_type(const StageLayoutRequest& r, std::int64_t ends)
 StageLayoutResult stage_layout(LayerPartition partition, const StageLayoutRequest& r) {
   SCALEWALL_CHECK(r.layers >= 1 && r.pp >= 1 && r.interleave >= 1);
   const bool given = r.first_stage_layers > 0 || r.last_stage_layers > 0;
+  const bool counted = r.embedding_in_split || r.loss_in_split;
+  if (counted && partition != LayerPartition::kMegatronEnds) {
+    return refused("parallel.embedding_in_split and parallel.loss_in_split need Megatron-Core "
+                   "(--account-for-embedding-in-pipeline-split, "
+                   "--account-for-loss-in-pipeline-split)");
+  }
   switch (partition) {
     case LayerPartition::kMegatronEven:
       if (given) {
@@ -102,7 +145,9 @@ StageLayoutResult stage_layout(LayerPartition partition, const StageLayoutReques
                        "Megatron-Core's uneven stages");
       }
       return even_layout(r, false);
-    case LayerPartition::kMegatronEnds: return given ? megatron_ends(r) : even_layout(r, true);
+    case LayerPartition::kMegatronEnds:
+      if (counted) return megatron_counted(r);
+      return given ? megatron_ends(r) : even_layout(r, true);
     case LayerPartition::kTypeTransformer:
     case LayerPartition::kTypeTransformerEmbedding:
       if (given) {

@@ -94,7 +94,13 @@ TEST(StageLayout, InterleavingFollowsMegatronsRule) {
             "pp x interleave does not divide the layers (12 x 1 = 12; 70 layers); "
             "parallel.first_stage_layers and parallel.last_stage_layers (Megatron-Core's "
             "--decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers) lay the "
-            "stages out unevenly");
+            "stages out unevenly; pp x interleave divides the layers + 2: "
+            "parallel.embedding_in_split and parallel.loss_in_split "
+            "(--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split) "
+            "count the embedding and the loss as a layer each");
+  // 80 on 10 x 3: 30 divides neither 81 nor 82, and the keys are not named.
+  EXPECT_EQ(why(LayerPartition::kMegatronEnds, {80, 10, 3, 0, 0}).find("embedding_in_split"),
+            std::string::npos);
   // Megatron-LM as the 2021 and 2022 papers ran it has no such keys to name.
   EXPECT_EQ(why(LayerPartition::kMegatronEven, {70, 12, 1, 0, 0}),
             "pp x interleave does not divide the layers (12 x 1 = 12; 70 layers)");
@@ -252,6 +258,141 @@ TEST(StageLayout, TheFullestStageSetsTheMemory) {
   EXPECT_EQ(e.memory.stage, PipelineStage::kFirst);
   EXPECT_DOUBLE_EQ(e.memory.activations_bytes, 8.0 * (12.0 * 2.0 * sbh + sbh));
   EXPECT_LT(e.memory.total(), r.memory.total());
+}
+
+// Megatron-Core with the embedding and the loss counted (transformer_block.py
+// get_num_layers_to_build, as Megatron-Bridge's Llama 3.1 405B recipes set them): 126 + 2 =
+// 128 counted layers, 128/p per stage; the first stage's first chunk and the last stage's
+// last chunk build one layer fewer.
+StageLayoutRequest counted(std::int64_t layers, std::int64_t pp, std::int64_t v, bool embedding,
+                           bool loss) {
+  StageLayoutRequest r{layers, pp, v, 0, 0};
+  r.embedding_in_split = embedding;
+  r.loss_in_split = loss;
+  return r;
+}
+
+TEST(StageLayout, MegatronCoreCountsTheEmbeddingAndTheLoss) {
+  struct Case {
+    std::int64_t pp, v, first, middle, last;
+  };
+  // pp 16 x v 4 (GB200 FP8), pp 8 x v 4 (GB300), pp 16 x v 8 (GB200 MXFP8): 8, 16, 8 counted
+  // layers per stage, one fewer on each end.
+  for (const Case& c : {Case{16, 4, 7, 8, 7}, Case{8, 4, 15, 16, 15}, Case{16, 8, 7, 8, 7}}) {
+    const StageLayout l = layout_or_fail(LayerPartition::kMegatronEnds, counted(126, c.pp, c.v, true, true));
+    EXPECT_EQ(l.first, c.first) << c.pp << " x " << c.v;
+    EXPECT_EQ(l.middle, c.middle);
+    EXPECT_EQ(l.last, c.last);
+    EXPECT_EQ(l.layers(), 126);
+    EXPECT_FALSE(l.even());
+  }
+  // One counted: 63 + 1 = 64 on 16 x 4, 4 a stage, the counted end holding 3.
+  const StageLayout e = layout_or_fail(LayerPartition::kMegatronEnds, counted(63, 16, 4, true, false));
+  EXPECT_EQ(e.first, 3);
+  EXPECT_EQ(e.last, 4);
+  const StageLayout s = layout_or_fail(LayerPartition::kMegatronEnds, counted(63, 16, 4, false, true));
+  EXPECT_EQ(s.first, 4);
+  EXPECT_EQ(s.last, 3);
+  // Two stages: no middle; one stage holds the model.
+  const StageLayout two = layout_or_fail(LayerPartition::kMegatronEnds, counted(6, 2, 1, true, true));
+  EXPECT_EQ(two.first, 3);
+  EXPECT_EQ(two.middle, 0);
+  EXPECT_EQ(two.last, 3);
+  EXPECT_EQ(layout_or_fail(LayerPartition::kMegatronEnds, counted(126, 1, 1, true, true)).first, 126);
+  // A chunk may be left without a layer (Megatron asserts >= 0): 2 + 2 on 4 stages.
+  const StageLayout bare = layout_or_fail(LayerPartition::kMegatronEnds, counted(2, 4, 1, true, true));
+  EXPECT_EQ(bare.first, 0);
+  EXPECT_EQ(bare.middle, 1);
+  EXPECT_EQ(bare.last, 0);
+}
+
+TEST(StageLayout, CountingTheEmbeddingOrTheLossIsRefusedWhereMegatronRefusesIt) {
+  EXPECT_EQ(why(LayerPartition::kMegatronEnds, counted(126, 16, 4, true, false)),
+            "pp x interleave does not divide the layers with the embedding counted (16 x 4 = "
+            "64; 126 + 1 = 127 layers)");
+  EXPECT_EQ(why(LayerPartition::kMegatronEnds, counted(126, 12, 1, true, true)),
+            "pp x interleave does not divide the layers with the embedding and the loss counted "
+            "(12 x 1 = 12; 126 + 2 = 128 layers)");
+  // p divides 128 but p v does not: (128/16) % 16 != 0.
+  EXPECT_NE(why(LayerPartition::kMegatronEnds, counted(126, 16, 16, false, true))
+                .find("with the loss counted (16 x 16 = 256"),
+            std::string::npos);
+  StageLayoutRequest with_ends = counted(126, 16, 4, true, true);
+  with_ends.first_stage_layers = 4;
+  EXPECT_NE(why(LayerPartition::kMegatronEnds, with_ends)
+                .find("cannot be set with parallel.first_stage_layers or parallel.last_stage_layers"),
+            std::string::npos);
+  for (const LayerPartition other :
+       {LayerPartition::kMegatronEven, LayerPartition::kTypeTransformer,
+        LayerPartition::kTypeTransformerEmbedding}) {
+    EXPECT_EQ(why(other, counted(126, 16, 1, false, true)),
+              "parallel.embedding_in_split and parallel.loss_in_split need Megatron-Core "
+              "(--account-for-embedding-in-pipeline-split, "
+              "--account-for-loss-in-pipeline-split)");
+  }
+}
+
+// Every counted layout holds the model's layers, over awkward sizes.
+TEST(StageLayout, CountedLayersAddUpToTheModels) {
+  for (const std::int64_t layers : {1, 2, 3, 5, 13, 24, 62, 70, 96, 126}) {
+    for (const std::int64_t pp : {1, 2, 3, 5, 8, 12, 13, 16, 24}) {
+      for (const std::int64_t v : {1, 2, 3, 4, 8}) {
+        for (const auto& [e, l] : {std::pair{true, false}, std::pair{false, true},
+                                   std::pair{true, true}}) {
+          const StageLayoutResult r = stage_layout(LayerPartition::kMegatronEnds,
+                                                   counted(layers, pp, v, e, l));
+          const std::int64_t extra = (e ? 1 : 0) + (l ? 1 : 0);
+          EXPECT_EQ(r.layout.has_value(), (layers + extra) % (pp * v) == 0)
+              << layers << " on " << pp << " v " << v << ": " << r.why;
+          if (!r.layout) continue;
+          EXPECT_EQ(r.layout->layers(), layers) << layers << " on " << pp << " v " << v;
+          EXPECT_GE(r.layout->first, 0);
+          EXPECT_GE(r.layout->last, 0);
+          if (pp > 1) {
+            EXPECT_EQ(r.layout->first + (e ? 1 : 0), (layers + extra) / pp);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Priced as its stages hold: Llama 3.1 405B (126 layers, h 16384, 53248 FFN, 128 heads, 8 KV
+// heads, 128,256 vocabulary) on tp 4, pp 16, dp 4, v 4: the last stage holds 7 layers and
+// the logits, the middle ones 8; the same job with the first and last stages' layers it
+// lays out, were they multiples of v, would price alike.
+TEST(StageLayout, CountedEndsArePricedAsTheirStagesHold) {
+  TransformerJob job = bloom("megatron-core");
+  job.model = {16384, 53248, 128, 8, 126, 8192, 128256};
+  job.training = {1536, 1, DType::kBf16};
+  ParallelSplit s;
+  s.tp = 4;
+  s.pp = 16;
+  s.dp = 4;
+  s.interleave = 4;
+  s.zero = 1;
+  s.recompute = Recompute::kFull;
+  EXPECT_EQ(evaluate_split(job, s).problem, SplitProblem::kLayers);
+  s.embedding_in_split = true;
+  s.loss_in_split = true;
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  EXPECT_EQ(r.layout.first, 7);
+  EXPECT_EQ(r.layout.middle, 8);
+  EXPECT_EQ(r.layout.last, 7);
+  ParallelSplit given = s;
+  given.embedding_in_split = false;
+  given.loss_in_split = false;
+  given.first_stage_layers = 7;
+  given.last_stage_layers = 7;
+  given.interleave = 1;
+  ParallelSplit counted_v1 = s;
+  counted_v1.interleave = 1;
+  const SplitStep a = evaluate_split(job, counted_v1);
+  const SplitStep b = evaluate_split(job, given);
+  ASSERT_EQ(b.problem, SplitProblem::kNone);
+  EXPECT_DOUBLE_EQ(a.step_s, b.step_s);
+  EXPECT_DOUBLE_EQ(a.memory.total(), b.memory.total());
 }
 
 }  // namespace

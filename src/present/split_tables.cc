@@ -68,6 +68,8 @@ std::string split_text(const ParallelSplit& s) {
   std::string ends;
   if (s.first_stage_layers > 0) ends += fmt::format(", first stage layers {}", s.first_stage_layers);
   if (s.last_stage_layers > 0) ends += fmt::format(", last stage layers {}", s.last_stage_layers);
+  if (s.embedding_in_split) ends += ", embedding in split";
+  if (s.loss_in_split) ends += ", loss in split";
   return fmt::format(
       "tp {}, pp {}, dp {}, micro-batch {}, interleave {}, recompute {}, zero {}, sequence "
       "parallel {}, dp overlap {}{}",

@@ -125,7 +125,8 @@ std::string framework_names();
 
 // Why `framework` cannot run a split with these choices: the [parallel] key at fault
 // ("zero", "sequence_parallel", "recompute", "dp_overlap", "tp_overlap", "interleave",
-// "first_stage_layers", "last_stage_layers") and the reason
+// "first_stage_layers", "last_stage_layers", "embedding_in_split", "loss_in_split") and the
+// reason
 // naming the framework ("system.framework megatron-lm-2021 runs ZeRO stages up to 0"), or
 // nothing when it can. A choice left open (nullopt) is not checked.
 struct FrameworkChoices {
@@ -137,6 +138,7 @@ struct FrameworkChoices {
   std::optional<std::int64_t> pp;
   std::optional<std::int64_t> interleave;
   std::optional<std::int64_t> first_stage_layers, last_stage_layers;
+  std::optional<bool> embedding_in_split, loss_in_split;
 };
 struct FrameworkRefusal {
   std::string key;     // in [parallel]

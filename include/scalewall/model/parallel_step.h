@@ -90,6 +90,11 @@ struct ParallelSplit {
   // pipeline stage, the rest divided evenly over the others; 0: not given.
   std::int64_t first_stage_layers = 0;
   std::int64_t last_stage_layers = 0;
+  // Megatron-Core's --account-for-embedding-in-pipeline-split and
+  // --account-for-loss-in-pipeline-split (stage_layout.h): the embedding (the loss) counted
+  // as one layer of the first (the last) stage.
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   // tp x pp x dp. REQUIRES: it fits in an int64_t (split_gpus checks it).
   std::int64_t gpus() const { return tp * pp * dp; }
 };
@@ -113,13 +118,15 @@ struct SplitConstraints {
   std::optional<bool> dp_overlap;
   std::optional<bool> tp_overlap;
   std::optional<std::int64_t> first_stage_layers, last_stage_layers;
+  std::optional<bool> embedding_in_split, loss_in_split;
   // Whether the three degrees are given: then one split is evaluated, the open choices
   // taking their defaults (defaults()).
   bool degrees_fixed() const { return tp && pp && dp; }
   // The split with every open choice at its default: degrees 1, micro-batch 1, interleave 1,
   // and the framework's: sequence parallelism (with tp > 1), recomputation, ZeRO stage (with
   // dp > 1; at most 1 beside pipeline parallelism where the framework runs ZeRO-2/3 without
-  // it only), dp_overlap and tp_overlap; the first and last stage layers not given (0).
+  // it only), dp_overlap and tp_overlap; the first and last stage layers not given (0); the
+  // embedding and the loss not counted in the split.
   ParallelSplit defaults(const FrameworkProfile& framework) const;
 };
 

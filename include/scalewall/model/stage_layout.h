@@ -14,6 +14,16 @@
 //    exactly when there are middle stages; each given count and each middle stage's count is
 //    a multiple of v (each stage's layers split into v model chunks). Neither given: the
 //    even layout.
+//  Megatron-Core, the embedding and/or the loss counted as a layer (transformer_config.py
+//    account_for_embedding_in_pipeline_split E, account_for_loss_in_pipeline_split S;
+//    --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split;
+//    transformer_block.py get_num_layers_to_build): each stage holds c = (l + E + S)/p
+//    counted layers, which p (and with v chunks, c % v == 0: p v) must divide; the first
+//    chunk of stage 0 builds one transformer layer fewer for the embedding, the last chunk of
+//    stage p - 1 one fewer for the loss, so the first stage holds c - E layers, the middle
+//    ones c, the last c - S (one stage: l). A chunk may be left with none (Megatron asserts
+//    only >= 0). Not together with the first or last stage's layers (TransformerConfig
+//    raises ValueError).
 //  DeepSpeed PipelineModule (deepspeed/runtime/pipe/module.py _partition_layers, "type:"
 //    methods; deepspeed/runtime/utils.py partition_balanced as of 2020-2023, _lprobe and
 //    _rb_partition_balanced): the layer specs whose class name matches the type weigh 1,
@@ -56,6 +66,11 @@ struct StageLayoutRequest {
   std::int64_t interleave = 1;
   std::int64_t first_stage_layers = 0;
   std::int64_t last_stage_layers = 0;
+  // Megatron-Core's --account-for-embedding-in-pipeline-split and
+  // --account-for-loss-in-pipeline-split: the embedding (the loss) counted as one layer of
+  // the first (the last) stage. Default: not counted.
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
 };
 
 // The layout, or why the framework refuses it: `why` is a sentence with its numbers, ending in
