@@ -112,9 +112,9 @@ TEST(PublishedAccuracy, TheShippedRunsHoldTheirRecordedAccuracy) {
     EXPECT_LE(g.p90_abs, g.worst_abs) << g.name;
   }
   EXPECT_EQ(in_groups, priced);
-  EXPECT_GE(priced, 40);
-  EXPECT_LT(all.median_abs, 0.17);
-  EXPECT_LT(all.p90_abs, 0.33);
+  EXPECT_GE(priced, 55);
+  EXPECT_LT(all.median_abs, 0.11);
+  EXPECT_LT(all.p90_abs, 0.32);
 }
 
 }  // namespace
