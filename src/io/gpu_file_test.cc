@@ -155,32 +155,36 @@ TEST(GpuFile, FusedAttentionIsOptionalAndReadWhole) {
 }
 
 TEST(GpuFile, BadFusedAttentionIsRefusedNamingItsKey) {
-  // `key = value` replacing the line of `key` in kAttention, after kGood's 13 lines.
-  const auto attention_with = [](const std::string& key, const std::string& line) {
-    std::string text = std::string(kGood) + kAttention;
-    const std::size_t at = text.find(key + " =");
-    text.replace(at, text.find('\n', at) - at + 1, line.empty() ? "" : line + "\n");
-    return text;
+  // Each case: the key whose line in kAttention (after kGood's 13 lines) is replaced, the line
+  // put there ("": dropped), and the message after "g.toml: [fused_attention] ".
+  struct Case {
+    const char* key;
+    const char* line;
+    const char* message;
   };
-  EXPECT_EQ(error_of(attention_with("backward_half_seq", "")),
-            "g.toml: [fused_attention] backward_half_seq is missing (s_half of the kernel's "
-            "backward, the sequence length in tokens that runs at half of e_max)");
-  EXPECT_EQ(error_of(attention_with("forward_max_efficiency", "forward_max_efficiency = 0")),
-            "g.toml: [fused_attention] forward_max_efficiency (line 15): 0 is outside the "
-            "range 0.001 to 1 of the peak");
-  EXPECT_EQ(error_of(attention_with("forward_max_efficiency", "forward_max_efficiency = 1.5")),
-            "g.toml: [fused_attention] forward_max_efficiency (line 15): 1.5 is outside the "
-            "range 0.001 to 1 of the peak");
-  EXPECT_EQ(error_of(attention_with("forward_half_seq", "forward_half_seq = 2e9")),
-            "g.toml: [fused_attention] forward_half_seq (line 16): 2000000000.0 is outside the "
-            "range 0 to 1000000000 tokens");
-  EXPECT_EQ(error_of(attention_with("forward_half_seq", "forward_half_seq = -1")),
-            "g.toml: [fused_attention] forward_half_seq (line 16): negative number '-1' is "
-            "not allowed");
-  EXPECT_EQ(error_of(attention_with("backward_half_seq", "half_seq = 3")),
-            "g.toml: [fused_attention] half_seq (line 18): unknown key (expected one of: "
-            "forward_max_efficiency, forward_half_seq, backward_max_efficiency, "
-            "backward_half_seq)");
+  const Case cases[] = {
+      {"backward_half_seq", "",
+       "backward_half_seq is missing (s_half of the kernel's backward, the sequence length in "
+       "tokens that runs at half of e_max)"},
+      {"forward_max_efficiency", "forward_max_efficiency = 0",
+       "forward_max_efficiency (line 15): 0 is outside the range 0.001 to 1 of the peak"},
+      {"forward_max_efficiency", "forward_max_efficiency = 1.5",
+       "forward_max_efficiency (line 15): 1.5 is outside the range 0.001 to 1 of the peak"},
+      {"forward_half_seq", "forward_half_seq = 2e9",
+       "forward_half_seq (line 16): 2000000000.0 is outside the range 0 to 1000000000 tokens"},
+      {"forward_half_seq", "forward_half_seq = -1",
+       "forward_half_seq (line 16): negative number '-1' is not allowed"},
+      {"backward_half_seq", "half_seq = 3",
+       "half_seq (line 18): unknown key (expected one of: forward_max_efficiency, "
+       "forward_half_seq, backward_max_efficiency, backward_half_seq)"},
+  };
+  for (const Case& c : cases) {
+    std::string text = std::string(kGood) + kAttention;
+    const std::size_t at = text.find(std::string(c.key) + " =");
+    const std::string line = *c.line == '\0' ? "" : std::string(c.line) + "\n";
+    text.replace(at, text.find('\n', at) - at + 1, line);
+    EXPECT_EQ(error_of(text), std::string("g.toml: [fused_attention] ") + c.message) << c.line;
+  }
   EXPECT_EQ(error_of("fused_attention = 1\n" + std::string(kGood)),
             "g.toml: fused_attention (line 1): expected a [fused_attention] table "
             "(forward_max_efficiency, forward_half_seq, backward_max_efficiency, "
