@@ -113,8 +113,8 @@ TEST(PublishedAccuracy, TheShippedRunsHoldTheirRecordedAccuracy) {
   }
   EXPECT_EQ(in_groups, priced);
   EXPECT_GE(priced, 55);
-  EXPECT_LT(all.median_abs, 0.11);
-  EXPECT_LT(all.p90_abs, 0.32);
+  EXPECT_LT(all.median_abs, 0.08);
+  EXPECT_LT(all.p90_abs, 0.29);
 }
 
 }  // namespace

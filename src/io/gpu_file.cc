@@ -27,6 +27,8 @@ constexpr double kMaxTflops = 1e6;
 // every GEMM's time finite at every scenario dimension). Its F_half: 0 to 1e18 FLOP.
 constexpr double kMinEfficiency = 1e-3;
 constexpr double kMaxHalfFlops = 1e18;
+// The fused attention kernel's s_half: 0 to 1e9 tokens (its e_max as a curve's).
+constexpr double kMaxHalfSeq = 1e9;
 constexpr std::int64_t kMaxComputeUnits = 1'000'000;
 // HBM: 1 B to 1 EB; its bandwidth 1 B/s to 1 PB/s (a scenario's ranges, step_model.h).
 constexpr ValueRange kGpuBytes{RangeUnit::kBytes, 1.0, 1e18, false};
@@ -34,8 +36,11 @@ constexpr ValueRange kGpuRate = kScenarioRate;
 
 const std::vector<std::string_view> kTopKeys = {
     "name",       "description", "bf16_tflops",   "fp16_tflops", "fp8_tflops",
-    "hbm",        "hbm_bandwidth", "compute_units", "matmul",     "matmul_fp8"};
+    "hbm",        "hbm_bandwidth", "compute_units", "matmul",     "matmul_fp8",
+    "fused_attention"};
 const std::vector<std::string_view> kCurveKeys = {"max_efficiency", "half_flops"};
+const std::vector<std::string_view> kAttentionKeys = {
+    "forward_max_efficiency", "forward_half_seq", "backward_max_efficiency", "backward_half_seq"};
 
 // One section of the file: its name ("" at the top) and table, for messages
 // "gpu.toml: [matmul] half_flops (line 9): ...".
@@ -177,6 +182,34 @@ MatmulCurve read_curve(const GpuSection& top, std::string_view key) {
           read_number(s, "half_flops", 0.0, kMaxHalfFlops, " FLOP")};
 }
 
+// One direction of [fused_attention]: `<direction>_max_efficiency` and `<direction>_half_seq`.
+AttentionCurve read_attention_curve(const GpuSection& s, std::string_view direction) {
+  const std::string e = fmt::format("{}_max_efficiency", direction);
+  const std::string half = fmt::format("{}_half_seq", direction);
+  s.need(e, fmt::format("e_max of the kernel's {}, the fraction of the BF16 peak it reaches on "
+                        "long sequences", direction));
+  s.need(half, fmt::format("s_half of the kernel's {}, the sequence length in tokens that runs "
+                           "at half of e_max", direction));
+  return {read_number(s, e, kMinEfficiency, 1.0, " of the peak"),
+          read_number(s, half, 0.0, kMaxHalfSeq, " tokens")};
+}
+
+// [fused_attention], optional: the fused attention kernel's forward and backward curves, all
+// four keys required when the table is given.
+std::optional<FusedAttention> read_fused_attention(const GpuSection& top) {
+  const toml::node* node = top.table.get("fused_attention");
+  if (node == nullptr) return std::nullopt;
+  const toml::table* table = node->as_table();
+  if (table == nullptr) {
+    top.fail("fused_attention",
+             "expected a [fused_attention] table (forward_max_efficiency, forward_half_seq, "
+             "backward_max_efficiency, backward_half_seq)");
+  }
+  const GpuSection s{top.source, "fused_attention", *table};
+  s.reject_unknown(kAttentionKeys);
+  return FusedAttention{read_attention_curve(s, "forward"), read_attention_curve(s, "backward")};
+}
+
 // The peaks and curves: bf16 (required), fp16 (default bf16), fp8 (0 or absent: none) with
 // [matmul_fp8] exactly when fp8 is above 0.
 void read_compute(const GpuSection& top, Accelerator& out) {
@@ -193,6 +226,7 @@ void read_compute(const GpuSection& top, Accelerator& out) {
   } else {
     out.matmul_fp8 = out.matmul;
   }
+  out.fused_attention = read_fused_attention(top);
 }
 
 }  // namespace
@@ -300,6 +334,17 @@ std::string curve_text(std::string_view section, const MatmulCurve& c) {
                      scaled_decimal(c.max_efficiency, 0), scaled_decimal(c.half_flops, 0));
 }
 
+// [fused_attention]: absent where the kernel runs on the matmul curve.
+std::string attention_text(const FusedAttention& a) {
+  return fmt::format(
+      "\n# The fused attention kernel at head dimension 128, causal: a kernel of F FLOPs over\n"
+      "# s tokens takes F (s + half_seq) / (max_efficiency x s x peak) (docs/models.md).\n"
+      "[fused_attention]\nforward_max_efficiency = {}\nforward_half_seq = {}  # tokens\n"
+      "backward_max_efficiency = {}\nbackward_half_seq = {}  # tokens\n",
+      scaled_decimal(a.forward.max_efficiency, 0), scaled_decimal(a.forward.half_seq, 0),
+      scaled_decimal(a.backward.max_efficiency, 0), scaled_decimal(a.backward.half_seq, 0));
+}
+
 }  // namespace
 
 std::string gpu_toml(const Accelerator& gpu) {
@@ -316,6 +361,7 @@ std::string gpu_toml(const Accelerator& gpu) {
       static_cast<std::int64_t>(gpu.compute_units));
   out += curve_text("matmul", gpu.matmul);
   if (gpu.fp8_flops_per_s > 0.0) out += curve_text("matmul_fp8", gpu.matmul_fp8);
+  if (gpu.fused_attention) out += attention_text(*gpu.fused_attention);
   return out;
 }
 

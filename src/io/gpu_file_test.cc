@@ -122,7 +122,7 @@ TEST(GpuFile, MissingAndUnknownKeysAreRefused) {
   EXPECT_EQ(error_of(with("name", "sms = 132")),
             "g.toml: sms (line 1): unknown key (expected one of: name, description, "
             "bf16_tflops, fp16_tflops, fp8_tflops, hbm, hbm_bandwidth, compute_units, matmul, "
-            "matmul_fp8)");
+            "matmul_fp8, fused_attention)");
   EXPECT_EQ(error_of(with("half_flops = 2e9", "f_half = 2e9")),
             "g.toml: [matmul] f_half (line 10): unknown key (expected one of: max_efficiency, "
             "half_flops)");
@@ -135,6 +135,60 @@ TEST(GpuFile, MissingAndUnknownKeysAreRefused) {
             "g.toml: matmul_fp8 is missing (max_efficiency and half_flops of the GEMMs' curve)");
   EXPECT_EQ(error_of("bf16_tflops = 1\nhbm = 1e9\nhbm_bandwidth = 1e9\nmatmul = 3\n"),
             "g.toml: matmul (line 4): expected a [matmul] table (max_efficiency, half_flops)");
+}
+
+constexpr const char* kAttention =
+    "[fused_attention]\n"
+    "forward_max_efficiency = 0.7\n"
+    "forward_half_seq = 863\n"
+    "backward_max_efficiency = 0.59\n"
+    "backward_half_seq = 1168\n";
+
+TEST(GpuFile, FusedAttentionIsOptionalAndReadWhole) {
+  EXPECT_FALSE(parse_gpu(kGood, "g.toml").fused_attention.has_value());
+  const Accelerator a = parse_gpu(std::string(kGood) + kAttention, "g.toml");
+  ASSERT_TRUE(a.fused_attention.has_value());
+  EXPECT_EQ(a.fused_attention->forward.max_efficiency, 0.7);
+  EXPECT_EQ(a.fused_attention->forward.half_seq, 863);
+  EXPECT_EQ(a.fused_attention->backward.max_efficiency, 0.59);
+  EXPECT_EQ(a.fused_attention->backward.half_seq, 1168);
+}
+
+TEST(GpuFile, BadFusedAttentionIsRefusedNamingItsKey) {
+  // Each case: the key whose line in kAttention (after kGood's 13 lines) is replaced, the line
+  // put there ("": dropped), and the message after "g.toml: [fused_attention] ".
+  struct Case {
+    const char* key;
+    const char* line;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"backward_half_seq", "",
+       "backward_half_seq is missing (s_half of the kernel's backward, the sequence length in "
+       "tokens that runs at half of e_max)"},
+      {"forward_max_efficiency", "forward_max_efficiency = 0",
+       "forward_max_efficiency (line 15): 0 is outside the range 0.001 to 1 of the peak"},
+      {"forward_max_efficiency", "forward_max_efficiency = 1.5",
+       "forward_max_efficiency (line 15): 1.5 is outside the range 0.001 to 1 of the peak"},
+      {"forward_half_seq", "forward_half_seq = 2e9",
+       "forward_half_seq (line 16): 2000000000.0 is outside the range 0 to 1000000000 tokens"},
+      {"forward_half_seq", "forward_half_seq = -1",
+       "forward_half_seq (line 16): negative number '-1' is not allowed"},
+      {"backward_half_seq", "half_seq = 3",
+       "half_seq (line 18): unknown key (expected one of: forward_max_efficiency, "
+       "forward_half_seq, backward_max_efficiency, backward_half_seq)"},
+  };
+  for (const Case& c : cases) {
+    std::string text = std::string(kGood) + kAttention;
+    const std::size_t at = text.find(std::string(c.key) + " =");
+    const std::string line = *c.line == '\0' ? "" : std::string(c.line) + "\n";
+    text.replace(at, text.find('\n', at) - at + 1, line);
+    EXPECT_EQ(error_of(text), std::string("g.toml: [fused_attention] ") + c.message) << c.line;
+  }
+  EXPECT_EQ(error_of("fused_attention = 1\n" + std::string(kGood)),
+            "g.toml: fused_attention (line 1): expected a [fused_attention] table "
+            "(forward_max_efficiency, forward_half_seq, backward_max_efficiency, "
+            "backward_half_seq)");
 }
 
 TEST(GpuFile, APresetNameOrAPath) {
@@ -174,6 +228,15 @@ TEST(GpuFile, EveryPresetWrittenReadsBackTheSame) {
     EXPECT_EQ(a.compute_units, p.compute_units) << text;
     EXPECT_TRUE(same(a.matmul, p.matmul)) << text;
     EXPECT_TRUE(same(a.matmul_fp8, p.matmul_fp8)) << text;
+    ASSERT_EQ(a.fused_attention.has_value(), p.fused_attention.has_value()) << text;
+    if (p.fused_attention) {
+      for (const auto member : {&FusedAttention::forward, &FusedAttention::backward}) {
+        const AttentionCurve& got = (*a.fused_attention).*member;
+        const AttentionCurve& want = (*p.fused_attention).*member;
+        EXPECT_EQ(got.max_efficiency, want.max_efficiency) << text;
+        EXPECT_EQ(got.half_seq, want.half_seq) << text;
+      }
+    }
   }
 }
 

@@ -64,11 +64,67 @@ NvidiaCurves nvidia_curves(double sms, double bf16_mamf, double bf16_peak, doubl
            one_wave_flops(sms, kNvidiaTileM, kNvidiaTileN, kNvidiaPipelineKFp8)}};
 }
 
+// The fused attention kernel's curves come from published benchmarks of the kernel alone, at
+// head dimension 128 with a causal mask, in TFLOP/s counted as the model counts the kernel's
+// FLOPs (a causal forward 4 b s^2 h / 2, its backward 2.5 times that: FlashAttention's
+// benchmarks/benchmark_flash_attention.py and cudnn-frontend's benchmark_single_sdpa.py count
+// so). Each direction's curve passes through two of the published bars: e_max is the best bar
+// over the peak, and s_half puts the shortest sequence's bar on the curve,
+//   s_half = s_min (best / bar(s_min) - 1).
+// AcceleratorAttention checks every bar of each table against the curve.
+AttentionCurve attention_curve(double best_flops_per_s, double shortest_seq,
+                               double shortest_flops_per_s, double peak_flops_per_s) {
+  return {best_flops_per_s / peak_flops_per_s,
+          shortest_seq * (best_flops_per_s / shortest_flops_per_s - 1.0)};
+}
+
+// FlashAttention-2 on the A100 80GB SXM4 (Dao 2023, "FlashAttention-2", figure "Attention
+// forward + backward speed (A100 80GB SXM4)", panel (d) with causal mask, head dimension 128;
+// the repository's assets/flash2_a100_fwd_bwd_benchmark.png): 99, 133, 155, 173, 182 and 189
+// TFLOP/s at 512 to 16k tokens, forward and backward together. The figure does not separate
+// the two directions, so both run at the combined rate: the forward and backward together take
+// the published time. Transformer Engine runs flash-attn on Ampere. The A100 40GB has the same
+// 108 SMs at the same clock (the kernel is compute-bound at these lengths), so it runs the same.
+FusedAttention a100_attention() {
+  const AttentionCurve both = attention_curve(189e12, 512, 99e12, kA100PeakBf16);
+  return {both, both};
+}
+
+// cuDNN's fused attention on the H200 (NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training,
+// results/h200_919_only_cudnn, llama3.1 CSV: cuDNN 9.19, BF16, top_left causal mask, 64 query
+// and 8 KV heads of dimension 128, batch 1): forward 484, 591, 644, 673 and 688 TFLOP/s at 2k
+// to 32k tokens, backward 370, 474, 541, 579 and 581. Transformer Engine prefers cuDNN's
+// fused attention to flash-attn on Hopper and later (its attention backend selection:
+// "Disabling FlashAttention to give FusedAttention preference on Hopper+"). The H100 SXM is the
+// same GH100 (132 SMs, the same clock and 989.4 TFLOP/s peak), so it runs the H200's figures;
+// the FlashAttention-3 paper's H100 SXM5 forward bars for cuDNN (causal, head dimension 128,
+// assets/flash3_fp16_fwd.png panel (d)) read the same 484 at 2k, with an older cuDNN below
+// the H200's at longer sequences (539 against 673 at 16k).
+FusedAttention hopper_attention() {
+  return {attention_curve(688e12, 2048, 484e12, 989.4e12),
+          attention_curve(581e12, 2048, 370e12, 989.4e12)};
+}
+
+// cuDNN's fused attention on the GB200 and GB300 (the same cudnn-frontend benchmark,
+// results/llama3.1/gb200 and results/llama3.1/gb300: cuDNN 9.22, BF16, top_left causal, 64
+// query and 8 KV heads of dimension 128, batch 2), at 2k, 4k, 8k, 16k and 32k tokens:
+//   GB200 forward  1097, 1408, 1574, 1708, 1622; backward  885, 1148, 1332, 1328, 1226
+//   GB300 forward  1373, 1703, 1856, 1915, 1953; backward  967, 1248, 1435, 1507, 1490
+// against the 2.5 PFLOP/s dense BF16 peak of each.
+FusedAttention gb200_attention() {
+  return {attention_curve(1708e12, 2048, 1097e12, 2.5e15),
+          attention_curve(1332e12, 2048, 885e12, 2.5e15)};
+}
+FusedAttention gb300_attention() {
+  return {attention_curve(1953e12, 2048, 1373e12, 2.5e15),
+          attention_curve(1507e12, 2048, 967e12, 2.5e15)};
+}
+
 // One preset row: the part, its dense peaks, memory, SMs, and its two curves.
 Accelerator part(std::string name, std::string description, double bf16_peak, double fp8_peak,
                  double hbm_bytes, double hbm_Bps, double units, NvidiaCurves curves) {
   return {std::move(name), std::move(description), bf16_peak, bf16_peak, fp8_peak, hbm_bytes,
-          hbm_Bps, curves.bf16, curves.fp8, units};
+          hbm_Bps, curves.bf16, curves.fp8, units, std::nullopt};
 }
 
 void add_ampere(std::vector<Accelerator>& out) {
@@ -79,9 +135,11 @@ void add_ampere(std::vector<Accelerator>& out) {
   // the GA100's 128).
   out.push_back(part("a100-40gb", "NVIDIA A100 SXM4 40 GB (HBM2)", kA100PeakBf16, 0, 40e9, 1555e9,
                      108, {a100, a100}));
+  out.back().fused_attention = a100_attention();
   // Same datasheet, A100 80GB SXM: 312 TFLOPS dense BF16/FP16; 80 GB HBM2e at 2,039 GB/s.
   out.push_back(part("a100-80gb", "NVIDIA A100 SXM4 80 GB (HBM2e)", kA100PeakBf16, 0, 80e9,
                      2039e9, 108, {a100, a100}));
+  out.back().fused_attention = a100_attention();
 }
 
 void add_hopper(std::vector<Accelerator>& out) {
@@ -91,13 +149,18 @@ void add_hopper(std::vector<Accelerator>& out) {
   // TFLOP/s BF16, 1,402.6 FP8.
   out.push_back(part("h100-sxm", "NVIDIA H100 SXM5 80 GB (HBM3)", 989.4e12, 1979e12, 80e9, 3.35e12,
                      132, nvidia_curves(132, 794.5e12, 989.4e12, 1402.6e12, 1979e12)));
+  out.back().fused_attention = hopper_attention();
   // NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: the H100's tensor cores (989 TFLOPS dense
   // BF16/FP16, 1,979 FP8, the same 132-SM GH100); 141 GB HBM3e at 4.8 TB/s. MAMF: BF16 the
   // H100's ("H200 is the same"), FP8 1,453.4 TFLOP/s.
   out.push_back(part("h200", "NVIDIA H200 SXM 141 GB (HBM3e)", 989.4e12, 1979e12, 141e9, 4.8e12,
                      132, nvidia_curves(132, 794.5e12, 989.4e12, 1453.4e12, 1979e12)));
+  out.back().fused_attention = hopper_attention();
 }
 
+// The B200 and B300 have no published fused attention table transcribed here (cudnn-frontend
+// publishes the GB200 and GB300, whose power limits and GEMM MAMFs differ): their kernel runs
+// on the matmul curve, as one GEMM of its FLOPs.
 void add_blackwell(std::vector<Accelerator>& out) {
   // NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training for 8 GPUs with sparsity, i.e. 4.5
   // PFLOPS dense FP8 and 2.25 PFLOPS dense BF16/FP16 per B200; 1,440 GB of HBM3e for 8 GPUs
@@ -120,6 +183,7 @@ void add_blackwell(std::vector<Accelerator>& out) {
   out.push_back(part("gb200", "NVIDIA GB200, one Blackwell GPU of the superchip, 186 GB (HBM3e)",
                      2.5e15, 5e15, 186e9, 8e12, 148,
                      nvidia_curves(148, 1822e12, 2.5e15, 3615.6e12, 5e15)));
+  out.back().fused_attention = gb200_attention();
   // NVIDIA GB300 NVL72 datasheet, per Blackwell Ultra GPU: 180 PFLOPS dense FP16/BF16 and 360
   // dense FP8 for 72 GPUs (2.5 and 5 PFLOPS each); 288 GB HBM3e, 576 TB/s for 72 (8 TB/s
   // each). SMs: the B300's 148. No MAMF of the GB300 is published: it runs at the GB200's
@@ -127,9 +191,11 @@ void add_blackwell(std::vector<Accelerator>& out) {
   out.push_back(part("gb300", "NVIDIA GB300, one Blackwell Ultra GPU of the superchip, 288 GB "
                      "(HBM3e)", 2.5e15, 5e15, 288e9, 8e12, 148,
                      nvidia_curves(148, 1822e12, 2.5e15, 3615.6e12, 5e15)));
+  out.back().fused_attention = gb300_attention();
 }
 
-// AMD's hipBLASLt runs large GEMMs on gfx942 (MI300X) in 256 x 256 macro tiles of depth 64,
+// No fused attention benchmark of the MI300X is transcribed: its kernel runs on the matmul
+// curve. AMD's hipBLASLt runs large GEMMs on gfx942 (MI300X) in 256 x 256 macro tiles of depth 64,
 // one per CU, its next K block prefetched (library logic MT256x256x64, PrefetchGlobalRead):
 // a pipeline of 2 x 64 in K (2 x 128 in FP8).
 void add_cdna3(std::vector<Accelerator>& out) {
@@ -175,6 +241,17 @@ DType parse_dtype(std::string_view text) {
 double MatmulCurve::efficiency(double flops) const {
   if (flops <= 0.0) return 0.0;
   return max_efficiency * flops / (flops + half_flops);
+}
+
+double AttentionCurve::efficiency(double seq) const {
+  if (seq <= 0.0) return 0.0;
+  return max_efficiency * seq / (seq + half_seq);
+}
+
+double AttentionCurve::kernel_time_s(double flops, double seq, double peak_flops_per_s) const {
+  if (flops <= 0.0) return 0.0;
+  SCALEWALL_CHECK(seq > 0.0);
+  return flops * (seq + half_seq) / (max_efficiency * seq * peak_flops_per_s);
 }
 
 double MatmulCurve::gemm_time_s(double flops, double peak_flops_per_s) const {

@@ -158,6 +158,35 @@ TEST(Framework, FlashAttentionKeepsLongSequencesFromCollapsing) {
               32 * layer + mask + 4.0 * 8192 * 128256 / 8, 1.0);
 }
 
+// The fused attention kernel runs at its own published efficiency (cuDNN on the GH100: forward
+// e_max 688 / 989.4 TFLOP/s, s_half 863.2 tokens; backward 581 / 989.4, s_half 1167.9), below
+// the GEMM curve it was priced on before (e_max 794.5 / 989.4). At 8K tokens, tp 8, micro-batch
+// 1: the kernel's forward F = 4 s^2 h / 8 / 2 FLOPs, its backward 2.5 F, per layer and
+// micro-batch; the step's compute grows by m x 32 layers x the difference.
+TEST(Framework, FusedAttentionRunsAtItsOwnPublishedEfficiency) {
+  const TransformerJob job = long_context_job(8192, "megatron-core");
+  TransformerJob on_gemm_curve = job;
+  on_gemm_curve.gpu.fused_attention.reset();
+  ParallelSplit s = tp8_split(4);
+  s.recompute = Recompute::kNone;
+  const SplitStep fused = evaluate_split(job, s);
+  const SplitStep before = evaluate_split(on_gemm_curve, s);
+  EXPECT_GT(fused.compute_s, before.compute_s);
+  const double seq = 8192, peak = 989.4e12;
+  const double f = 4.0 * seq * seq * 4096 / 8 / 2;
+  const MatmulCurve& gemm = job.gpu.matmul;
+  const double fused_s = f * (seq + 2048 * (688.0 / 484 - 1)) / (688e12 / peak * seq * peak) +
+                         2.5 * f * (seq + 2048 * (581.0 / 370 - 1)) / (581e12 / peak * seq * peak);
+  const double gemm_s = gemm.gemm_time_s(f, peak) + gemm.gemm_time_s(2.5 * f, peak);
+  const auto m = static_cast<double>(fused.micro_batches);
+  EXPECT_NEAR((fused.compute_s - before.compute_s) / (m * 32 * (fused_s - gemm_s)), 1.0, 1e-9);
+  // The unfused kernels (megatron-lm-2021, -2022) keep pricing QK^T and AV as GEMMs.
+  TransformerJob unfused = long_context_job(8192, "megatron-lm-2022");
+  TransformerJob unfused_gemm = unfused;
+  unfused_gemm.gpu.fused_attention.reset();
+  EXPECT_EQ(evaluate_split(unfused, s).compute_s, evaluate_split(unfused_gemm, s).compute_s);
+}
+
 TEST(Framework, TensorParallelOverlapHidesMostOfTheTpTraffic) {
   // A 70B-like layer (h 8192, FFN 28672) at tp 8: each GEMM outlasts its collective on NVLink.
   TransformerJob job = long_context_job(8192, "megatron-core");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -184,10 +185,17 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
   l.fc2_s = c.gemm_time_s(2.0 * tokens * h * f / t, peak.layer);
   const double core = attention_core_flops(m, b) / t;
   if (job.framework.attention == AttentionKernel::kFlash) {
-    // QK^T and AV in one kernel.
-    l.core_s = core_curve.gemm_time_s(kCausalShare * core, peak.core);
-    l.core_backward_s =
-        core_curve.gemm_time_s(kFlashBackwardFactor * kCausalShare * core, peak.core);
+    const double forward = kCausalShare * core;  // QK^T and AV in one kernel
+    const double backward = kFlashBackwardFactor * forward;
+    if (const std::optional<FusedAttention>& fused = job.gpu.fused_attention) {
+      // The kernel's own published efficiency by sequence length (accelerator.cc).
+      const double seq = dbl(m.seq);
+      l.core_s = fused->forward.kernel_time_s(forward, seq, peak.core);
+      l.core_backward_s = fused->backward.kernel_time_s(backward, seq, peak.core);
+    } else {
+      l.core_s = core_curve.gemm_time_s(forward, peak.core);
+      l.core_backward_s = core_curve.gemm_time_s(backward, peak.core);
+    }
   } else {
     l.core_s = 2.0 * core_curve.gemm_time_s(core / 2.0, peak.core);  // QK^T, then AV: each half
     l.core_backward_s = 2.0 * l.core_s;

@@ -22,6 +22,12 @@
 //   max_efficiency = 0.709        # fp8_tflops is above 0, refused when it is not
 //   half_flops = 4.4e9
 //
+//   [fused_attention]             # optional: the fused attention kernel's curves (accelerator.h),
+//   forward_max_efficiency = 0.695   # all four keys when given; absent: the kernel runs on
+//   forward_half_seq = 863           # [matmul]. e_max 0.001 to 1 of the BF16 peak, s_half
+//   backward_max_efficiency = 0.587  # 0 to 1e9 tokens
+//   backward_half_seq = 1168
+//
 // The ranges keep every step the model prices finite at every dimension a scenario accepts.
 // Unknown keys are errors naming the keys a section takes. Every error is an InputError naming
 // the file, the key, its line and the value as written.

@@ -41,6 +41,34 @@ struct MatmulCurve {
   double gemm_time_s(double flops, double peak_flops_per_s) const;
 };
 
+// The fused attention kernel (FlashAttention, cuDNN's fused attention) in one direction, by
+// the sequence length s it attends over: Hockney's form in s rather than in FLOPs,
+//   efficiency(s) = e_max s / (s + s_half)
+// of the part's BF16/FP16 peak, so that a kernel of F FLOPs takes
+//   F (s + s_half) / (e_max s peak).
+// Each query tile's fixed work (its prologue, the partly masked diagonal block of a causal
+// mask, its epilogue) costs as much as s_half keys of the main loop; a long sequence
+// approaches e_max. F counts the kernel's FLOPs as its benchmarks do: 4 b s^2 h / 2 for a
+// causal forward, 2.5 times that for its backward. The presets' figures are measured with
+// head dimension 128 and a causal mask (accelerator.cc, docs/models.md).
+struct AttentionCurve {
+  double max_efficiency = 1.0;  // e_max, of the BF16/FP16 peak, in (0, 1]
+  double half_seq = 0;          // s_half: the sequence length (tokens) that runs at e_max / 2
+  // e_max s / (s + s_half); 0 for s = 0.
+  double efficiency(double seq) const;
+  // F (s + s_half) / (e_max s peak): the kernel's time for `flops` FLOPs over sequences of
+  // `seq` tokens at `peak_flops_per_s`; 0 for F = 0. REQUIRES: seq > 0 when flops > 0.
+  double kernel_time_s(double flops, double seq, double peak_flops_per_s) const;
+};
+
+// The fused attention kernel's forward and backward curves. The backward (five matrix
+// products to the forward's two, and the atomic or split accumulation of dQ) runs at its own,
+// lower efficiency on every part measured.
+struct FusedAttention {
+  AttentionCurve forward;
+  AttentionCurve backward;
+};
+
 struct Accelerator {
   std::string name;                  // "a100-80gb"
   std::string description;           // one line, the part and its memory
@@ -56,6 +84,10 @@ struct Accelerator {
   // channel), so that overlapped traffic still takes channels / compute_units of the compute
   // while it runs. 0: not known, no charge.
   double compute_units = 0;
+  // The fused attention kernel's curves (BF16/FP16; the attention core stays BF16 under FP8).
+  // Absent: no published measurement of the kernel on the part, and the kernel is priced as
+  // one GEMM of its FLOPs on `matmul` (its backward 2.5 times that).
+  std::optional<FusedAttention> fused_attention;
 
   // The dense peak of `dtype`. Throws InputError naming the part when it is 0 (A100 with fp8).
   double peak_flops_per_s(DType dtype) const;
