@@ -75,7 +75,7 @@ run C1 2 "$w" /dev/null -- "$sw" report plan_hang_composite_gpus.toml -o rep_han
 run C1 2 "$w" /dev/null -- "$sw" predict predict_slow_ranks_list.toml \
   --ranks 720720,1441440,2162160,2882880,3603600
 run D2 0 "$w" /dev/null -- "$sw" predict pp_last_stage_logits_not_counted.toml
-expect D2 - "memory per GPU (last stage):                     41.6 GB"
+expect D2 - "memory per GPU (last stage):                     41.7 GB"
 expect D2 - "fits in memory:                                  no"
 run D6 2 "$w" /dev/null -- "$sw" predict transformer_for_sigma_flag.toml --sigma 1e308
 run D6 2 "$w" /dev/null -- "$sw" predict transformer_for_sigma_flag.toml --sigma 1.5
