@@ -578,14 +578,22 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
   std::vector<NamedSplit> out;
   for (const auto& [name, zero] : {std::pair<const char*, int>{"pure data parallel", 0},
                                    std::pair<const char*, int>{"pure ZeRO-3", 3}}) {
+    // A framework that does not shard that far (megatron-lm-2021: ZeRO 0) has no pure ZeRO-3
+    // of its own: it is priced as DeepSpeed runs it, and named so.
+    TransformerJob run = job;
+    std::string named = name;
+    if (zero > job.framework.max_zero) {
+      run.framework = framework_preset("deepspeed-zero");
+      named = fmt::format("{} (as {} runs it)", name, run.framework.name);
+    }
     SplitConstraints c = constraints;
     c.zero = zero;
-    const SplitSearch s = search_splits(job, gpus, c, 1);
-    NamedSplit n{name, std::nullopt, SplitProblem::kNone};
+    const SplitSearch s = search_splits(run, gpus, c, 1);
+    NamedSplit n{named, std::nullopt, SplitProblem::kNone};
     if (!s.ranked.empty()) {
       n.best = s.ranked.front();
     } else {
-      n.problem = evaluate_split(job, c.defaults(job.framework)).problem;
+      n.problem = evaluate_split(run, c.defaults(run.framework)).problem;
     }
     out.push_back(std::move(n));
   }

@@ -65,7 +65,9 @@ bool ranks_before(const SplitStep& a, const SplitStep& b);
 
 // The best split of a named kind, for plan's "why the others lose": "pure data parallel"
 // (tp 1, pp 1, no ZeRO) and "pure ZeRO-3" (tp 1, pp 1, zero 3), the rest of the choices
-// searched as `constraints` allows. `best` is empty when no split of that kind can run.
+// searched as `constraints` allows. Under a framework that does not run ZeRO-3 (its
+// max_zero), the ZeRO-3 split is priced under deepspeed-zero and named "pure ZeRO-3 (as
+// deepspeed-zero runs it)". `best` is empty when no split of that kind can run.
 struct NamedSplit {
   std::string name;
   std::optional<SplitStep> best;
