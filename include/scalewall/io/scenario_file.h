@@ -103,18 +103,24 @@
 //   pp = 8
 //   dp = 16
 //   interleave = 1                         # default 1
-//   sequence_parallel = false              # default false
-//   recompute = "none"                     # none | selective | full; default none
-//   zero = 0                               # 0 .. 3 (3: FSDP); default 0
+//   sequence_parallel = false              # default: the framework's (with tp > 1)
+//   recompute = "none"                     # none | selective | full; default: the framework's
+//   zero = 0                               # 0 .. 3 (3: FSDP); default: the framework's
 //   dp_overlap = true                      # default: the framework's
 //   tp_overlap = true                      # default: the framework's
+//   first_stage_layers = 9                 # megatron-core: uneven stages (with
+//   last_stage_layers = 7                  #   last_stage_layers); default even
+//   embedding_in_split = true              # megatron-core: the embedding and the loss count
+//   loss_in_split = true                   #   as a layer each in the split; default false
 //
 //   [system]                               # required
-//   gpu = "a100-80gb"                      # an accelerator preset (accelerator.h)
+//   gpu = "a100-80gb"                      # an accelerator preset (accelerator.h) or a GPU
+//                                          #   file (gpu_file.h), relative to this file
 //   fabric = "dgx-a100"                    # a fabric preset or file (relative to this file)
 //   gpus = 1024                            # default tp x pp x dp when all three are given
 //   framework = "megatron-core"            # a profile (framework.h); default megatron-core
 //   memory_reserve = 0.1                   # fraction of HBM kept free; default 0.1
+//   gpus_per_node = 64                     # GPUs of each node the job uses; default all
 //
 // [variance] (sigma only) may be given too; no other section may.
 #ifndef SCALEWALL_SCENARIO_FILE_H_
