@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -13,6 +12,7 @@
 
 #include "scalewall/analysis/split_search.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/utf8.h"
 #include "scalewall/base/stats.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/scenario_file.h"
@@ -21,14 +21,8 @@
 namespace scalewall {
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool has(std::string_view text, std::string_view part) {
-  return lower(text).find(part) != std::string::npos;
+  return ascii_lower(text).find(part) != std::string::npos;
 }
 
 // The vocabulary of the Llama 3 tokenizer (its config.json's vocab_size), for a table that
@@ -45,7 +39,7 @@ struct Precision {
 };
 
 Precision precision_of(const PublishedRun& run) {
-  const std::string p = lower(run.precision);
+  const std::string p = ascii_lower(run.precision);
   if (p.empty()) {
     // The Megatron-LM README states MFU against the dense BF16 peak and no precision.
     if (run.source.find("megatron_lm_readme") != std::string::npos) return {"bf16", "BF16", "", ""};
@@ -63,7 +57,7 @@ Precision precision_of(const PublishedRun& run) {
 
 // The accelerator preset of a run's GPU ("H100 (implied)" is an H100).
 std::optional<std::string> gpu_preset(const PublishedRun& run) {
-  const std::string g = lower(run.gpu);
+  const std::string g = ascii_lower(run.gpu);
   std::string name;
   if (g.rfind("h100", 0) == 0) name = "h100-sxm";
   else if (g.rfind("h200", 0) == 0) name = "h200";
@@ -75,9 +69,9 @@ std::optional<std::string> gpu_preset(const PublishedRun& run) {
 
 // The fabric preset of a run's system; a table that names no system is on its GPU's DGX.
 std::optional<std::string> fabric_preset(const PublishedRun& run, std::string& assumed) {
-  std::string system = lower(run.system);
+  std::string system = ascii_lower(run.system);
   if (system.empty()) {
-    system = "dgx-" + lower(run.gpu.substr(0, run.gpu.find(' ')));
+    system = "dgx-" + ascii_lower(run.gpu.substr(0, run.gpu.find(' ')));
     assumed += fmt::format("system not stated: {}; ", system);
   }
   // A DGX GB200 or GB300 system is its NVL72 racks.
@@ -119,7 +113,7 @@ std::string model_keys(const PublishedRun& run, std::string& assumed, std::strin
 // Why the model cannot price `run` at all, before its scenario is written, and the reason's
 // kind; empty when it can.
 std::pair<std::string, std::string> out_of_scope(const PublishedRun& run) {
-  if (!run.task.empty() && lower(run.task) != "pre-training") {
+  if (!run.task.empty() && ascii_lower(run.task) != "pre-training") {
     return {fmt::format("{}: only pre-training is priced", run.task), "fine-tuning"};
   }
   if (run.experts.value_or(0) > 0) {

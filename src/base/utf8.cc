@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 namespace scalewall {
 
 std::string visible(std::string_view text) {
@@ -25,6 +27,12 @@ std::string visible(std::string_view text) {
     }
     text.remove_prefix(1);
   }
+  return out;
+}
+
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 

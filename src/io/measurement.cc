@@ -42,6 +42,7 @@
 
 #include "scalewall/model/collective.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/utf8.h"
 #include "scalewall/base/setting.h"
 #include "scalewall/io/file_format.h"
 #include "scalewall/io/input_file.h"
@@ -126,7 +127,7 @@ bool starts_like_number(std::string_view w) {
   if (w.empty()) return false;
   if (w[0] >= '0' && w[0] <= '9') return true;
   if (w.size() > 1 && w[0] == '.' && w[1] >= '0' && w[1] <= '9') return true;
-  const std::string l = lower(w);
+  const std::string l = ascii_lower(w);
   return l == "nan" || l == "inf" || l == "infinity";
 }
 
@@ -141,12 +142,6 @@ bool starts_row(const std::vector<std::string_view>& words, std::size_t columns)
   if (all_digits(w)) return true;
   if (w.size() > 1 && (w[0] == '-' || w[0] == '+') && all_digits(w.substr(1))) return true;
   return words.size() == columns && starts_like_number(w);
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // A line as the readers see it: without a byte order mark (line 1), the launcher's prefix

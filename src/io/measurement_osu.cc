@@ -15,6 +15,7 @@
 
 #include "measurement_text.h"
 #include "scalewall/base/error.h"
+#include "scalewall/base/utf8.h"
 #include "scalewall/base/setting.h"
 #include "scalewall/io/measurement.h"
 #include "scalewall/model/collective.h"
@@ -238,7 +239,7 @@ std::size_t require_column(const OsuTable& table, const std::string& path,
 
 bool osu_row_passed(const OsuTable& table, const OsuTable::Row& row) {
   const auto v = column_of(table, "validation");
-  return !v || lower(row.cells[*v]) != "fail";
+  return !v || ascii_lower(row.cells[*v]) != "fail";
 }
 
 void read_osu_latency(const std::string& path, const OsuTable& table, std::size_t series,

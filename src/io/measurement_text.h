@@ -60,7 +60,6 @@ bool all_digits(std::string_view word);
 // other number too ("1e19", "1.5", "0x10", "1,000", "nan", "inf"), which the size's reader
 // refuses, naming it.
 bool starts_row(const std::vector<std::string_view>& words, std::size_t columns);
-std::string lower(std::string_view text);
 // A measurement log's text without its last line when that line has no line break at its
 // end (the log was cut off while it was written): the line is left out, with a warning naming
 // it when it held more than a comment.

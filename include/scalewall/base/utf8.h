@@ -50,6 +50,9 @@ inline std::size_t utf8_sequence(std::string_view text) {
 // (present/report.h) and the executables' error and warning lines write input through it.
 std::string visible(std::string_view text);
 
+// `text` with its ASCII letters in lower case; every other byte as it is.
+std::string ascii_lower(std::string_view text);
+
 }  // namespace scalewall
 
 #endif  // SCALEWALL_BASE_UTF8_H_
