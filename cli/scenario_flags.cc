@@ -333,33 +333,30 @@ std::string selector_used_text(const ScenarioFile& file) {
       nccl_release_name(nccl_tables_release(file.scenario.network.fabric->gpu.nccl_release)));
 }
 
-nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
-  const TransformerScenario& t = *file.transformer;
-  const TransformerJob& job = t.job;
+namespace {
+
+nlohmann::ordered_json model_inputs(const TransformerShape& m) {
   nlohmann::ordered_json j;
-  j["name"] = file.scenario.name;
-  nlohmann::ordered_json& m = j["model"];
-  m["hidden"] = job.model.hidden;
-  m["ffn"] = job.model.ffn;
-  m["heads"] = job.model.heads;
-  m["kv_heads"] = job.model.kv_heads;
-  m["layers"] = job.model.layers;
-  m["seq"] = job.model.seq;
-  m["vocab"] = job.model.vocab;
-  m["mlp"] = mlp_name(job.model.mlp);
-  m["tied_embeddings"] = job.model.tied_embeddings;
-  m["position"] = position_name(job.model.position);
-  m["parameters"] = model_parameters(job.model);
-  nlohmann::ordered_json& tr = j["training"];
-  tr["global_batch"] = job.training.global_batch;
-  tr["micro_batch"] = t.parallel.micro_batch ? nlohmann::ordered_json(*t.parallel.micro_batch)
-                                             : nlohmann::ordered_json();
-  tr["dtype"] = std::string(dtype_name(job.training.dtype));
-  nlohmann::ordered_json& p = j["parallel"];
-  const SplitConstraints& c = t.parallel;
+  j["hidden"] = m.hidden;
+  j["ffn"] = m.ffn;
+  j["heads"] = m.heads;
+  j["kv_heads"] = m.kv_heads;
+  j["layers"] = m.layers;
+  j["seq"] = m.seq;
+  j["vocab"] = m.vocab;
+  j["mlp"] = mlp_name(m.mlp);
+  j["tied_embeddings"] = m.tied_embeddings;
+  j["position"] = position_name(m.position);
+  j["parameters"] = model_parameters(m);
+  return j;
+}
+
+// The [parallel] choices as written: null where the scenario leaves one open.
+nlohmann::ordered_json parallel_inputs(const SplitConstraints& c) {
   const auto opt = [](const auto& v) {
     return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
   };
+  nlohmann::ordered_json p;
   p["tp"] = opt(c.tp);
   p["pp"] = opt(c.pp);
   p["dp"] = opt(c.dp);
@@ -369,7 +366,17 @@ nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
                                : nlohmann::ordered_json();
   p["zero"] = opt(c.zero);
   p["dp_overlap"] = opt(c.dp_overlap);
-  nlohmann::ordered_json& y = j["system"];
+  p["tp_overlap"] = opt(c.tp_overlap);
+  p["first_stage_layers"] = opt(c.first_stage_layers);
+  p["last_stage_layers"] = opt(c.last_stage_layers);
+  p["embedding_in_split"] = opt(c.embedding_in_split);
+  p["loss_in_split"] = opt(c.loss_in_split);
+  return p;
+}
+
+nlohmann::ordered_json system_inputs(const TransformerScenario& t) {
+  const TransformerJob& job = t.job;
+  nlohmann::ordered_json y;
   y["gpu"] = job.gpu.name;
   y["peak_flops_per_s"] = job.gpu.peak_flops_per_s(job.training.dtype);
   y["hbm_bytes"] = job.gpu.hbm_bytes;
@@ -377,6 +384,27 @@ nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
   y["fabric"] = t.fabric_name;
   add_fabric_figures(job.fabric, y["fabric_figures"]);
   y["gpus"] = t.gpus;
+  y["gpus_per_node"] = job.fabric.ranks_per_node;
+  y["framework"] = std::string(job.framework.name);
+  y["memory_reserve"] = job.memory_reserve;
+  return y;
+}
+
+}  // namespace
+
+nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
+  const TransformerScenario& t = *file.transformer;
+  const TransformerJob& job = t.job;
+  nlohmann::ordered_json j;
+  j["name"] = file.scenario.name;
+  j["model"] = model_inputs(job.model);
+  nlohmann::ordered_json& tr = j["training"];
+  tr["global_batch"] = job.training.global_batch;
+  tr["micro_batch"] = t.parallel.micro_batch ? nlohmann::ordered_json(*t.parallel.micro_batch)
+                                             : nlohmann::ordered_json();
+  tr["dtype"] = std::string(dtype_name(job.training.dtype));
+  j["parallel"] = parallel_inputs(t.parallel);
+  j["system"] = system_inputs(t);
   j["variance"]["sigma"] = job.sigma;
   return j;
 }
