@@ -458,6 +458,16 @@ TEST(TransformerCli, FirstAndLastStageLayersAreMegatronCores) {
                                     "gpus = 80");
   const auto j = run_json({"predict", core});
   EXPECT_EQ(j["stage_layers"], "9 first, 8 x 8 middle, 7 last");
+  // The inputs echo the layout as written and the framework's defaults as the scenario left
+  // them: open choices are null.
+  const auto& in = j["inputs"]["model"];
+  EXPECT_EQ(in["parallel"]["first_stage_layers"], 9);
+  EXPECT_EQ(in["parallel"]["last_stage_layers"], 7);
+  EXPECT_TRUE(in["parallel"]["embedding_in_split"].is_null());
+  EXPECT_TRUE(in["parallel"]["tp_overlap"].is_null());
+  EXPECT_EQ(in["system"]["framework"], "megatron-core");
+  EXPECT_EQ(in["system"]["memory_reserve"], 0.1);
+  EXPECT_EQ(in["system"]["gpus_per_node"], 8);
   // First 9 only: under megatron-lm-2021, and under megatron-core.
   const auto first_nine = [&](const std::string& name, const std::string& system) {
     return Scenario(name, model, "global_batch = 128",
