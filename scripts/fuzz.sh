@@ -9,8 +9,11 @@
 #                                            the other; new inputs go to build-fuzz/fuzz-work
 #   scripts/fuzz.sh count RUNS [TARGET...]   each target (default: all) for RUNS executions
 #                                            from its corpus, work folder and regressions
-#                                            (seed 1), one after the other; prints executions,
-#                                            seconds and executions per second per target
+#                                            (seed 1, or FUZZ_SEED), one after the other;
+#                                            prints executions, seconds and executions per
+#                                            second per target. Long counts can be run in
+#                                            parts with different seeds: the work folder
+#                                            carries the corpus from one part to the next
 #   scripts/fuzz.sh minimize TARGET FILE     shrinks a crashing input; prints the small one's
 #                                            path
 #
@@ -27,7 +30,7 @@ per_input_timeout=10
 rss_limit_mb=2048
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -119,8 +122,10 @@ case "$mode" in
       what="${limit} s"
       limit_flags=(-max_total_time="$limit")
     else
-      what="${limit} executions (seed 1)"
-      limit_flags=(-seed=1 -runs="$limit")
+      seed="${FUZZ_SEED:-1}"
+      case "$seed" in '' | *[!0-9]*) echo "error: FUZZ_SEED '$seed' must be a positive integer" >&2; exit 2 ;; esac
+      what="${limit} executions (seed $seed)"
+      limit_flags=(-seed="$seed" -runs="$limit")
     fi
     status=0
     summary=()
