@@ -27,7 +27,8 @@ Table groups_table(const PublishedAccuracy& a) {
 }
 
 std::string split_text(const ParallelSplit& s) {
-  return fmt::format("tp {} pp {} dp {} b {} v {}{}", s.tp, s.pp, s.dp, s.micro_batch,
+  return fmt::format("tp {}{} pp {} dp {} b {} v {}{}", s.tp,
+                     s.cp > 1 ? fmt::format(" cp {}", s.cp) : "", s.pp, s.dp, s.micro_batch,
                      s.interleave, s.zero > 0 ? fmt::format(" zero {}", s.zero) : "");
 }
 
