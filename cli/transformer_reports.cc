@@ -165,6 +165,10 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   report.add_field("regime", "scale regime (seed 3.5)", Unit::kText,
                    fmt::format("{} GPUs: {} binds first", regime.ranks, regime.binds));
   report.add_list("runners_up", "runner-up", runner_up_lines(search));
+  // Where the search tried several context-parallel degrees, the best split at each.
+  if (std::vector<std::string> cp = cp_choice_lines(search); !cp.empty()) {
+    report.add_list("cp_choices", "cp", std::move(cp));
+  }
   std::vector<std::string> others;
   for (const NamedSplit& n : pure_alternatives(t.job, t.gpus, t.parallel)) {
     others.push_back(n.best ? alternative_line(n.name, *n.best, best)

@@ -1033,7 +1033,7 @@ void require_valid_split(const ParallelSplit& s) {
   if (s.zero < 0 || s.zero > 3) {
     throw InputError(fmt::format("parallel.zero {} must be 0, 1, 2 or 3", s.zero));
   }
-  if (s.cp_a2a < 0 || (s.cp_a2a > 0 && s.cp % s.cp_a2a != 0)) {
+  if (s.cp_a2a < 0 || (s.cp > 1 && s.cp_a2a > 0 && s.cp % s.cp_a2a != 0)) {
     throw InputError(fmt::format("parallel.cp_a2a {} must divide parallel.cp {}", s.cp_a2a,
                                  s.cp));
   }

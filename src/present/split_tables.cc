@@ -255,6 +255,24 @@ std::vector<std::string> runner_up_lines(const SplitSearch& search) {
   return lines;
 }
 
+std::vector<std::string> cp_choice_lines(const SplitSearch& search) {
+  std::vector<std::string> lines;
+  if (search.ranked.empty() || search.best_by_cp.size() < 2) return lines;
+  const SplitStep& best = search.ranked.front();
+  for (const SplitStep& s : search.best_by_cp) {
+    if (s.split.cp != best.split.cp) {
+      lines.push_back(alternative_line(fmt::format("best at cp {}", s.split.cp), s, best));
+      continue;
+    }
+    lines.push_back(fmt::format(
+        "cp {}, the best split's: cp comm {} ({} of the step), memory {} of {}", s.split.cp,
+        format_seconds(best.cp_comm_s),
+        format_percent(best.step_s > 0 ? best.cp_comm_s / best.step_s : 0.0),
+        format_bytes(best.memory.total()), format_bytes(best.memory_limit_bytes)));
+  }
+  return lines;
+}
+
 namespace {
 
 // One row of the decomposition table: a split that runs, or one that cannot (`step` empty).

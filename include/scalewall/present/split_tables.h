@@ -91,6 +91,13 @@ Table splits_table(const SplitSearch& search);
 // memory it lacks.
 std::vector<std::string> runner_up_lines(const SplitSearch& search);
 
+// Why the best split's context-parallel degree beats the others the search tried: its own
+// line ("cp 8, the best split's: cp comm 0 s (0% of the step), memory 70.4 GB of 72 GB"), then
+// the best split at each other cp as alternative_line gives it ("best at cp 1 (...): does not
+// fit, ..."; "best at cp 16 (...): step 57.5 s, 2.1% slower than the best (+2.1 s compute,
+// ...)"). Empty where only one cp was tried.
+std::vector<std::string> cp_choice_lines(const SplitSearch& search);
+
 // predict --what-if on a transformer scenario: the baseline, then pure data parallelism and pure
 // ZeRO-3 (when not the baseline), then "change the decomposition" (the best split), each with
 // its degrees, step, memory per GPU and gain (the baseline's step over the row's, when both
