@@ -126,10 +126,6 @@ std::int64_t dp_cp(const ParallelSplit& s) { return s.dp * s.cp; }
 std::int64_t kv_heads_held(const TransformerShape& m, std::int64_t tp) {
   return m.kv_heads % tp == 0 ? m.kv_heads / tp : 1;
 }
-// The ranks of the ring of the context-parallel exchange: cp / cp_a2a_ranks.
-std::int64_t cp_ring_ranks(const TransformerJob& job, const ParallelSplit& s) {
-  return s.cp / cp_a2a_ranks(job, s);
-}
 
 // The peaks one layer's work runs at. Under FP8 the transformer layers' GEMMs run at the FP8
 // peak while the attention core and the logits GEMM stay BF16 (Transformer Engine's
@@ -217,7 +213,7 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
       // The kernel's own published efficiency by sequence length (accelerator.cc), at the
       // length each of its calls runs: s / r for a ring of r ranks (each step's Q and KV hold
       // s / r tokens), s after an all-to-all of all cp ranks.
-      const double seq = dbl(m.seq) / dbl(cp_ring_ranks(job, s));
+      const double seq = cp_exchange(job, s).kernel_seq;
       l.core_s = fused->forward.kernel_time_s(forward, seq, peak.core);
       l.core_backward_s = fused->backward.kernel_time_s(backward, seq, peak.core);
     } else {
@@ -444,28 +440,24 @@ Cost ring_send(const TransformerJob& job, const Topology& ring, double bytes) {
 // A recomputed forward (selective or full) exchanges again.
 Cost cp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l) {
   if (s.cp == 1) return {};
-  const std::int64_t a = cp_a2a_ranks(job, s);
-  const std::int64_t r = s.cp / a;
+  const CpExchange x = cp_exchange(job, s);
+  const std::int64_t a = x.a2a_ranks;
+  const std::int64_t r = x.ring_ranks;
   Cost forward;
   Cost backward;
   if (a > 1) {
     const Topology group = group_topology(job.fabric, a, s.tp);
-    // One head's values of the tokens a rank holds, 2 B each: Q and O have a/t heads, K and
-    // V the k' a TP rank holds.
-    const double head = kElementBytes * dbl(s.micro_batch) * rank_seq(job, s) *
-                        dbl(job.model.hidden / job.model.heads);
-    const Cost q = collective(Op::kAlltoall, head * dbl(job.model.heads / s.tp), group);
-    const Cost kv = collective(Op::kAlltoall, head * dbl(kv_heads_held(job.model, s.tp)), group);
-    forward += q.times(2.0);   // Q and O
-    forward += kv.times(2.0);  // K and V
-    backward += q.times(2.0);  // dO and dQ
-    backward += kv.times(2.0); // dK and dV
+    const Cost q = collective(Op::kAlltoall, x.q_bytes, group);
+    const Cost kv = collective(Op::kAlltoall, x.kv_bytes, group);
+    forward += q.times(2.0);    // Q and O
+    forward += kv.times(2.0);   // K and V
+    backward += q.times(2.0);   // dO and dQ
+    backward += kv.times(2.0);  // dK and dV
   }
   if (r > 1) {
     const Topology ring = group_topology(job.fabric, r, s.tp * a);
-    const double block = cp_kv_block_bytes(job, s);
-    const Cost one = ring_send(job, ring, block);
-    const Cost two = ring_send(job, ring, 2.0 * block);
+    const Cost one = ring_send(job, ring, x.block_bytes);
+    const Cost two = ring_send(job, ring, 2.0 * x.block_bytes);
     const double forward_step = l.core_s / dbl(r);
     const double backward_step = l.core_backward_s / dbl(r);
     forward += exposed_beside(one, forward_step).times(dbl(r - 1));
@@ -988,7 +980,9 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   if (dp_cp(s) > 1) buffers += kBucketsInFlight * dp_bucket_bytes(job, s);
   if (s.pp > 1) buffers += 2.0 * kElementBytes * sbh;  // a send and a receive buffer
   // The ring's send and receive buffers, each of a KV block and, in the backward, its dKV.
-  if (s.cp > 1 && cp_ring_ranks(job, s) > 1) buffers += 2.0 * 2.0 * cp_kv_block_bytes(job, s);
+  if (const CpExchange x = cp_exchange(job, s); x.ring_ranks > 1) {
+    buffers += 2.0 * 2.0 * x.block_bytes;
+  }
   if (s.zero >= 3) {
     // The unit running and the ones prefetched, gathered whole: the largest of them.
     double largest = end_parameters(m, s.pp) / t;
@@ -1203,13 +1197,21 @@ std::int64_t cp_a2a_ranks(const TransformerJob& job, const ParallelSplit& s) {
   return best;
 }
 
-double cp_kv_block_bytes(const TransformerJob& job, const ParallelSplit& s) {
+CpExchange cp_exchange(const TransformerJob& job, const ParallelSplit& s) {
   const TransformerShape& m = job.model;
-  const std::int64_t a = cp_a2a_ranks(job, s);
-  const double ring = dbl(s.cp / a);
+  CpExchange x;
+  x.a2a_ranks = cp_a2a_ranks(job, s);
+  x.ring_ranks = s.cp / x.a2a_ranks;
+  x.kernel_seq = dbl(m.seq) / dbl(x.ring_ranks);
+  if (s.cp == 1) return x;
+  const double b = dbl(s.micro_batch);
   const double head_dim = dbl(m.hidden / m.heads);
-  return 2.0 * dbl(s.micro_batch) * (dbl(m.seq) / ring) *
-         (dbl(kv_heads_held(m, s.tp)) / dbl(a)) * head_dim * kElementBytes;
+  const double kv_heads = dbl(kv_heads_held(m, s.tp));
+  const double one_head = kElementBytes * b * rank_seq(job, s) * head_dim;
+  x.q_bytes = one_head * dbl(m.heads / s.tp);
+  x.kv_bytes = one_head * kv_heads;
+  x.block_bytes = 2.0 * b * x.kernel_seq * (kv_heads / dbl(x.a2a_ranks)) * head_dim * kElementBytes;
+  return x;
 }
 
 SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) {

@@ -277,10 +277,22 @@ SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split);
 // the ring across nodes, as Megatron-Core's description of a2a+p2p has it). 1 when cp is 1.
 std::int64_t cp_a2a_ranks(const TransformerJob& job, const ParallelSplit& split);
 
-// Bytes of one ring step's send of context parallelism, per micro-batch and layer: the K and V
-// of the tokens a rank holds after the all-to-all, 2 x b (s/r) (k'/a2a) d x 2 B, with r = cp /
-// a2a ring ranks, k' the KV heads per TP rank and a2a = cp_a2a_ranks.
-double cp_kv_block_bytes(const TransformerJob& job, const ParallelSplit& split);
+// The context-parallel exchange of one layer and micro-batch on one rank, as Transformer
+// Engine runs it (docs/models.md, "Context parallelism"): its all-to-all sub-group and its
+// ring, the bytes each call moves (2-byte values; d = h/a the head dimension, k' the KV heads
+// a TP rank holds) and the tokens each call of the attention kernel runs on. All-zero sizes
+// and one rank each when cp is 1.
+struct CpExchange {
+  std::int64_t a2a_ranks = 1;   // cp_a2a_ranks
+  std::int64_t ring_ranks = 1;  // cp / a2a_ranks
+  double q_bytes = 0;      // one all-to-all of Q (and of O, dO, dQ): b (s/cp) (a/t) d x 2 B
+  double kv_bytes = 0;     // one all-to-all of K (and of V, dK, dV): b (s/cp) k' d x 2 B
+  double block_bytes = 0;  // one ring send, K and V of the tokens a rank holds after the
+                           // all-to-all: 2 b (s/r) (k'/a2a) d x 2 B, r the ring's ranks
+  double kernel_seq = 0;   // the sequence length each kernel call runs at: s / r
+};
+// REQUIRES: split_problem(job, split) is kNone.
+CpExchange cp_exchange(const TransformerJob& job, const ParallelSplit& split);
 
 }  // namespace scalewall
 
