@@ -50,7 +50,7 @@
 // stage, all of them; a middle stage, its layers only.
 // Memory per GPU (the fullest of the first, middle and last stages'): weights (2 B per
 // parameter), gradients (2 B), Adam state and fp32 master weights (12 B) (Rajbhandari et al.
-// 2020's 16 B per parameter), each divided by d where the ZeRO stage shards it; activations
+// 2020's 16 B per parameter), each divided by d c where the ZeRO stage shards it; activations
 // over the stage's layers of the micro-batches it holds in flight: on the first stage p
 // (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al. 2022), on stage 1 p - 1
 // (interleaved: (2 (p - 2) + (v - 1) p + 1)/v, Megatron-LM's warm-up), on the last one
