@@ -2,12 +2,14 @@
 // (scalewall/analysis/split_search.h): one evaluation of GPT-3 175B at tp 8 x pp 8 x dp 16 on
 // DGX A100 nodes (issue 14: under 20 us), and the whole search for the 1T model of Narayanan et
 // al. 2021 on 3072 GPUs, every divisor split with every micro-batch, interleave, recomputation,
-// ZeRO stage and sequence parallelism (issue 14: under 1 s on one core).
+// ZeRO stage and sequence parallelism (issue 14: under 1 s on one core); and a 128K-token
+// Llama 3.1 70B on 16,384 H100s, where the search also tries context parallelism.
 #include <benchmark/benchmark.h>
 
 #include "scalewall/analysis/split_search.h"
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/model/accelerator.h"
+#include "scalewall/model/model_presets.h"
 
 namespace {
 
@@ -87,5 +89,27 @@ void BM_SearchSplitsBloomOn16384(benchmark::State& state) {
              16384);
 }
 BENCHMARK(BM_SearchSplitsBloomOn16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// Llama 3.1 70B at 131,072 tokens per sequence, global batch 4096, on 16,384 H100s in DGX H100
+// nodes under Megatron-Core: the search tries cp 1 to 32 (arg 0), or cp held at 1 (arg 1, the
+// search as it was before context parallelism).
+void BM_SearchSplitsLlama128kOn16384(benchmark::State& state) {
+  scalewall::TransformerJob job;
+  job.model = scalewall::model_preset("llama3.1-70b");
+  job.model.seq = 131072;
+  job.training = {4096, 1, scalewall::DType::kBf16};
+  job.gpu = scalewall::accelerator_preset("h100-sxm");
+  job.fabric = scalewall::load_fabric("dgx-h100");
+  scalewall::SplitConstraints c;
+  if (state.range(0) == 1) c.cp = 1;
+  std::int64_t evaluated = 0;
+  for (auto _ : state) {
+    const auto search = scalewall::search_splits(job, 16384, c, 5);
+    evaluated = search.evaluated;
+    benchmark::DoNotOptimize(search.ranked.data());
+  }
+  state.counters["splits"] = static_cast<double>(evaluated);
+}
+BENCHMARK(BM_SearchSplitsLlama128kOn16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -139,9 +139,12 @@ Report plan_report(const PlanFlags& flags) {
     if (!flags.ranks.empty()) {
       file.transformer->gpus = flag_count("--ranks", flags.ranks, 1, kMaxRanks);
       const SplitConstraints& c = file.transformer->parallel;
-      if (c.degrees_fixed() && *c.tp * *c.pp * *c.dp != file.transformer->gpus) {
-        throw InputError(fmt::format("--ranks: {} GPUs is not the scenario's tp x pp x dp = {}",
-                                     file.transformer->gpus, *c.tp * *c.pp * *c.dp));
+      const std::int64_t cp = c.cp.value_or(1);
+      if (c.degrees_fixed() && *c.tp * cp * *c.pp * *c.dp != file.transformer->gpus) {
+        throw InputError(fmt::format("--ranks: {} GPUs is not the scenario's {} = {}",
+                                     file.transformer->gpus,
+                                     cp == 1 ? "tp x pp x dp" : "tp x cp x pp x dp",
+                                     *c.tp * cp * *c.pp * *c.dp));
       }
     }
     return transformer_plan_report(file, flags.scenario.path);

@@ -59,7 +59,8 @@ void add_remedy_levels(nlohmann::ordered_json& j, const Levels& levels) {
 // The first transformer flag given, or "".
 std::string_view first_transformer_flag(const TransformerFlags& t) {
   const std::pair<std::string_view, const std::string*> all[] = {
-      {"--tp", &t.tp}, {"--pp", &t.pp}, {"--dp", &t.dp}, {"--micro-batch", &t.micro_batch},
+      {"--tp", &t.tp}, {"--pp", &t.pp}, {"--dp", &t.dp}, {"--cp", &t.cp},
+      {"--cp-comm", &t.cp_comm}, {"--micro-batch", &t.micro_batch},
       {"--interleave", &t.interleave}, {"--sequence-parallel", &t.sequence_parallel},
       {"--recompute", &t.recompute}, {"--zero", &t.zero}, {"--dp-overlap", &t.dp_overlap},
       {"--gpu", &t.gpu}, {"--gpus", &t.gpus}, {"--global-batch", &t.global_batch},
@@ -119,17 +120,22 @@ void require_dtype_on_gpu(const ScenarioFlags& flags, const TransformerJob& job)
                                              : std::string("--gpu")));
 }
 
-// The first of --tp, --pp and --dp given, for an error about their product.
+// The first of --tp, --pp, --dp and --cp given, for an error about their product.
 std::string_view first_degree_flag(const TransformerFlags& f) {
   if (!f.tp.empty()) return "--tp";
   if (!f.pp.empty()) return "--pp";
-  return "--dp";
+  if (!f.dp.empty()) return "--dp";
+  return "--cp";
 }
 
 void apply_parallel_flags(const TransformerFlags& f, SplitConstraints& c) {
   if (!f.tp.empty()) c.tp = flag_count("--tp", f.tp, 1, kMaxDegree);
   if (!f.pp.empty()) c.pp = flag_count("--pp", f.pp, 1, kMaxDegree);
   if (!f.dp.empty()) c.dp = flag_count("--dp", f.dp, 1, kMaxDegree);
+  if (!f.cp.empty()) c.cp = flag_count("--cp", f.cp, 1, kMaxDegree);
+  if (!f.cp_comm.empty()) {
+    c.cp_comm = with_flag("--cp-comm", [&] { return parse_cp_comm(f.cp_comm); });
+  }
   if (!f.micro_batch.empty()) c.micro_batch = flag_count("--micro-batch", f.micro_batch, 1, kMaxDegree);
   if (!f.interleave.empty()) c.interleave = flag_count("--interleave", f.interleave, 1, kMaxDegree);
   if (!f.sequence_parallel.empty()) {
@@ -142,11 +148,35 @@ void apply_parallel_flags(const TransformerFlags& f, SplitConstraints& c) {
   if (!f.dp_overlap.empty()) c.dp_overlap = flag_on_off("--dp-overlap", f.dp_overlap);
 }
 
+// --cp and --cp-comm under a framework without context parallelism are refused as the
+// scenario's keys are, and cp_a2a sizes the hierarchical exchange only.
+void require_context_parallel(const ScenarioFlags& flags, const TransformerScenario& t) {
+  const TransformerFlags& f = flags.transformer;
+  FrameworkChoices choices;
+  choices.cp = t.parallel.cp;
+  choices.cp_comm = t.parallel.cp_comm;
+  if (const auto no = framework_refusal(t.job.framework, choices); no && !f.cp.empty()) {
+    throw InputError(fmt::format("--cp: {}", no->reason));
+  } else if (no && !f.cp_comm.empty()) {
+    throw InputError(fmt::format("--cp-comm: {}", no->reason));
+  }
+  const CpComm comm = t.parallel.cp_comm.value_or(t.job.framework.cp_comm);
+  if (!f.cp_comm.empty() && t.parallel.cp_a2a && comm != CpComm::kA2aP2p) {
+    throw InputError(fmt::format("--cp-comm: parallel.cp_a2a in {} applies to a2a+p2p only",
+                                 flags.path));
+  }
+  if (!f.cp.empty() && t.parallel.cp_a2a && *t.parallel.cp % *t.parallel.cp_a2a != 0) {
+    throw InputError(fmt::format("--cp: {} is not a multiple of parallel.cp_a2a {} in {}",
+                                 *t.parallel.cp, *t.parallel.cp_a2a, flags.path));
+  }
+}
+
 void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   reject_data_parallel_flags(flags);
   TransformerScenario& t = *file.transformer;
   const TransformerFlags& f = flags.transformer;
   apply_parallel_flags(f, t.parallel);
+  require_context_parallel(flags, t);
   if (!f.micro_batch.empty()) t.job.training.micro_batch = *t.parallel.micro_batch;
   if (!f.gpu.empty()) t.job.gpu = with_flag("--gpu", [&] { return load_accelerator(f.gpu); });
   if (!f.global_batch.empty()) {
@@ -164,7 +194,7 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   const SplitConstraints& c = t.parallel;
   const std::int64_t product =
       c.degrees_fixed() ? with_flag(first_degree_flag(f), [&] {
-        return split_gpus(*c.tp, *c.pp, *c.dp);
+        return split_gpus(*c.tp, *c.pp, *c.dp, c.cp.value_or(1));
       })
                         : 0;
   if (!f.gpus.empty()) {
@@ -173,8 +203,12 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
     t.gpus = product;
   }
   if (product != 0 && t.gpus != 0 && product != t.gpus) {
-    throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} is not the {} GPUs", *c.tp,
-                                 *c.pp, *c.dp, product, t.gpus));
+    if (c.cp.value_or(1) == 1) {
+      throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} is not the {} GPUs", *c.tp,
+                                   *c.pp, *c.dp, product, t.gpus));
+    }
+    throw InputError(fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} is not the {} GPUs",
+                                 *c.tp, *c.cp, *c.pp, *c.dp, product, t.gpus));
   }
   if (t.gpus == 0) {
     throw InputError(fmt::format(
@@ -220,6 +254,14 @@ FlagGroup scenario_flags(ScenarioFlags* flags, bool optional) {
       {"--tp", &t.tp, "Transformer scenarios: tensor-parallel degree (parallel.tp)", "N"},
       {"--pp", &t.pp, "Transformer scenarios: pipeline-parallel degree (parallel.pp)", "N"},
       {"--dp", &t.dp, "Transformer scenarios: data-parallel degree (parallel.dp)", "N"},
+      {"--cp", &t.cp,
+       "Transformer scenarios: context-parallel degree, the sequence split over N ranks "
+       "(parallel.cp)",
+       "N"},
+      {"--cp-comm", &t.cp_comm,
+       "Transformer scenarios: the context-parallel exchange, p2p, a2a or a2a+p2p "
+       "(parallel.cp_comm)",
+       "MODE"},
       {"--micro-batch", &t.micro_batch, "Transformer scenarios: sequences per micro-batch",
        "B"},
       {"--interleave", &t.interleave, "Transformer scenarios: model chunks per pipeline stage",
@@ -360,6 +402,10 @@ nlohmann::ordered_json parallel_inputs(const SplitConstraints& c) {
   p["tp"] = opt(c.tp);
   p["pp"] = opt(c.pp);
   p["dp"] = opt(c.dp);
+  p["cp"] = opt(c.cp);
+  p["cp_comm"] = c.cp_comm ? nlohmann::ordered_json(std::string(cp_comm_name(*c.cp_comm)))
+                           : nlohmann::ordered_json();
+  p["cp_a2a"] = opt(c.cp_a2a);
   p["interleave"] = opt(c.interleave);
   p["sequence_parallel"] = opt(c.sequence_parallel);
   p["recompute"] = c.recompute ? nlohmann::ordered_json(std::string(recompute_name(*c.recompute)))

@@ -165,6 +165,10 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   report.add_field("regime", "scale regime (seed 3.5)", Unit::kText,
                    fmt::format("{} GPUs: {} binds first", regime.ranks, regime.binds));
   report.add_list("runners_up", "runner-up", runner_up_lines(search));
+  // Where the search tried several context-parallel degrees, the best split at each.
+  if (std::vector<std::string> cp = cp_choice_lines(search); !cp.empty()) {
+    report.add_list("cp_choices", "cp", std::move(cp));
+  }
   std::vector<std::string> others;
   for (const NamedSplit& n : pure_alternatives(t.job, t.gpus, t.parallel)) {
     others.push_back(n.best ? alternative_line(n.name, *n.best, best)
@@ -188,7 +192,7 @@ void add_alternative_bars(const TransformerScenario& t, std::vector<SplitStep>& 
   for (const NamedSplit& n : pure_alternatives(t.job, t.gpus, t.parallel)) {
     if (!n.best) continue;
     const ParallelSplit& p = n.best->split;
-    labels.push_back(fmt::format("{} (tp {} pp {} dp {})", n.name, p.tp, p.pp, p.dp));
+    labels.push_back(fmt::format("{} ({})", n.name, degrees_label(p)));
     bars.push_back(*n.best);
   }
 }
@@ -217,8 +221,7 @@ HtmlSection transformer_report_section(const ScenarioFile& file, const std::stri
   std::vector<SplitStep> bars = search.ranked;
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < bars.size(); ++i) {
-    labels.push_back(fmt::format("#{} tp {} pp {} dp {}", i + 1, bars[i].split.tp,
-                                 bars[i].split.pp, bars[i].split.dp));
+    labels.push_back(fmt::format("#{} {}", i + 1, degrees_label(bars[i].split)));
   }
   add_alternative_bars(t, bars, labels);
   const std::string network = file.network_description;

@@ -507,5 +507,58 @@ TEST(TransformerCli, EmbeddingAndLossInSplitAreMegatronCores) {
                      "= 64; 126 + 1 = 127 layers)");
 }
 
+// A 128K-token Llama 3.1 70B on 256 H100s (examples/transformer/llama3.1-70b-128k-cp.toml):
+// plan splits the sequence and says why its cp beats the others, the best split at each cp
+// beside its own.
+TEST(TransformerCli, PlanSplitsALongSequenceAndSaysWhyItsCp) {
+  const std::string example = source_path("examples/transformer/llama3.1-70b-128k-cp.toml");
+  const auto j = run_json({"plan", example});
+  const std::int64_t cp = j["cp"].get<std::int64_t>();
+  EXPECT_GT(cp, 1);
+  EXPECT_EQ(j["cp_comm"], "p2p");
+  EXPECT_TRUE(j.contains("cp_comm_s"));
+  ASSERT_EQ(j["cp_choices"].size(), 6u);  // cp 1, 2, 4, 8, 16, 32
+  const std::string at_one = j["cp_choices"][0].get<std::string>();
+  EXPECT_EQ(at_one.rfind("best at cp 1 (tp ", 0), 0u) << at_one;
+  EXPECT_NE(at_one.find("slower than the best (+"), std::string::npos) << at_one;
+  EXPECT_NE(at_one.find(" recompute"), std::string::npos) << at_one;  // what costs it more
+  bool own = false;
+  for (const auto& line : j["cp_choices"]) {
+    const std::string head = "cp " + std::to_string(cp) + ", the best split's";
+    own = own || line.get<std::string>().rfind(head, 0) == 0;
+  }
+  EXPECT_TRUE(own);
+  const CliResult r = run_scalewall({"plan", example});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# cp: best at cp 1 ("), std::string::npos);
+  EXPECT_NE(r.out.find("\ncp comm "), std::string::npos);  // the breakdown's row
+}
+
+TEST(TransformerCli, ContextParallelFlagsAreCheckedAsTheKeysAre) {
+  const std::string example = source_path("examples/transformer/llama3.1-70b-128k-cp.toml");
+  const auto j = run_json({"predict", example, "--tp", "8", "--cp", "16", "--pp", "1", "--dp",
+                           "2"});
+  EXPECT_EQ(j["cp"], 16);
+  EXPECT_EQ(j["inputs"]["model"]["parallel"]["cp"], 16);
+  EXPECT_NE(j["split"].get<std::string>().find("tp 8, cp 16 (p2p), pp 1, dp 2"),
+            std::string::npos);
+  expect_input_error({"predict", example, "--tp", "8", "--cp", "3", "--pp", "1", "--dp", "1",
+                      "--gpus", "24"},
+                     "2 x cp does not divide the sequence (Megatron's causal load balancing "
+                     "splits it into 2 cp chunks) (2 x 3 = 6; seq 131072)");
+  expect_input_error({"predict", example, "--tp", "8", "--cp", "16", "--pp", "1", "--dp", "2",
+                      "--cp-comm", "a2a"},
+                     "the all-to-all's cp ranks do not divide the heads or the KV heads of a TP "
+                     "rank (cp_comm a2a, 16 all-to-all ranks; 8 heads and 1 KV heads per TP rank "
+                     "(tp 8))");
+  expect_input_error({"predict", example, "--tp", "8", "--cp", "16", "--pp", "1", "--dp", "1"},
+                     "tp x cp x pp x dp = 8 x 16 x 1 x 1 = 128 is not the 256 GPUs");
+  expect_input_error({"predict", Example("llama3.1-8b-torch-fsdp2"), "--cp", "2"},
+                     "--cp: system.framework torch-fsdp2 runs context parallelism as PyTorch's "
+                     "context_parallel does");
+  expect_input_error({"predict", example, "--cp-comm", "ring"},
+                     "--cp-comm: unknown cp_comm 'ring' (expected p2p, a2a or a2a+p2p)");
+}
+
 }  // namespace
 }  // namespace scalewall::testing

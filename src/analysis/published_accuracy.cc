@@ -119,9 +119,6 @@ std::pair<std::string, std::string> out_of_scope(const PublishedRun& run) {
   if (run.experts.value_or(0) > 0) {
     return {"mixture of experts is not priced yet", "mixture of experts"};
   }
-  if (run.cp.value_or(1) > 1) {
-    return {"context parallelism is not priced yet", "context parallelism"};
-  }
   if (!run.gpus || !run.seq || !run.global_batch) {
     return {"the source does not state the GPUs, the sequence length and the global batch",
             "not stated"};
@@ -140,14 +137,17 @@ std::string case_name(const PublishedRun& run) {
                      run.precision.empty() ? "" : ", " + run.precision, run.source, run.line);
 }
 
-// The [parallel] keys; "" with `missing` set when the degrees do not divide the GPUs.
+// The [parallel] keys; "" with `missing` set when the degrees do not divide the GPUs. A
+// source that states cp fixes it (the degrees then make tp x cp x pp x dp).
 std::string parallel_keys(const PublishedRun& run, std::string& assumed, std::string& missing) {
-  const std::int64_t tp = *run.tp, pp = *run.pp, n = *run.gpus;
-  if (n % (tp * pp) != 0) {
-    missing = fmt::format("tp x pp = {} does not divide the {} GPUs", tp * pp, n);
+  const std::int64_t tp = *run.tp, pp = *run.pp, cp = run.cp.value_or(1), n = *run.gpus;
+  if (n % (tp * pp * cp) != 0) {
+    missing = run.cp ? fmt::format("tp x pp x cp = {} does not divide the {} GPUs", tp * pp * cp, n)
+                     : fmt::format("tp x pp = {} does not divide the {} GPUs", tp * pp, n);
     return "";
   }
-  std::string keys = fmt::format("tp = {}\npp = {}\ndp = {}\n", tp, pp, n / (tp * pp));
+  std::string keys = fmt::format("tp = {}\npp = {}\ndp = {}\n", tp, pp, n / (tp * pp * cp));
+  if (run.cp) keys += fmt::format("cp = {}\n", cp);
   if (run.vp) keys += fmt::format("interleave = {}\n", *run.vp);
   if (run.fsdp.value_or(0) > 0) keys += "zero = 3\n";
   if (!run.micro_batch) assumed += "micro-batch not stated: plan's choice; ";
@@ -300,6 +300,11 @@ PublishedAccuracy published_accuracy(const std::vector<PublishedRun>& runs) {
   }
   for (const auto& [name, errors] : by_group) out.groups.push_back(summarize(name, errors));
   if (!all.empty()) out.groups.push_back(summarize("all", all));
+  std::vector<double> cp;
+  for (const PublishedCase& c : out.cases) {
+    if (c.skipped.empty() && c.split.cp > 1) cp.push_back(c.error);
+  }
+  if (!cp.empty()) out.context_parallel = summarize("cp > 1", cp);
   return out;
 }
 

@@ -126,10 +126,12 @@ class DegreeSpace {
     partition_ = partition;
   }
 
-  // Calls visit(tp, pp, dp) for each, tp then pp increasing, until it returns false.
+  // Calls visit(tp, pp, dp) for each tp x pp x dp = gpus / cp, tp then pp increasing, until
+  // it returns false. REQUIRES: cp divides gpus.
   template <typename Visit>
-  void for_each(std::int64_t gpus, Visit&& visit) const {
-    if (empty_ || (gpus > g_ && gpus % g_ != 0)) return;
+  void for_each(std::int64_t all_gpus, std::int64_t cp, Visit&& visit) const {
+    if (empty_ || (all_gpus > g_ && all_gpus % g_ != 0)) return;
+    const std::int64_t gpus = all_gpus / cp;
     // N's primes that divide none of the three counts join with exponent 0 in each: no
     // degree takes them but a fixed one or a pp free of the layers.
     DegreeSpace space = *this;
@@ -213,6 +215,21 @@ std::vector<T> choices(const std::optional<T>& fixed, std::vector<T> all) {
   return all;
 }
 
+// The context-parallel degrees the search tries: the one the scenario fixes; else 1 and, where
+// the framework splits sequences, every power of two c whose 2c divides the sequence and that
+// leaves each rank at least kMinContextParallelBlock tokens (and, with cp_a2a given, a
+// multiple of it).
+std::vector<std::int64_t> cp_choices(const TransformerJob& job, const SplitConstraints& c) {
+  if (c.cp) return {*c.cp};
+  std::vector<std::int64_t> out = {1};
+  if (!job.framework.can_context_parallel) return out;
+  const std::int64_t s = job.model.seq;
+  for (std::int64_t cp = 2; s % (2 * cp) == 0 && s / cp >= kMinContextParallelBlock; cp *= 2) {
+    if (!c.cp_a2a || cp % *c.cp_a2a == 0) out.push_back(cp);
+  }
+  return out;
+}
+
 // Keeps the best `keep` of the splits offered, in rank order.
 class Best {
  public:
@@ -260,7 +277,9 @@ Options options_of(const FrameworkProfile& f, const ParallelSplit& base,
   const int top = base.pp > 1 && !f.zero3_with_pp ? std::min(f.max_zero, 1) : f.max_zero;
   std::vector<int> stages;
   for (int z = 0; z <= top; ++z) stages.push_back(z);
-  o.zero = base.dp > 1 ? choices(c.zero, stages) : std::vector<int>{c.zero.value_or(0)};
+  // ZeRO shards over the data-parallel group with context parallelism, d c ranks.
+  o.zero = base.dp * base.cp > 1 ? choices(c.zero, stages)
+                                 : std::vector<int>{c.zero.value_or(0)};
   const std::vector<bool> sp =
       f.can_sequence_parallel ? std::vector<bool>{false, true} : std::vector<bool>{false};
   o.sp = base.tp > 1 ? choices(c.sequence_parallel, sp)
@@ -279,13 +298,16 @@ Options options_of(const FrameworkProfile& f, const ParallelSplit& base,
 
 // A split of the three degrees with what is not searched at the framework's setting (or the
 // scenario's): dp_overlap and tp_overlap, on where the framework overlaps.
-ParallelSplit degrees(const TransformerJob& job, std::int64_t tp, std::int64_t pp,
-                      std::int64_t dp, const SplitConstraints& c) {
+ParallelSplit degrees(const TransformerJob& job, std::int64_t tp, std::int64_t cp,
+                      std::int64_t pp, std::int64_t dp, const SplitConstraints& c) {
   ParallelSplit base;
   base.tp = tp;
+  base.cp = cp;
   base.pp = pp;
   base.dp = dp;
   const ParallelSplit d = c.defaults(job.framework);
+  base.cp_comm = d.cp_comm;
+  base.cp_a2a = d.cp_a2a;
   base.dp_overlap = d.dp_overlap;
   base.tp_overlap = d.tp_overlap;
   base.first_stage_layers = d.first_stage_layers;
@@ -385,9 +407,10 @@ void for_each_runnable(const TransformerJob& job, const ParallelSplit& base, con
   }
 }
 
-// Every option of one (tp, pp, dp): micro-batch, interleave, recompute, ZeRO, sequence parallel.
+// Every option of one (tp, cp, pp, dp): micro-batch, interleave, recompute, ZeRO, sequence
+// parallel; each split offered to `best` and to `at_cp`, the best of its cp.
 void search_degrees(const TransformerJob& job, const ParallelSplit& base,
-                    const SplitConstraints& c, Best& best, SplitSearch& out) {
+                    const SplitConstraints& c, Best& best, Best& at_cp, SplitSearch& out) {
   const Options o = options_of(job.framework, base, c);
   for_each_runnable(job, base, o, [&](const ParallelSplit& runnable) {
     for (const Recompute r : o.recompute) {
@@ -401,6 +424,7 @@ void search_degrees(const TransformerJob& job, const ParallelSplit& base,
           ++out.evaluated;
           if (step.fits) ++out.fitting;
           best.offer(step);
+          at_cp.offer(step);
         }
       }
     }
@@ -412,26 +436,33 @@ void search_degrees(const TransformerJob& job, const ParallelSplit& base,
 std::int64_t count_candidates(const TransformerJob& job, const DegreeSpace& space,
                               std::int64_t gpus, const SplitConstraints& c, std::int64_t limit) {
   std::int64_t count = 0;
-  space.for_each(gpus, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
-    if (c.dp && *c.dp != dp) return true;
-    const ParallelSplit base = degrees(job, tp, pp, dp, c);
-    const Options o = options_of(job.framework, base, c);
-    std::int64_t runnable = 0;
-    for_each_runnable(job, base, o, [&](const ParallelSplit&) { ++runnable; });
-    count += std::max<std::int64_t>(1, runnable * o.per_runnable());
-    return count <= limit;
-  });
+  for (const std::int64_t cp : cp_choices(job, c)) {
+    if (gpus % cp != 0 || count > limit) continue;
+    space.for_each(gpus, cp, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
+      if (c.dp && *c.dp != dp) return true;
+      const ParallelSplit base = degrees(job, tp, cp, pp, dp, c);
+      const Options o = options_of(job.framework, base, c);
+      std::int64_t runnable = 0;
+      for_each_runnable(job, base, o, [&](const ParallelSplit&) { ++runnable; });
+      count += std::max<std::int64_t>(1, runnable * o.per_runnable());
+      return count <= limit;
+    });
+  }
   return count;
 }
 
-// `where` is "N GPUs" or "the K GPU counts (A to B)": both plural.
-std::string too_many_candidates(std::string_view where) {
+// `where` is "N GPUs" or "the K GPU counts (A to B)": both plural. cp is named where the
+// search tries a degree other than 1.
+std::string too_many_candidates(std::string_view where, const TransformerJob& job,
+                                const SplitConstraints& c) {
+  const std::vector<std::int64_t> cps = cp_choices(job, c);
+  const bool cp = cps.size() > 1 || cps.front() > 1;
   return fmt::format(
-      "{} leave more than {} candidate splits to evaluate (tp x pp x dp, micro-batch, "
+      "{} leave more than {} candidate splits to evaluate ({}, micro-batch, "
       "interleave, recomputation, ZeRO stage, sequence parallelism), the most one search "
-      "takes: fix some of these choices (--tp, --pp, --dp, --micro-batch, --interleave, "
+      "takes: fix some of these choices (--tp, --pp, --dp, {}--micro-batch, --interleave, "
       "--recompute, --zero, or their keys in [parallel] and [training])",
-      where, kMaxSearchCandidates);
+      where, kMaxSearchCandidates, cp ? "tp x cp x pp x dp" : "tp x pp x dp", cp ? "--cp, " : "");
 }
 
 SplitSearch search_in(const TransformerJob& job, const DegreeSpace& space, std::int64_t gpus,
@@ -439,11 +470,17 @@ SplitSearch search_in(const TransformerJob& job, const DegreeSpace& space, std::
   SplitSearch out;
   out.gpus = gpus;
   Best best(keep);
-  space.for_each(gpus, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
-    if (constraints.dp && *constraints.dp != dp) return true;
-    search_degrees(job, degrees(job, tp, pp, dp, constraints), constraints, best, out);
-    return true;
-  });
+  for (const std::int64_t cp : cp_choices(job, constraints)) {
+    if (gpus % cp != 0) continue;
+    Best at_cp(1);
+    space.for_each(gpus, cp, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
+      if (constraints.dp && *constraints.dp != dp) return true;
+      search_degrees(job, degrees(job, tp, cp, pp, dp, constraints), constraints, best, at_cp,
+                     out);
+      return true;
+    });
+    for (SplitStep& s : at_cp.take()) out.best_by_cp.push_back(std::move(s));
+  }
   out.ranked = best.take();
   return out;
 }
@@ -472,7 +509,7 @@ SplitSearch search_splits(const TransformerJob& job, std::int64_t gpus,
   const std::int64_t candidates =
       count_candidates(job, space, gpus, constraints, kMaxSearchCandidates);
   if (candidates > kMaxSearchCandidates) {
-    throw InputError(too_many_candidates(fmt::format("{} GPUs", gpus)));
+    throw InputError(too_many_candidates(fmt::format("{} GPUs", gpus), job, constraints));
   }
   return search_in(job, space, gpus, constraints, keep);
 }
@@ -503,7 +540,51 @@ std::string problem_in_numbers(const TransformerJob& job, SplitProblem problem) 
     case SplitProblem::kFabric:
       return fmt::format("because the TP group does not fill whole nodes of {}",
                          job.fabric.ranks_per_node);
+    case SplitProblem::kSequence:
+      return fmt::format("because 2 x cp does not divide the sequence of {} tokens", m.seq);
+    case SplitProblem::kCpHeads:
+      return fmt::format("because the all-to-all's cp ranks do not divide the heads ({}) or the "
+                         "KV heads ({}) of a TP rank",
+                         m.heads, m.kv_heads);
     default: return fmt::format("because {}", split_problem_text(problem));
+  }
+}
+
+// The tp x cp x pp x dp = N that the constraints allow at one cp, each at its plainest
+// choices (micro-batch and interleave 1 unless fixed: the ones most splits can run), counted
+// by why it cannot run.
+struct SplitTally {
+  std::map<SplitProblem, std::int64_t> by_problem;
+  std::int64_t total = 0;
+  std::optional<ParallelSplit> last;
+};
+void tally_splits(const TransformerJob& job, std::int64_t gpus, std::int64_t cp,
+                  const SplitConstraints& constraints, SplitTally& tally) {
+  const std::int64_t rest = gpus / cp;
+  std::vector<std::int64_t> primes;
+  std::vector<int> top;
+  for (const PrimePower& f : prime_factors(rest)) {
+    primes.push_back(f.prime);
+    top.push_back(f.exponent);
+  }
+  const std::vector<int> zero(primes.size(), 0);
+  for (const std::int64_t tp : choices(constraints.tp, divisors_between(primes, zero, top))) {
+    if (rest % tp != 0) continue;
+    std::vector<int> left(primes.size());
+    for (std::size_t i = 0; i < primes.size(); ++i) left[i] = top[i] - exponent_in(tp, primes[i]);
+    for (const std::int64_t pp : choices(constraints.pp, divisors_between(primes, zero, left))) {
+      if ((rest / tp) % pp != 0) continue;
+      const std::int64_t dp = rest / tp / pp;
+      if (constraints.dp && *constraints.dp != dp) continue;
+      ParallelSplit s = constraints.defaults(job.framework);
+      s.tp = tp;
+      s.cp = cp;
+      s.pp = pp;
+      s.dp = dp;
+      ++tally.by_problem[split_problem(job, s)];
+      ++tally.total;
+      tally.last = s;
+    }
   }
 }
 
@@ -515,58 +596,41 @@ std::string why_no_split(const TransformerJob& job, std::int64_t gpus,
   if (gpus > g && gpus % g != 0) {
     return fmt::format("the {} GPUs do not fill whole nodes of {}", gpus, g);
   }
-  // Every tp x pp x dp = N the constraints allow, each at its plainest choices (micro-batch
-  // and interleave 1 unless fixed: the ones most splits can run), by why it cannot run.
-  std::vector<std::int64_t> primes;
-  std::vector<int> top;
-  for (const PrimePower& f : prime_factors(gpus)) {
-    primes.push_back(f.prime);
-    top.push_back(f.exponent);
+  // Every tp x cp x pp x dp = N the constraints allow, by why it cannot run; cp is named
+  // where a degree other than 1 is tried.
+  const std::vector<std::int64_t> cps = cp_choices(job, constraints);
+  const bool with_cp = cps.size() > 1 || cps.front() > 1;
+  const std::string_view product = with_cp ? "tp x cp x pp x dp" : "tp x pp x dp";
+  SplitTally tally;
+  for (const std::int64_t cp : cps) {
+    if (gpus % cp == 0) tally_splits(job, gpus, cp, constraints, tally);
   }
-  const std::vector<int> zero(primes.size(), 0);
-  std::map<SplitProblem, std::int64_t> by_problem;
-  std::int64_t total = 0;
-  std::optional<ParallelSplit> last;
-  for (const std::int64_t tp : choices(constraints.tp, divisors_between(primes, zero, top))) {
-    if (gpus % tp != 0) continue;
-    std::vector<int> left(primes.size());
-    for (std::size_t i = 0; i < primes.size(); ++i) left[i] = top[i] - exponent_in(tp, primes[i]);
-    for (const std::int64_t pp : choices(constraints.pp, divisors_between(primes, zero, left))) {
-      if ((gpus / tp) % pp != 0) continue;
-      const std::int64_t dp = gpus / tp / pp;
-      if (constraints.dp && *constraints.dp != dp) continue;
-      ParallelSplit s = constraints.defaults(job.framework);
-      s.tp = tp;
-      s.pp = pp;
-      s.dp = dp;
-      ++by_problem[split_problem(job, s)];
-      ++total;
-      last = s;
-    }
+  if (tally.total == 0) {
+    return fmt::format("no {} with the degrees given makes {} GPUs", product, gpus);
   }
-  if (total == 0) {
-    return fmt::format("no tp x pp x dp with the degrees given makes {} GPUs", gpus);
-  }
-  if (total == 1) {
-    return fmt::format("its one split, tp {} pp {} dp {}, cannot run: {}", last->tp, last->pp,
-                       last->dp,
-                       split_problem_detail(job, *last, split_problem(job, *last)));
+  if (tally.total == 1) {
+    const ParallelSplit& last = *tally.last;
+    const std::string cp = last.cp > 1 ? fmt::format(" cp {}", last.cp) : "";
+    return fmt::format("its one split, tp {}{} pp {} dp {}, cannot run: {}", last.tp, cp,
+                       last.pp, last.dp,
+                       split_problem_detail(job, last, split_problem(job, last)));
   }
   std::string reasons;
-  for (const auto& [problem, count] : by_problem) {
+  for (const auto& [problem, count] : tally.by_problem) {
     if (problem == SplitProblem::kNone) continue;
     reasons += fmt::format("{}{} fail {}", reasons.empty() ? "" : ", ", count,
                            problem_in_numbers(job, problem));
   }
-  return fmt::format("of the {} ways to make them tp x pp x dp (at micro-batch {}, interleave "
-                     "{}), {}",
-                     total, constraints.micro_batch.value_or(1),
+  return fmt::format("of the {} ways to make them {} (at micro-batch {}, interleave {}), {}",
+                     tally.total, product, constraints.micro_batch.value_or(1),
                      constraints.interleave.value_or(1), reasons);
 }
 
 std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_t gpus,
                                           SplitConstraints constraints) {
   constraints.tp = 1;
+  constraints.cp = 1;  // the whole sequence on each rank
+  constraints.cp_a2a.reset();
   constraints.pp = 1;
   constraints.dp = gpus;
   constraints.interleave = 1;
@@ -607,6 +671,8 @@ Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
   SplitConstraints open;
   open.dp_overlap = constraints.dp_overlap;
   open.tp_overlap = constraints.tp_overlap;
+  open.cp_comm = constraints.cp_comm;  // as the framework runs it, or the scenario asks
+  open.cp_a2a = constraints.cp_a2a;
   const SplitSearch search = search_splits(job, gpus, open, 1);
   if (!search.ranked.empty()) d.best = search.ranked.front();
   d.pure = pure_alternatives(job, gpus, constraints);
@@ -658,7 +724,7 @@ std::vector<SplitSearch> best_split_curve(const TransformerJob& job,
               : fmt::format("the {} GPU counts ({} to {})", grid.size(),
                             *std::min_element(grid.begin(), grid.end()),
                             *std::max_element(grid.begin(), grid.end()));
-      throw InputError(too_many_candidates(where));
+      throw InputError(too_many_candidates(where, job, c));
     }
   }
   std::vector<SplitSearch> out;

@@ -22,6 +22,7 @@
 
 #include "scalewall/base/stats.h"
 #include "scalewall/io/fabric_presets.h"
+#include "scalewall/model/model_presets.h"
 #include "test_support.h"
 
 namespace scalewall {
@@ -718,6 +719,74 @@ TEST(SplitSearch, TheEmbeddingAndTheLossAreNotCountedWherePvDividesTheLayers) {
     EXPECT_FALSE(r.split.embedding_in_split || r.split.loss_in_split);
   }
 }
+
+// Llama 3.1 70B at 131,072 tokens per sequence, global batch 64, on H100s in DGX H100 nodes
+// under Megatron-Core: one sequence's activations do not fit a TP group of 8 without full
+// recomputation, so the search splits the sequence.
+TransformerJob llama70b_128k_job() {
+  TransformerJob job;
+  job.model = model_preset("llama3.1-70b");
+  job.model.seq = 131072;
+  job.training = {64, 1, DType::kBf16};
+  job.gpu = accelerator_preset("h100-sxm");
+  job.fabric = load_fabric("dgx-h100");
+  return job;
+}
+
+TEST(SplitSearch, LongSequencesAreSplitOverContextParallelRanks) {
+  const TransformerJob job = llama70b_128k_job();
+  const SplitSearch search = search_splits(job, 256, {}, 5);
+  ASSERT_FALSE(search.ranked.empty());
+  const SplitStep& best = search.ranked.front();
+  EXPECT_GT(best.split.cp, 1);
+  EXPECT_TRUE(best.fits);
+  // The degrees tried: 1 and the powers of two that leave at least 4,096 tokens a rank.
+  std::vector<std::int64_t> cps;
+  for (const SplitStep& s : search.best_by_cp) cps.push_back(s.split.cp);
+  EXPECT_EQ(cps, (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32}));
+  for (const SplitStep& s : search.best_by_cp) {
+    if (s.split.cp == best.split.cp) {
+      EXPECT_EQ(s.step_s, best.step_s);
+    } else {
+      EXPECT_TRUE(ranks_before(best, s)) << s.split.cp;
+    }
+  }
+  // Without context parallelism the best split must recompute the layers fully to fit.
+  EXPECT_EQ(search.best_by_cp.front().split.recompute, Recompute::kFull);
+  SplitConstraints one;
+  one.cp = 1;
+  EXPECT_GT(count_candidate_splits(job, 256, {}), count_candidate_splits(job, 256, one));
+  // Short sequences are not split: 4,096 tokens leave cp 1 only, 8,192 cp 1 and 2; a
+  // framework without context parallelism tries cp 1 only.
+  TransformerJob short_job = job;
+  short_job.model.seq = 4096;
+  EXPECT_EQ(search_splits(short_job, 256, {}, 1).best_by_cp.size(), 1u);
+  short_job.model.seq = 8192;
+  EXPECT_EQ(search_splits(short_job, 256, {}, 1).best_by_cp.size(), 2u);
+  short_job.framework = framework_preset("megatron-lm-2022");
+  EXPECT_EQ(search_splits(short_job, 256, {}, 1).best_by_cp.size(), 1u);
+}
+
+TEST(SplitSearch, WhyNoSplitNamesTheContextParallelDegree) {
+  const TransformerJob job = llama70b_128k_job();
+  SplitConstraints c;
+  c.tp = 8;
+  c.cp = 3;
+  c.pp = 1;
+  EXPECT_EQ(why_no_split(job, 24, c),
+            "its one split, tp 8 cp 3 pp 1 dp 1, cannot run: 2 x cp does not divide the sequence "
+            "(Megatron's causal load balancing splits it into 2 cp chunks) (2 x 3 = 6; seq "
+            "131072)");
+  c.pp.reset();
+  c.tp.reset();
+  // 16 = tp x pp x dp in 15 ways, each failing for the sequence.
+  EXPECT_EQ(why_no_split(job, 48, c),
+            "of the 15 ways to make them tp x cp x pp x dp (at micro-batch 1, interleave 1), 15 "
+            "fail because 2 x cp does not divide the sequence of 131072 tokens");
+  EXPECT_EQ(why_no_split(job, 256, c), "no tp x cp x pp x dp with the degrees given makes 256 "
+                                       "GPUs");
+}
+
 
 }  // namespace
 }  // namespace scalewall

@@ -776,9 +776,10 @@ TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro
 }
 
 SplitConstraints read_parallel(const Section& p) {
-  p.reject_unknown({"tp", "pp", "dp", "interleave", "sequence_parallel", "recompute", "zero",
-                    "dp_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers",
-                    "embedding_in_split", "loss_in_split"});
+  p.reject_unknown({"tp", "pp", "dp", "cp", "cp_comm", "cp_a2a", "interleave",
+                    "sequence_parallel", "recompute", "zero", "dp_overlap", "tp_overlap",
+                    "first_stage_layers", "last_stage_layers", "embedding_in_split",
+                    "loss_in_split"});
   SplitConstraints c;
   const auto degree = [&](std::string_view key, std::optional<std::int64_t>& out) {
     if (p.has(key)) out = p.count(key, 1, kMaxDimension);
@@ -786,6 +787,8 @@ SplitConstraints read_parallel(const Section& p) {
   degree("tp", c.tp);
   degree("pp", c.pp);
   degree("dp", c.dp);
+  degree("cp", c.cp);
+  degree("cp_a2a", c.cp_a2a);
   degree("interleave", c.interleave);
   degree("first_stage_layers", c.first_stage_layers);
   degree("last_stage_layers", c.last_stage_layers);
@@ -801,6 +804,18 @@ SplitConstraints read_parallel(const Section& p) {
     } catch (const InputError& e) {
       p.fail("recompute", e.what());
     }
+  }
+  if (p.has("cp_comm")) {
+    try {
+      c.cp_comm = parse_cp_comm(p.text("cp_comm"));
+    } catch (const InputError& e) {
+      p.fail("cp_comm", e.what());
+    }
+  }
+  if (c.cp_a2a && c.cp && *c.cp % *c.cp_a2a != 0) {
+    p.fail("cp_a2a", fmt::format("does not divide parallel.cp {} (the all-to-all sub-groups "
+                                 "tile the CP group)",
+                                 *c.cp));
   }
   return c;
 }
@@ -822,6 +837,12 @@ void read_framework(const Section& y, TransformerJob& job) {
 // the framework.
 void require_framework_runs(const Section& p, const TransformerScenario& t) {
   if (const auto no = framework_refusal(t.job.framework, t.parallel)) p.fail(no->key, no->reason);
+  // cp_a2a sizes the all-to-all of the hierarchical exchange only.
+  const CpComm comm = t.parallel.cp_comm.value_or(t.job.framework.cp_comm);
+  if (t.parallel.cp_a2a && comm != CpComm::kA2aP2p) {
+    p.fail("cp_a2a", fmt::format("applies to cp_comm = \"a2a+p2p\" only (cp_comm is \"{}\")",
+                                 cp_comm_name(comm)));
+  }
 }
 
 // system.gpus_per_node: the GPUs of each node the job uses, when fewer than the fabric's (64
@@ -875,7 +896,7 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
   std::int64_t product = 0;
   if (c.degrees_fixed()) {
     try {
-      product = split_gpus(*c.tp, *c.pp, *c.dp);
+      product = split_gpus(*c.tp, *c.pp, *c.dp, c.cp.value_or(1));
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: parallel.{}", y.source(), e.what()));
     }
@@ -884,7 +905,9 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
     out.gpus = y.count("gpus", 1, kMaxDimension);
     out.gpus_given = true;
     if (product != 0 && product != out.gpus) {
-      y.fail("gpus", fmt::format("is not parallel.tp x pp x dp = {}", product));
+      y.fail("gpus", c.cp.value_or(1) == 1
+                         ? fmt::format("is not parallel.tp x pp x dp = {}", product)
+                         : fmt::format("is not parallel.tp x cp x pp x dp = {}", product));
     }
   } else {
     out.gpus = product;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -824,6 +825,51 @@ TEST(TransformerScenario, GpusDefaultToTheProductOfTheDegrees) {
   mismatch.replace(mismatch.find("tp = 4\n"), 7, "tp = 4\npp = 2\ndp = 4\n");
   EXPECT_EQ(error_of(mismatch),
             "test.toml: system.gpus = 64 (line 22): is not parallel.tp x pp x dp = 32");
+}
+
+// parallel.cp, cp_comm and cp_a2a: read, counted in the GPUs, and refused where they cannot
+// hold.
+TEST(TransformerScenario, ContextParallelKeys) {
+  std::string text = kTransformer;
+  text.replace(text.find("gpus = 64\n"), 10, "");
+  text.replace(text.find("tp = 4\n"), 7,
+               "tp = 4\ncp = 4\ncp_comm = \"a2a+p2p\"\ncp_a2a = 2\npp = 2\ndp = 2\n");
+  const ScenarioFile f = parse(text);
+  const SplitConstraints& c = f.transformer->parallel;
+  EXPECT_EQ(c.cp, 4);
+  EXPECT_EQ(c.cp_comm, CpComm::kA2aP2p);
+  EXPECT_EQ(c.cp_a2a, 2);
+  EXPECT_EQ(f.transformer->gpus, 64);  // tp x cp x pp x dp
+  ParallelSplit d = c.defaults(f.transformer->job.framework);
+  EXPECT_EQ(d.cp, 4);
+  EXPECT_EQ(d.gpus(), 64);
+  std::string open = kTransformer;  // left open: searched; cp 1 and the framework's p2p
+  d = parse(open).transformer->parallel.defaults(default_framework());
+  EXPECT_EQ(d.cp, 1);
+  EXPECT_EQ(d.cp_comm, CpComm::kP2p);
+  // Each change of the scenario above and the error it draws.
+  const std::vector<std::array<std::string, 3>> cases = {
+      {"[system]\n", "[system]\ngpus = 32\n",
+       "test.toml: system.gpus = 32 (line 23): is not parallel.tp x cp x pp x dp = 64"},
+      {"cp_a2a = 2", "cp_a2a = 3",
+       "test.toml: parallel.cp_a2a = 3 (line 17): does not divide parallel.cp 4 (the all-to-all "
+       "sub-groups tile the CP group)"},
+      {"\"a2a+p2p\"", "\"p2p\"",
+       "test.toml: parallel.cp_a2a = 2 (line 17): applies to cp_comm = \"a2a+p2p\" only "
+       "(cp_comm is \"p2p\")"},
+      {"\"a2a+p2p\"", "\"ring\"",
+       "test.toml: parallel.cp_comm = 'ring' (line 16): unknown cp_comm 'ring' (expected p2p, "
+       "a2a or a2a+p2p)"},
+      {"[system]\n", "[system]\nframework = \"torch-fsdp2\"\n",
+       "test.toml: parallel.cp = 4 (line 15): system.framework torch-fsdp2 runs context "
+       "parallelism as PyTorch's context_parallel does (TorchTitan's "
+       "context_parallel_rotate_method \"allgather\": the KV shards all-gathered), which is "
+       "not priced"}};
+  for (const auto& [from, to, error] : cases) {
+    std::string bad = text;
+    bad.replace(bad.find(from), from.size(), to);
+    EXPECT_EQ(error_of(bad), error);
+  }
 }
 
 // GB200 NVL72 racks of 72 GPUs of which the job uses 64 (one NIC per GPU comes with each).

@@ -54,7 +54,10 @@ constexpr FrameworkProfile kMegatron2022{
 // --overlap-param-gather, buckets of max(40,000,000, 1,000,000 x dp) parameters
 // (distributed_data_parallel.py); --tp-comm-overlap (TE userbuffers, below); Megatron-FSDP
 // (ZeRO-2/3, one bucket per layer, the next prefetched). --fp8-param-gather is off by default
-// (DistributedDataParallelConfig.fp8_param_gather = False).
+// (DistributedDataParallelConfig.fp8_param_gather = False). Context parallelism
+// (--context-parallel-size) with --cp-comm-type's default, "p2p" (megatron/training/
+// arguments.py; TEDotProductAttention passes "p2p" when none is given:
+// megatron/core/extensions/transformer_engine.py).
 constexpr FrameworkProfile kMegatronCore{
     .name = "megatron-core",
     .description = "Megatron-Core with Transformer Engine (flash attention, sequence "
@@ -72,6 +75,8 @@ constexpr FrameworkProfile kMegatronCore{
     .can_tp_overlap = true,
     .dp_bucket_min_params = 40e6,
     .dp_bucket_params_per_rank = 1e6,
+    .can_context_parallel = true,
+    .cp_comm = CpComm::kP2p,
     .partition = LayerPartition::kMegatronEnds,
     .shard_unit = ShardUnit::kBlock,
     .prefetch_units = 1,
@@ -149,7 +154,9 @@ constexpr FrameworkProfile kDeepSpeedZero{
 // gathered again for its backward, once for the recomputation and the backward together),
 // scaled_dot_product_attention's flash kernel, sequence parallelism in its TP plan.
 // Asynchronous TP (enable_async_tensor_parallel) needs torch.compile and is off by default:
-// the profile has no TP overlap.
+// the profile has no TP overlap. Its context parallelism is PyTorch's context_parallel, whose
+// default exchange all-gathers the KV shards (context_parallel_rotate_method "allgather"): none
+// of the three exchanges priced, so cp > 1 is refused.
 constexpr FrameworkProfile kTorchFsdp2{
     .name = "torch-fsdp2",
     .description = "PyTorch FSDP2 as TorchTitan runs it (one unit per block, prefetch one "
@@ -163,6 +170,9 @@ constexpr FrameworkProfile kTorchFsdp2{
     .max_zero = 3,
     .dp_overlap = true,
     .can_dp_overlap = true,
+    .cp_refusal = "runs context parallelism as PyTorch's context_parallel does (TorchTitan's "
+                  "context_parallel_rotate_method \"allgather\": the KV shards all-gathered), "
+                  "which is not priced",
     .shard_unit = ShardUnit::kBlock,
     .prefetch_units = 1,
 };
@@ -200,6 +210,23 @@ std::string_view layer_partition_name(LayerPartition partition) {
   }
   SCALEWALL_CHECK(false && "unknown LayerPartition");
   return "";
+}
+
+std::string_view cp_comm_name(CpComm comm) {
+  switch (comm) {
+    case CpComm::kP2p: return "p2p";
+    case CpComm::kA2a: return "a2a";
+    case CpComm::kA2aP2p: return "a2a+p2p";
+  }
+  SCALEWALL_CHECK(false && "unknown CpComm");
+  return "";
+}
+
+CpComm parse_cp_comm(std::string_view text) {
+  for (const CpComm c : {CpComm::kP2p, CpComm::kA2a, CpComm::kA2aP2p}) {
+    if (text == cp_comm_name(c)) return c;
+  }
+  throw InputError(fmt::format("unknown cp_comm '{}' (expected p2p, a2a or a2a+p2p)", text));
 }
 
 std::span<const FrameworkProfile> framework_presets() { return kPresets; }
@@ -282,6 +309,11 @@ std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& f,
   }
   if (c.tp_overlap.value_or(false) && !f.can_tp_overlap) {
     return no("tp_overlap", "does not overlap tensor-parallel traffic with its GEMMs");
+  }
+  if (!f.can_context_parallel) {
+    if (c.cp.value_or(1) > 1) return no("cp", std::string(f.cp_refusal));
+    if (c.cp_comm) return no("cp_comm", std::string(f.cp_refusal));
+    if (c.cp_a2a) return no("cp_a2a", std::string(f.cp_refusal));
   }
   return layout_refusal(f, c);
 }

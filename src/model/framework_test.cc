@@ -68,6 +68,40 @@ TEST(Framework, WhatAFrameworkCannotDoIsRefusedNamingKeyAndFramework) {
   EXPECT_FALSE(framework_refusal(old, c));
 }
 
+// Context parallelism runs under Megatron-Core only, with its default exchange, p2p
+// (--cp-comm-type); elsewhere cp > 1, a cp_comm or a cp_a2a is refused naming the framework.
+TEST(Framework, ContextParallelismNeedsMegatronCore) {
+  const FrameworkProfile& core = framework_preset("megatron-core");
+  EXPECT_TRUE(core.can_context_parallel);
+  EXPECT_EQ(core.cp_comm, CpComm::kP2p);
+  FrameworkChoices c;
+  c.cp = 16;
+  c.cp_comm = CpComm::kA2aP2p;
+  c.cp_a2a = 2;
+  EXPECT_FALSE(framework_refusal(core, c));
+  c = {};
+  c.cp = 2;
+  auto no = framework_refusal(framework_preset("megatron-lm-2022"), c);
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->key, "cp");
+  EXPECT_EQ(no->reason, "system.framework megatron-lm-2022 has no context parallelism");
+  no = framework_refusal(framework_preset("torch-fsdp2"), c);
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->reason,
+            "system.framework torch-fsdp2 runs context parallelism as PyTorch's "
+            "context_parallel does (TorchTitan's context_parallel_rotate_method \"allgather\": "
+            "the KV shards all-gathered), which is not priced");
+  c = {};
+  c.cp_comm = CpComm::kA2a;
+  EXPECT_EQ(framework_refusal(framework_preset("deepspeed-zero"), c)->key, "cp_comm");
+  c = {};
+  c.cp = 1;  // no context parallelism: nothing to refuse
+  EXPECT_FALSE(framework_refusal(framework_preset("megatron-lm-2021"), c));
+  EXPECT_EQ(parse_cp_comm("a2a+p2p"), CpComm::kA2aP2p);
+  EXPECT_EQ(input_error_of([] { (void)parse_cp_comm("ring"); }),
+            "unknown cp_comm 'ring' (expected p2p, a2a or a2a+p2p)");
+}
+
 // Megatron-Core's --account-for-embedding-in-pipeline-split and
 // --account-for-loss-in-pipeline-split: set anywhere else, refused naming key and framework;
 // switched off, no refusal.

@@ -107,6 +107,26 @@ bool product_divides(std::int64_t x, std::int64_t y, std::int64_t n) {
   return product && n % *product == 0;
 }
 
+// The tokens of one sequence a rank works on: s / cp (context parallelism splits each sequence
+// over its cp ranks; split_problem keeps 2 cp a divisor of s).
+double rank_seq(const TransformerJob& job, const ParallelSplit& s) {
+  return dbl(job.model.seq) / dbl(s.cp);
+}
+// The shape a rank's per-token work runs on: the model with its s / cp tokens per sequence.
+TransformerShape rank_shape(const TransformerJob& job, const ParallelSplit& s) {
+  TransformerShape m = job.model;
+  m.seq /= s.cp;
+  return m;
+}
+// The ranks that reduce the gradients and shard the optimizer: Megatron-Core's data-parallel
+// group with context parallelism, d c ranks (parallel_state.py: the CP ranks hold the same
+// weights and join the gradient reduction).
+std::int64_t dp_cp(const ParallelSplit& s) { return s.dp * s.cp; }
+// The KV heads a TP rank holds as a whole count: k/t, or one when t > k.
+std::int64_t kv_heads_held(const TransformerShape& m, std::int64_t tp) {
+  return m.kv_heads % tp == 0 ? m.kv_heads / tp : 1;
+}
+
 // The peaks one layer's work runs at. Under FP8 the transformer layers' GEMMs run at the FP8
 // peak while the attention core and the logits GEMM stay BF16 (Transformer Engine's
 // fp8_autocast covers its Linear modules only; DotProductAttention and Megatron-Core's output
@@ -154,7 +174,7 @@ struct LayerTimes {
 // head and token (Dao et al. 2022, Algorithm 2).
 double layer_activations(const TransformerJob& job, double b, const ParallelSplit& s,
                          Recompute recompute) {
-  const TransformerShape& m = job.model;
+  const TransformerShape m = rank_shape(job, s);
   if (job.framework.attention == AttentionKernel::kUnfused || recompute == Recompute::kFull) {
     return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, recompute);
   }
@@ -172,7 +192,7 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
   const double t = dbl(s.tp);
   const double h = dbl(m.hidden);
   const double f = dbl(m.ffn);
-  const double tokens = b * dbl(m.seq);
+  const double tokens = b * rank_seq(job, s);
   const Peaks peak = peaks_of(job);
   const MatmulCurve& c = *peak.layer_curve;
   const MatmulCurve& core_curve = *peak.core_curve;
@@ -183,13 +203,17 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
   // gate and up projections into one linear_fc1 of 2f columns; the down projection is h x f.
   l.fc1_s = c.gemm_time_s((mlp_matrices(m) - 1.0) * 2.0 * tokens * h * f / t, peak.layer);
   l.fc2_s = c.gemm_time_s(2.0 * tokens * h * f / t, peak.layer);
-  const double core = attention_core_flops(m, b) / t;
+  // With context parallelism each rank runs 1/cp of the whole sequence's causal core
+  // (Megatron's load balancing gives every rank and every ring step an equal share).
+  const double core = attention_core_flops(m, b) / t / dbl(s.cp);
   if (job.framework.attention == AttentionKernel::kFlash) {
     const double forward = kCausalShare * core;  // QK^T and AV in one kernel
     const double backward = kFlashBackwardFactor * forward;
     if (const std::optional<FusedAttention>& fused = job.gpu.fused_attention) {
-      // The kernel's own published efficiency by sequence length (accelerator.cc).
-      const double seq = dbl(m.seq);
+      // The kernel's own published efficiency by sequence length (accelerator.cc), at the
+      // length each of its calls runs: s / r for a ring of r ranks (each step's Q and KV hold
+      // s / r tokens), s after an all-to-all of all cp ranks.
+      const double seq = cp_exchange(job, s).kernel_seq;
       l.core_s = fused->forward.kernel_time_s(forward, seq, peak.core);
       l.core_backward_s = fused->backward.kernel_time_s(backward, seq, peak.core);
     } else {
@@ -202,7 +226,7 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
   }
   // The rotary embedding's own traffic (reading and writing Q and K) comes on top.
   l.elementwise_s = (kElementwiseTrafficFactor * layer_activations(job, b, s, Recompute::kNone) +
-                     rotary_traffic_bytes(m, b, s.tp)) /
+                     rotary_traffic_bytes(rank_shape(job, s), b, s.tp)) /
                     job.gpu.hbm_Bps;
   if (job.training.dtype == DType::kFp8) {
     // The four GEMMs' inputs: the (gathered) layer-norm output twice, the attention output and
@@ -230,9 +254,9 @@ StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, const La
   const double t = dbl(s.tp);
   StageWork w;
   if (last_stage) {
-    const double logits = logits_forward_flops(m, b) / t;
+    const double logits = logits_forward_flops(rank_shape(job, s), b) / t;
     // The loss reads and writes the fp32 logits (4 B each way per element).
-    const double loss_bytes = 8.0 * b * dbl(m.seq) * dbl(m.vocab) / t;
+    const double loss_bytes = 8.0 * b * rank_seq(job, s) * dbl(m.vocab) / t;
     const Peaks peak = peaks_of(job);
     w.logits_forward_s =
         peak.core_curve->gemm_time_s(logits, peak.core) + loss_bytes / job.gpu.hbm_Bps;
@@ -337,7 +361,7 @@ Cost tp_backward_async(const TransformerJob& job, const LayerTimes& l, const Cos
 // backward, so that each rank takes its query heads and their one KV head whole.
 Cost kv_gather_traffic(const TransformerJob& job, const ParallelSplit& s, const Topology& group) {
   if (s.tp <= job.model.kv_heads) return {};
-  const double qkv = kElementBytes * dbl(s.micro_batch) * dbl(job.model.seq) *
+  const double qkv = kElementBytes * dbl(s.micro_batch) * rank_seq(job, s) *
                      qkv_width(job.model);
   const double forwards = s.recompute == Recompute::kFull ? 2.0 : 1.0;
   Cost all = collective(Op::kAllgather, qkv, group).times(forwards);
@@ -350,7 +374,7 @@ Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTi
                 double layers) {
   if (s.tp == 1) return {};
   const Topology group = group_topology(job.fabric, s.tp, 1);
-  const double bytes = kElementBytes * dbl(s.micro_batch) * dbl(job.model.seq) *
+  const double bytes = kElementBytes * dbl(s.micro_batch) * rank_seq(job, s) *
                        dbl(job.model.hidden);
   Cost one = kv_gather_traffic(job, s, group);
   if (s.sequence_parallel) {
@@ -385,13 +409,75 @@ Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTi
   return one.times(layers);
 }
 
+// What of a transfer `c` stays exposed beside `hidden_s` of compute: what runs past it, with
+// its latency share of c.
+Cost exposed_beside(const Cost& c, double hidden_s) {
+  const double exposed = std::max(0.0, c.total_s - hidden_s);
+  return {exposed, c.total_s > 0 ? exposed * c.latency_s / c.total_s : 0.0, 0.0};
+}
+
+// One send of a ring step between neighbours of the ring `ring`: over the intra-node link when
+// the ring stays inside one node; otherwise the pair that crosses nodes paces the step, on the
+// share of the node's NICs its ring gets when every ring of the node crosses at once.
+Cost ring_send(const TransformerJob& job, const Topology& ring, double bytes) {
+  const Link link = ring.nodes <= 1 ? job.fabric.intra : ring.shared_inter(1);
+  const MessageCost c = message_cost(link, bytes);
+  return {c.total_s, c.latency_s, 0.0};
+}
+
+// The context-parallel exchange of one layer and micro-batch, exposed, as Transformer Engine
+// runs it (transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py):
+//   all-to-all (a2a, and the a2a part of a2a+p2p, on a ranks of stride t): Q, K and V before
+//     the attention and its output O after it in the forward (AttnFuncWithCPAndQKVOA2A, or
+//     flash_attn_a2a_communicate inside AttnFuncWithCPAndKVP2P); dO before and dQ, dK, dV
+//     after it in the backward; none overlapped;
+//   ring (p2p, and the p2p part of a2a+p2p, on r = cp / a ranks of stride t a): the forward's
+//     r steps each run the attention of the KV block in hand while the block is sent on
+//     (AttnFuncWithCPAndKVP2P.forward: r - 1 sends, the first issued before the first step's
+//     kernel); the backward's r steps send KV, then KV and the dKV accumulated so far r - 2
+//     times, then the last dKV, each beside one step's backward. A step exposes what its send
+//     takes past the step's compute, 1/r of the core's (every step's share is equal).
+// A recomputed forward (selective or full) exchanges again.
+Cost cp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l) {
+  if (s.cp == 1) return {};
+  const CpExchange x = cp_exchange(job, s);
+  const std::int64_t a = x.a2a_ranks;
+  const std::int64_t r = x.ring_ranks;
+  Cost forward;
+  Cost backward;
+  if (a > 1) {
+    const Topology group = group_topology(job.fabric, a, s.tp);
+    const Cost q = collective(Op::kAlltoall, x.q_bytes, group);
+    const Cost kv = collective(Op::kAlltoall, x.kv_bytes, group);
+    forward += q.times(2.0);    // Q and O
+    forward += kv.times(2.0);   // K and V
+    backward += q.times(2.0);   // dO and dQ
+    backward += kv.times(2.0);  // dK and dV
+  }
+  if (r > 1) {
+    const Topology ring = group_topology(job.fabric, r, s.tp * a);
+    const Cost one = ring_send(job, ring, x.block_bytes);
+    const Cost two = ring_send(job, ring, 2.0 * x.block_bytes);
+    const double forward_step = l.core_s / dbl(r);
+    const double backward_step = l.core_backward_s / dbl(r);
+    forward += exposed_beside(one, forward_step).times(dbl(r - 1));
+    backward += exposed_beside(one, backward_step).times(2.0);
+    backward += exposed_beside(two, backward_step).times(dbl(r - 2));
+  }
+  const double forwards = s.recompute == Recompute::kNone ? 1.0 : 2.0;
+  Cost all = forward.times(forwards);
+  all += backward;
+  return all;
+}
+
 // The pipeline's point-to-point sends of one micro-batch through one stage.
 Cost pp_traffic(const TransformerJob& job, const ParallelSplit& s) {
   if (s.pp == 1) return {};
   const Topology& node = job.fabric;
-  const bool same_node = s.tp * s.dp < node.ranks_per_node;
+  // The next stage is t c d ranks away.
+  const bool same_node = s.tp * s.cp * s.dp < node.ranks_per_node;
   const Link link = same_node ? node.intra : node.shared_inter(node.ranks_per_node);
-  double bytes = kElementBytes * dbl(s.micro_batch) * dbl(job.model.seq) * dbl(job.model.hidden);
+  double bytes = kElementBytes * dbl(s.micro_batch) * rank_seq(job, s) * dbl(job.model.hidden);
   if (s.scatter_pp_transfers) bytes /= dbl(s.tp);
   const MessageCost c = message_cost(link, bytes);
   return Cost{c.total_s, c.latency_s}.times(2.0 * dbl(s.interleave));
@@ -414,6 +500,8 @@ std::string_view split_problem_name(SplitProblem problem) {
     case SplitProblem::kBatch: return "batch";
     case SplitProblem::kInterleave: return "interleave";
     case SplitProblem::kFabric: return "fabric";
+    case SplitProblem::kSequence: return "sequence";
+    case SplitProblem::kCpHeads: return "cp heads";
   }
   SCALEWALL_CHECK(false && "unknown SplitProblem");
   return "";
@@ -429,6 +517,11 @@ std::string_view split_problem_text(SplitProblem problem) {
     case SplitProblem::kInterleave:
       return "interleaving needs pp > 1 and the micro-batches a multiple of pp";
     case SplitProblem::kFabric: return "the GPUs (or the TP group) do not fill whole nodes";
+    case SplitProblem::kSequence:
+      return "2 x cp does not divide the sequence (Megatron's causal load balancing splits it "
+             "into 2 cp chunks)";
+    case SplitProblem::kCpHeads:
+      return "the all-to-all's cp ranks do not divide the heads or the KV heads of a TP rank";
   }
   SCALEWALL_CHECK(false && "unknown SplitProblem");
   return "";
@@ -442,6 +535,14 @@ SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& s) {
   // are a multiple or a divisor of tp (fewer KV heads than ranks: each held by tp/k ranks).
   if (m.heads % s.tp != 0 || (m.kv_heads % s.tp != 0 && s.tp % m.kv_heads != 0)) {
     return SplitProblem::kHeads;
+  }
+  // Megatron-LM (arguments.py): the sequence a multiple of 2 cp, two chunks per CP rank.
+  if (s.cp > 1 && !product_divides(2, s.cp, m.seq)) return SplitProblem::kSequence;
+  // Transformer Engine's all-to-all splits the heads a TP rank holds (Q's and K's, V's) over
+  // its ranks (context_parallel.py: "requires num_heads % cp_size == 0").
+  if (const std::int64_t a = cp_a2a_ranks(job, s);
+      a > 1 && ((m.heads / s.tp) % a != 0 || kv_heads_held(m, s.tp) % a != 0)) {
+    return SplitProblem::kCpHeads;
   }
   if (!product_divides(s.dp, s.micro_batch, batch)) return SplitProblem::kBatch;
   const std::int64_t micro_batches = batch / (s.dp * s.micro_batch);
@@ -482,6 +583,13 @@ std::string problem_numbers(const TransformerJob& job, const ParallelSplit& s,
     case SplitProblem::kFabric:
       return fmt::format("{} GPUs, tp {}; nodes of {}", s.gpus(), s.tp,
                          job.fabric.ranks_per_node);
+    case SplitProblem::kSequence:
+      return fmt::format("{}; seq {}", product_words(2, s.cp), m.seq);
+    case SplitProblem::kCpHeads:
+      return fmt::format("cp_comm {}, {} all-to-all ranks; {} heads and {} KV heads per TP rank "
+                         "(tp {})",
+                         cp_comm_name(s.cp_comm), cp_a2a_ranks(job, s), m.heads / s.tp,
+                         kv_heads_held(m, s.tp), s.tp);
   }
   SCALEWALL_CHECK(false && "unknown SplitProblem");
   return "";
@@ -499,16 +607,22 @@ std::string split_problem_detail(const TransformerJob& job, const ParallelSplit&
   return fmt::format("{} ({})", split_problem_text(problem), problem_numbers(job, s, problem));
 }
 
-std::int64_t split_gpus(std::int64_t tp, std::int64_t pp, std::int64_t dp) {
+std::int64_t split_gpus(std::int64_t tp, std::int64_t pp, std::int64_t dp, std::int64_t cp) {
   const std::optional<std::int64_t> tp_pp = try_mul(tp, pp);
-  const std::optional<std::int64_t> all = tp_pp ? try_mul(*tp_pp, dp) : std::nullopt;
+  const std::optional<std::int64_t> tp_pp_dp = tp_pp ? try_mul(*tp_pp, dp) : std::nullopt;
+  const std::optional<std::int64_t> all = tp_pp_dp ? try_mul(*tp_pp_dp, cp) : std::nullopt;
   if (all && *all <= kMaxSplitGpus) return *all;
   const std::string product =
       all ? fmt::format("{}", *all)
           : fmt::format("{:.4g}", static_cast<double>(tp) * static_cast<double>(pp) *
-                                      static_cast<double>(dp));
-  throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs is more than 2^40", tp,
-                               pp, dp, product));
+                                      static_cast<double>(dp) * static_cast<double>(cp));
+  if (cp == 1) {
+    throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs is more than 2^40", tp,
+                                 pp, dp, product));
+  }
+  throw InputError(fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} GPUs is more than "
+                               "2^40",
+                               tp, cp, pp, dp, product));
 }
 
 std::string_view pipeline_stage_name(PipelineStage stage) {
@@ -729,8 +843,9 @@ Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const Stag
 // GPU in `layers` layers.
 Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params,
                 double layers, const StageWork& w, double micro_batches) {
-  if (s.dp == 1) return {};
-  const Topology group = group_topology(job.fabric, s.dp, s.tp);
+  if (dp_cp(s) == 1) return {};
+  // The data-parallel group with context parallelism: d c ranks of stride t.
+  const Topology group = group_topology(job.fabric, dp_cp(s), s.tp);
   if (s.zero >= 3) return zero3_traffic(job, s, w, layers, group).times(micro_batches);
   const double bytes = kElementBytes * params;
   const double bucket = s.dp_overlap ? dp_bucket_bytes(job, s) : 0.0;
@@ -777,7 +892,7 @@ double fp8_saved_inputs_delta(const TransformerJob& job, const ParallelSplit& s,
   if (job.training.dtype != DType::kFp8 || recompute == Recompute::kFull) return 0.0;
   const TransformerShape& m = job.model;
   const double t = dbl(s.tp);
-  const double tokens = dbl(s.micro_batch) * dbl(m.seq);
+  const double tokens = dbl(s.micro_batch) * rank_seq(job, s);
   const double h = dbl(m.hidden);
   const double norm_outputs = -2.0 * tokens * h / (s.sequence_parallel ? t : 1.0);
   const double fc2_input = -tokens * dbl(m.ffn) / t;
@@ -821,9 +936,9 @@ double activations_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   const TransformerShape& m = job.model;
   const double t = dbl(s.tp);
   const double b = dbl(s.micro_batch);
-  const double sbh = dbl(m.seq) * b * dbl(m.hidden);
+  const double sbh = rank_seq(job, s) * b * dbl(m.hidden);
   const double mask = s.sequence_parallel ? sbh / t : sbh;
-  const double logits = 4.0 * dbl(m.seq) * b * dbl(m.vocab) / t;
+  const double logits = 4.0 * rank_seq(job, s) * b * dbl(m.vocab) / t;
   const double first = (stage_activations(job, s, layers, 1.0) + mask) *
                        in_flight(s, 0.0, micro_batches);
   switch (stage) {
@@ -844,9 +959,9 @@ double activations_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
 SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, PipelineStage stage,
                       double params, double layers, double micro_batches) {
   const TransformerShape& m = job.model;
-  const double d = dbl(s.dp);
+  const double d = dbl(dp_cp(s));  // ZeRO shards over the data-parallel group with CP
   const double t = dbl(s.tp);
-  const double sbh = dbl(m.seq) * dbl(s.micro_batch) * dbl(m.hidden);
+  const double sbh = rank_seq(job, s) * dbl(s.micro_batch) * dbl(m.hidden);
   SplitMemory mem;
   mem.stage = stage;
   // FP8 keeps each layer weight's FP8 copy and its transpose (Transformer Engine's Float8Tensor
@@ -862,8 +977,12 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   mem.optimizer_bytes = kOptimizerStateBytes * params / (s.zero >= 1 ? d : 1.0);
   mem.activations_bytes = activations_of(job, s, stage, layers, micro_batches);
   double buffers = 0.0;
-  if (s.dp > 1) buffers += kBucketsInFlight * dp_bucket_bytes(job, s);
+  if (dp_cp(s) > 1) buffers += kBucketsInFlight * dp_bucket_bytes(job, s);
   if (s.pp > 1) buffers += 2.0 * kElementBytes * sbh;  // a send and a receive buffer
+  // The ring's send and receive buffers, each of a KV block and, in the backward, its dKV.
+  if (const CpExchange x = cp_exchange(job, s); x.ring_ranks > 1) {
+    buffers += 2.0 * 2.0 * x.block_bytes;
+  }
   if (s.zero >= 3) {
     // The unit running and the ones prefetched, gathered whole: the largest of them.
     double largest = end_parameters(m, s.pp) / t;
@@ -876,7 +995,7 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
 
 SplitBinding binding_of(const SplitStep& r) {
   if (!r.fits) return SplitBinding::kMemory;
-  const double comm = r.tp_comm_s + r.pp_transfer_s + r.dp_comm_s;
+  const double comm = r.tp_comm_s + r.cp_comm_s + r.pp_transfer_s + r.dp_comm_s;
   const std::array<std::pair<SplitBinding, double>, 5> lost = {{
       {SplitBinding::kSerial, r.serial_s},
       {SplitBinding::kLatency, r.comm_latency_s},
@@ -897,17 +1016,22 @@ SplitBinding binding_of(const SplitStep& r) {
 
 void require_valid_split(const ParallelSplit& s) {
   for (const auto& [what, value] :
-       std::array<std::pair<std::string_view, std::int64_t>, 5>{{{"parallel.tp", s.tp},
+       std::array<std::pair<std::string_view, std::int64_t>, 6>{{{"parallel.tp", s.tp},
                                                                  {"parallel.pp", s.pp},
                                                                  {"parallel.dp", s.dp},
                                                                  {"training.micro_batch", s.micro_batch},
-                                                                 {"parallel.interleave", s.interleave}}}) {
+                                                                 {"parallel.interleave", s.interleave},
+                                                                 {"parallel.cp", s.cp}}}) {
     if (value < 1) throw InputError(fmt::format("{} {} must be at least 1", what, value));
   }
   if (s.zero < 0 || s.zero > 3) {
     throw InputError(fmt::format("parallel.zero {} must be 0, 1, 2 or 3", s.zero));
   }
-  split_gpus(s.tp, s.pp, s.dp);
+  if (s.cp_a2a < 0 || (s.cp > 1 && s.cp_a2a > 0 && s.cp % s.cp_a2a != 0)) {
+    throw InputError(fmt::format("parallel.cp_a2a {} must divide parallel.cp {}", s.cp_a2a,
+                                 s.cp));
+  }
+  split_gpus(s.tp, s.pp, s.dp, s.cp);
 }
 
 // One kind of stage of the layout: its layers, its work and TP traffic per micro-batch, its
@@ -917,7 +1041,8 @@ struct StagePrice {
   double layers = 0;
   StageWork work;
   Cost tp;
-  double per_mb_s = 0;  // compute + recompute + tp + pp transfer
+  Cost cp;
+  double per_mb_s = 0;  // compute + recompute + tp + cp + pp transfer
   double params = 0;
 };
 
@@ -933,8 +1058,10 @@ std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSp
     kinds = {{PipelineStage::kLast, layout.last}, {PipelineStage::kFirst, layout.first}};
     if (s.pp > 2) kinds.insert(kinds.begin() + 1, {PipelineStage::kMiddle, layout.middle});
   }
-  // The layers are alike: one layer's TP traffic, priced once, times each stage's layers.
+  // The layers are alike: one layer's TP and CP traffic, priced once, times each stage's
+  // layers.
   const Cost tp_layer = tp_traffic(job, s, l, 1.0);
+  const Cost cp_layer = cp_traffic(job, s, l);
   std::vector<StagePrice> out;
   for (const auto& [stage, layers] : kinds) {
     StagePrice p;
@@ -943,7 +1070,8 @@ std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSp
     const bool logits = stage == PipelineStage::kOnly || stage == PipelineStage::kLast;
     p.work = stage_work(job, s, l, p.layers, logits);
     p.tp = tp_layer.times(p.layers);
-    p.per_mb_s = p.work.compute_s + p.work.recompute_s + p.tp.total_s + pp.total_s;
+    p.cp = cp_layer.times(p.layers);
+    p.per_mb_s = p.work.compute_s + p.work.recompute_s + p.tp.total_s + p.cp.total_s + pp.total_s;
     p.params = stage_parameters(job, s, p.layers, stage);
     out.push_back(p);
   }
@@ -977,11 +1105,12 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
   r.compute_s = m * w.compute_s;
   r.recompute_s = m * w.recompute_s;
   r.tp_comm_s = m * slow.tp.total_s;
+  r.cp_comm_s = m * slow.cp.total_s;
   r.pp_transfer_s = m * pp.total_s;
   r.pp_bubble_s = (dbl(s.pp) - 1.0) / dbl(s.interleave) * slow.per_mb_s;
   r.dp_comm_s = dp.total_s;
-  r.comm_latency_s = m * (slow.tp.latency_s + pp.latency_s) + dp.latency_s;
-  const double updated = heavy.params / (s.zero >= 1 ? dbl(s.dp) : 1.0);
+  r.comm_latency_s = m * (slow.tp.latency_s + slow.cp.latency_s + pp.latency_s) + dp.latency_s;
+  const double updated = heavy.params / (s.zero >= 1 ? dbl(dp_cp(s)) : 1.0);
   r.optimizer_s = kAdamTrafficBytes * updated / job.gpu.hbm_Bps;
   if (job.training.dtype == DType::kFp8) {
     // The weights are cast to FP8 once per step and cached for the micro-batches after the
@@ -993,8 +1122,8 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
     r.variance_s = job.sigma * expected_max_standard_normal(s.gpus()) * (r.compute_s + r.recompute_s);
   }
   r.serial_s = job.serial_s;
-  r.step_s = r.compute_s + r.recompute_s + r.tp_comm_s + r.pp_bubble_s + r.pp_transfer_s +
-             r.dp_comm_s + r.optimizer_s + r.variance_s + r.serial_s;
+  r.step_s = r.compute_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.pp_bubble_s +
+             r.pp_transfer_s + r.dp_comm_s + r.optimizer_s + r.variance_s + r.serial_s;
   // The fullest stage; on a tie the first (then the middle) stage is named.
   for (auto it = prices.rbegin(); it != prices.rend(); ++it) {
     const SplitMemory mem = memory_of(job, s, it->stage, it->params, it->layers, m);
@@ -1013,7 +1142,10 @@ ParallelSplit SplitConstraints::defaults(const FrameworkProfile& framework) cons
   s.interleave = interleave.value_or(1);
   s.sequence_parallel = sequence_parallel.value_or(framework.sequence_parallel && s.tp > 1);
   s.recompute = recompute.value_or(framework.recompute);
-  s.zero = zero.value_or(s.dp > 1 ? framework.zero : 0);
+  s.cp = cp.value_or(1);
+  s.cp_comm = cp_comm.value_or(framework.cp_comm);
+  s.cp_a2a = cp_a2a.value_or(0);
+  s.zero = zero.value_or(s.dp * s.cp > 1 ? framework.zero : 0);
   s.dp_overlap = dp_overlap.value_or(framework.dp_overlap);
   s.tp_overlap = tp_overlap.value_or(framework.tp_overlap);
   s.first_stage_layers = first_stage_layers.value_or(0);
@@ -1038,7 +1170,48 @@ std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framew
   f.last_stage_layers = c.last_stage_layers;
   f.embedding_in_split = c.embedding_in_split;
   f.loss_in_split = c.loss_in_split;
+  f.cp = c.cp;
+  f.cp_comm = c.cp_comm;
+  f.cp_a2a = c.cp_a2a;
   return framework_refusal(framework, f);
+}
+
+std::int64_t cp_a2a_ranks(const TransformerJob& job, const ParallelSplit& s) {
+  if (s.cp == 1) return 1;
+  switch (s.cp_comm) {
+    case CpComm::kP2p: return 1;
+    case CpComm::kA2a: return s.cp;
+    case CpComm::kA2aP2p: break;
+  }
+  if (s.cp_a2a > 0) return s.cp_a2a;
+  // Megatron-Core asks for hierarchical_context_parallel_sizes with a2a+p2p and has no
+  // default: the default here keeps the all-to-all on NVLink.
+  const TransformerShape& m = job.model;
+  const std::int64_t heads = m.heads / s.tp;
+  const std::int64_t kv = kv_heads_held(m, s.tp);
+  const std::int64_t most = std::min(s.cp, std::max<std::int64_t>(1, job.fabric.ranks_per_node / s.tp));
+  std::int64_t best = 1;
+  for (std::int64_t a = 2; a <= most; ++a) {
+    if (s.cp % a == 0 && heads % a == 0 && kv % a == 0) best = a;
+  }
+  return best;
+}
+
+CpExchange cp_exchange(const TransformerJob& job, const ParallelSplit& s) {
+  const TransformerShape& m = job.model;
+  CpExchange x;
+  x.a2a_ranks = cp_a2a_ranks(job, s);
+  x.ring_ranks = s.cp / x.a2a_ranks;
+  x.kernel_seq = dbl(m.seq) / dbl(x.ring_ranks);
+  if (s.cp == 1) return x;
+  const double b = dbl(s.micro_batch);
+  const double head_dim = dbl(m.hidden / m.heads);
+  const double kv_heads = dbl(kv_heads_held(m, s.tp));
+  const double one_head = kElementBytes * b * rank_seq(job, s) * head_dim;
+  x.q_bytes = one_head * dbl(m.heads / s.tp);
+  x.kv_bytes = one_head * kv_heads;
+  x.block_bytes = 2.0 * b * x.kernel_seq * (kv_heads / dbl(x.a2a_ranks)) * head_dim * kElementBytes;
+  return x;
 }
 
 SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) {

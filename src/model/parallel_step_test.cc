@@ -382,5 +382,173 @@ TEST(ParallelStep, PureDataParallel13BDoesNotFitAnH100) {
   EXPECT_DOUBLE_EQ(r.lacks_bytes, r.memory.total() - 72e9);
 }
 
+
+// Context parallelism. Llama 3.1 70B (64 heads, 8 KV heads, d = 128) at 131,072 tokens per
+// sequence under Megatron-Core (fused attention) on H100s in 8-GPU nodes.
+TransformerJob llama70b_128k() {
+  TransformerJob job = llama70b();
+  job.model.seq = 131072;
+  job.gpu = accelerator_preset("h100-sxm");
+  job.fabric.gpu.generation = GpuGeneration::kHopper;
+  return job;
+}
+
+ParallelSplit cp_split(std::int64_t tp, std::int64_t cp, std::int64_t dp, CpComm comm) {
+  ParallelSplit s;
+  s.tp = tp;
+  s.cp = cp;
+  s.dp = dp;
+  s.cp_comm = comm;
+  s.sequence_parallel = tp > 1;
+  return s;
+}
+
+// The bytes of each call, 2-byte values: a ring send carries K and V of the s/r tokens a rank
+// holds over its k'/a KV heads, 2 b (s/r) (k'/a) d x 2 B; an all-to-all of Q carries b (s/cp)
+// (a/t) d x 2 B, of K or V b (s/cp) k' d x 2 B (grouped-query attention: k' = k/t, or 1).
+TEST(ContextParallel, ExchangeBytesAreTheirClosedForms) {
+  const TransformerJob job = llama70b_128k();
+  // p2p, tp 8: one KV head per rank, 8,192 tokens per rank.
+  CpExchange x = cp_exchange(job, cp_split(8, 16, 1, CpComm::kP2p));
+  EXPECT_EQ(x.a2a_ranks, 1);
+  EXPECT_EQ(x.ring_ranks, 16);
+  EXPECT_DOUBLE_EQ(x.block_bytes, 2.0 * 8192 * 1 * 128 * 2);  // 4,194,304 B
+  EXPECT_DOUBLE_EQ(x.kernel_seq, 8192);
+  // p2p, tp 2: four KV heads per rank.
+  x = cp_exchange(job, cp_split(2, 16, 1, CpComm::kP2p));
+  EXPECT_DOUBLE_EQ(x.block_bytes, 2.0 * 8192 * 4 * 128 * 2);  // 16,777,216 B
+  // a2a, tp 1, cp 8: 16,384 tokens per rank; Q of 64 heads, K and V of 8; the kernel runs on
+  // the whole sequence (for 8 of the 64 heads).
+  x = cp_exchange(job, cp_split(1, 8, 1, CpComm::kA2a));
+  EXPECT_EQ(x.a2a_ranks, 8);
+  EXPECT_EQ(x.ring_ranks, 1);
+  EXPECT_DOUBLE_EQ(x.q_bytes, 16384.0 * 64 * 128 * 2);  // 268,435,456 B
+  EXPECT_DOUBLE_EQ(x.kv_bytes, 16384.0 * 8 * 128 * 2);  // 33,554,432 B
+  EXPECT_DOUBLE_EQ(x.kernel_seq, 131072);
+  // a2a+p2p, tp 2, cp 16, the default sub-group: the most ranks that divide 16, the 32 heads
+  // and 4 KV heads of a TP rank and keep tp x a2a within the node of 8: 4; a ring of 4 over
+  // 32,768-token blocks of one KV head.
+  ParallelSplit h = cp_split(2, 16, 1, CpComm::kA2aP2p);
+  x = cp_exchange(job, h);
+  EXPECT_EQ(x.a2a_ranks, 4);
+  EXPECT_EQ(x.ring_ranks, 4);
+  EXPECT_DOUBLE_EQ(x.block_bytes, 2.0 * 32768 * 1 * 128 * 2);
+  EXPECT_DOUBLE_EQ(x.kernel_seq, 32768);
+  h.cp_a2a = 2;  // given: a ring of 8
+  x = cp_exchange(job, h);
+  EXPECT_EQ(x.ring_ranks, 8);
+  EXPECT_DOUBLE_EQ(x.block_bytes, 2.0 * 16384 * 2 * 128 * 2);
+  h.micro_batch = 2;  // every size is per micro-batch
+  EXPECT_DOUBLE_EQ(cp_exchange(job, h).block_bytes, 2 * x.block_bytes);
+  // cp 1: nothing moves.
+  x = cp_exchange(job, cp_split(8, 1, 1, CpComm::kA2a));
+  EXPECT_DOUBLE_EQ(x.q_bytes + x.kv_bytes + x.block_bytes, 0.0);
+}
+
+// cp 1 costs nothing and its exchange choice changes nothing.
+TEST(ContextParallel, CpOfOneCostsNothing) {
+  const TransformerJob job = llama70b();
+  ParallelSplit p2p = cp_split(8, 1, 8, CpComm::kP2p);
+  ParallelSplit a2a = p2p;
+  a2a.cp_comm = CpComm::kA2aP2p;
+  a2a.cp_a2a = 4;
+  const SplitStep r = evaluate_split(job, p2p);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  EXPECT_EQ(r.cp_comm_s, 0.0);
+  EXPECT_EQ(r.step_s, evaluate_split(job, a2a).step_s);
+  EXPECT_EQ(r.memory.total(), evaluate_split(job, a2a).memory.total());
+}
+
+// Each rank holds the activations of s/cp tokens: on one stage all of them (the layers', the
+// embedding's mask, the logits) are linear in the tokens, so cp 2 holds half; the weights are
+// not divided by cp.
+TEST(ContextParallel, ActivationsAreDividedByCp) {
+  const TransformerJob job = llama70b_128k();
+  const SplitStep one = evaluate_split(job, cp_split(8, 1, 2, CpComm::kP2p));
+  const SplitStep two = evaluate_split(job, cp_split(8, 2, 1, CpComm::kP2p));
+  ASSERT_EQ(two.problem, SplitProblem::kNone);
+  EXPECT_NEAR(two.memory.activations_bytes / one.memory.activations_bytes, 0.5, 1e-12);
+  EXPECT_DOUBLE_EQ(two.memory.weights_bytes, one.memory.weights_bytes);
+}
+
+// The gradients are reduced, and the distributed optimizer sharded, over the data-parallel
+// group with context parallelism (d c ranks of stride t): cp 2 x dp 4 reduces and shards as
+// dp 8 does, on the same 8 ranks of stride 8.
+TEST(ContextParallel, GradientsAreReducedOverDpTimesCp) {
+  TransformerJob job = llama70b_128k();
+  ParallelSplit a = cp_split(8, 2, 4, CpComm::kP2p);
+  a.zero = 1;
+  a.dp_overlap = false;  // the whole reduction exposed: no backward to hide under
+  ParallelSplit b = a;
+  b.cp = 1;
+  b.dp = 8;
+  const SplitStep ra = evaluate_split(job, a);
+  const SplitStep rb = evaluate_split(job, b);
+  ASSERT_EQ(ra.problem, SplitProblem::kNone);
+  EXPECT_GT(ra.dp_comm_s, 0.0);
+  EXPECT_DOUBLE_EQ(ra.dp_comm_s, rb.dp_comm_s);
+  EXPECT_DOUBLE_EQ(ra.optimizer_s, rb.optimizer_s);
+  EXPECT_DOUBLE_EQ(ra.memory.optimizer_bytes, rb.memory.optimizer_bytes);
+  // On dp 4 alone the optimizer state would be twice as large.
+  ParallelSplit c = a;
+  c.cp = 1;
+  EXPECT_DOUBLE_EQ(evaluate_split(job, c).memory.optimizer_bytes, 2 * ra.memory.optimizer_bytes);
+}
+
+// The ring's sends hide under the attention of the block in hand; on a link slow enough that
+// every send outlasts its step, the exposed time grows by each send's own time: a forward of
+// r - 1 block sends, a backward of 2 block sends and r - 2 sends of KV and dKV (3r - 3 block
+// times in all, per layer and micro-batch). Halving the bandwidth adds exactly that.
+TEST(ContextParallel, TheRingExposesWhatItsSendsTakePastTheAttention) {
+  TransformerJob fast = llama70b_128k();
+  fast.fabric.inter.bandwidth_Bps = 1e6;  // 1 MB/s: each 16.8 MB send takes 16.8 s
+  TransformerJob slow = fast;
+  slow.fabric.inter.bandwidth_Bps = 0.5e6;
+  // tp 8 fills a node: the ring of 4 spans 4 nodes, one NIC each way.
+  const ParallelSplit s = cp_split(8, 4, 1, CpComm::kP2p);
+  const SplitStep a = evaluate_split(fast, s);
+  const SplitStep b = evaluate_split(slow, s);
+  ASSERT_EQ(a.problem, SplitProblem::kNone);
+  const double block = cp_exchange(fast, s).block_bytes;  // 2 x 32,768 x 1 x 128 x 2 B
+  EXPECT_DOUBLE_EQ(block, 16777216.0);
+  const double per_layer = (3.0 * 4 - 3) * block / 1e6;  // the extra 1/B of each send
+  EXPECT_NEAR(b.cp_comm_s - a.cp_comm_s, 64 * 80 * per_layer, 1e-9 * b.cp_comm_s);
+  // On the node's 25 GB/s NICs the same ring hides entirely under the attention of 128K
+  // tokens (each 16.8 MB send takes 0.67 ms; each step's attention several ms).
+  EXPECT_EQ(evaluate_split(llama70b_128k(), s).cp_comm_s, 0.0);
+}
+
+// Megatron-LM asks the sequence to be a multiple of 2 cp (two chunks per rank for its causal
+// load balancing); Transformer Engine's all-to-all splits the heads a TP rank holds.
+TEST(ContextParallel, ASplitItCannotRunSaysWhy) {
+  TransformerJob job = llama70b();  // 8,192 tokens
+  ParallelSplit s = cp_split(8, 3, 1, CpComm::kP2p);
+  EXPECT_EQ(split_problem(job, s), SplitProblem::kSequence);
+  EXPECT_EQ(split_problem_detail(job, s, SplitProblem::kSequence),
+            "2 x cp does not divide the sequence (Megatron's causal load balancing splits it "
+            "into 2 cp chunks) (2 x 3 = 6; seq 8192)");
+  s.cp = 8192;  // 2 x 8192 does not divide 8192
+  EXPECT_EQ(split_problem(job, s), SplitProblem::kSequence);
+  s.cp = 4096;
+  EXPECT_EQ(split_problem(job, s), SplitProblem::kNone);
+  // a2a at tp 8: one KV head per rank cannot be split over 2 ranks.
+  s = cp_split(8, 2, 1, CpComm::kA2a);
+  EXPECT_EQ(split_problem(job, s), SplitProblem::kCpHeads);
+  EXPECT_TRUE(contains(split_problem_detail(job, s, SplitProblem::kCpHeads),
+                       "(cp_comm a2a, 2 all-to-all ranks; 8 heads and 1 KV heads per TP rank "
+                       "(tp 8))"));
+  s = cp_split(1, 16, 1, CpComm::kA2a);  // 8 KV heads over 16 ranks
+  EXPECT_EQ(split_problem(job, s), SplitProblem::kCpHeads);
+  s.cp = 8;
+  EXPECT_EQ(split_problem(job, s), SplitProblem::kNone);
+  s.cp_comm = CpComm::kA2aP2p;  // a given sub-group of 16 does not divide cp 8
+  s.cp_a2a = 16;
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(job, s); }),
+            "parallel.cp_a2a 16 must divide parallel.cp 8");
+  EXPECT_EQ(input_error_of([] { (void)split_gpus(1 << 20, 1 << 10, 1 << 10, 2); }),
+            "tp x cp x pp x dp = 1048576 x 2 x 1024 x 1024 = 2199023255552 GPUs is more than "
+            "2^40");
+}
+
 }  // namespace
 }  // namespace scalewall

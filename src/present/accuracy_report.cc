@@ -10,8 +10,8 @@
 namespace scalewall {
 namespace {
 
-Table groups_table(const PublishedAccuracy& a) {
-  Table t{"groups",
+Table groups_table(const std::string& name, const std::vector<AccuracyGroup>& groups) {
+  Table t{name,
           {{"group", "group", Unit::kText},
            {"runs", "runs", Unit::kCount},
            {"median_abs_error", "median |error|", Unit::kFraction},
@@ -20,14 +20,15 @@ Table groups_table(const PublishedAccuracy& a) {
            {"median_error", "bias (median error)", Unit::kFraction}},
           {},
           {}};
-  for (const AccuracyGroup& g : a.groups) {
+  for (const AccuracyGroup& g : groups) {
     t.add_row({g.name, g.count, g.median_abs, g.p90_abs, g.worst_abs, g.median_signed});
   }
   return t;
 }
 
 std::string split_text(const ParallelSplit& s) {
-  return fmt::format("tp {} pp {} dp {} b {} v {}{}", s.tp, s.pp, s.dp, s.micro_batch,
+  return fmt::format("tp {}{} pp {} dp {} b {} v {}{}", s.tp,
+                     s.cp > 1 ? fmt::format(" cp {}", s.cp) : "", s.pp, s.dp, s.micro_batch,
                      s.interleave, s.zero > 0 ? fmt::format(" zero {}", s.zero) : "");
 }
 
@@ -56,7 +57,11 @@ Report accuracy_report(const PublishedAccuracy& accuracy, bool rows) {
   Report report = model_report("accuracy");
   report.title = "The transformer model's step time against published training runs";
   if (rows) report.tables.push_back(runs_table(accuracy));
-  report.tables.push_back(groups_table(accuracy));
+  report.tables.push_back(groups_table("groups", accuracy.groups));
+  // The runs with context parallelism, across the groups above.
+  if (accuracy.context_parallel) {
+    report.tables.push_back(groups_table("context_parallel", {*accuracy.context_parallel}));
+  }
   std::vector<std::string> skipped, assumed;
   std::map<std::string, std::int64_t> kinds;
   std::int64_t priced = 0;

@@ -42,8 +42,17 @@ void put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
 // The colour of each breakdown part (kStepParts) and each memory part (kMemoryParts), in
 // their order.
 constexpr std::array<std::string_view, kStepParts.size()> kStepColours = {
-    "#4c72b0", "#64b5cd", "#dd8452", "#ccb974", "#937860",
+    "#4c72b0", "#64b5cd", "#dd8452", "#da8bc3", "#ccb974", "#937860",
     "#c44e52", "#55a868", "#8172b3", "#8c8c8c"};
+
+// The colour of `part` (one of kStepParts).
+std::string_view step_colour(const StepPart& part) {
+  for (std::size_t k = 0; k < kStepParts.size(); ++k) {
+    if (kStepParts[k].seconds == part.seconds) return kStepColours[k];
+  }
+  SCALEWALL_CHECK(false && "not a part of kStepParts");
+  return "";
+}
 constexpr std::array<std::string_view, kMemoryParts.size()> kMemoryColours = {
     "#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8c8c8c"};
 
@@ -65,7 +74,7 @@ void require_splits(std::span<const SplitStep> splits, std::span<const std::stri
 std::string bar_label(std::size_t index, const SplitStep& s,
                       std::span<const std::string> labels) {
   if (!labels.empty()) return labels[index];
-  return fmt::format("#{} tp {} pp {} dp {}", index + 1, s.split.tp, s.split.pp, s.split.dp);
+  return fmt::format("#{} {}", index + 1, degrees_label(s.split));
 }
 
 // The histogram settings both figures share: stacked bars, the key below the plot.
@@ -108,8 +117,9 @@ std::string stack_command(std::string_view block, const std::vector<int>& column
 Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view subject,
                           std::string_view network, std::span<const std::string> labels) {
   require_splits(splits, labels, "split breakdown");
+  const std::vector<StepPart> parts = shown_step_parts(splits);
   std::string header = "# split";
-  for (const StepPart& p : kStepParts) header += fmt::format(" {}", p.key);
+  for (const StepPart& p : parts) header += fmt::format(" {}", p.key);
   header += " step_s step_label";
   Plot plot;
   plot.name = "split-breakdown";
@@ -120,7 +130,7 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
   for (std::size_t i = 0; i < splits.size(); ++i) {
     const SplitStep& s = splits[i];
     std::string row = data_column(bar_label(i, s, labels));
-    for (const StepPart& p : kStepParts) row += fmt::format(" {}", number(s.*p.seconds));
+    for (const StepPart& p : parts) row += fmt::format(" {}", number(s.*p.seconds));
     row += fmt::format(" {} {}", number(s.step_s),
                        data_column(s.fits ? format_seconds(s.step_s)
                                           : fmt::format("{}, does not fit",
@@ -132,8 +142,8 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
   std::vector<int> columns;
   std::vector<std::string_view> titles, colours;
   std::string zero;
-  for (std::size_t k = 0; k < kStepParts.size(); ++k) {
-    const StepPart& p = kStepParts[k];
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const StepPart& p = parts[k];
     const bool any = std::any_of(splits.begin(), splits.end(),
                                  [&](const SplitStep& s) { return s.*p.seconds > 0; });
     if (!any && k != 0) {
@@ -142,12 +152,12 @@ Plot split_breakdown_plot(std::span<const SplitStep> splits, std::string_view su
     }
     columns.push_back(static_cast<int>(k) + 2);
     titles.push_back(p.title);
-    colours.push_back(kStepColours[k]);
+    colours.push_back(step_colour(p));
   }
   plot.subtitle = std::string(network);
   if (!zero.empty()) plot.subtitle += fmt::format("; zero in every split: {}", zero);
   stack_axes(plot.commands, "time per step (s)", (top > 0 ? top : 1.0) * kStackAxisHeadroom);
-  const int step_column = static_cast<int>(kStepParts.size()) + 2;
+  const int step_column = static_cast<int>(parts.size()) + 2;
   put(plot.commands, "{}",
       stack_command("split_breakdown", columns, titles, colours, 1.0, step_column,
                     step_column + 1));

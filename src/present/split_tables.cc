@@ -32,22 +32,28 @@ std::string largest_increases(const SplitStep& other, const SplitStep& best) {
   return text;
 }
 
-// The degrees every split table shows, in this order: tp, pp, dp, micro-batch, recompute,
-// zero. degree_cells gives one split's values for them.
-std::vector<Column> degree_columns() {
-  return {{"tp", "tp", Unit::kCount},          {"pp", "pp", Unit::kCount},
-          {"dp", "dp", Unit::kCount},          {"micro_batch", "mb", Unit::kCount},
-          {"recompute", "recompute", Unit::kText}, {"zero", "zero", Unit::kCount}};
+// The degrees every split table shows, in this order: tp, (cp), pp, dp, micro-batch,
+// recompute, zero; cp where `cp` (a split of the table has cp > 1). degree_cells gives one
+// split's values for them.
+std::vector<Column> degree_columns(bool cp) {
+  std::vector<Column> out = {{"tp", "tp", Unit::kCount},          {"pp", "pp", Unit::kCount},
+                             {"dp", "dp", Unit::kCount},          {"micro_batch", "mb", Unit::kCount},
+                             {"recompute", "recompute", Unit::kText}, {"zero", "zero", Unit::kCount}};
+  if (cp) out.insert(out.begin() + 1, {"cp", "cp", Unit::kCount});
+  return out;
 }
 
-std::vector<Value> degree_cells(const ParallelSplit& p) {
-  return {p.tp, p.pp, p.dp, p.micro_batch, std::string(recompute_name(p.recompute)),
-          static_cast<std::int64_t>(p.zero)};
+std::vector<Value> degree_cells(const ParallelSplit& p, bool cp) {
+  std::vector<Value> out = {p.tp, p.pp, p.dp, p.micro_batch,
+                            std::string(recompute_name(p.recompute)),
+                            static_cast<std::int64_t>(p.zero)};
+  if (cp) out.insert(out.begin() + 1, p.cp);
+  return out;
 }
 
 // Columns, then the degree columns inserted after the first `before` of them.
-std::vector<Column> with_degrees(std::vector<Column> columns, std::size_t before) {
-  const std::vector<Column> degrees = degree_columns();
+std::vector<Column> with_degrees(std::vector<Column> columns, std::size_t before, bool cp) {
+  const std::vector<Column> degrees = degree_columns(cp);
   columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(before), degrees.begin(),
                  degrees.end());
   return columns;
@@ -55,14 +61,39 @@ std::vector<Column> with_degrees(std::vector<Column> columns, std::size_t before
 
 // Cells, then the split's degree cells inserted after the first `before` of them.
 std::vector<Value> with_degree_cells(std::vector<Value> cells, std::size_t before,
-                                     const ParallelSplit& p) {
-  const std::vector<Value> degrees = degree_cells(p);
+                                     const ParallelSplit& p, bool cp) {
+  const std::vector<Value> degrees = degree_cells(p, cp);
   cells.insert(cells.begin() + static_cast<std::ptrdiff_t>(before), degrees.begin(),
                degrees.end());
   return cells;
 }
 
+// The context-parallel degree and exchange in words: "cp 16 (p2p)", "cp 16 (a2a+p2p, a2a 2)".
+std::string cp_words(const ParallelSplit& s) {
+  const std::string a2a =
+      s.cp_comm == CpComm::kA2aP2p && s.cp_a2a > 0 ? fmt::format(", a2a {}", s.cp_a2a) : "";
+  return fmt::format("cp {} ({}{})", s.cp, cp_comm_name(s.cp_comm), a2a);
+}
+
 }  // namespace
+
+bool any_context_parallel(std::span<const SplitStep> steps) {
+  return std::any_of(steps.begin(), steps.end(), [](const SplitStep& s) { return s.split.cp > 1; });
+}
+
+std::vector<StepPart> shown_step_parts(std::span<const SplitStep> steps) {
+  const bool cp = any_context_parallel(steps);
+  std::vector<StepPart> out;
+  for (const StepPart& p : kStepParts) {
+    if (cp || p.seconds != &SplitStep::cp_comm_s) out.push_back(p);
+  }
+  return out;
+}
+
+std::string degrees_label(const ParallelSplit& s) {
+  const std::string cp = s.cp > 1 ? fmt::format(" cp {}", s.cp) : "";
+  return fmt::format("tp {}{} pp {} dp {}", s.tp, cp, s.pp, s.dp);
+}
 
 std::string split_text(const ParallelSplit& s) {
   std::string ends;
@@ -70,16 +101,24 @@ std::string split_text(const ParallelSplit& s) {
   if (s.last_stage_layers > 0) ends += fmt::format(", last stage layers {}", s.last_stage_layers);
   if (s.embedding_in_split) ends += ", embedding in split";
   if (s.loss_in_split) ends += ", loss in split";
+  const std::string cp = s.cp > 1 ? cp_words(s) + ", " : "";
   return fmt::format(
-      "tp {}, pp {}, dp {}, micro-batch {}, interleave {}, recompute {}, zero {}, sequence "
+      "tp {}, {}pp {}, dp {}, micro-batch {}, interleave {}, recompute {}, zero {}, sequence "
       "parallel {}, dp overlap {}{}",
-      s.tp, s.pp, s.dp, s.micro_batch, s.interleave, recompute_name(s.recompute), s.zero,
+      s.tp, cp, s.pp, s.dp, s.micro_batch, s.interleave, recompute_name(s.recompute), s.zero,
       on_off(s.sequence_parallel), on_off(s.dp_overlap), ends);
 }
 
 void add_split_fields(Report& r, const SplitStep& s) {
   r.add_field("split", "split", Unit::kText, split_text(s.split));
   r.add_field("tp", "tensor parallel", Unit::kCount, s.split.tp);
+  if (s.split.cp > 1) {
+    r.add_field("cp", "context parallel", Unit::kCount, s.split.cp);
+    r.add_field("cp_comm", "context-parallel exchange", Unit::kText,
+                std::string(cp_comm_name(s.split.cp_comm)));
+  } else {
+    r.extra["cp"] = s.split.cp;
+  }
   r.add_field("pp", "pipeline parallel", Unit::kCount, s.split.pp);
   r.add_field("dp", "data parallel", Unit::kCount, s.split.dp);
   r.add_field("micro_batches", "micro-batches per pipeline", Unit::kCount, s.micro_batches);
@@ -105,9 +144,10 @@ void add_split_fields(Report& r, const SplitStep& s) {
               s.tflops_per_gpu);
   r.add_field("mfu", "MFU (model FLOPs / peak)", Unit::kFraction, s.mfu);
   r.add_field("tokens_per_s", "tokens per second", Unit::kPlain, s.tokens_per_s);
-  for (const StepPart& p : kStepParts) {
+  for (const StepPart& p : shown_step_parts({&s, 1})) {
     r.add_field(std::string(p.key), std::string(p.title), Unit::kSeconds, s.*p.seconds);
   }
+  if (s.split.cp == 1) r.extra["cp_comm_s"] = s.cp_comm_s;
   r.add_field("binding", "binding", Unit::kText, std::string(split_binding_name(s.binding)));
 }
 
@@ -118,7 +158,7 @@ Table split_breakdown_table(const SplitStep& s) {
            {"share", "share of step", Unit::kFraction}},
           {},
           {}};
-  for (const StepPart& p : kStepParts) {
+  for (const StepPart& p : shown_step_parts({&s, 1})) {
     const double seconds = s.*p.seconds;
     t.add_row({std::string(p.title), seconds, s.step_s > 0 ? seconds / s.step_s : 0.0});
   }
@@ -158,16 +198,19 @@ Table splits_table(const SplitSearch& search) {
            {"tokens_per_s", "tokens/s", Unit::kPlain}},
           {},
           {}};
-  for (const StepPart& p : kStepParts) {
+  const std::vector<StepPart> parts = shown_step_parts(search.ranked);
+  for (const StepPart& p : parts) {
     t.columns.push_back({std::string(p.key), std::string(p.key.substr(0, p.key.size() - 2)),
                          Unit::kSeconds});
   }
   t.columns.push_back({"binding", "binding", Unit::kText});
   // Where a ranked split lays its stages out unevenly, the layers of its first, middle and
-  // last stage ("5/6/5"), after v.
+  // last stage ("5/6/5"), after v; where one splits the sequence, its cp after tp.
   const bool uneven = std::any_of(search.ranked.begin(), search.ranked.end(),
                                   [](const SplitStep& s) { return !s.layout.even(); });
+  const bool cp = any_context_parallel(search.ranked);
   if (uneven) t.columns.insert(t.columns.begin() + 6, {"stage_layers", "layers", Unit::kText});
+  if (cp) t.columns.insert(t.columns.begin() + 2, {"cp", "cp", Unit::kCount});
   std::int64_t rank = 1;
   for (const SplitStep& s : search.ranked) {
     const ParallelSplit& p = s.split;
@@ -181,7 +224,8 @@ Table splits_table(const SplitSearch& search) {
       const std::string middle = l.stages > 2 ? fmt::format("{}/", l.middle) : "";
       row.insert(row.begin() + 6, fmt::format("{}/{}{}", l.first, middle, l.last));
     }
-    for (const StepPart& part : kStepParts) row.emplace_back(s.*part.seconds);
+    if (cp) row.insert(row.begin() + 2, p.cp);
+    for (const StepPart& part : parts) row.emplace_back(s.*part.seconds);
     row.emplace_back(std::string(split_binding_name(s.binding)));
     t.add_row(std::move(row));
   }
@@ -211,15 +255,36 @@ std::vector<std::string> runner_up_lines(const SplitSearch& search) {
   return lines;
 }
 
+std::vector<std::string> cp_choice_lines(const SplitSearch& search) {
+  std::vector<std::string> lines;
+  if (search.ranked.empty() || search.best_by_cp.size() < 2) return lines;
+  const SplitStep& best = search.ranked.front();
+  for (const SplitStep& s : search.best_by_cp) {
+    if (s.split.cp != best.split.cp) {
+      lines.push_back(alternative_line(fmt::format("best at cp {}", s.split.cp), s, best));
+      continue;
+    }
+    lines.push_back(fmt::format(
+        "cp {}, the best split's: cp comm {} ({} of the step), memory {} of {}", s.split.cp,
+        format_seconds(best.cp_comm_s),
+        format_percent(best.step_s > 0 ? best.cp_comm_s / best.step_s : 0.0),
+        format_bytes(best.memory.total()), format_bytes(best.memory_limit_bytes)));
+  }
+  return lines;
+}
+
 namespace {
 
 // One row of the decomposition table: a split that runs, or one that cannot (`step` empty).
 void add_decomposition_row(Table& t, const std::string& name, const std::optional<SplitStep>& step,
-                           SplitProblem problem, const std::optional<SplitStep>& baseline) {
+                           SplitProblem problem, const std::optional<SplitStep>& baseline,
+                           bool cp) {
   if (!step) {
-    t.add_row({name, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, false,
-               Value{}, Value{}, std::string(split_problem_text(problem))},
-              "cannot run");
+    std::vector<Value> row = {name, Value{}, Value{}, Value{}, Value{}, Value{}, Value{},
+                              Value{}, false, Value{}, Value{},
+                              std::string(split_problem_text(problem))};
+    if (cp) row.insert(row.begin() + 2, Value{});
+    t.add_row(std::move(row), "cannot run");
     return;
   }
   const SplitStep& s = *step;
@@ -228,32 +293,45 @@ void add_decomposition_row(Table& t, const std::string& name, const std::optiona
   t.add_row(with_degree_cells({name, s.step_s, s.fits, s.memory.total(),
                                comparable ? Value{baseline->step_s / s.step_s} : Value{},
                                split_text(p)},
-                              1, p),
+                              1, p, cp),
             s.fits ? "" : fmt::format("does not fit: lacks {} per GPU", format_bytes(s.lacks_bytes)));
 }
 
 }  // namespace
 
 Table decomposition_table(const Decomposition& d) {
+  std::vector<SplitStep> all;
+  for (const std::optional<SplitStep>* s : {&d.baseline, &d.best}) {
+    if (*s) all.push_back(**s);
+  }
+  const bool cp = any_context_parallel(all);
   Table t{"remedies",
           with_degrees({{"name", "remedy", Unit::kText},
            {"step_s", "step", Unit::kSeconds},
            {"fits", "fits", Unit::kText},
            {"memory_per_gpu_bytes", "memory", Unit::kBytes},
            {"gain", "gain", Unit::kRatio},
-           {"change", "split", Unit::kText}}, 1),
+           {"change", "split", Unit::kText}}, 1, cp),
           {},
           {}};
   add_decomposition_row(t, "baseline: " + d.baseline_name, d.baseline, d.baseline_problem,
-                        d.baseline);
+                        d.baseline, cp);
   for (const NamedSplit& n : d.pure) {
-    if (n.name != d.baseline_name) add_decomposition_row(t, n.name, n.best, n.problem, d.baseline);
+    if (n.name != d.baseline_name) {
+      add_decomposition_row(t, n.name, n.best, n.problem, d.baseline, cp);
+    }
   }
-  add_decomposition_row(t, "change the decomposition", d.best, SplitProblem::kFabric, d.baseline);
+  add_decomposition_row(t, "change the decomposition", d.best, SplitProblem::kFabric, d.baseline,
+                        cp);
   return t;
 }
 
 Table split_curve_table(const std::vector<SplitSearch>& curve) {
+  std::vector<SplitStep> best;
+  for (const SplitSearch& s : curve) {
+    if (!s.ranked.empty()) best.push_back(s.ranked.front());
+  }
+  const bool cp = any_context_parallel(best);
   Table table{"curve",
               with_degrees({{"gpus", "GPUs", Unit::kCount},
                             {"regime", "regime", Unit::kText},
@@ -263,14 +341,17 @@ Table split_curve_table(const std::vector<SplitSearch>& curve) {
                             {"mfu", "MFU", Unit::kFraction},
                             {"tokens_per_s", "tokens/s", Unit::kPlain},
                             {"binding", "binding", Unit::kText}},
-                           2),
+                           2, cp),
               {},
               {}};
   for (const SplitSearch& s : curve) {
     const std::string regime = scale_regime(s.gpus).ranks;
     if (s.ranked.empty()) {
-      table.add_row({s.gpus, regime, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{},
-                     false, Value{}, Value{}, Value{}, std::string("no split runs")});
+      std::vector<Value> row = {s.gpus, regime, Value{}, Value{}, Value{}, Value{}, Value{},
+                                Value{}, Value{}, false, Value{}, Value{}, Value{},
+                                std::string("no split runs")};
+      if (cp) row.insert(row.begin() + 3, Value{});
+      table.add_row(std::move(row));
       continue;
     }
     const SplitStep& b = s.ranked.front();
@@ -280,7 +361,7 @@ Table split_curve_table(const std::vector<SplitSearch>& curve) {
                                      if_fits(b.tflops_per_gpu), if_fits(b.mfu),
                                      if_fits(b.tokens_per_s),
                                      std::string(split_binding_name(b.binding))},
-                                    2, b.split),
+                                    2, b.split, cp),
                   b.fits ? "" : fmt::format("<-- does not fit: lacks {} per GPU",
                                             format_bytes(b.lacks_bytes)));
   }

@@ -96,6 +96,7 @@ void require_sound(const scalewall::SplitStep& s) {
   require_finite(s.step_s, "step_s");
   require_finite(s.compute_s, "compute_s");
   require_finite(s.tp_comm_s, "tp_comm_s");
+  require_finite(s.cp_comm_s, "cp_comm_s");
   require_finite(s.dp_comm_s, "dp_comm_s");
   require_finite(s.pp_bubble_s, "pp_bubble_s");
   require_finite(s.memory.total(), "memory");

@@ -6,13 +6,15 @@
 // The measured step of a run is B s / (tokens/s per GPU x N) where the source gives tokens/s,
 // else the run's model FLOPs by Megatron-LM's count (megatron_model_flops) over its TFLOP/s per
 // GPU x N: the count the published TFLOP/s were computed with. A run the model cannot price yet
-// (mixture of experts, context parallelism, a 4-bit format, fine-tuning, an accelerator or
-// system with no preset, a missing dimension) is kept with the reason, never dropped silently.
+// (mixture of experts, a 4-bit format, fine-tuning, an accelerator or system with no preset, a
+// missing dimension) is kept with the reason, never dropped silently. A run with context
+// parallelism is priced at the cp its source states.
 // docs/models.md ("Accuracy on published runs") states the rules.
 #ifndef SCALEWALL_ANALYSIS_PUBLISHED_ACCURACY_H_
 #define SCALEWALL_ANALYSIS_PUBLISHED_ACCURACY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +35,7 @@ struct PublishedCase {
   std::string group;         // GPU and precision: "H100 BF16"
   std::string skipped;       // why the model does not price it; empty when it does
   std::string skipped_kind;  // the reason's kind, to count runs by: "mixture of experts",
-                             // "context parallelism", "4-bit format", "fine-tuning",
+                             // "4-bit format", "fine-tuning",
                              // "no preset", "not stated", "no split runs"
   std::string scenario;      // the scenario (TOML) that prices it
   std::string assumptions;   // what the source leaves unstated and the scenario assumes
@@ -57,6 +59,9 @@ struct AccuracyGroup {
 struct PublishedAccuracy {
   std::vector<PublishedCase> cases;   // every run, in the order given
   std::vector<AccuracyGroup> groups;  // each group with a priced run (name order), then "all"
+  // The priced runs whose split has cp > 1, across the groups ("cp > 1"); empty when there
+  // are none.
+  std::optional<AccuracyGroup> context_parallel;
 };
 
 // The scenario of `run` (TOML), or the reason it cannot be written, in `skipped`; fills

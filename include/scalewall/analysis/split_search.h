@@ -1,6 +1,7 @@
 // scalewall/analysis/split_search.h: the best parallel split of a transformer for N GPUs: every
-// divisor split tp x pp x dp = N, micro-batch, interleave, recomputation, ZeRO stage and
-// sequence parallelism that can run, evaluated by evaluate_split (parallel_step.h) and ranked.
+// divisor split tp x cp x pp x dp = N (cp among cp_choices' degrees), micro-batch, interleave,
+// recomputation, ZeRO stage and sequence parallelism that can run, evaluated by
+// evaluate_split (parallel_step.h) and ranked.
 //
 // Ranking: splits that fit in memory first, by step time (shortest first); then those that do
 // not fit, by how much they lack (least first). A split that does not fit is never ranked above
@@ -26,6 +27,15 @@ inline constexpr std::int64_t kMaxSearchMicroBatch = 16;
 // sends for a bubble already small).
 inline constexpr std::int64_t kMaxSearchInterleave = 4;
 
+// The fewest tokens of a sequence the search leaves a context-parallel rank: cp is tried only
+// where s / cp is at least this. 4,096 is the shortest per-rank length NVIDIA's published
+// recipes run (Megatron-Bridge's Llama 3.1 405B pre-training, 8,192 tokens on cp 2); below it
+// the fused attention kernel runs each ring step on blocks where its fixed work per query
+// tile weighs more (the H100's cuDNN backward at 78% of its e_max at 4,096 tokens, 64% at
+// 2,048: docs/models.md, "The fused attention kernel"), and no sequence that short needs
+// splitting for memory.
+inline constexpr std::int64_t kMinContextParallelBlock = 4096;
+
 // The most candidate splits one search (or one scaling curve, over all its GPU counts)
 // evaluates: about two seconds of work. The candidates are counted first, from divisibility
 // alone (a degree that cannot divide the heads, the layers or the batch is never visited),
@@ -37,6 +47,9 @@ struct SplitSearch {
   std::int64_t evaluated = 0;        // splits evaluated (that can run)
   std::int64_t fitting = 0;          // of those, the ones that fit
   std::vector<SplitStep> ranked;     // the best `keep`, in rank order
+  // The best split at each context-parallel degree tried that has one that can run, cp
+  // increasing (one entry when only cp 1 is tried): what plan sets beside its choice.
+  std::vector<SplitStep> best_by_cp;
 };
 
 // Searches every split of `gpus` GPUs allowed by `constraints` and keeps the best `keep`.

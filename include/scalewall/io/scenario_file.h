@@ -102,6 +102,11 @@
 //   tp = 8                                 # and defaults (below) for predict
 //   pp = 8
 //   dp = 16
+//   cp = 1                                 # context parallel: the sequence over cp ranks
+//                                          #   (megatron-core; 2 cp must divide model.seq)
+//   cp_comm = "p2p"                        # p2p | a2a | a2a+p2p; default: the framework's
+//   cp_a2a = 2                             # a2a+p2p only: the all-to-all sub-group (divides
+//                                          #   cp); default: the most that stay in a node
 //   interleave = 1                         # default 1
 //   sequence_parallel = false              # default: the framework's (with tp > 1)
 //   recompute = "none"                     # none | selective | full; default: the framework's
@@ -117,7 +122,8 @@
 //   gpu = "a100-80gb"                      # an accelerator preset (accelerator.h) or a GPU
 //                                          #   file (gpu_file.h), relative to this file
 //   fabric = "dgx-a100"                    # a fabric preset or file (relative to this file)
-//   gpus = 1024                            # default tp x pp x dp when all three are given
+//   gpus = 1024                            # default tp x cp x pp x dp when tp, pp and dp
+//                                          #   are given
 //   framework = "megatron-core"            # a profile (framework.h); default megatron-core
 //   memory_reserve = 0.1                   # fraction of HBM kept free; default 0.1
 //   gpus_per_node = 64                     # GPUs of each node the job uses; default all

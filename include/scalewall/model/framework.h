@@ -56,6 +56,22 @@ enum class LayerPartition { kMegatronEven, kMegatronEnds, kTypeTransformer, kTyp
 // "even", "even or first/last stage layers", "type:transformer", "type:transformer|embedding".
 std::string_view layer_partition_name(LayerPartition partition);
 
+// How the ranks of a context-parallel group exchange what attention needs of the sequence they
+// do not hold (Megatron-Core's cp_comm_type, run by Transformer Engine's DotProductAttention;
+// docs/models.md, "Context parallelism").
+//  kP2p: ring attention: K and V passed to the next rank cp - 1 times, each send under the
+//    attention of the block in hand (AttnFuncWithCPAndKVP2P).
+//  kA2a: DeepSpeed-Ulysses: all-to-alls of Q, K and V before the attention and of its output
+//    after it give each rank the whole sequence for 1/cp of the heads
+//    (AttnFuncWithCPAndQKVOA2A).
+//  kA2aP2p: all-to-all inside sub-groups of cp_a2a ranks, the ring across them (Megatron-Core's
+//    hierarchical_context_parallel_sizes).
+enum class CpComm { kP2p, kA2a, kA2aP2p };
+// "p2p", "a2a", "a2a+p2p".
+std::string_view cp_comm_name(CpComm comm);
+// The inverse; throws InputError naming the text and the three names otherwise.
+CpComm parse_cp_comm(std::string_view text);
+
 struct FrameworkProfile {
   std::string_view name;         // "megatron-core"
   std::string_view description;  // one line: the stack and the version it stands for
@@ -88,6 +104,13 @@ struct FrameworkProfile {
   // (Megatron-Core); 0 leaves TransformerJob::dp_bucket_bytes.
   double dp_bucket_min_params = 0;
   double dp_bucket_params_per_rank = 0;
+
+  // Context parallelism: whether the framework splits the sequence over cp ranks, the exchange
+  // it runs by default, and, where it has none that is priced, what it is refused with
+  // (framework_refusal: "system.framework NAME <cp_refusal>").
+  bool can_context_parallel = false;
+  CpComm cp_comm = CpComm::kP2p;
+  std::string_view cp_refusal = "has no context parallelism";
 
   // How the layers are laid out on the pipeline stages. Default: Megatron-LM's even layout.
   LayerPartition partition = LayerPartition::kMegatronEven;
@@ -125,8 +148,8 @@ std::string framework_names();
 
 // Why `framework` cannot run a split with these choices: the [parallel] key at fault
 // ("zero", "sequence_parallel", "recompute", "dp_overlap", "tp_overlap", "interleave",
-// "first_stage_layers", "last_stage_layers", "embedding_in_split", "loss_in_split") and the
-// reason
+// "first_stage_layers", "last_stage_layers", "embedding_in_split", "loss_in_split", "cp",
+// "cp_comm", "cp_a2a") and the reason
 // naming the framework ("system.framework megatron-lm-2021 runs ZeRO stages up to 0"), or
 // nothing when it can. A choice left open (nullopt) is not checked.
 struct FrameworkChoices {
@@ -139,6 +162,9 @@ struct FrameworkChoices {
   std::optional<std::int64_t> interleave;
   std::optional<std::int64_t> first_stage_layers, last_stage_layers;
   std::optional<bool> embedding_in_split, loss_in_split;
+  std::optional<std::int64_t> cp;
+  std::optional<CpComm> cp_comm;
+  std::optional<std::int64_t> cp_a2a;
 };
 struct FrameworkRefusal {
   std::string key;     // in [parallel]

@@ -1,13 +1,22 @@
-// scalewall/model/parallel_step.h: one training step of a transformer on N = tp x pp x dp
+// scalewall/model/parallel_step.h: one training step of a transformer on N = tp x cp x pp x dp
 // accelerators under one parallel split: its time by mechanism, its memory per GPU, MFU and
-// throughput. docs/models.md ("The parallel execution of one split") has every term with its
-// source.
+// throughput. docs/models.md ("The parallel execution of one split", "Context parallelism")
+// has every term with its source.
 //
-// Ranks are laid out as Megatron-LM lays them (tensor fastest, then data, then pipeline): a
-// TP group is t consecutive ranks (inside one node when t <= g, the GPUs per node); a DP group
-// has stride t; a PP group stride t d. Each collective is priced on the fabric's links for the
-// group's own shape (collective.h, or NCCL's choice, nccl.h, on a GPU fabric): its ranks per
-// node, its nodes, and the NICs it gets when the node's other groups use theirs at once.
+// Ranks are laid out as Megatron-Core lays them (parallel_state.py's order "tp-cp-ep-dp-pp":
+// tensor fastest, then context, then data, then pipeline): a TP group is t consecutive ranks
+// (inside one node when t <= g, the GPUs per node); a CP group has stride t; a DP group stride
+// t c, and the data-parallel group with context parallelism, which reduces the gradients and
+// shards the optimizer, d c ranks of stride t; a PP group stride t c d. Each collective is
+// priced on the fabric's links for the group's own shape (collective.h, or NCCL's choice,
+// nccl.h, on a GPU fabric): its ranks per node, its nodes, and the NICs it gets when the
+// node's other groups use theirs at once.
+//
+// Context parallelism (cp = c > 1) splits each sequence over c ranks: every per-token term
+// below runs on b s/c tokens, the attention core on 1/c of the whole sequence's causal core
+// (Megatron's load balancing: rank i holds chunks i and 2c - 1 - i of 2c), and the ranks
+// exchange K and V (cp_comm: ring sends under the attention, or all-to-alls of Q, K, V and O)
+// in cp_comm.
 //
 // The layers are laid out on the stages as the framework does it (stage_layout.h: first,
 // middle and last stage each with its own layers; the first also the embedding, the last the
@@ -41,7 +50,7 @@
 // stage, all of them; a middle stage, its layers only.
 // Memory per GPU (the fullest of the first, middle and last stages'): weights (2 B per
 // parameter), gradients (2 B), Adam state and fp32 master weights (12 B) (Rajbhandari et al.
-// 2020's 16 B per parameter), each divided by d where the ZeRO stage shards it; activations
+// 2020's 16 B per parameter), each divided by d c where the ZeRO stage shards it; activations
 // over the stage's layers of the micro-batches it holds in flight: on the first stage p
 // (1F1B; interleaved: times 1 + (p - 1)/(p v), Korthikanti et al. 2022), on stage 1 p - 1
 // (interleaved: (2 (p - 2) + (v - 1) p + 1)/v, Megatron-LM's warm-up), on the last one
@@ -68,7 +77,7 @@
 
 namespace scalewall {
 
-// The most GPUs a split may use: tp x pp x dp is at most 2^40, as every rank count.
+// The most GPUs a split may use: tp x cp x pp x dp is at most 2^40, as every rank count.
 inline constexpr std::int64_t kMaxSplitGpus = std::int64_t{1} << 40;
 
 struct ParallelSplit {
@@ -95,8 +104,15 @@ struct ParallelSplit {
   // as one layer of the first (the last) stage.
   bool embedding_in_split = false;
   bool loss_in_split = false;
-  // tp x pp x dp. REQUIRES: it fits in an int64_t (split_gpus checks it).
-  std::int64_t gpus() const { return tp * pp * dp; }
+  // Context parallelism: each sequence split over cp ranks (Megatron-Core's
+  // --context-parallel-size), which exchange K and V as cp_comm says; cp_a2a, the all-to-all
+  // sub-group of a2a+p2p (Megatron-Core's hierarchical_context_parallel_sizes[0]; 0: the
+  // default, cp_a2a_ranks).
+  std::int64_t cp = 1;
+  CpComm cp_comm = CpComm::kP2p;
+  std::int64_t cp_a2a = 0;
+  // tp x cp x pp x dp. REQUIRES: it fits in an int64_t (split_gpus checks it).
+  std::int64_t gpus() const { return tp * cp * pp * dp; }
 };
 
 // What framework_refusal (framework.h) says of the choices `c` fixes.
@@ -104,9 +120,10 @@ struct SplitConstraints;
 std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framework,
                                                   const SplitConstraints& c);
 
-// tp x pp x dp of `split`; throws InputError naming the three degrees and their product when
-// it is above kMaxSplitGpus (or past the largest 64-bit count).
-std::int64_t split_gpus(std::int64_t tp, std::int64_t pp, std::int64_t dp);
+// tp x cp x pp x dp; throws InputError naming the degrees and their product when it is above
+// kMaxSplitGpus (or past the largest 64-bit count): "tp x pp x dp = ..." when cp is 1, "tp x cp
+// x pp x dp = ..." otherwise.
+std::int64_t split_gpus(std::int64_t tp, std::int64_t pp, std::int64_t dp, std::int64_t cp = 1);
 
 // A split with some of its choices open: a set field is fixed, an empty one is searched
 // (split_search.h). What a scenario's [parallel] section and the --tp ... flags give.
@@ -119,10 +136,14 @@ struct SplitConstraints {
   std::optional<bool> tp_overlap;
   std::optional<std::int64_t> first_stage_layers, last_stage_layers;
   std::optional<bool> embedding_in_split, loss_in_split;
-  // Whether the three degrees are given: then one split is evaluated, the open choices
-  // taking their defaults (defaults()).
+  std::optional<std::int64_t> cp;
+  std::optional<CpComm> cp_comm;
+  std::optional<std::int64_t> cp_a2a;
+  // Whether the three degrees tp, pp and dp are given: then one split is evaluated, the open
+  // choices (cp among them) taking their defaults (defaults()).
   bool degrees_fixed() const { return tp && pp && dp; }
-  // The split with every open choice at its default: degrees 1, micro-batch 1, interleave 1,
+  // The split with every open choice at its default: degrees 1 (cp too), micro-batch 1,
+  // interleave 1, the framework's cp_comm and the default cp_a2a (0),
   // and the framework's: sequence parallelism (with tp > 1), recomputation, ZeRO stage (with
   // dp > 1; at most 1 beside pipeline parallelism where the framework runs ZeRO-2/3 without
   // it only), dp_overlap and tp_overlap; the first and last stage layers not given (0); the
@@ -162,8 +183,11 @@ enum class SplitProblem {
   kBatch,           // dp b does not divide the global batch
   kInterleave,      // v > 1 needs pp > 1 and m a multiple of pp
   kFabric,          // the GPUs do not fill whole nodes of the fabric
+  kSequence,        // 2 cp does not divide the sequence (Megatron's causal load balancing)
+  kCpHeads,         // the all-to-all of a2a or a2a+p2p: its ranks do not divide the heads or
+                    // the KV heads a TP rank holds (Transformer Engine's requirement)
 };
-// "", "layers", "heads", "batch", "interleave", "fabric".
+// "", "layers", "heads", "batch", "interleave", "fabric", "sequence", "cp heads".
 std::string_view split_problem_name(SplitProblem problem);
 // The problem in words: "pp x interleave does not divide the layers", ...
 std::string_view split_problem_text(SplitProblem problem);
@@ -212,6 +236,7 @@ struct SplitStep {
   double compute_s = 0;
   double recompute_s = 0;
   double tp_comm_s = 0;
+  double cp_comm_s = 0;        // the context-parallel exchange, exposed
   double pp_bubble_s = 0;
   double pp_transfer_s = 0;
   double dp_comm_s = 0;        // exposed
@@ -219,7 +244,8 @@ struct SplitStep {
   double variance_s = 0;
   double serial_s = 0;
   double step_s = 0;           // the sum of the above
-  double comm_latency_s = 0;   // of tp_comm + pp_transfer + dp_comm, the latency terms
+  double comm_latency_s = 0;   // of tp_comm + cp_comm + pp_transfer + dp_comm, the latency
+                               // terms
   SplitMemory memory;          // the stage that holds the most, per GPU
   StageLayout layout;          // the layers each stage holds (stage_layout.h)
   PipelineStage slowest = PipelineStage::kOnly;  // the stage whose time per micro-batch paces it
@@ -240,9 +266,33 @@ inline constexpr double kSplitBindingShare = 0.10;
 
 // The step of `job` under `split` on split.gpus() GPUs. A split that cannot run is returned
 // with its problem set; one that does not fit is evaluated in full, with fits = false and
-// binding kMemory. REQUIRES: a valid model (require_valid), tp, pp, dp, b, v >= 1, zero in
-// [0, 3], tp x pp x dp at most kMaxSplitGpus (throws InputError naming the value).
+// binding kMemory. REQUIRES: a valid model (require_valid), tp, cp, pp, dp, b, v >= 1, zero in
+// [0, 3], cp_a2a 0 or a divisor of cp, tp x cp x pp x dp at most kMaxSplitGpus (throws
+// InputError naming the value).
 SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split);
+
+// The ranks of the all-to-all sub-group of `split`'s context-parallel exchange: 1 for p2p, cp
+// for a2a; for a2a+p2p split.cp_a2a, or by default the most ranks that divide cp and the heads
+// and KV heads a TP rank holds and keep tp x cp_a2a inside one node (the all-to-all on NVLink,
+// the ring across nodes, as Megatron-Core's description of a2a+p2p has it). 1 when cp is 1.
+std::int64_t cp_a2a_ranks(const TransformerJob& job, const ParallelSplit& split);
+
+// The context-parallel exchange of one layer and micro-batch on one rank, as Transformer
+// Engine runs it (docs/models.md, "Context parallelism"): its all-to-all sub-group and its
+// ring, the bytes each call moves (2-byte values; d = h/a the head dimension, k' the KV heads
+// a TP rank holds) and the tokens each call of the attention kernel runs on. All-zero sizes
+// and one rank each when cp is 1.
+struct CpExchange {
+  std::int64_t a2a_ranks = 1;   // cp_a2a_ranks
+  std::int64_t ring_ranks = 1;  // cp / a2a_ranks
+  double q_bytes = 0;      // one all-to-all of Q (and of O, dO, dQ): b (s/cp) (a/t) d x 2 B
+  double kv_bytes = 0;     // one all-to-all of K (and of V, dK, dV): b (s/cp) k' d x 2 B
+  double block_bytes = 0;  // one ring send, K and V of the tokens a rank holds after the
+                           // all-to-all: 2 b (s/r) (k'/a2a) d x 2 B, r the ring's ranks
+  double kernel_seq = 0;   // the sequence length each kernel call runs at: s / r
+};
+// REQUIRES: split_problem(job, split) is kNone.
+CpExchange cp_exchange(const TransformerJob& job, const ParallelSplit& split);
 
 }  // namespace scalewall
 

@@ -5,10 +5,14 @@
 // (executed model FLOPs with recomputation, Narayanan's convention), mfu, tokens_per_s, and the
 // breakdown as compute_s, recompute_s, tp_comm_s, pp_bubble_s, pp_transfer_s, dp_comm_s,
 // optimizer_s, variance_s, serial_s; plan's "splits" rows carry the same keys with the degrees.
+// Context parallelism adds cp (the degree), cp_comm (the exchange) and cp_comm_s (its exposed
+// time): tables and plots show them where a split has cp > 1, JSON always has cp and
+// cp_comm_s.
 #ifndef SCALEWALL_SPLIT_TABLES_H_
 #define SCALEWALL_SPLIT_TABLES_H_
 
 #include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,11 +30,12 @@ struct StepPart {
   double SplitStep::*seconds;
 };
 
-// The breakdown's nine parts, in the order every table, line and plot lists them.
-inline constexpr std::array<StepPart, 9> kStepParts = {{
+// The breakdown's ten parts, in the order every table, line and plot lists them.
+inline constexpr std::array<StepPart, 10> kStepParts = {{
     {"compute_s", "compute", &SplitStep::compute_s},
     {"recompute_s", "recompute", &SplitStep::recompute_s},
     {"tp_comm_s", "tp comm", &SplitStep::tp_comm_s},
+    {"cp_comm_s", "cp comm", &SplitStep::cp_comm_s},
     {"pp_bubble_s", "pp bubble", &SplitStep::pp_bubble_s},
     {"pp_transfer_s", "pp transfer", &SplitStep::pp_transfer_s},
     {"dp_comm_s", "dp comm", &SplitStep::dp_comm_s},
@@ -38,6 +43,13 @@ inline constexpr std::array<StepPart, 9> kStepParts = {{
     {"variance_s", "variance", &SplitStep::variance_s},
     {"serial_s", "serial", &SplitStep::serial_s},
 }};
+
+// Whether any of `steps` splits the sequence (cp > 1).
+bool any_context_parallel(std::span<const SplitStep> steps);
+
+// The parts a table or plot of `steps` lists: kStepParts, without "cp comm" unless one of them
+// has cp > 1 (a job without context parallelism reads as it did before it was modelled).
+std::vector<StepPart> shown_step_parts(std::span<const SplitStep> steps);
 
 // One part of a split's memory per GPU, likewise.
 struct MemoryPart {
@@ -56,8 +68,11 @@ inline constexpr std::array<MemoryPart, 5> kMemoryParts = {{
 }};
 
 // "tp 8, pp 8, dp 16, micro-batch 1, interleave 1, recompute full, zero 0, sequence parallel
-// off, dp overlap on".
+// off, dp overlap on"; with cp > 1 "tp 8, cp 16 (p2p), pp 1, ...".
 std::string split_text(const ParallelSplit& split);
+
+// The degrees alone, for a label: "tp 8 pp 8 dp 16", with cp > 1 "tp 8 cp 16 pp 1 dp 2".
+std::string degrees_label(const ParallelSplit& split);
 
 // The split's degrees and figures as report fields (the contract's keys at the top level).
 void add_split_fields(Report& report, const SplitStep& step);
@@ -75,6 +90,13 @@ Table splits_table(const SplitSearch& search);
 // the difference ("tp 4 ...: 8.1% slower (+1.2 s pipeline bubble, +0.3 s tp comm)"), or how much
 // memory it lacks.
 std::vector<std::string> runner_up_lines(const SplitSearch& search);
+
+// Why the best split's context-parallel degree beats the others the search tried: its own
+// line ("cp 8, the best split's: cp comm 0 s (0% of the step), memory 70.4 GB of 72 GB"), then
+// the best split at each other cp as alternative_line gives it ("best at cp 1 (...): does not
+// fit, ..."; "best at cp 16 (...): step 57.5 s, 2.1% slower than the best (+2.1 s compute,
+// ...)"). Empty where only one cp was tried.
+std::vector<std::string> cp_choice_lines(const SplitSearch& search);
 
 // predict --what-if on a transformer scenario: the baseline, then pure data parallelism and pure
 // ZeRO-3 (when not the baseline), then "change the decomposition" (the best split), each with
