@@ -263,6 +263,23 @@ double routed_copies(const TransformerShape& m) {
   return m.capacity_factor > 0.0 ? m.capacity_factor * k : k;
 }
 
+MlaProjections mla_projections(const TransformerShape& m) {
+  const double h = dbl(m.hidden);
+  const double a = dbl(m.heads);
+  const double qk = dbl(m.qk_nope_dim + m.qk_rope_dim);
+  MlaProjections p;
+  if (m.q_lora_rank > 0) {
+    p.q_down = h * dbl(m.q_lora_rank);
+    p.q_up = dbl(m.q_lora_rank) * a * qk;
+  } else {
+    p.q_up = h * a * qk;
+  }
+  p.kv_down = h * dbl(m.kv_lora_rank + m.qk_rope_dim);
+  p.kv_up = dbl(m.kv_lora_rank) * a * dbl(m.qk_nope_dim + m.v_head_dim);
+  p.proj = a * dbl(m.v_head_dim) * h;
+  return p;
+}
+
 double qkv_width(const TransformerShape& m) {
   if (m.attention == AttentionKind::kMla) {
     const double a = dbl(m.heads);
@@ -284,31 +301,6 @@ double norm_parameters(const TransformerShape& m, double width) {
   return 0.0;
 }
 double norm_parameters(const TransformerShape& m) { return norm_parameters(m, dbl(m.hidden)); }
-
-// MLA's projections, as multiply-adds per token: Q down and up (or Q from h), KV down (with
-// the shared rotary key) and up, the output projection. Megatron-Core's
-// multi_latent_attention.py: linear_q_down_proj, linear_q_up_proj (linear_q_proj),
-// linear_kv_down_proj, linear_kv_up_proj, linear_proj.
-struct MlaProjections {
-  double q_down = 0, q_up = 0, kv_down = 0, kv_up = 0, proj = 0;
-  double all() const { return q_down + q_up + kv_down + kv_up + proj; }
-};
-MlaProjections mla_projections(const TransformerShape& m) {
-  const double h = dbl(m.hidden);
-  const double a = dbl(m.heads);
-  const double qk = dbl(m.qk_nope_dim + m.qk_rope_dim);
-  MlaProjections p;
-  if (m.q_lora_rank > 0) {
-    p.q_down = h * dbl(m.q_lora_rank);
-    p.q_up = dbl(m.q_lora_rank) * a * qk;
-  } else {
-    p.q_up = h * a * qk;
-  }
-  p.kv_down = h * dbl(m.kv_lora_rank + m.qk_rope_dim);
-  p.kv_up = dbl(m.kv_lora_rank) * a * dbl(m.qk_nope_dim + m.v_head_dim);
-  p.proj = a * dbl(m.v_head_dim) * h;
-  return p;
-}
 
 // The attention's weights, as multiply-adds per token: h (q + 2kd) + q h, or MLA's.
 double attention_weights(const TransformerShape& m) {

@@ -226,6 +226,17 @@ double active_parameters(const TransformerShape& m);
 double input_embedding_parameters(const TransformerShape& m);
 double output_layer_parameters(const TransformerShape& m);
 
+// MLA's projections, as multiply-adds per token (Megatron-Core's multi_latent_attention.py:
+// linear_q_down_proj h r_q, linear_q_up_proj r_q a d_qk, or linear_q_proj h a d_qk without
+// r_q; linear_kv_down_proj h (r_kv + d_r), linear_kv_up_proj r_kv a (d_n + d_v); linear_proj
+// a d_v h). Megatron-Core replicates the two down projections on every TP rank (TELinear,
+// parallel_mode "duplicated") and splits the others over the ranks.
+struct MlaProjections {
+  double q_down = 0, q_up = 0, kv_down = 0, kv_up = 0, proj = 0;
+  double all() const { return q_down + q_up + kv_down + kv_up + proj; }
+};
+MlaProjections mla_projections(const TransformerShape& m);
+
 // The widths the formulas use: the QKV output q + 2 k d (MLA: Q, K and V after their up
 // projections, a (2 d_qk + d_v)).
 double qkv_width(const TransformerShape& m);
