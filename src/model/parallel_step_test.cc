@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string_view>
 
 #include "scalewall/model/link.h"
 #include "scalewall/model/model_presets.h"
@@ -401,10 +402,19 @@ TransformerJob small_moe(std::int64_t experts) {
 // dense weights are (expert tensor parallelism = tp): Mixtral 8x7B at tp 8 holds 1/8 of all
 // 46.7B parameters (but the final norm's h, which no stage counts), and of their optimizer
 // state.
-TEST(ParallelStepMoe, EveryExpertIsOnEachGpuOverTp) {
+// The job of a preset at seq 4096 on `gpu`s, 8 sequences per step.
+TransformerJob preset_job(std::string_view name, std::string_view gpu) {
   TransformerJob job = llama70b();
-  job.model = model_preset("mixtral-8x7b");
+  job.model = model_preset(name);
   job.model.seq = 4096;
+  job.gpu = accelerator_preset(gpu);
+  job.fabric.gpu.generation = GpuGeneration::kHopper;
+  job.training.global_batch = 8;
+  return job;
+}
+
+TEST(ParallelStepMoe, EveryExpertIsOnEachGpuOverTp) {
+  const TransformerJob job = preset_job("mixtral-8x7b", "h100-sxm");
   ParallelSplit s;
   s.tp = 8;
   s.sequence_parallel = true;
@@ -414,8 +424,8 @@ TEST(ParallelStepMoe, EveryExpertIsOnEachGpuOverTp) {
   EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2 * params / 8);
   EXPECT_DOUBLE_EQ(r.memory.optimizer_bytes, 12 * params / 8);
   // The MFU counts the routed experts' FLOPs: 3 x the forward of the active parameters.
-  const StepFlops f = step_flops(job.model, 64, Recompute::kNone);
-  EXPECT_LT(f.model(), 6.0 * model_parameters(job.model) * 64 * 4096 / 2);
+  const StepFlops f = step_flops(job.model, 8, Recompute::kNone);
+  EXPECT_LT(f.model(), 6.0 * model_parameters(job.model) * 8 * 4096 / 2);
 }
 
 // Each expert runs as one GEMM of its own size on the matmul curve: with two experts of the
@@ -492,12 +502,8 @@ TEST(ParallelStepMoe, StagesHoldTheirOwnDenseAndMoeLayers) {
 
 // DeepSeek-V3's latent attention and experts on a stage: its parameters, / t, and a step.
 TEST(ParallelStepMoe, LatentAttentionAndSharedExpertsRun) {
-  TransformerJob job = llama70b();
-  job.gpu = accelerator_preset("h200");
-  job.fabric.gpu.generation = GpuGeneration::kHopper;
-  job.model = model_preset("deepseek-v3");
+  TransformerJob job = preset_job("deepseek-v3", "h200");
   job.model.layers = 8;  // 3 dense and 5 MoE layers of the model's shape
-  job.training.global_batch = 8;
   ParallelSplit s;
   s.tp = 8;
   s.sequence_parallel = true;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "scalewall/model/accelerator.h"
+#include "scalewall/model/model_presets.h"
 #include "test_support.h"
 
 namespace scalewall {
@@ -281,15 +282,10 @@ TEST(TransformerMoe, ActivationsAreTheRoutedCopiesAndTheRouterProbabilities) {
 }
 
 TEST(TransformerMoe, DeepSeekV3sLatentAttentionIsMegatronsCount) {
-  // DeepSeek-V3's MLA (h 7168, a 128, r_q 1536, r_kv 512, d_n 128, d_r 64, d_v 128, RMSNorm).
-  TransformerShape m{7168, 18432, 128, 128, 61, 4096, 129280, MlpKind::kGated, false,
-                     PositionKind::kRotary, LinearBiases::kNone, NormKind::kRmsNorm, 0};
-  m.attention = AttentionKind::kMla;
-  m.q_lora_rank = 1536;
-  m.kv_lora_rank = 512;
-  m.qk_nope_dim = 128;
-  m.qk_rope_dim = 64;
-  m.v_head_dim = 128;
+  // DeepSeek-V3's MLA (h 7168, a 128, r_q 1536, r_kv 512, d_n 128, d_r 64, d_v 128, RMSNorm),
+  // its dense layer (f 18432) alone.
+  TransformerShape m = model_preset("deepseek-v3");
+  m.experts = 0;
   require_valid(m);
   // theoretical_memory_usage.py: q_lora_rank (h + a (d_n + d_r) + 1) + kv_lora_rank (h +
   // a (d_n + d_v) + 1) + h d_r + a d_v h.
