@@ -97,7 +97,7 @@ TEST(ModelsCli, TheMixtralExampleRunsWithEveryExpertOnEveryGpu) {
   EXPECT_EQ(model["active_parameters"], 12879925248.0);
   EXPECT_EQ(model["topk"], 2);
   EXPECT_EQ(model["moe_ffn"], 14336);
-  EXPECT_TRUE(model["capacity_factor"].is_null());
+  EXPECT_EQ(model["capacity_factor"], 1.0);  // the recipe pads each expert to its capacity
   EXPECT_EQ(model["attention"], "mha");
   EXPECT_EQ(model["head_dim"], 128);
   // Every layer's 8 experts, / tp 4, on each GPU of a stage of 8 layers: 2 B each, with the
