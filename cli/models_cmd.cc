@@ -52,7 +52,8 @@ Report run_models(const ModelsFlags& flags) {
     const double active = active_parameters(m);
     t.add_row({std::string(p.name), static_cast<std::int64_t>(parameters), parameters / 1e9,
                static_cast<std::int64_t>(active), active / 1e9, m.experts, m.topk,
-               std::string(attention_name(m.attention)), m.hidden, m.ffn, m.heads, m.kv_heads, m.layers, m.vocab, m.seq,
+               std::string(attention_name(m.attention)), m.hidden, m.ffn, m.heads, m.kv_heads,
+               m.layers, m.vocab, m.seq,
                std::string(mlp_name(m.mlp)), m.tied_embeddings,
                std::string(position_name(m.position)), std::string(p.source)});
   }

@@ -152,7 +152,8 @@ void refuse_what_it_cannot_model(const Json& j, const Family& family, const std:
     if (it->is_number() && it->get<double>() <= 1.0) continue;
     std::string moe_types;
     for (const Family& f : kFamilies) {
-      if (f.experts_key != nullptr) moe_types += (moe_types.empty() ? "" : ", ") + std::string(f.model_type);
+      if (f.experts_key == nullptr) continue;
+      moe_types += (moe_types.empty() ? "" : ", ") + std::string(f.model_type);
     }
     fail(source, key, fmt::format("= {}: experts in a model_type '{}' config, which this reader "
                                   "reads as a dense transformer (mixtures of experts: {})",

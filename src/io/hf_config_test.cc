@@ -99,11 +99,13 @@ TEST(HfConfig, MixtureOfExpertsConfigsGiveThePublishedCounts) {
     double total_low, total_high, active_low, active_high;
     bool without_lookup;
   };
-  for (const Published& p : {Published{"mixtral-8x7b-v0.1.json", 46.233, 47.167, 12.771, 13.029, false},
-                             Published{"qwen3-30b-a3b.json", 30.5, 30.6, 3.3, 3.4, false},
-                             Published{"qwen3-235b-a22b.json", 232.65, 237.35, 21.78, 22.22, false},
-                             Published{"deepseek-v3.json", 664.29, 677.71, 36.5, 37.5, true},
-                             Published{"gpt-oss-120b.json", 116.825, 116.835, 5.125, 5.135, true}}) {
+  const Published rows[] = {
+      {"mixtral-8x7b-v0.1.json", 46.233, 47.167, 12.771, 13.029, false},
+      {"qwen3-30b-a3b.json", 30.5, 30.6, 3.3, 3.4, false},
+      {"qwen3-235b-a22b.json", 232.65, 237.35, 21.78, 22.22, false},
+      {"deepseek-v3.json", 664.29, 677.71, 36.5, 37.5, true},
+      {"gpt-oss-120b.json", 116.825, 116.835, 5.125, 5.135, true}};
+  for (const Published& p : rows) {
     const TransformerShape m = load_hf_config(hf(p.file));
     const double lookup = p.without_lookup ? input_embedding_parameters(m) : 0.0;
     const double total = model_parameters(m) / 1e9;

@@ -342,8 +342,9 @@ LayerMix stage_mix(const TransformerShape& m, const StageLayout& layout, std::in
                    std::int64_t v) {
   const std::int64_t p = layout.stages;
   const std::int64_t size = rank == 0 ? layout.first : rank == p - 1 ? layout.last : layout.middle;
-  const std::int64_t before =
-      rank == 0 ? 0 : rank == p - 1 ? m.layers - layout.last : layout.first + (rank - 1) * layout.middle;
+  std::int64_t before = layout.first + (rank - 1) * layout.middle;  // a middle stage
+  if (rank == 0) before = 0;
+  if (rank == p - 1 && rank > 0) before = m.layers - layout.last;
   std::int64_t moe = 0;
   for (std::int64_t j = 0; j < v; ++j) {
     const std::int64_t begin = j * (m.layers / v) + before / v;
@@ -1024,8 +1025,8 @@ double fp8_saved_inputs_delta(const TransformerJob& job, const ParallelSplit& s,
   const double shard = s.sequence_parallel ? t : 1.0;
   const double norm_outputs = -2.0 * tokens * h / shard;
   double fc2_input = -tokens * dbl(m.ffn) / t;
-  const double attention_output = (job.framework.attention == AttentionKernel::kFlash ? 1.0 : -1.0) *
-                                  tokens * attention_width(m) / t;
+  const double kept = job.framework.attention == AttentionKernel::kFlash ? 1.0 : -1.0;
+  const double attention_output = kept * tokens * attention_width(m) / t;
   double more = 0.0;
   if (m.attention == AttentionKind::kMla) {
     // The up projections' inputs, the low-rank norms' outputs.
@@ -1126,7 +1127,9 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
     double largest = end_parameters(m, s.pp) / t;
     for (const LayerKind kind : {LayerKind::kDense, LayerKind::kMoe}) {
       if ((kind == LayerKind::kDense ? layers.dense : layers.moe) == 0.0) continue;
-      for (const ShardUnitSize& u : layer_units(job, s, kind)) largest = std::max(largest, u.params);
+      for (const ShardUnitSize& u : layer_units(job, s, kind)) {
+        largest = std::max(largest, u.params);
+      }
     }
     buffers += (1.0 + job.framework.prefetch_units) * kElementBytes * largest;
   }

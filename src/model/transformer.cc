@@ -464,9 +464,10 @@ double kv_heads_per_rank(const TransformerShape& m, std::int64_t tp) {
 double rotary_traffic_bytes(const TransformerShape& m, double micro_batch, std::int64_t tp) {
   if (m.position == PositionKind::kLearned) return 0.0;
   const double rope = dbl(m.qk_rope_dim);
-  const double q_and_k = m.attention == AttentionKind::kMla
-                             ? dbl(m.heads) * rope / dbl(tp) + rope
-                             : attention_width(m) / dbl(tp) + kv_heads_per_rank(m, tp) * head_size(m);
+  const double q_and_k =
+      m.attention == AttentionKind::kMla
+          ? dbl(m.heads) * rope / dbl(tp) + rope
+          : attention_width(m) / dbl(tp) + kv_heads_per_rank(m, tp) * head_size(m);
   return 2.0 * 2.0 * micro_batch * dbl(m.seq) * q_and_k;  // read and write, 2 B each
 }
 
