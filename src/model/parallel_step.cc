@@ -334,6 +334,11 @@ KindTimes kind_times(const TransformerJob& job, const ParallelSplit& s) {
   return k;
 }
 
+// Past this many model chunks per stage a stage's MoE layers are taken in the model's
+// proportion rather than chunk by chunk (no schedule runs near it; it bounds the work of one
+// split whatever the scenario gives).
+constexpr std::int64_t kMostChunksCounted = 1024;
+
 // The layers of each kind that stage `rank` of `layout` holds. Stage r's layers follow the
 // stages before it; with v model chunks each stage holds v slices of 1/v of its layers, chunk
 // j of stage r at j l/v plus 1/v of the layers before r (Megatron-Core's
@@ -342,6 +347,11 @@ LayerMix stage_mix(const TransformerShape& m, const StageLayout& layout, std::in
                    std::int64_t v) {
   const std::int64_t p = layout.stages;
   const std::int64_t size = rank == 0 ? layout.first : rank == p - 1 ? layout.last : layout.middle;
+  if (!is_moe(m)) return {dbl(size), 0.0};
+  if (v > kMostChunksCounted) {
+    const double moe = dbl(size) * dbl(moe_layer_count(m)) / dbl(m.layers);
+    return {dbl(size) - moe, moe};
+  }
   std::int64_t before = layout.first + (rank - 1) * layout.middle;  // a middle stage
   if (rank == 0) before = 0;
   if (rank == p - 1 && rank > 0) before = m.layers - layout.last;
