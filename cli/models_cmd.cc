@@ -27,6 +27,11 @@ Report run_models(const ModelsFlags& flags) {
           {{"name", "name", Unit::kText},
            {"parameters", "parameters", Unit::kCount},
            {"parameters_billion", "billion", Unit::kPlain},
+           {"active_parameters", "active parameters", Unit::kCount},
+           {"active_parameters_billion", "active billion", Unit::kPlain},
+           {"experts", "experts", Unit::kCount},
+           {"topk", "topk", Unit::kCount},
+           {"attention", "attention", Unit::kText},
            {"hidden", "hidden", Unit::kCount},
            {"ffn", "ffn", Unit::kCount},
            {"heads", "heads", Unit::kCount},
@@ -44,15 +49,22 @@ Report run_models(const ModelsFlags& flags) {
     if (!flags.name.empty() && p.name != flags.name) continue;
     const TransformerShape& m = p.shape;
     const double parameters = model_parameters(m);
+    const double active = active_parameters(m);
     t.add_row({std::string(p.name), static_cast<std::int64_t>(parameters), parameters / 1e9,
-               m.hidden, m.ffn, m.heads, m.kv_heads, m.layers, m.vocab, m.seq,
+               static_cast<std::int64_t>(active), active / 1e9, m.experts, m.topk,
+               std::string(attention_name(m.attention)), m.hidden, m.ffn, m.heads, m.kv_heads,
+               m.layers, m.vocab, m.seq,
                std::string(mlp_name(m.mlp)), m.tied_embeddings,
                std::string(position_name(m.position)), std::string(p.source)});
   }
   report.tables.push_back(std::move(t));
   report.notes.push_back(
       "parameters: every weight, bias and norm, and the embeddings (the output layer counted "
-      "once when tied); billion = parameters / 1e9. seq: the sequence length the source "
+      "once when tied); billion = parameters / 1e9. active parameters: what one token uses "
+      "(every layer's attention, the dense layers' MLPs, each MoE layer's router, top-k and "
+      "shared experts, the embeddings as counted above); experts: routed experts per MoE layer "
+      "(0: dense); attention: mha (multi-head or grouped-query) or mla (multi-head latent). "
+      "seq: the sequence length the source "
       "pre-trained at, which a scenario's seq overrides. A Hugging Face config.json serves as "
       "well: [model] preset = \"path/config.json\" (docs/models.md, \"Model presets\").");
   return report;
@@ -76,9 +88,9 @@ void register_models(CLI::App& app) {
   };
   CLI::App* cmd = add_command(app, {
       "models",
-      "The built-in model presets (GPT-3, Llama 2 and 3.1, Mistral, Qwen2.5, Nemotron-4) with "
-      "their parameter counts and sources: a transformer scenario's [model] preset takes "
-      "their names.",
+      "The built-in model presets (GPT-3, Llama 2 and 3.1, Mistral, Qwen2.5, Nemotron-4, "
+      "Mixtral, Qwen3-MoE, DeepSeek-V3, gpt-oss) with their total and active parameter counts "
+      "and sources: a transformer scenario's [model] preset takes their names.",
       {own},
       "Examples:\n"
       "  scalewall models\n"

@@ -377,6 +377,31 @@ std::string selector_used_text(const ScenarioFile& file) {
 
 namespace {
 
+// The attention's and the experts' keys as the model uses them: head_dim resolved (MHA), the
+// latent attention's ranks (MLA), and the experts' keys of a mixture of experts (moe_ffn
+// resolved; capacity_factor null when dropless).
+void model_structure_inputs(const TransformerShape& model, nlohmann::ordered_json& m) {
+  m["attention"] = std::string(attention_name(model.attention));
+  if (model.attention == AttentionKind::kMla) {
+    m["q_lora_rank"] = model.q_lora_rank;
+    m["kv_lora_rank"] = model.kv_lora_rank;
+    m["qk_nope_dim"] = model.qk_nope_dim;
+    m["qk_rope_dim"] = model.qk_rope_dim;
+    m["v_head_dim"] = model.v_head_dim;
+  } else {
+    m["head_dim"] = model.head_dim > 0 ? model.head_dim : model.hidden / model.heads;
+  }
+  m["experts"] = model.experts;
+  if (!is_moe(model)) return;
+  m["topk"] = model.topk;
+  m["moe_ffn"] = model.moe_ffn > 0 ? model.moe_ffn : model.ffn;
+  m["shared_experts"] = model.shared_experts;
+  m["moe_every"] = model.moe_every;
+  m["dense_layers"] = model.dense_layers;
+  m["capacity_factor"] = model.capacity_factor > 0.0 ? nlohmann::ordered_json(model.capacity_factor)
+                                                     : nlohmann::ordered_json();
+}
+
 nlohmann::ordered_json model_inputs(const TransformerShape& m) {
   nlohmann::ordered_json j;
   j["hidden"] = m.hidden;
@@ -389,7 +414,9 @@ nlohmann::ordered_json model_inputs(const TransformerShape& m) {
   j["mlp"] = mlp_name(m.mlp);
   j["tied_embeddings"] = m.tied_embeddings;
   j["position"] = position_name(m.position);
+  model_structure_inputs(m, j);
   j["parameters"] = model_parameters(m);
+  j["active_parameters"] = active_parameters(m);
   return j;
 }
 

@@ -23,8 +23,12 @@ constexpr std::size_t kPlanSplits = 5;
 
 std::string job_title(const ScenarioFile& file) {
   const TransformerScenario& t = *file.transformer;
-  return fmt::format("{}: {:.3g}B parameters on {} x {} ({}), {}", file.scenario.name,
-                     model_parameters(t.job.model) / 1e9, t.gpus, t.job.gpu.name,
+  const std::string active =
+      is_moe(t.job.model)
+          ? fmt::format(" ({:.3g}B active)", active_parameters(t.job.model) / 1e9)
+          : std::string();
+  return fmt::format("{}: {:.3g}B parameters{} on {} x {} ({}), {}", file.scenario.name,
+                     model_parameters(t.job.model) / 1e9, active, t.gpus, t.job.gpu.name,
                      dtype_name(t.job.training.dtype), file.network_description);
 }
 

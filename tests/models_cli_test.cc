@@ -12,13 +12,27 @@ namespace {
 
 TEST(ModelsCli, ListsEveryPresetWithItsCountAndSource) {
   const auto j = run_json({"models"});
-  ASSERT_EQ(j["models"].size(), 12u);
+  ASSERT_EQ(j["models"].size(), 18u);
   EXPECT_EQ(j["models"][0]["name"], "gpt3-175b");
   for (const auto& m : j["models"]) {
     EXPECT_FALSE(m["source"].get<std::string>().empty()) << m;
     EXPECT_DOUBLE_EQ(m["parameters_billion"].get<double>(),
                      m["parameters"].get<double>() / 1e9) << m;
+    EXPECT_DOUBLE_EQ(m["active_parameters_billion"].get<double>(),
+                     m["active_parameters"].get<double>() / 1e9) << m;
+    // A dense model uses all of its parameters; a mixture of experts fewer.
+    if (m["experts"] == 0) {
+      EXPECT_EQ(m["active_parameters"], m["parameters"]) << m;
+    } else {
+      EXPECT_LT(m["active_parameters"].get<double>(), m["parameters"].get<double>()) << m;
+    }
   }
+  const auto mixtral = run_json({"models", "mixtral-8x7b"})["models"][0];
+  EXPECT_EQ(mixtral["parameters"], 46702792704);
+  EXPECT_EQ(mixtral["active_parameters"], 12879925248);
+  EXPECT_EQ(mixtral["experts"], 8);
+  EXPECT_EQ(mixtral["topk"], 2);
+  EXPECT_EQ(run_json({"models", "deepseek-v3"})["models"][0]["attention"], "mla");
   const auto one = run_json({"models", "llama3.1-405b"});
   ASSERT_EQ(one["models"].size(), 1u);
   EXPECT_EQ(one["models"][0]["parameters"], 405853388800);
@@ -67,7 +81,34 @@ TEST(ModelsCli, AScenarioReadsAConfigJsonBesideIt) {
       "moe.toml", "[model]\npreset = \"" + source_path("tests/data/hf/mixtral-8x7b-v0.1.json") +
                       "\"\n[training]\nglobal_batch = 64\n[system]\ngpu = \"h100-sxm\"\n"
                       "fabric = \"dgx-h100\"\n");
-  expect_input_error({"predict", moe}, "field \"num_local_experts\" = 8: a mixture-of-experts");
+  const auto m = run_json({"predict", moe, "--tp", "8", "--pp", "1", "--dp", "1"});
+  EXPECT_EQ(m["inputs"]["model"]["model"]["parameters"], 46702792704.0);
+  EXPECT_EQ(m["inputs"]["model"]["model"]["active_parameters"], 12879925248.0);
+  EXPECT_EQ(m["inputs"]["model"]["model"]["experts"], 8);
+}
+
+// The Mixtral example: the experts on every GPU, sharded over the TP ranks, and the model's
+// inputs echoed with its total and active counts.
+TEST(ModelsCli, TheMixtralExampleRunsWithEveryExpertOnEveryGpu) {
+  const auto j = run_json({"predict", source_path("examples/transformer/mixtral-8x7b.toml")});
+  EXPECT_TRUE(j["fits"].get<bool>());
+  const auto& model = j["inputs"]["model"]["model"];
+  EXPECT_EQ(model["parameters"], 46702792704.0);
+  EXPECT_EQ(model["active_parameters"], 12879925248.0);
+  EXPECT_EQ(model["topk"], 2);
+  EXPECT_EQ(model["moe_ffn"], 14336);
+  EXPECT_EQ(model["capacity_factor"], 1.0);  // the recipe pads each expert to its capacity
+  EXPECT_EQ(model["attention"], "mha");
+  EXPECT_EQ(model["head_dim"], 128);
+  // Every layer's 8 experts, / tp 4, on each GPU of a stage of 8 layers: 2 B each, with the
+  // stage's attention, norms and (first stage) the embedding.
+  const double expert_weights = 8.0 * 8 * 3 * 4096.0 * 14336 / 4 * 2;
+  double weights = 0;
+  for (const auto& part : j["memory"]) {
+    if (part["part"] == "weights") weights = part["bytes"].get<double>();
+  }
+  EXPECT_GT(weights, expert_weights);
+  EXPECT_LT(weights, 1.1 * expert_weights);
 }
 
 }  // namespace

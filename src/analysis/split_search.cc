@@ -336,7 +336,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> end_stage_choices(const Trans
     return out;
   }
   const bool divides = layers % p == 0 && (layers / p) % v == 0;
-  const double logits = logits_forward_flops(job.model, 1.0) / layer_forward_flops(job.model, 1.0);
+  const double logits =
+      logits_forward_flops(job.model, 1.0) / mean_layer_forward_flops(job.model, 1.0);
   if (divides && logits < 1.0) return out;
   const std::int64_t c0 = ((layers + p - 1) / p + v - 1) / v * v;
   for (const std::int64_t c : {c0, c0 + v}) {

@@ -712,7 +712,8 @@ void read_model_structure(const Section& m, TransformerShape& shape) {
 }
 
 // Whether the dimensions divide as attention needs; a preset's numbers are blamed on
-// model.preset unless the key at fault was written.
+// model.preset unless the key at fault was written. With a head_dim (or MLA) the heads need
+// not divide the hidden size.
 void require_heads_divide(const Section& m, const TransformerShape& shape) {
   const auto fail = [&](std::string_view key, std::int64_t value, std::string_view other,
                         std::int64_t of) {
@@ -720,13 +721,105 @@ void require_heads_divide(const Section& m, const TransformerShape& shape) {
     m.fail("preset", fmt::format("model.{} {} does not divide model.{} {}", key, value, other,
                                  of));
   };
-  if (shape.hidden % shape.heads != 0) fail("heads", shape.heads, "hidden", shape.hidden);
+  const bool spans_hidden = shape.attention == AttentionKind::kMha && shape.head_dim == 0;
+  if (spans_hidden && shape.hidden % shape.heads != 0) {
+    fail("heads", shape.heads, "hidden", shape.hidden);
+  }
   if (shape.heads % shape.kv_heads != 0) fail("kv_heads", shape.kv_heads, "heads", shape.heads);
+}
+
+// The keys of multi-head latent attention, read only with attention = "mla".
+constexpr std::array<std::string_view, 5> kMlaKeys = {"q_lora_rank", "kv_lora_rank",
+                                                      "qk_nope_dim", "qk_rope_dim",
+                                                      "v_head_dim"};
+// The keys of a mixture of experts beside `experts`, read only with experts > 0.
+constexpr std::array<std::string_view, 6> kExpertKeys = {"topk", "moe_ffn", "shared_experts",
+                                                         "moe_every", "dense_layers",
+                                                         "capacity_factor"};
+
+// The attention's keys: attention, head_dim and MLA's ranks and head sizes. A written
+// attention = "mla" without kv_heads takes a KV head per head; "mha" over an MLA preset drops
+// its ranks.
+void read_model_attention(const Section& m, TransformerShape& shape) {
+  if (m.has("attention")) {
+    try {
+      shape.attention = parse_attention(m.text("attention"));
+    } catch (const InputError& e) {
+      m.fail("attention", e.what());
+    }
+  }
+  const bool mla = shape.attention == AttentionKind::kMla;
+  if (m.has("head_dim")) shape.head_dim = m.count("head_dim", 1, kMaxDimension);
+  std::array<std::int64_t*, 5> fields = {&shape.q_lora_rank, &shape.kv_lora_rank,
+                                         &shape.qk_nope_dim, &shape.qk_rope_dim,
+                                         &shape.v_head_dim};
+  for (std::size_t i = 0; i < kMlaKeys.size(); ++i) {
+    const std::string_view key = kMlaKeys[i];
+    if (!mla) {
+      if (m.has(key)) {
+        m.fail(key, "is a key of multi-head latent attention, and model.attention is \"mha\" "
+                    "(give attention = \"mla\")");
+      }
+      *fields[i] = 0;
+      continue;
+    }
+    if (m.has(key)) *fields[i] = m.count(key, key == "q_lora_rank" ? 0 : 1, kMaxDimension);
+  }
+  if (mla && m.has("attention") && !m.has("kv_heads")) shape.kv_heads = shape.heads;
+}
+
+// The mixture of experts' keys: experts (0: dense, which drops a preset's experts), and beside
+// a positive one topk (required), moe_ffn, shared_experts, moe_every, dense_layers and
+// capacity_factor (absent: dropless).
+void read_model_experts(const Section& m, TransformerShape& shape) {
+  if (m.has("experts")) shape.experts = m.count("experts", 0, kMaxDimension);
+  if (shape.experts == 0) {
+    for (const std::string_view key : kExpertKeys) {
+      if (m.has(key)) {
+        m.fail(key, "is a key of a mixture of experts, and model.experts is 0 (a dense "
+                    "model; give experts, the routed experts of each MoE layer)");
+      }
+    }
+    const TransformerShape dense;
+    shape.topk = dense.topk;
+    shape.moe_ffn = dense.moe_ffn;
+    shape.shared_experts = dense.shared_experts;
+    shape.moe_every = dense.moe_every;
+    shape.dense_layers = dense.dense_layers;
+    shape.capacity_factor = dense.capacity_factor;
+    shape.router_bias = dense.router_bias;
+    return;
+  }
+  if (m.has("topk")) shape.topk = m.count("topk", 1, kMaxDimension);
+  if (shape.topk == 0) m.missing("topk", "the experts each token is routed to");
+  if (m.has("moe_ffn")) shape.moe_ffn = m.count("moe_ffn", 1, kMaxDimension);
+  if (m.has("shared_experts")) shape.shared_experts = m.count("shared_experts", 0, kMaxDimension);
+  if (m.has("moe_every")) shape.moe_every = m.count("moe_every", 1, kMaxDimension);
+  if (m.has("dense_layers")) shape.dense_layers = m.count("dense_layers", 0, kMaxDimension);
+  if (m.has("capacity_factor")) {
+    shape.capacity_factor = m.number("capacity_factor");
+    if (shape.capacity_factor <= 0.0) {
+      m.fail("capacity_factor", "must be greater than 0 (leave it out for dropless routing)");
+    }
+  }
+}
+
+// What shape_problem finds, blamed on the key at fault where it was written, else on the
+// preset that gave it, else as a missing key.
+void require_valid_shape(const Section& m, const TransformerShape& shape) {
+  const std::optional<ShapeProblem> p = shape_problem(shape);
+  if (!p) return;
+  if (m.has(p->key)) m.fail(p->key, p->message);
+  if (m.has("preset")) m.fail("preset", p->message);
+  m.missing(p->key, p->message);
 }
 
 TransformerShape read_model(const Section& m, const std::string& base_dir) {
   m.reject_unknown({"preset", "hidden", "ffn", "heads", "kv_heads", "layers", "seq", "vocab",
-                    "mlp", "tied_embeddings", "position"});
+                    "mlp", "tied_embeddings", "position", "head_dim", "attention", "q_lora_rank",
+                    "kv_lora_rank", "qk_nope_dim", "qk_rope_dim", "v_head_dim", "experts",
+                    "topk", "moe_ffn", "shared_experts", "moe_every", "dense_layers",
+                    "capacity_factor"});
   const bool preset = m.has("preset");
   TransformerShape shape = preset ? preset_shape(m, base_dir) : TransformerShape{};
   const auto dimension = [&](std::string_view key, std::string_view hint, std::int64_t& out) {
@@ -748,12 +841,10 @@ TransformerShape read_model(const Section& m, const std::string& base_dir) {
     shape.kv_heads = m.has("kv_heads") ? m.count("kv_heads", 1, kMaxDimension) : shape.heads;
   }
   read_model_structure(m, shape);
+  read_model_attention(m, shape);
+  read_model_experts(m, shape);
   require_heads_divide(m, shape);
-  try {
-    require_valid(shape);  // what is left: a seq past a sliding window
-  } catch (const InputError& e) {
-    m.fail(m.has("seq") ? "seq" : "preset", e.what());
-  }
+  require_valid_shape(m, shape);
   return shape;
 }
 

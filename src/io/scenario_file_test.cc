@@ -1,6 +1,7 @@
 // Tests for scalewall/io/scenario_file.h: every example parses to its exact figures, and every
 // kind of bad scenario is refused with the file, the key, the value and the line named.
 #include "scalewall/io/scenario_file.h"
+#include "scalewall/model/model_presets.h"
 
 #include <gtest/gtest.h>
 
@@ -921,11 +922,15 @@ TEST(TransformerScenario, APresetPathReadsAConfigJsonBesideTheScenario) {
       parse(with_model("preset = \"../tests/data/hf/llama3.1-405b.json\"\nseq = 8192"))
           .transformer->job.model;
   EXPECT_DOUBLE_EQ(model_parameters(m), 405853388800.0);
-  EXPECT_EQ(error_of(with_model("preset = \"../tests/data/hf/mixtral-8x7b-v0.1.json\"")),
-            "test.toml: model.preset = '../tests/data/hf/mixtral-8x7b-v0.1.json' (line 2): " +
-                kExamples +
-                "/../tests/data/hf/mixtral-8x7b-v0.1.json: field \"num_local_experts\" = 8: a "
-                "mixture-of-experts model; scalewall models dense transformers only");
+  const TransformerShape mixtral =
+      parse(with_model("preset = \"../tests/data/hf/mixtral-8x7b-v0.1.json\"\nseq = 4096"))
+          .transformer->job.model;
+  EXPECT_EQ(mixtral.experts, 8);
+  EXPECT_DOUBLE_EQ(model_parameters(mixtral), model_parameters(model_preset("mixtral-8x7b")));
+  EXPECT_EQ(error_of(with_model("preset = \"../tests/data/hf/qwen2.5-7b.json\"\nseq = 4096\n"
+                                "hidden = 3000")),
+            "test.toml: model.preset = '../tests/data/hf/qwen2.5-7b.json' (line 2): "
+            "model.heads 28 does not divide model.hidden 3000");
   // Mistral 7B v0.1's sliding window: seq 4096 reads, 8192 is refused naming model.seq.
   EXPECT_EQ(parse(with_model("preset = \"../tests/data/hf/mistral-7b-v0.1.json\""))
                 .transformer->job.model.seq,
@@ -957,6 +962,82 @@ TEST(TransformerScenario, BadModelKeysNameTheKeyAndTheValue) {
   EXPECT_TRUE(contains(error_of(with_model("preset = \"../tests/data/hf/no-such.json\"")),
                        "test.toml: model.preset = '../tests/data/hf/no-such.json' (line 2): "
                        "cannot open model config file"));
+}
+
+// The mixture-of-experts and attention keys beside a preset or without one.
+TEST(TransformerScenario, ExpertsAndLatentAttentionAreKeys) {
+  const TransformerShape moe = parse(with_model(
+      "hidden = 1024\nheads = 16\nkv_heads = 4\nlayers = 4\nseq = 2048\nvocab = 32000\n"
+      "mlp = \"gated\"\nexperts = 8\ntopk = 2\nmoe_ffn = 1408\nshared_experts = 1\n"
+      "dense_layers = 1\nmoe_every = 1\ncapacity_factor = 1.25\nhead_dim = 128"))
+      .transformer->job.model;
+  EXPECT_EQ(moe.experts, 8);
+  EXPECT_EQ(moe.topk, 2);
+  EXPECT_EQ(moe.moe_ffn, 1408);
+  EXPECT_EQ(moe.shared_experts, 1);
+  EXPECT_EQ(moe.dense_layers, 1);
+  EXPECT_DOUBLE_EQ(moe.capacity_factor, 1.25);
+  EXPECT_EQ(moe.head_dim, 128);
+  EXPECT_EQ(moe_layer_count(moe), 3);
+  // experts = 0 over a preset: the dense model, its experts dropped.
+  const TransformerShape dense =
+      parse(with_model("preset = \"mixtral-8x7b\"\nseq = 4096\nexperts = 0"))
+          .transformer->job.model;
+  EXPECT_EQ(dense.experts, 0);
+  EXPECT_EQ(dense.topk, 0);
+  EXPECT_DOUBLE_EQ(active_parameters(dense), model_parameters(dense));
+  // MLA without a preset: a KV head per head.
+  const TransformerShape mla = parse(with_model(
+      "hidden = 2048\nheads = 16\nlayers = 4\nseq = 4096\nvocab = 32000\nposition = "
+      "\"rotary\"\nattention = \"mla\"\nkv_lora_rank = 512\nqk_nope_dim = 128\n"
+      "qk_rope_dim = 64\nv_head_dim = 128"))
+      .transformer->job.model;
+  EXPECT_EQ(mla.attention, AttentionKind::kMla);
+  EXPECT_EQ(mla.kv_heads, 16);
+  EXPECT_EQ(mla.q_lora_rank, 0);
+  const TransformerShape v3 =
+      parse(with_model("preset = \"deepseek-v3\"\nq_lora_rank = 0")).transformer->job.model;
+  EXPECT_EQ(v3.q_lora_rank, 0);
+  EXPECT_EQ(v3.experts, 256);
+}
+
+TEST(TransformerScenario, BadExpertAndAttentionKeysNameTheKey) {
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\ntopk = 2")),
+            "test.toml: model.topk = 2 (line 3): is a key of a mixture of experts, and "
+            "model.experts is 0 (a dense model; give experts, the routed experts of each MoE "
+            "layer)");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nexperts = 8")),
+            "test.toml: model.topk is missing (the experts each token is routed to)");
+  EXPECT_EQ(error_of(with_model("preset = \"mixtral-8x7b\"\nseq = 4096\ntopk = 9")),
+            "test.toml: model.topk = 9 (line 4): model.topk 9 is outside [1, model.experts 8]: "
+            "each token is routed to 1 to 8 experts");
+  EXPECT_EQ(error_of(with_model("preset = \"mixtral-8x7b\"\nseq = 4096\nexperts = 1")),
+            "test.toml: model.preset = 'mixtral-8x7b' (line 2): model.topk 2 is outside [1, "
+            "model.experts 1]: each token is routed to 1 to 1 experts");
+  EXPECT_EQ(error_of(with_model("preset = \"mixtral-8x7b\"\nseq = 4096\ncapacity_factor = 0")),
+            "test.toml: model.capacity_factor = 0 (line 4): must be greater than 0 (leave it "
+            "out for dropless routing)");
+  EXPECT_EQ(error_of(with_model("preset = \"mixtral-8x7b\"\nseq = 4096\ndense_layers = 32")),
+            "test.toml: model.dense_layers = 32 (line 4): model.dense_layers 32 leaves no MoE "
+            "layer among the 32 layers (an MoE layer is one at or past dense_layers whose "
+            "index model.moe_every 1 divides)");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nkv_lora_rank = 512")),
+            "test.toml: model.kv_lora_rank = 512 (line 3): is a key of multi-head latent "
+            "attention, and model.attention is \"mha\" (give attention = \"mla\")");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nattention = \"mla\"")),
+            "test.toml: model.preset = 'llama2-7b' (line 2): model.kv_lora_rank 0 must be at "
+            "least 1 (model.attention \"mla\" needs it)");
+  EXPECT_EQ(error_of(with_model("preset = \"llama2-7b\"\nattention = \"gqa\"")),
+            "test.toml: model.attention = 'gqa' (line 3): unknown attention 'gqa' (expected "
+            "one of: mha, mla)");
+  EXPECT_EQ(error_of(with_model("preset = \"deepseek-v3\"\nhead_dim = 128")),
+            "test.toml: model.head_dim = 128 (line 3): model.head_dim 128 is given with "
+            "model.attention \"mla\", whose head sizes are qk_nope_dim, qk_rope_dim and "
+            "v_head_dim");
+  EXPECT_EQ(error_of(with_model("preset = \"deepseek-v3\"\nposition = \"learned\"")),
+            "test.toml: model.position = 'learned' (line 3): model.position \"learned\" with "
+            "model.attention \"mla\": multi-head latent attention carries its positions in its "
+            "rotary key and query parts (give position = \"rotary\")");
 }
 
 TEST(TransformerScenario, BadValuesNameTheKey) {

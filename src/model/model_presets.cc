@@ -44,7 +44,70 @@ TransformerShape mistral_7b() {
   return m;
 }
 
-const std::array<ModelPreset, 12> kPresets = {{
+// Mixtral (its config.json: MixtralForCausalLM, num_local_experts 8, num_experts_per_tok 2;
+// Jiang et al. 2024, section 2): Mistral's layer with every MLP a mixture of 8 SwiGLU experts
+// of intermediate_size each, top-2, no router bias.
+TransformerShape mixtral(std::int64_t h, std::int64_t f, std::int64_t a, std::int64_t l,
+                         std::int64_t s) {
+  TransformerShape m = llama(h, f, a, 8, l, s, 32000);
+  m.experts = 8;
+  m.topk = 2;
+  return m;
+}
+
+// Qwen3-MoE (Qwen3MoeForCausalLM, transformers' modeling_qwen3_moe.py): SwiGLU experts of
+// moe_intermediate_size, num_experts 128, top-8, no shared expert, no router bias; head_dim
+// 128 whatever h / a is; every layer an MoE layer (decoder_sparse_step 1, no mlp_only_layers).
+// Its per-head query and key RMSNorms (2 x 128 per layer) are not counted.
+TransformerShape qwen3_moe(std::int64_t h, std::int64_t f, std::int64_t a, std::int64_t l,
+                           std::int64_t moe_ffn) {
+  TransformerShape m = llama(h, f, a, 4, l, 4096, 151936);
+  m.head_dim = 128;
+  m.experts = 128;
+  m.topk = 8;
+  m.moe_ffn = moe_ffn;
+  return m;
+}
+
+// DeepSeek-V3 (deepseek-ai/DeepSeek-V3 config.json and inference/model.py; DeepSeek-AI 2024,
+// arXiv:2412.19437, section 2.1 and 4.2): MLA with q_lora_rank 1536, kv_lora_rank 512,
+// qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128; the first 3 layers dense (f
+// 18432), the other 58 an MoE of 256 routed experts (top-8) and 1 shared, each of 2048, with
+// the router's e_score_correction_bias; no linear biases, RMSNorm, untied.
+TransformerShape deepseek_v3() {
+  TransformerShape m = llama(7168, 18432, 128, 128, 61, 4096, 129280);
+  m.attention = AttentionKind::kMla;
+  m.q_lora_rank = 1536;
+  m.kv_lora_rank = 512;
+  m.qk_nope_dim = 128;
+  m.qk_rope_dim = 64;
+  m.v_head_dim = 128;
+  m.experts = 256;
+  m.topk = 8;
+  m.moe_ffn = 2048;
+  m.shared_experts = 1;
+  m.dense_layers = 3;
+  m.router_bias = true;
+  return m;
+}
+
+// gpt-oss-120b (openai/gpt-oss-120b config.json; OpenAI 2025, the gpt-oss-120b & gpt-oss-20b
+// model card, section 2): 36 layers of 64 query heads of 64 (q = 4096, not h = 2880) and 8 KV
+// heads, biases on every linear layer and the router (attention_bias true; the experts'
+// gate_up_proj_bias and down_proj_bias), 128 SwiGLU experts of 2880 (its clamped SwiGLU is
+// gated), top-4; every other layer (layer_types) attends over a 128-token window. Its
+// attention sinks (one per head, 2,304 in all) are not counted.
+TransformerShape gpt_oss_120b() {
+  TransformerShape m = llama(2880, 2880, 64, 8, 36, 4096, 201088, LinearBiases::kAll);
+  m.head_dim = 64;
+  m.experts = 128;
+  m.topk = 4;
+  m.attention_window = 128;
+  m.window_layers = 18;
+  return m;
+}
+
+const std::array<ModelPreset, 18> kPresets = {{
     {"gpt3-175b", "GPT-3 175B",
      "Brown et al. 2020, Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx 2048); "
      "vocabulary 51,200 as Narayanan et al. 2021 train it (GPT-2's 50,257 padded)",
@@ -86,6 +149,31 @@ const std::array<ModelPreset, 12> kPresets = {{
      "Nemotron-4 340B Technical Report (arXiv:2406.11704), Table 1; FFN 73728: NeMo's "
      "Nemotron4Config340B (nemo/collections/llm/gpt/model/nemotron.py)",
      nemotron(18432, 96, 8, 96, 4096, 256000)},
+    {"mixtral-8x7b", "Mixtral 8x7B",
+     "huggingface.co/mistralai/Mixtral-8x7B-v0.1 config.json; seq 32768: Jiang et al. 2024 "
+     "(arXiv:2401.04088), section 2: trained with a context of 32k tokens",
+     mixtral(4096, 14336, 32, 32, 32768)},
+    {"mixtral-8x22b", "Mixtral 8x22B",
+     "huggingface.co/mistralai/Mixtral-8x22B-v0.1 config.json; seq 65536: its "
+     "max_position_embeddings, the 64k-token context Mistral AI announced it with",
+     mixtral(6144, 16384, 48, 56, 65536)},
+    {"qwen3-30b-a3b", "Qwen3-30B-A3B",
+     "huggingface.co/Qwen/Qwen3-30B-A3B config.json; seq 4096: the Qwen3 technical report "
+     "(arXiv:2505.09388), section 3.2: the general and reasoning stages at 4,096 tokens",
+     qwen3_moe(2048, 6144, 32, 48, 768)},
+    {"qwen3-235b-a22b", "Qwen3-235B-A22B",
+     "huggingface.co/Qwen/Qwen3-235B-A22B config.json; seq 4096: the Qwen3 technical report "
+     "(arXiv:2505.09388), section 3.2",
+     qwen3_moe(4096, 12288, 64, 94, 1536)},
+    {"deepseek-v3", "DeepSeek-V3",
+     "huggingface.co/deepseek-ai/DeepSeek-V3 config.json and DeepSeek-V3 inference/model.py; "
+     "seq 4096: DeepSeek-AI 2024 (arXiv:2412.19437), section 4.2; the multi-token prediction "
+     "module (num_nextn_predict_layers 1) is not modelled, as the 671B leaves it out",
+     deepseek_v3()},
+    {"gpt-oss-120b", "gpt-oss-120b",
+     "huggingface.co/openai/gpt-oss-120b config.json; seq 4096: its initial_context_length; "
+     "the gpt-oss model card (OpenAI 2025), section 2: 116.83B parameters",
+     gpt_oss_120b()},
 }};
 
 }  // namespace

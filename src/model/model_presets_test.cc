@@ -36,6 +36,42 @@ TEST(ModelPresets, ParameterCountsAreThePublishedOnes) {
   EXPECT_NEAR((model_parameters(n340) - embedding_parameters(n340)) / 1e9, 331.6, 0.05);
 }
 
+// Total and active counts of the mixtures of experts against their publishers' figures:
+// Mixtral 8x7B 46.7B and 12.9B active (Mistral AI's announcement; Jiang et al. 2024 section 2),
+// 8x22B 141B and 39B; Qwen3-30B-A3B 30.5B and 3.3B, Qwen3-235B-A22B 235B and 22B (their model
+// cards, which cut to one decimal or a whole billion: 3.35B active is their "3.3B"); DeepSeek-V3
+// 671B (the main model: the 14B multi-token prediction module is apart, README.md) and gpt-oss-
+// 120b 116.83B (its model card, Table 1). These count the embeddings as model_parameters does.
+TEST(ModelPresets, MixtureOfExpertsCountsAreThePublishedOnes) {
+  const auto active = [](std::string_view name) {
+    return active_parameters(model_preset(name)) / 1e9;
+  };
+  EXPECT_NEAR(billions("mixtral-8x7b"), 46.7, 0.467);
+  EXPECT_NEAR(active("mixtral-8x7b"), 12.9, 0.129);
+  EXPECT_NEAR(billions("mixtral-8x22b"), 141.0, 1.41);
+  EXPECT_NEAR(active("mixtral-8x22b"), 39.0, 0.39);
+  EXPECT_GE(billions("qwen3-30b-a3b"), 30.5);
+  EXPECT_LT(billions("qwen3-30b-a3b"), 30.6);
+  EXPECT_GE(active("qwen3-30b-a3b"), 3.3);
+  EXPECT_LT(active("qwen3-30b-a3b"), 3.4);
+  EXPECT_NEAR(billions("qwen3-235b-a22b"), 235.0, 2.35);
+  EXPECT_NEAR(active("qwen3-235b-a22b"), 22.0, 0.22);
+  EXPECT_NEAR(billions("deepseek-v3"), 671.0, 6.71);
+  EXPECT_NEAR(billions("gpt-oss-120b"), 116.83, 0.01);
+  // DeepSeek and OpenAI count the active parameters without the input embedding (a lookup,
+  // no multiply): DeepSeek-V3's "37B activated" (arXiv:2412.19437, abstract; to the nearest
+  // billion: every layer's attention, 3 dense MLPs, 58 x (8 + 1 shared) experts and routers,
+  // the output layer: 36.63B) and gpt-oss-120b's 5.13B (its card's Table 1).
+  const TransformerShape v3 = model_preset("deepseek-v3");
+  const double v3_active = (active_parameters(v3) - input_embedding_parameters(v3)) / 1e9;
+  EXPECT_GE(v3_active, 36.5);
+  EXPECT_LT(v3_active, 37.5);
+  EXPECT_DOUBLE_EQ(active_parameters(v3), 37552297472.0);
+  EXPECT_DOUBLE_EQ(model_parameters(v3), 671026419200.0);
+  const TransformerShape oss = model_preset("gpt-oss-120b");
+  EXPECT_NEAR((active_parameters(oss) - input_embedding_parameters(oss)) / 1e9, 5.13, 0.01);
+}
+
 TEST(ModelPresets, FamiliesHaveTheirStructure) {
   const TransformerShape gpt = model_preset("gpt3-175b");
   EXPECT_EQ(gpt.mlp, MlpKind::kPlain);
@@ -48,6 +84,11 @@ TEST(ModelPresets, FamiliesHaveTheirStructure) {
   EXPECT_EQ(model_preset("qwen2.5-72b").biases, LinearBiases::kQkvOnly);
   EXPECT_EQ(model_preset("llama3.1-405b").kv_heads, 8);
   EXPECT_EQ(model_preset("mistral-7b").attention_window, 4096);
+  const TransformerShape v3 = model_preset("deepseek-v3");
+  EXPECT_EQ(v3.attention, AttentionKind::kMla);
+  EXPECT_EQ(moe_layer_count(v3), 58);
+  EXPECT_EQ(model_preset("qwen3-30b-a3b").head_dim, 128);
+  EXPECT_EQ(model_preset("gpt-oss-120b").window_layers, 18);
 }
 
 TEST(ModelPresets, EveryPresetIsValidNamedOnceAndSourced) {

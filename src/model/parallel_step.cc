@@ -155,59 +155,172 @@ constexpr double kFlashBackwardFactor = 2.5;
 constexpr double kCausalShare = 0.5;
 
 // One layer's forward for one micro-batch at TP degree t: each GEMM on the matmul curve, the
-// attention core by its kernel, the memory-bound work at HBM rate.
+// attention core by its kernel, the memory-bound work at HBM rate. An MoE layer's fc1 and fc2
+// are its experts' grouped GEMMs and its shared experts' GEMMs, router its router's GEMM; MLA's
+// qkv is its four input projections.
 struct LayerTimes {
   double qkv_s = 0, proj_s = 0, fc1_s = 0, fc2_s = 0;  // one GEMM each
+  double router_s = 0;         // an MoE layer's router
   double core_s = 0;           // the attention core's forward
   double core_backward_s = 0;  // its backward
   double elementwise_s = 0;    // layer norms, softmax (unfused), dropout, GeLU, residuals
   double cast_s = 0;           // FP8: casting the GEMMs' inputs and output gradients
-  double gemms_s() const { return qkv_s + proj_s + fc1_s + fc2_s; }
+  double gemms_s() const { return qkv_s + proj_s + fc1_s + fc2_s + router_s; }
   double forward_s() const { return gemms_s() + core_s + elementwise_s + cast_s; }
   double backward_s() const {
     return 2.0 * (gemms_s() + elementwise_s + cast_s) + core_backward_s;
   }
 };
 
+// The times of the two kinds of layer: dense, and (in a model with experts) MoE.
+struct KindTimes {
+  LayerTimes dense;
+  LayerTimes moe;
+  const LayerTimes& of(LayerKind kind) const { return kind == LayerKind::kMoe ? moe : dense; }
+};
+
+// The transformer layers one stage holds, by kind.
+struct LayerMix {
+  double dense = 0;
+  double moe = 0;
+  double all() const { return dense + moe; }
+};
+
+// `per_layer` of each kind, times the layers of that kind.
+template <typename F>
+double over_layers(const LayerMix& mix, F per_layer) {
+  return mix.dense * per_layer(LayerKind::kDense) + mix.moe * per_layer(LayerKind::kMoe);
+}
+
 // The activations one layer holds per micro-batch: Korthikanti's table, with FlashAttention
 // holding no s x s scores (as selective recomputation) but the softmax's log-sum-exp, 4 B per
 // head and token (Dao et al. 2022, Algorithm 2).
 double layer_activations(const TransformerJob& job, double b, const ParallelSplit& s,
-                         Recompute recompute) {
+                         Recompute recompute, LayerKind kind) {
   const TransformerShape m = rank_shape(job, s);
   if (job.framework.attention == AttentionKernel::kUnfused || recompute == Recompute::kFull) {
-    return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, recompute);
+    return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, recompute, kind);
   }
   const double lse = 4.0 * dbl(m.heads) * dbl(m.seq) * b / dbl(s.tp);
-  return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, Recompute::kSelective) + lse;
+  return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, Recompute::kSelective, kind) +
+         lse;
 }
 
 // Bytes an FP8 cast moves per element: reads 2, writes 1 (Transformer Engine casts each GEMM
 // input and each output gradient, and computes its amax in the same pass).
 constexpr double kFp8CastBytes = 3.0;
 
-LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
+// The tokens of one micro-batch each expert runs on each rank: with the experts on every GPU
+// and sharded as the dense layers are (expert tensor parallelism = tp), a rank runs every
+// expert on the micro-batch's tokens gathered across its TP group, k T / E of them under
+// balanced dropless routing, or the padded capacity ceil(c k T / E) with a capacity factor
+// (Megatron-Core's get_capacity with moe_pad_expert_input_to_capacity).
+double tokens_per_expert(const TransformerShape& m, double tokens) {
+  const double routed = dbl(m.topk) * tokens / dbl(m.experts);
+  return m.capacity_factor > 0.0 ? std::ceil(m.capacity_factor * routed) : routed;
+}
+
+// The attention's GEMMs: QKV and the projection, or MLA's four input projections (the two down
+// projections replicated on every TP rank, on the rank's sequence shard with sequence
+// parallelism, on every token without) and its projection.
+void attention_gemm_times(const TransformerJob& job, const ParallelSplit& s, LayerTimes& l) {
+  const TransformerShape& m = job.model;
+  const double t = dbl(s.tp);
+  const double h = dbl(m.hidden);
+  const double tokens = dbl(s.micro_batch) * rank_seq(job, s);
+  const Peaks peak = peaks_of(job);
+  const MatmulCurve& c = *peak.layer_curve;
+  if (m.attention == AttentionKind::kMla) {
+    const MlaProjections p = mla_projections(m);
+    const double down = s.sequence_parallel ? t : 1.0;
+    l.qkv_s = c.gemm_time_s(2.0 * tokens * p.q_down / down, peak.layer) +
+              c.gemm_time_s(2.0 * tokens * p.q_up / t, peak.layer) +
+              c.gemm_time_s(2.0 * tokens * p.kv_down / down, peak.layer) +
+              c.gemm_time_s(2.0 * tokens * p.kv_up / t, peak.layer);
+    l.proj_s = c.gemm_time_s(2.0 * tokens * p.proj / t, peak.layer);
+    return;
+  }
+  l.qkv_s = c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak.layer);
+  l.proj_s = c.gemm_time_s(2.0 * tokens * h * attention_width(m) / t, peak.layer);
+}
+
+// The MLP's GEMMs. The first is (n - 1) f wide for n matrices: Megatron-Core fuses a gated
+// MLP's gate and up projections into one linear_fc1 of 2f columns; the down projection is
+// h x f. An MoE layer runs its router (2 T h E: on the rank's sequence shard with sequence
+// parallelism, replicated without; a plain linear outside Transformer Engine, so BF16 under
+// FP8), each of its E experts as one GEMM of the grouped GEMM on tokens_per_expert tokens
+// (Megatron-Core's TEGroupedMLP: E GEMMs on the matmul curve at their own size, so each pays
+// the curve's F_half), and its S shared experts as one dense MLP of S f_e (SharedExpertMLP).
+void mlp_gemm_times(const TransformerJob& job, const ParallelSplit& s, LayerKind kind,
+                    LayerTimes& l) {
+  const TransformerShape& m = job.model;
+  const double t = dbl(s.tp);
+  const double h = dbl(m.hidden);
+  const double tokens = dbl(s.micro_batch) * rank_seq(job, s);
+  const double up = mlp_matrices(m) - 1.0;
+  const Peaks peak = peaks_of(job);
+  const MatmulCurve& c = *peak.layer_curve;
+  if (kind == LayerKind::kDense) {
+    const double f = dbl(m.ffn);
+    l.fc1_s = c.gemm_time_s(up * 2.0 * tokens * h * f / t, peak.layer);
+    l.fc2_s = c.gemm_time_s(2.0 * tokens * h * f / t, peak.layer);
+    return;
+  }
+  const double fe = expert_ffn(m);
+  const double e = dbl(m.experts);
+  const double router_tokens = s.sequence_parallel ? tokens / t : tokens;
+  l.router_s = peak.core_curve->gemm_time_s(2.0 * router_tokens * h * e, peak.core);
+  const double each = tokens_per_expert(m, tokens);
+  l.fc1_s = e * c.gemm_time_s(up * 2.0 * each * h * fe / t, peak.layer);
+  l.fc2_s = e * c.gemm_time_s(2.0 * each * h * fe / t, peak.layer);
+  if (m.shared_experts > 0) {
+    const double fs = dbl(m.shared_experts) * fe;
+    l.fc1_s += c.gemm_time_s(up * 2.0 * tokens * h * fs / t, peak.layer);
+    l.fc2_s += c.gemm_time_s(2.0 * tokens * h * fs / t, peak.layer);
+  }
+}
+
+// The elements FP8 casts per layer and micro-batch: each GEMM's input, / t where it is split.
+// Dense: the (gathered) layer-norm output twice, the attention output and the GeLU output.
+// MLA casts its down projections' input (on the rank's tokens), its up projections' gathered
+// inputs r_q and r_kv and the attention output; an MoE layer each routed copy's input and
+// inner output, and its shared experts' input and inner output (its router stays BF16).
+double fp8_cast_elements(const TransformerJob& job, const ParallelSplit& s, LayerKind kind) {
+  const TransformerShape& m = job.model;
+  const double t = dbl(s.tp);
+  const double h = dbl(m.hidden);
+  const double tokens = dbl(s.micro_batch) * rank_seq(job, s);
+  const double q = attention_width(m);
+  const bool mla = m.attention == AttentionKind::kMla;
+  if (kind == LayerKind::kDense && !mla) return tokens * (2.0 * h + q / t + dbl(m.ffn) / t);
+  const double down = s.sequence_parallel ? t : 1.0;
+  const double attention =
+      mla ? h / down + dbl(m.q_lora_rank + m.kv_lora_rank) + q / t : h + q / t;
+  double mlp = h + dbl(m.ffn) / t;
+  if (kind == LayerKind::kMoe) {
+    const double fe = expert_ffn(m);
+    const double shared = m.shared_experts > 0 ? h + dbl(m.shared_experts) * fe / t : 0.0;
+    mlp = routed_copies(m) * (h + fe / t) + shared;
+  }
+  return tokens * (attention + mlp);
+}
+
+LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s, LayerKind kind) {
   const TransformerShape& m = job.model;
   const double b = dbl(s.micro_batch);
   const double t = dbl(s.tp);
-  const double h = dbl(m.hidden);
-  const double f = dbl(m.ffn);
-  const double tokens = b * rank_seq(job, s);
   const Peaks peak = peaks_of(job);
-  const MatmulCurve& c = *peak.layer_curve;
   const MatmulCurve& core_curve = *peak.core_curve;
   LayerTimes l;
-  l.qkv_s = c.gemm_time_s(2.0 * tokens * h * qkv_width(m) / t, peak.layer);
-  l.proj_s = c.gemm_time_s(2.0 * tokens * h * h / t, peak.layer);
-  // The MLP's first GEMM is (n - 1) f wide for n matrices: Megatron-Core fuses a gated MLP's
-  // gate and up projections into one linear_fc1 of 2f columns; the down projection is h x f.
-  l.fc1_s = c.gemm_time_s((mlp_matrices(m) - 1.0) * 2.0 * tokens * h * f / t, peak.layer);
-  l.fc2_s = c.gemm_time_s(2.0 * tokens * h * f / t, peak.layer);
-  // With context parallelism each rank runs 1/cp of the whole sequence's causal core
-  // (Megatron's load balancing gives every rank and every ring step an equal share).
-  const double core = attention_core_flops(m, b) / t / dbl(s.cp);
+  attention_gemm_times(job, s, l);
+  mlp_gemm_times(job, s, kind, l);
   if (job.framework.attention == AttentionKernel::kFlash) {
-    const double forward = kCausalShare * core;  // QK^T and AV in one kernel
+    // QK^T and AV in one kernel, over the causal half (of the window's band where there is
+    // one: the kernel skips the blocks outside it). With context parallelism each rank runs
+    // 1/cp of the whole sequence's causal core (Megatron's load balancing gives every rank
+    // and every ring step an equal share).
+    const double core = attention_core_flops(m, b) / t / dbl(s.cp);
+    const double forward = kCausalShare * core;
     const double backward = kFlashBackwardFactor * forward;
     if (const std::optional<FusedAttention>& fused = job.gpu.fused_attention) {
       // The kernel's own published efficiency by sequence length (accelerator.cc), at the
@@ -221,20 +334,58 @@ LayerTimes layer_times(const TransformerJob& job, const ParallelSplit& s) {
       l.core_backward_s = core_curve.gemm_time_s(backward, peak.core);
     }
   } else {
-    l.core_s = 2.0 * core_curve.gemm_time_s(core / 2.0, peak.core);  // QK^T, then AV: each half
+    // QK^T, then AV: each half; every score, a window masked rather than skipped.
+    const double core = full_attention_core_flops(m, b) / t / dbl(s.cp);
+    l.core_s = 2.0 * core_curve.gemm_time_s(core / 2.0, peak.core);
     l.core_backward_s = 2.0 * l.core_s;
   }
   // The rotary embedding's own traffic (reading and writing Q and K) comes on top.
-  l.elementwise_s = (kElementwiseTrafficFactor * layer_activations(job, b, s, Recompute::kNone) +
-                     rotary_traffic_bytes(rank_shape(job, s), b, s.tp)) /
-                    job.gpu.hbm_Bps;
+  l.elementwise_s =
+      (kElementwiseTrafficFactor * layer_activations(job, b, s, Recompute::kNone, kind) +
+       rotary_traffic_bytes(rank_shape(job, s), b, s.tp)) /
+      job.gpu.hbm_Bps;
   if (job.training.dtype == DType::kFp8) {
-    // The four GEMMs' inputs: the (gathered) layer-norm output twice, the attention output and
-    // the GeLU output, each / t where it is split.
-    const double elements = tokens * (2.0 * h + h / t + f / t);
-    l.cast_s = kFp8CastBytes * elements / job.gpu.hbm_Bps;
+    l.cast_s = kFp8CastBytes * fp8_cast_elements(job, s, kind) / job.gpu.hbm_Bps;
   }
   return l;
+}
+
+// Both kinds' times; a dense model's MoE layer is never used (none of its layers is one).
+KindTimes kind_times(const TransformerJob& job, const ParallelSplit& s) {
+  KindTimes k;
+  k.dense = layer_times(job, s, LayerKind::kDense);
+  k.moe = is_moe(job.model) ? layer_times(job, s, LayerKind::kMoe) : k.dense;
+  return k;
+}
+
+// Past this many model chunks per stage a stage's MoE layers are taken in the model's
+// proportion rather than chunk by chunk (no schedule runs near it; it bounds the work of one
+// split whatever the scenario gives).
+constexpr std::int64_t kMostChunksCounted = 1024;
+
+// The layers of each kind that stage `rank` of `layout` holds. Stage r's layers follow the
+// stages before it; with v model chunks each stage holds v slices of 1/v of its layers, chunk
+// j of stage r at j l/v plus 1/v of the layers before r (Megatron-Core's
+// get_transformer_layer_offset).
+LayerMix stage_mix(const TransformerShape& m, const StageLayout& layout, std::int64_t rank,
+                   std::int64_t v) {
+  const std::int64_t p = layout.stages;
+  const std::int64_t size = rank == 0 ? layout.first : rank == p - 1 ? layout.last : layout.middle;
+  if (!is_moe(m)) return {dbl(size), 0.0};
+  if (v > kMostChunksCounted) {
+    const double moe = dbl(size) * dbl(moe_layer_count(m)) / dbl(m.layers);
+    return {dbl(size) - moe, moe};
+  }
+  std::int64_t before = layout.first + (rank - 1) * layout.middle;  // a middle stage
+  if (rank == 0) before = 0;
+  if (rank == p - 1 && rank > 0) before = m.layers - layout.last;
+  std::int64_t moe = 0;
+  for (std::int64_t j = 0; j < v; ++j) {
+    const std::int64_t begin = j * (m.layers / v) + before / v;
+    const std::int64_t length = size / v + (j < size % v ? 1 : 0);
+    moe += moe_layers_between(m, begin, begin + length);
+  }
+  return {dbl(size - moe), dbl(moe)};
 }
 
 // Per micro-batch on one stage: the time of `layers` layers' work and, on the last stage,
@@ -247,8 +398,26 @@ struct StageWork {
   double logits_forward_s = 0;  // of forward_s, the logits and the loss (last stage)
 };
 
-StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l,
-                     double layers, bool last_stage) {
+// What one layer recomputes per micro-batch: the attention core (selective: the fused
+// kernel's forward, or unfused QK^T and AV with the scores' traffic) or its whole forward.
+double layer_recompute_s(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l) {
+  const TransformerShape& m = job.model;
+  switch (s.recompute) {
+    case Recompute::kNone: return 0.0;
+    case Recompute::kSelective: {
+      if (job.framework.attention == AttentionKernel::kFlash) return l.core_s;
+      const double scores_bytes = kElementwiseTrafficFactor * 5.0 * dbl(m.heads) * dbl(m.seq) *
+                                  dbl(m.seq) * dbl(s.micro_batch) / dbl(s.tp);
+      return l.core_s + scores_bytes / job.gpu.hbm_Bps;
+    }
+    case Recompute::kFull: return l.forward_s();
+  }
+  SCALEWALL_CHECK(false && "unknown Recompute");
+  return 0.0;
+}
+
+StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, const KindTimes& times,
+                     const LayerMix& mix, bool last_stage) {
   const TransformerShape& m = job.model;
   const double b = dbl(s.micro_batch);
   const double t = dbl(s.tp);
@@ -261,22 +430,13 @@ StageWork stage_work(const TransformerJob& job, const ParallelSplit& s, const La
     w.logits_forward_s =
         peak.core_curve->gemm_time_s(logits, peak.core) + loss_bytes / job.gpu.hbm_Bps;
   }
-  w.forward_s = layers * l.forward_s() + w.logits_forward_s;
-  w.backward_s = layers * l.backward_s() + 2.0 * w.logits_forward_s;
+  w.forward_s =
+      over_layers(mix, [&](LayerKind k) { return times.of(k).forward_s(); }) + w.logits_forward_s;
+  w.backward_s = over_layers(mix, [&](LayerKind k) { return times.of(k).backward_s(); }) +
+                 2.0 * w.logits_forward_s;
   w.compute_s = w.forward_s + w.backward_s;
-  switch (s.recompute) {
-    case Recompute::kNone: break;
-    case Recompute::kSelective:
-      if (job.framework.attention == AttentionKernel::kFlash) {
-        w.recompute_s = layers * l.core_s;  // the fused kernel's forward again
-      } else {
-        const double scores_bytes = kElementwiseTrafficFactor * 5.0 * dbl(m.heads) *
-                                    dbl(m.seq) * dbl(m.seq) * b / t;
-        w.recompute_s = layers * (l.core_s + scores_bytes / job.gpu.hbm_Bps);
-      }
-      break;
-    case Recompute::kFull: w.recompute_s = layers * l.forward_s(); break;
-  }
+  w.recompute_s =
+      over_layers(mix, [&](LayerKind k) { return layer_recompute_s(job, s, times.of(k)); });
   return w;
 }
 
@@ -470,6 +630,23 @@ Cost cp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTi
   return all;
 }
 
+// The TP collectives of an MoE layer's shared experts, per micro-batch, besides the ones its
+// routed experts' token dispatch runs where a dense MLP runs its own: Megatron-Core's
+// SharedExpertMLP (moe/shared_experts.py, without moe_shared_expert_overlap) gathers its input
+// across the TP group and reduce-scatters its output with sequence parallelism, and
+// all-reduces its output without, in each forward, each backward and a recomputed forward.
+Cost shared_expert_traffic(const TransformerJob& job, const ParallelSplit& s) {
+  if (s.tp == 1 || !is_moe(job.model) || job.model.shared_experts == 0) return {};
+  const Topology group = group_topology(job.fabric, s.tp, 1);
+  const double bytes = kElementBytes * dbl(s.micro_batch) * rank_seq(job, s) *
+                       dbl(job.model.hidden);
+  const double passes = s.recompute == Recompute::kFull ? 3.0 : 2.0;
+  if (!s.sequence_parallel) return collective(Op::kAllreduce, bytes, group).times(passes);
+  Cost one = collective(Op::kAllgather, bytes, group);
+  one += collective(Op::kReduceScatter, bytes, group);
+  return one.times(passes);
+}
+
 // The pipeline's point-to-point sends of one micro-batch through one stage.
 Cost pp_traffic(const TransformerJob& job, const ParallelSplit& s) {
   if (s.pp == 1) return {};
@@ -660,11 +837,16 @@ double end_parameters(const TransformerShape& m, std::int64_t pp) {
   return pp == 1 ? embedding_parameters(m)
                  : std::max(input_embedding_parameters(m), output_layer_parameters(m));
 }
-double stage_parameters(const TransformerJob& job, const ParallelSplit& s, double layers,
+// The parameters of a stage's layers (all of them; the experts sharded over the TP ranks as
+// the dense layers are, expert tensor parallelism = tp), before the division by t.
+double layers_parameters(const TransformerShape& m, const LayerMix& mix) {
+  return over_layers(mix, [&](LayerKind k) { return layer_parameters(m, k); });
+}
+double stage_parameters(const TransformerJob& job, const ParallelSplit& s, const LayerMix& mix,
                         PipelineStage stage) {
   const TransformerShape& m = job.model;
   const double ends = stage == PipelineStage::kMiddle ? 0.0 : end_parameters(m, s.pp);
-  return (layers * layer_parameters(m) + ends) / dbl(s.tp);
+  return (layers_parameters(m, mix) + ends) / dbl(s.tp);
 }
 
 // The gradient bucket of the data-parallel overlap, in bytes: the framework's (Megatron-Core:
@@ -725,34 +907,71 @@ struct ShardUnitSize {
   double share = 0;
 };
 
-// The units of one layer: the whole layer (a block), or its four weight matrices, each with
-// the share of the layer's compute its parameters hold (the biases and layer norms stay
-// resident: below DeepSpeed's stage3_param_persistence_threshold of 1e5 elements).
-std::vector<ShardUnitSize> layer_units(const TransformerJob& job, const ParallelSplit& s) {
+// The units of one layer of `kind`: the whole layer (a block), or its weight matrices, each
+// with the share of the layer's compute it holds (the biases and layer norms stay resident:
+// below DeepSpeed's stage3_param_persistence_threshold of 1e5 elements). A dense matrix
+// computes in proportion to its parameters; an MoE layer's router is one unit, its experts'
+// first and second matrices one unit each (the grouped GEMMs' weights), computing c k of
+// their E experts' share, and its shared experts two more.
+std::vector<ShardUnitSize> layer_units(const TransformerJob& job, const ParallelSplit& s,
+                                       LayerKind kind) {
   const TransformerShape& m = job.model;
   const double t = dbl(s.tp);
-  if (job.framework.shard_unit == ShardUnit::kBlock) return {{layer_parameters(m) / t, 1.0}};
+  if (job.framework.shard_unit == ShardUnit::kBlock) return {{layer_parameters(m, kind) / t, 1.0}};
   const double h = dbl(m.hidden);
-  // A gated MLP's first matrix is 2f wide (gate and up projections fused).
-  const std::array<double, 4> w = {h * qkv_width(m), h * h,
-                                   (mlp_matrices(m) - 1.0) * h * dbl(m.ffn), h * dbl(m.ffn)};
-  const double all = w[0] + w[1] + w[2] + w[3];
+  const double up = mlp_matrices(m) - 1.0;
+  std::vector<std::pair<double, double>> w;  // parameters, compute
+  if (m.attention == AttentionKind::kMla) {
+    const MlaProjections p = mla_projections(m);
+    for (const double x : {p.q_down, p.q_up, p.kv_down, p.kv_up, p.proj}) {
+      if (x > 0) w.emplace_back(x, x);
+    }
+  } else {
+    w = {{h * qkv_width(m), h * qkv_width(m)}, {h * attention_width(m), h * attention_width(m)}};
+  }
+  if (kind == LayerKind::kDense) {
+    // A gated MLP's first matrix is 2f wide (gate and up projections fused).
+    const double f = dbl(m.ffn);
+    w.emplace_back(up * h * f, up * h * f);
+    w.emplace_back(h * f, h * f);
+  } else {
+    const double fe = expert_ffn(m);
+    const double e = dbl(m.experts);
+    const double used = routed_copies(m);
+    w.emplace_back(h * e, h * e);
+    w.emplace_back(e * up * h * fe, used * up * h * fe);
+    w.emplace_back(e * h * fe, used * h * fe);
+    if (m.shared_experts > 0) {
+      const double fs = dbl(m.shared_experts) * fe;
+      w.emplace_back(up * h * fs, up * h * fs);
+      w.emplace_back(h * fs, h * fs);
+    }
+  }
+  double all = 0.0;
+  for (const auto& unit : w) all += unit.second;
   std::vector<ShardUnitSize> out;
-  for (const double p : w) out.push_back({p / t, p / all});
+  for (const auto& [params, compute] : w) out.push_back({params / t, compute / all});
   return out;
 }
 
-// The calls of one micro-batch's forward and backward passes through `simulated` of a stage's
-// `layers` layers: the embeddings' unit first in the forward and last in the backward (they compute
-// nothing but the lookup), the layers' units between. The backward re-gathers every unit
-// (reshard after forward); a fully recomputed forward gathers again when the framework's hooks
-// run per call (DeepSpeed), else the backward's gather serves it (FSDP2's block unit).
+// One layer as the ZeRO-3 passes see it: its units and its compute per micro-batch.
+struct LayerPass {
+  std::vector<ShardUnitSize> units;
+  double forward_s = 0, backward_s = 0, recompute_s = 0;
+};
+
+// The calls of one micro-batch's forward and backward passes through `simulated` layers like
+// `layer`: the embeddings' unit first in the forward and last in the backward (they compute
+// nothing but the lookup, and the logits of `logits_forward_s`), the layers' units between.
+// The backward re-gathers every unit (reshard after forward); a fully recomputed forward
+// gathers again when the framework's hooks run per call (DeepSpeed), else the backward's
+// gather serves it (FSDP2's block unit).
 struct ShardPasses {
   std::vector<ShardCall> forward, backward;
 };
-ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
-                         double layers, std::size_t simulated, const Topology& group,
-                         Cost& gather_cost) {
+ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s,
+                         double logits_forward_s, const LayerPass& layer, std::size_t simulated,
+                         const Topology& group, Cost& gather_cost) {
   const FrameworkProfile& f = job.framework;
   const double per_param = gathered_bytes_per_parameter(job);
   const double per_grad = kElementBytes;
@@ -768,20 +987,19 @@ ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, cons
     return collective(reduce, per_grad * params, group).total_s;
   };
   const double emb = end_parameters(job.model, s.pp) / dbl(s.tp);
-  const double n = layers;
-  const double fwd = (w.forward_s - w.logits_forward_s) / n;
-  const double bwd = (w.backward_s - 2.0 * w.logits_forward_s) / n;
-  const double rc = w.recompute_s / n;
+  const double fwd = layer.forward_s;
+  const double bwd = layer.backward_s;
+  const double rc = layer.recompute_s;
   const bool regather = job.framework.regather_for_recompute && s.recompute == Recompute::kFull;
   std::vector<std::pair<ShardUnitSize, ShardCall>> unit;  // one layer's, priced once
-  for (const ShardUnitSize& u : layer_units(job, s)) {
+  for (const ShardUnitSize& u : layer.units) {
     const Cost g = gather(u.params);
     gather_cost += g;
     unit.push_back({u, {g.total_s, 0.0, scatter(u.params)}});
   }
   ShardPasses p;
   const Cost g_emb = gather(emb);
-  p.forward.push_back({g_emb.total_s, w.logits_forward_s, 0.0});
+  p.forward.push_back({g_emb.total_s, logits_forward_s, 0.0});
   for (std::size_t i = 0; i < simulated; ++i) {
     for (const auto& [u, c] : unit) p.forward.push_back({c.gather_s, fwd * u.share, 0.0});
   }
@@ -793,7 +1011,26 @@ ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, cons
       p.backward.push_back({c.gather_s, compute, c.scatter_s});
     }
   }
-  p.backward.push_back({g_emb.total_s, 2.0 * w.logits_forward_s, scatter(emb)});
+  p.backward.push_back({g_emb.total_s, 2.0 * logits_forward_s, scatter(emb)});
+  return p;
+}
+
+// The layer of `kind` of a stage whose work is `w`: a stage of one kind takes each layer's
+// compute from the stage's work (the layers are alike), a stage of both kinds each kind's own.
+LayerPass layer_pass(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
+                     const KindTimes& times, const LayerMix& mix, LayerKind kind) {
+  LayerPass p{layer_units(job, s, kind)};
+  if (mix.dense == 0.0 || mix.moe == 0.0) {
+    const double n = mix.all();
+    p.forward_s = (w.forward_s - w.logits_forward_s) / n;
+    p.backward_s = (w.backward_s - 2.0 * w.logits_forward_s) / n;
+    p.recompute_s = w.recompute_s / n;
+    return p;
+  }
+  const LayerTimes& l = times.of(kind);
+  p.forward_s = l.forward_s();
+  p.backward_s = l.backward_s();
+  p.recompute_s = layer_recompute_s(job, s, l);
   return p;
 }
 
@@ -802,17 +1039,19 @@ ShardPasses shard_passes(const TransformerJob& job, const ParallelSplit& s, cons
 // priced call by call on the data-parallel group (Rajbhandari et al. 2020, P_os+g+p; each
 // framework's unit and prefetch depth: framework.h). Without dp_overlap nothing is prefetched
 // and nothing hides. The hidden part takes the SMs NCCL's channels hold, as in dp_traffic.
+// The layers of a kind are alike, so the queue settles after the first: the passes are
+// simulated through two and three layers, and each layer past two adds what the third added
+// (a stage of up to 2^40 layers costs six of them). A stage of both kinds starts as its more
+// numerous kind does, and each layer of the other adds what a third layer of its own adds.
 Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const StageWork& w,
-                   double layers, const Topology& group) {
+                   const KindTimes& times, const LayerMix& mix, const Topology& group) {
   Cost gather_one;
   const int depth = s.dp_overlap ? job.framework.prefetch_units : 0;
-  // The exposed time and the traffic of the passes through `n` layers. The layers are alike,
-  // so the queue settles after the first: the passes are simulated through two and three
-  // layers, and each layer past two adds what the third added (a stage of up to 2^40 layers
-  // costs six of them).
-  const auto run = [&](std::size_t n) {
+  // The exposed time and the traffic of the passes through `n` layers of `kind`.
+  const auto run = [&](LayerKind kind, std::size_t n) {
     gather_one = {};
-    const ShardPasses p = shard_passes(job, s, w, layers, n, group, gather_one);
+    const LayerPass layer = layer_pass(job, s, w, times, mix, kind);
+    const ShardPasses p = shard_passes(job, s, w.logits_forward_s, layer, n, group, gather_one);
     double traffic = 0;
     for (const auto* pass : {&p.forward, &p.backward}) {
       for (const ShardCall& c : *pass) traffic += c.gather_s + c.scatter_s;
@@ -821,15 +1060,25 @@ Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const Stag
     return std::pair{pass_exposed_s(p.forward, depth, sync) + pass_exposed_s(p.backward, depth, sync),
                      traffic};
   };
+  const LayerKind major = mix.dense >= mix.moe ? LayerKind::kDense : LayerKind::kMoe;
+  const LayerKind minor = major == LayerKind::kDense ? LayerKind::kMoe : LayerKind::kDense;
+  const double others = major == LayerKind::kDense ? mix.moe : mix.dense;
+  const double layers = mix.all() - others;
   double exposed = 0;
   double comm = 0;
-  if (layers <= 3.0) {
-    std::tie(exposed, comm) = run(static_cast<std::size_t>(layers));
+  if (others > 0.0) {
+    const auto [e2, c2] = run(minor, 2);
+    const auto [e3, c3] = run(minor, 3);
+    exposed = others * (e3 - e2);
+    comm = others * (c3 - c2);
+  }
+  if (layers <= 3.0 && others == 0.0) {
+    std::tie(exposed, comm) = run(major, static_cast<std::size_t>(layers));
   } else {
-    const auto [e2, c2] = run(2);
-    const auto [e3, c3] = run(3);
-    exposed = e2 + (layers - 2.0) * (e3 - e2);
-    comm = c2 + (layers - 2.0) * (c3 - c2);
+    const auto [e2, c2] = run(major, 2);
+    const auto [e3, c3] = run(major, 3);
+    exposed += e2 + (layers - 2.0) * (e3 - e2);
+    comm += c2 + (layers - 2.0) * (c3 - c2);
   }
   exposed = std::min(comm, exposed);
   const double units = job.gpu.compute_units;
@@ -840,13 +1089,14 @@ Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const Stag
 }
 
 // The data-parallel (ZeRO) traffic of one step, exposed, on a stage of `params` parameters per
-// GPU in `layers` layers.
+// GPU in the layers of `mix`.
 Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params,
-                double layers, const StageWork& w, double micro_batches) {
+                const KindTimes& times, const LayerMix& mix, const StageWork& w,
+                double micro_batches) {
   if (dp_cp(s) == 1) return {};
   // The data-parallel group with context parallelism: d c ranks of stride t.
   const Topology group = group_topology(job.fabric, dp_cp(s), s.tp);
-  if (s.zero >= 3) return zero3_traffic(job, s, w, layers, group).times(micro_batches);
+  if (s.zero >= 3) return zero3_traffic(job, s, w, times, mix, group).times(micro_batches);
   const double bytes = kElementBytes * params;
   const double bucket = s.dp_overlap ? dp_bucket_bytes(job, s) : 0.0;
   // What stays exposed, plus what the hidden part takes from the compute it runs beside: its
@@ -884,30 +1134,48 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
 //   - the projection's input, the attention output: unfused, its FP8 copy is the only one
 //     (-1 B per element); with fused attention the kernel keeps its 2-byte output O for its
 //     own backward (attention/dot_product_attention/backends.py saves q, k, v and out), so
-//     the FP8 copy comes on top (+1 B per element); s b h / t either way.
+//     the FP8 copy comes on top (+1 B per element); s b q / t either way;
+//   - MLA's up projections' inputs, r_q + r_kv, on the rank's tokens; an MoE layer's second
+//     GEMMs' inputs, (S + c k) f_e / t in place of FC2's, and each routed copy's grouped-GEMM
+//     input, c k h (-1 B per element each).
 // MXFP8's block scales (1 B per 32 elements, constants.py MXFP8_BLOCK_SCALING_SIZE) are not
 // counted: the dtype does not tell MXFP8 from per-tensor FP8.
 double fp8_saved_inputs_delta(const TransformerJob& job, const ParallelSplit& s,
-                              Recompute recompute) {
+                              Recompute recompute, LayerKind kind) {
   if (job.training.dtype != DType::kFp8 || recompute == Recompute::kFull) return 0.0;
   const TransformerShape& m = job.model;
   const double t = dbl(s.tp);
   const double tokens = dbl(s.micro_batch) * rank_seq(job, s);
   const double h = dbl(m.hidden);
-  const double norm_outputs = -2.0 * tokens * h / (s.sequence_parallel ? t : 1.0);
-  const double fc2_input = -tokens * dbl(m.ffn) / t;
-  const double attention_output =
-      (job.framework.attention == AttentionKernel::kFlash ? 1.0 : -1.0) * tokens * h / t;
-  return norm_outputs + fc2_input + attention_output;
+  const double shard = s.sequence_parallel ? t : 1.0;
+  const double norm_outputs = -2.0 * tokens * h / shard;
+  double fc2_input = -tokens * dbl(m.ffn) / t;
+  const double kept = job.framework.attention == AttentionKernel::kFlash ? 1.0 : -1.0;
+  const double attention_output = kept * tokens * attention_width(m) / t;
+  double more = 0.0;
+  if (m.attention == AttentionKind::kMla) {
+    // The up projections' inputs, the low-rank norms' outputs.
+    more -= tokens * dbl(m.q_lora_rank + m.kv_lora_rank) / shard;
+  }
+  if (kind == LayerKind::kMoe) {
+    // The experts' second GEMMs' inputs (shared and routed), and each routed copy's input.
+    const double fe = expert_ffn(m);
+    fc2_input = -tokens * (dbl(m.shared_experts) + routed_copies(m)) * fe / t;
+    more -= tokens * routed_copies(m) * h;
+  }
+  return norm_outputs + fc2_input + attention_output + more;
 }
 
-// The activations of `layers` layers that one GPU holds for `in_flight` micro-batches (a
+// The activations of the layers of `mix` that one GPU holds for `in_flight` micro-batches (a
 // fraction under interleaving).
-double stage_activations(const TransformerJob& job, const ParallelSplit& s, double layers,
+double stage_activations(const TransformerJob& job, const ParallelSplit& s, const LayerMix& mix,
                          double in_flight) {
-  const double one = layer_activations(job, dbl(s.micro_batch), s, s.recompute) +
-                     fp8_saved_inputs_delta(job, s, s.recompute);
-  return in_flight * layers * one;
+  const auto one = [&](LayerKind kind) {
+    return layer_activations(job, dbl(s.micro_batch), s, s.recompute, kind) +
+           fp8_saved_inputs_delta(job, s, s.recompute, kind);
+  };
+  return in_flight * mix.dense * one(LayerKind::kDense) +
+         in_flight * mix.moe * one(LayerKind::kMoe);
 }
 
 // The micro-batches a stage holds in flight: rank r of p under 1F1B holds p - r until their
@@ -927,12 +1195,12 @@ double in_flight(const ParallelSplit& s, double rank, double micro_batches) {
   return std::min(((p - rank - 1.0) * 2.0 + (v - 1.0) * p + 1.0) / v, micro_batches);
 }
 
-// The activations one GPU of `stage` holds over its `layers` layers: the first stage's
+// The activations one GPU of `stage` holds over the layers of `layers`: the first stage's
 // micro-batches in flight and the embedding's 1-byte dropout mask, stage 1's for a middle
 // stage (the fullest of them), the last stage's and the logits and loss of the one running
 // (4 s b V / t, Korthikanti 4.3). With one stage it is both: the first's and the logits.
 double activations_of(const TransformerJob& job, const ParallelSplit& s, PipelineStage stage,
-                      double layers, double micro_batches) {
+                      const LayerMix& layers, double micro_batches) {
   const TransformerShape& m = job.model;
   const double t = dbl(s.tp);
   const double b = dbl(s.micro_batch);
@@ -954,10 +1222,10 @@ double activations_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   return 0.0;
 }
 
-// The memory one GPU of `stage` holds: `params` parameters in `layers` layers and the
+// The memory one GPU of `stage` holds: `params` parameters in the layers of `layers` and the
 // activations of its micro-batches in flight.
 SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, PipelineStage stage,
-                      double params, double layers, double micro_batches) {
+                      double params, const LayerMix& layers, double micro_batches) {
   const TransformerShape& m = job.model;
   const double d = dbl(dp_cp(s));  // ZeRO shards over the data-parallel group with CP
   const double t = dbl(s.tp);
@@ -967,7 +1235,7 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   // FP8 keeps each layer weight's FP8 copy and its transpose (Transformer Engine's Float8Tensor
   // caches both for the micro-batches after the first: Hopper's FP8 GEMMs take one layout);
   // with FP8 parameter gathers they replace the 2-byte copy.
-  const double layer_params = layers * layer_parameters(m) / t;
+  const double layer_params = layers_parameters(m, layers) / t;
   double weights = kElementBytes * params;
   if (job.training.dtype == DType::kFp8 && !job.framework.fp8_param_gather) {
     weights += kFp8WeightCopies * layer_params;
@@ -986,7 +1254,12 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   if (s.zero >= 3) {
     // The unit running and the ones prefetched, gathered whole: the largest of them.
     double largest = end_parameters(m, s.pp) / t;
-    for (const ShardUnitSize& u : layer_units(job, s)) largest = std::max(largest, u.params);
+    for (const LayerKind kind : {LayerKind::kDense, LayerKind::kMoe}) {
+      if ((kind == LayerKind::kDense ? layers.dense : layers.moe) == 0.0) continue;
+      for (const ShardUnitSize& u : layer_units(job, s, kind)) {
+        largest = std::max(largest, u.params);
+      }
+    }
     buffers += (1.0 + job.framework.prefetch_units) * kElementBytes * largest;
   }
   mem.buffers_bytes = buffers;
@@ -1039,6 +1312,7 @@ void require_valid_split(const ParallelSplit& s) {
 struct StagePrice {
   PipelineStage stage = PipelineStage::kOnly;
   double layers = 0;
+  LayerMix mix;  // its layers by kind
   StageWork work;
   Cost tp;
   Cost cp;
@@ -1049,30 +1323,34 @@ struct StagePrice {
 // The stage kinds of `layout`, last first: one stage, first and last, or first, middle and
 // last.
 std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSplit& s,
-                                     const StageLayout& layout, const LayerTimes& l,
+                                     const StageLayout& layout, const KindTimes& times,
                                      const Cost& pp) {
-  std::vector<std::pair<PipelineStage, std::int64_t>> kinds;
+  std::vector<std::pair<PipelineStage, std::int64_t>> kinds;  // a stage and its rank
   if (s.pp == 1) {
-    kinds = {{PipelineStage::kOnly, layout.first}};
+    kinds = {{PipelineStage::kOnly, 0}};
   } else {
-    kinds = {{PipelineStage::kLast, layout.last}, {PipelineStage::kFirst, layout.first}};
-    if (s.pp > 2) kinds.insert(kinds.begin() + 1, {PipelineStage::kMiddle, layout.middle});
+    kinds = {{PipelineStage::kLast, s.pp - 1}, {PipelineStage::kFirst, 0}};
+    if (s.pp > 2) kinds.insert(kinds.begin() + 1, {PipelineStage::kMiddle, 1});
   }
-  // The layers are alike: one layer's TP and CP traffic, priced once, times each stage's
-  // layers.
-  const Cost tp_layer = tp_traffic(job, s, l, 1.0);
-  const Cost cp_layer = cp_traffic(job, s, l);
+  // The layers of a kind are alike: one layer's TP traffic, priced once, times each stage's
+  // layers of that kind; the CP exchange is the attention's, the same in both kinds.
+  const Cost tp_dense = tp_traffic(job, s, times.dense, 1.0);
+  Cost tp_moe = tp_traffic(job, s, times.moe, 1.0);
+  tp_moe += shared_expert_traffic(job, s);
+  const Cost cp_layer = cp_traffic(job, s, times.dense);
   std::vector<StagePrice> out;
-  for (const auto& [stage, layers] : kinds) {
+  for (const auto& [stage, rank] : kinds) {
     StagePrice p;
     p.stage = stage;
-    p.layers = dbl(layers);
+    p.mix = stage_mix(job.model, layout, rank, s.interleave);
+    p.layers = p.mix.all();
     const bool logits = stage == PipelineStage::kOnly || stage == PipelineStage::kLast;
-    p.work = stage_work(job, s, l, p.layers, logits);
-    p.tp = tp_layer.times(p.layers);
+    p.work = stage_work(job, s, times, p.mix, logits);
+    p.tp = tp_dense.times(p.mix.dense);
+    p.tp += tp_moe.times(p.mix.moe);
     p.cp = cp_layer.times(p.layers);
     p.per_mb_s = p.work.compute_s + p.work.recompute_s + p.tp.total_s + p.cp.total_s + pp.total_s;
-    p.params = stage_parameters(job, s, p.layers, stage);
+    p.params = stage_parameters(job, s, p.mix, stage);
     out.push_back(p);
   }
   return out;
@@ -1094,13 +1372,13 @@ const StagePrice& largest(const std::vector<StagePrice>& prices, Field field) {
 // the fullest stage's.
 void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r) {
   const double m = dbl(r.micro_batches);
-  const LayerTimes l = layer_times(job, s);
+  const KindTimes times = kind_times(job, s);
   const Cost pp = pp_traffic(job, s);
-  const std::vector<StagePrice> prices = stage_prices(job, s, r.layout, l, pp);
+  const std::vector<StagePrice> prices = stage_prices(job, s, r.layout, times, pp);
   const StagePrice& slow = largest(prices, &StagePrice::per_mb_s);
   const StagePrice& heavy = largest(prices, &StagePrice::params);
   const StageWork& w = slow.work;
-  const Cost dp = dp_traffic(job, s, heavy.params, heavy.layers, w, m);
+  const Cost dp = dp_traffic(job, s, heavy.params, times, heavy.mix, w, m);
   r.slowest = slow.stage;
   r.compute_s = m * w.compute_s;
   r.recompute_s = m * w.recompute_s;
@@ -1115,7 +1393,7 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
   if (job.training.dtype == DType::kFp8) {
     // The weights are cast to FP8 once per step and cached for the micro-batches after the
     // first (Transformer Engine's is_first_microbatch), at HBM rate.
-    const double layer_params = heavy.layers * layer_parameters(job.model) / dbl(s.tp);
+    const double layer_params = layers_parameters(job.model, heavy.mix) / dbl(s.tp);
     r.optimizer_s += kFp8CastBytes * layer_params / job.gpu.hbm_Bps;
   }
   if (job.sigma > 0 && s.gpus() > 1) {
@@ -1126,7 +1404,7 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
              r.pp_transfer_s + r.dp_comm_s + r.optimizer_s + r.variance_s + r.serial_s;
   // The fullest stage; on a tie the first (then the middle) stage is named.
   for (auto it = prices.rbegin(); it != prices.rend(); ++it) {
-    const SplitMemory mem = memory_of(job, s, it->stage, it->params, it->layers, m);
+    const SplitMemory mem = memory_of(job, s, it->stage, it->params, it->mix, m);
     if (it == prices.rbegin() || mem.total() > r.memory.total()) r.memory = mem;
   }
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string_view>
 
 #include "scalewall/model/link.h"
 #include "scalewall/model/model_presets.h"
@@ -548,6 +549,140 @@ TEST(ContextParallel, ASplitItCannotRunSaysWhy) {
   EXPECT_EQ(input_error_of([] { (void)split_gpus(1 << 20, 1 << 10, 1 << 10, 2); }),
             "tp x cp x pp x dp = 1048576 x 2 x 1024 x 1024 = 2199023255552 GPUs is more than "
             "2^40");
+}
+
+// A small mixture of experts on one H100 (megatron-core, flash attention): h 2048, 16 heads,
+// 4 layers, gated, `experts` of 8192, top-1, every layer an MoE layer.
+TransformerJob small_moe(std::int64_t experts) {
+  TransformerJob job;
+  job.model = {2048, 8192, 16, 16, 4, 2048, 32000, MlpKind::kGated, false,
+               PositionKind::kRotary, LinearBiases::kNone, NormKind::kRmsNorm, 0};
+  job.model.experts = experts;
+  job.model.topk = 1;
+  job.training = {8, 1, DType::kBf16};
+  job.gpu = accelerator_preset("h100-sxm");
+  job.fabric = dgx_a100_node();
+  job.fabric.gpu.generation = GpuGeneration::kHopper;
+  return job;
+}
+
+// Every expert of a stage's layers sits on each of its GPUs, sharded over the TP ranks as the
+// dense weights are (expert tensor parallelism = tp): Mixtral 8x7B at tp 8 holds 1/8 of all
+// 46.7B parameters (but the final norm's h, which no stage counts), and of their optimizer
+// state.
+// The job of a preset at seq 4096 on `gpu`s, 8 sequences per step.
+TransformerJob preset_job(std::string_view name, std::string_view gpu) {
+  TransformerJob job = llama70b();
+  job.model = model_preset(name);
+  job.model.seq = 4096;
+  job.gpu = accelerator_preset(gpu);
+  job.fabric.gpu.generation = GpuGeneration::kHopper;
+  job.training.global_batch = 8;
+  return job;
+}
+
+TEST(ParallelStepMoe, EveryExpertIsOnEachGpuOverTp) {
+  const TransformerJob job = preset_job("mixtral-8x7b", "h100-sxm");
+  ParallelSplit s;
+  s.tp = 8;
+  s.sequence_parallel = true;
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  const double params = model_parameters(job.model) - 4096;
+  EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2 * params / 8);
+  EXPECT_DOUBLE_EQ(r.memory.optimizer_bytes, 12 * params / 8);
+  // The MFU counts the routed experts' FLOPs: 3 x the forward of the active parameters.
+  const StepFlops f = step_flops(job.model, 8, Recompute::kNone);
+  EXPECT_LT(f.model(), 6.0 * model_parameters(job.model) * 8 * 4096 / 2);
+}
+
+// Each expert runs as one GEMM of its own size on the matmul curve: with two experts of the
+// same size in place of one (top-1, so the same FLOPs), each of an MoE layer's two expert GEMMs
+// pays one more F_half / (e_max peak); the router's GEMM grows to 2 T h E, and the router's
+// probabilities add 8 B per token and expert to the elementwise traffic (twice what is kept,
+// three passes: forward and a backward of twice the forward).
+TEST(ParallelStepMoe, EachExpertIsAGemmOfItsOwnSize) {
+  const TransformerJob one = small_moe(1);
+  const TransformerJob two = small_moe(2);
+  ParallelSplit s;
+  const SplitStep a = evaluate_split(one, s);
+  const SplitStep b = evaluate_split(two, s);
+  ASSERT_EQ(a.problem, SplitProblem::kNone);
+  EXPECT_DOUBLE_EQ(b.model_flops - a.model_flops, 3 * 4 * 2 * (8 * 2048.0) * 2048 * 1);
+  const MatmulCurve& c = one.gpu.curve(DType::kBf16);
+  const double peak = one.gpu.peak_flops_per_s(DType::kBf16);
+  const double tokens = 2048;
+  const double router = c.gemm_time_s(2 * tokens * 2048 * 2, peak) -
+                        c.gemm_time_s(2 * tokens * 2048 * 1, peak);
+  const double experts = 2 * c.half_flops / (c.max_efficiency * peak);
+  const double probabilities = 2.0 * 8 * tokens / one.gpu.hbm_Bps;
+  const double per_layer = 3 * (router + experts + probabilities);
+  EXPECT_NEAR(b.compute_s - a.compute_s, 8 * 4 * per_layer, 1e-9 * b.compute_s);
+  // A capacity factor pads each expert to ceil(c k T / E) tokens: 1,280 of 1,024 at 1.25.
+  TransformerJob padded = two;
+  padded.model.capacity_factor = 1.25;
+  const SplitStep p = evaluate_split(padded, s);
+  const auto grouped = [&](double each) {
+    return 2 * (c.gemm_time_s(2 * 2 * each * 2048 * 8192, peak) +
+                c.gemm_time_s(2 * each * 2048 * 8192, peak));
+  };
+  // The routed copies' activations grow by c - 1: (6 f_e / h + 4) of h per token.
+  const double copies = 2.0 * 0.25 * (6.0 * 8192 / 2048 + 4) * tokens * 2048 / one.gpu.hbm_Bps;
+  EXPECT_NEAR(p.compute_s - b.compute_s, 8 * 4 * 3 * (grouped(1280) - grouped(1024) + copies),
+              1e-9 * p.compute_s);
+}
+
+// The leading dense layers sit on the first stage: with 3 of 8 dense and two stages the first
+// holds 3 dense and 1 MoE layer, the last 4 MoE layers, and the most parameters.
+TEST(ParallelStepMoe, StagesHoldTheirOwnDenseAndMoeLayers) {
+  TransformerJob job = small_moe(16);
+  job.model.layers = 8;
+  job.model.dense_layers = 3;
+  job.model.topk = 2;
+  job.fabric = dgx_a100_node();
+  job.training.global_batch = 16;
+  ParallelSplit s;
+  s.pp = 2;
+  const TransformerShape& m = job.model;
+  const double vh = 32000.0 * 2048;
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  EXPECT_EQ(r.memory.stage, PipelineStage::kLast);
+  EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2 * (4 * layer_parameters(m, LayerKind::kMoe) + vh));
+  // Interleaved, stage 0 holds model chunks 0 and 2, layers 0-1 and 4-5 (2 dense, 2 MoE), and
+  // stage 1 chunks 1 and 3, layers 2-3 and 6-7 (1 dense, 3 MoE).
+  s.interleave = 2;
+  const SplitStep v = evaluate_split(job, s);
+  ASSERT_EQ(v.problem, SplitProblem::kNone);
+  EXPECT_EQ(v.memory.stage, PipelineStage::kLast);
+  EXPECT_DOUBLE_EQ(v.memory.weights_bytes, 2 * (3 * layer_parameters(m, LayerKind::kMoe) +
+                                                layer_parameters(m, LayerKind::kDense) + vh));
+  // ZeRO-3 prices a stage of both kinds (each kind's units) and fits the largest unit.
+  s.interleave = 1;
+  s.dp = 2;
+  s.zero = 3;
+  job.training.global_batch = 32;
+  const SplitStep z = evaluate_split(job, s);
+  ASSERT_EQ(z.problem, SplitProblem::kNone);
+  EXPECT_GT(z.dp_comm_s, 0.0);
+  EXPECT_TRUE(std::isfinite(z.step_s));
+}
+
+// DeepSeek-V3's latent attention and experts on a stage: its parameters, / t, and a step.
+TEST(ParallelStepMoe, LatentAttentionAndSharedExpertsRun) {
+  TransformerJob job = preset_job("deepseek-v3", "h200");
+  job.model.layers = 8;  // 3 dense and 5 MoE layers of the model's shape
+  ParallelSplit s;
+  s.tp = 8;
+  s.sequence_parallel = true;
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  EXPECT_DOUBLE_EQ(r.memory.weights_bytes, 2 * (model_parameters(job.model) - 7168) / 8);
+  EXPECT_GT(r.tp_comm_s, 0.0);
+  // The shared expert's own gather and reduce-scatter come on top of a model without one.
+  TransformerJob unshared = job;
+  unshared.model.shared_experts = 0;
+  EXPECT_GT(r.tp_comm_s, evaluate_split(unshared, s).tp_comm_s);
 }
 
 }  // namespace

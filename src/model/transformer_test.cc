@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "scalewall/model/accelerator.h"
+#include "scalewall/model/model_presets.h"
 #include "test_support.h"
 
 namespace scalewall {
@@ -187,6 +191,190 @@ TEST(Transformer, NamesAndASlidingWindowAreRefusedNamingTheValue) {
   EXPECT_EQ(input_error_of([&] { require_valid(m); }),
             "model.seq 8192 is longer than the model's sliding attention window of 4096 tokens "
             "(sliding-window attention is not modelled: give seq = 4096 or less)");
+}
+
+// A small mixture of experts: a Llama-like layer (h 1024, 16 heads, 4 KV heads, gated, no
+// biases, RMSNorm) with 8 experts of 1408, top-2, one shared expert, the first layer dense.
+TransformerShape small_moe() {
+  TransformerShape m{1024, 4096, 16, 4, 4, 2048, 32000, MlpKind::kGated, false,
+                     PositionKind::kRotary, LinearBiases::kNone, NormKind::kRmsNorm, 0};
+  m.experts = 8;
+  m.topk = 2;
+  m.moe_ffn = 1408;
+  m.shared_experts = 1;
+  m.dense_layers = 1;
+  return m;
+}
+
+TEST(TransformerMoe, LayersAreMoeFromTheDenseOnesOnEveryKth) {
+  TransformerShape m = small_moe();
+  m.layers = 9;
+  m.moe_every = 2;  // Megatron-Core's moe_layer_freq: i % 2 == 0, past the first dense layer
+  int counted = 0;
+  for (std::int64_t i = 0; i < m.layers; ++i) counted += is_moe_layer(m, i) ? 1 : 0;
+  EXPECT_EQ(counted, 4);  // layers 2, 4, 6, 8
+  EXPECT_EQ(moe_layer_count(m), 4);
+  EXPECT_EQ(dense_layer_count(m), 5);
+  EXPECT_EQ(moe_layers_between(m, 0, 3), 1);
+  EXPECT_EQ(moe_layers_between(m, 3, 9), 3);
+  EXPECT_EQ(moe_layers_between(m, 5, 5), 0);
+  m.experts = 0;
+  EXPECT_EQ(moe_layer_count(m), 0);
+  EXPECT_FALSE(is_moe_layer(m, 2));
+}
+
+TEST(TransformerMoe, ParametersAreTheRouterTheExpertsAndTheSharedOnes) {
+  const TransformerShape m = small_moe();
+  const double h = 1024, f = 4096, fe = 1408, e = 8, k = 2, shared = 1;
+  // The router h E, the experts E 3 h f_e and the shared one 3 h f_e replace the MLP's 3 h f.
+  EXPECT_DOUBLE_EQ(layer_parameters(m, LayerKind::kMoe) - layer_parameters(m, LayerKind::kDense),
+                   h * e + (e + shared) * 3 * h * fe - 3 * h * f);
+  EXPECT_DOUBLE_EQ(layer_parameters(m), layer_parameters(m, LayerKind::kDense));
+  EXPECT_DOUBLE_EQ(model_parameters(m), layer_parameters(m, LayerKind::kDense) +
+                                            3 * layer_parameters(m, LayerKind::kMoe) +
+                                            2 * 32000 * h + h);
+  // One token uses k of the E experts of each of the three MoE layers.
+  EXPECT_DOUBLE_EQ(model_parameters(m) - active_parameters(m), 3 * (e - k) * 3 * h * fe);
+  // A router bias (DeepSeek-V3's) or biases everywhere add E per MoE layer to the router.
+  TransformerShape biased = m;
+  biased.router_bias = true;
+  EXPECT_DOUBLE_EQ(model_parameters(biased) - model_parameters(m), 3 * e);
+  // A dense model's active parameters are all of them.
+  TransformerShape dense = m;
+  dense.experts = 0;
+  EXPECT_DOUBLE_EQ(active_parameters(dense), model_parameters(dense));
+  EXPECT_DOUBLE_EQ(model_parameters(dense), 4 * layer_parameters(dense) + 2 * 32000 * h + h);
+}
+
+TEST(TransformerMoe, FlopsAreTheRouterAndTheRoutedAndSharedExperts) {
+  TransformerShape m = small_moe();
+  const double h = 1024, f = 4096, fe = 1408, e = 8, k = 2, b = 2, tokens = b * 2048;
+  const double dense = layer_forward_flops(m, b, LayerKind::kDense);
+  const double moe = layer_forward_flops(m, b, LayerKind::kMoe);
+  // 2 T h E (router) + k 3 2 T h f_e (routed) + 3 2 T h f_e (shared) for the MLP's 3 2 T h f.
+  EXPECT_DOUBLE_EQ(moe - dense, 2 * tokens * (h * e + (k + 1) * 3 * h * fe - 3 * h * f));
+  const StepFlops step = step_flops(m, b, Recompute::kFull);
+  EXPECT_DOUBLE_EQ(step.forward, dense + 3 * moe + logits_forward_flops(m, b));
+  EXPECT_DOUBLE_EQ(step.recompute, dense + 3 * moe);
+  EXPECT_DOUBLE_EQ(mean_layer_forward_flops(m, b), (dense + 3 * moe) / 4);
+  // A capacity factor pads each expert to c k T / E tokens: c k copies of each token's work.
+  m.capacity_factor = 1.25;
+  EXPECT_DOUBLE_EQ(layer_forward_flops(m, b, LayerKind::kMoe) - moe,
+                   2 * tokens * (1.25 - 1) * k * 3 * h * fe);
+}
+
+TEST(TransformerMoe, ActivationsAreTheRoutedCopiesAndTheRouterProbabilities) {
+  const TransformerShape m = small_moe();
+  const double s = 2048, h = 1024, a = 16, e = 8, k = 2, fe = 1408, b = 1, sbh = s * b * h;
+  for (const std::int64_t t : {1, 2, 4}) {
+    const double td = static_cast<double>(t);
+    const double kv = 4 * (4 / td) / a;  // K and V of the 4/t KV heads a rank holds
+    // 10 + 8E/h outside; Q and the projection input, the shared expert's 6 f_e/h, over t; each
+    // routed copy's inner tensors 6 f_e / (h t) and its input and output, 4.
+    const double x = (2 + 2 + 6 * fe / h) / td + kv + k * (6 * fe / (h * td) + 4);
+    EXPECT_NEAR(layer_activation_bytes(m, b, t, false, Recompute::kSelective, LayerKind::kMoe),
+                sbh * (10 + 8 * e / h + x), 1e-9 * sbh);
+    EXPECT_NEAR(layer_activation_bytes(m, b, t, true, Recompute::kNone, LayerKind::kMoe),
+                sbh * ((10 + 8 * e / h) / td + x + 5 * a * s / (h * td)), 1e-9 * sbh);
+    EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, t, true, Recompute::kFull, LayerKind::kMoe),
+                     2 * sbh / td);
+  }
+}
+
+TEST(TransformerMoe, DeepSeekV3sLatentAttentionIsMegatronsCount) {
+  // DeepSeek-V3's MLA (h 7168, a 128, r_q 1536, r_kv 512, d_n 128, d_r 64, d_v 128, RMSNorm),
+  // its dense layer (f 18432) alone.
+  TransformerShape m = model_preset("deepseek-v3");
+  m.experts = 0;
+  require_valid(m);
+  // theoretical_memory_usage.py: q_lora_rank (h + a (d_n + d_r) + 1) + kv_lora_rank (h +
+  // a (d_n + d_v) + 1) + h d_r + a d_v h.
+  EXPECT_DOUBLE_EQ(attention_parameters(m),
+                   1536.0 * (7168 + 128 * 192 + 1) + 512.0 * (7168 + 128 * 256 + 1) +
+                       7168.0 * 64 + 128.0 * 128 * 7168);
+  EXPECT_DOUBLE_EQ(attention_parameters(m), 187107328.0);
+  // QK^T over d_qk = 192 and AV over d_v = 128.
+  const double s = 4096;
+  EXPECT_DOUBLE_EQ(attention_core_flops(m, 1), 2 * s * s * 128 * (192 + 128));
+  EXPECT_DOUBLE_EQ(layer_forward_flops(m, 1) - attention_core_flops(m, 1),
+                   2 * s * (187107328.0 - 1536 - 512 + 3 * 7168.0 * 18432));
+  // Activations: the low-rank paths 4 (r_q + r_kv) outside, Q and K of a d_qk and V and the
+  // projection input of a d_v over t.
+  const double h = 7168, sbh = s * h;
+  const double outside = 10 + 4.0 * (1536 + 512) / h;
+  const double x = (4.0 * 128 * 192 + 4.0 * 128 * 128 + 6 * 18432) / (h * 8);
+  EXPECT_NEAR(layer_activation_bytes(m, 1, 8, true, Recompute::kSelective),
+              sbh * (outside / 8 + x), 1e-9 * sbh);
+  EXPECT_DOUBLE_EQ(rotary_traffic_bytes(m, 1, 8), 4 * s * (128.0 * 64 / 8 + 64));
+}
+
+TEST(TransformerMoe, HeadDimSetsTheAttentionWidthApartFromTheHiddenSize) {
+  // Qwen3-30B-A3B's attention: h 2048, 32 heads and 4 KV heads of 128: q = 4096.
+  TransformerShape m{2048, 6144, 32, 4, 48, 4096, 151936, MlpKind::kGated, false,
+                     PositionKind::kRotary, LinearBiases::kNone, NormKind::kRmsNorm, 0};
+  m.head_dim = 128;
+  require_valid(m);
+  EXPECT_DOUBLE_EQ(qkv_width(m), 4096 + 2 * 4 * 128);
+  EXPECT_DOUBLE_EQ(attention_parameters(m), 2048.0 * 5120 + 4096.0 * 2048);
+  EXPECT_DOUBLE_EQ(attention_core_flops(m, 1), 4 * 4096.0 * 4096 * 4096);
+  // Q and the projection input are q wide: 2 x 2 q/h = 8 at t 1; K and V 4 k d / h = 1.
+  EXPECT_NEAR(layer_activation_bytes(m, 1, 1, false, Recompute::kSelective),
+              4096.0 * 2048 * (10 + 8 + 1 + 6 * 6144.0 / 2048), 1e-6);
+  m.head_dim = 0;  // 32 heads of 64
+  EXPECT_DOUBLE_EQ(qkv_width(m), 2048 + 2 * 4 * 64);
+}
+
+TEST(TransformerMoe, WindowedLayersCountTheirBand) {
+  // gpt-oss: half of the layers attend over 128 tokens.
+  TransformerShape m{2880, 2880, 64, 8, 36, 4096, 201088, MlpKind::kGated, false,
+                     PositionKind::kRotary, LinearBiases::kAll, NormKind::kRmsNorm, 128};
+  m.head_dim = 64;
+  m.window_layers = 18;
+  require_valid(m);  // seq 4096 past the window of half of the layers
+  const double s = 4096, w = 128, full = 4 * s * s * 4096;
+  EXPECT_DOUBLE_EQ(full_attention_core_flops(m, 1), full);
+  EXPECT_DOUBLE_EQ(attention_core_flops(m, 1),
+                   0.5 * full + 0.5 * 4 * 4096 * (2 * s * w - w * w));
+  m.seq = 128;  // a sequence inside the window: every layer is full
+  EXPECT_DOUBLE_EQ(attention_core_flops(m, 1), full_attention_core_flops(m, 1));
+}
+
+TEST(TransformerMoe, WhatCannotRunIsRefusedNamingTheKey) {
+  const auto problem = [](const TransformerShape& m) {
+    const std::optional<ShapeProblem> p = shape_problem(m);
+    return p ? p->key + ": " + p->message : std::string();
+  };
+  TransformerShape m = small_moe();
+  EXPECT_EQ(problem(m), "");
+  m.topk = 9;
+  EXPECT_EQ(problem(m), "topk: model.topk 9 is outside [1, model.experts 8]: each token is "
+                        "routed to 1 to 8 experts");
+  m.topk = 2;
+  m.dense_layers = 4;
+  EXPECT_EQ(problem(m), "dense_layers: model.dense_layers 4 leaves no MoE layer among the 4 "
+                        "layers (an MoE layer is one at or past dense_layers whose index "
+                        "model.moe_every 1 divides)");
+  m.dense_layers = 1;
+  m.capacity_factor = 5;
+  EXPECT_EQ(problem(m), "capacity_factor: model.capacity_factor 5 is outside (0, experts / "
+                        "topk = 4]: at experts / topk each expert has room for every token of "
+                        "the micro-batch (leave it out for dropless routing)");
+  m.capacity_factor = 0;
+  m.moe_every = 0;
+  EXPECT_EQ(problem(m), "moe_every: model.moe_every 0 must be at least 1");
+  m.moe_every = 1;
+  m.attention = AttentionKind::kMla;
+  EXPECT_EQ(problem(m), "kv_lora_rank: model.kv_lora_rank 0 must be at least 1 (model.attention "
+                        "\"mla\" needs it)");
+  m.kv_lora_rank = 512;
+  m.qk_nope_dim = m.qk_rope_dim = m.v_head_dim = 64;
+  EXPECT_EQ(problem(m), "kv_heads: model.kv_heads 4 is not model.heads 16: multi-head latent "
+                        "attention has a key and a value per head");
+  m.kv_heads = 16;
+  EXPECT_EQ(problem(m), "");
+  EXPECT_EQ(input_error_of([] { parse_attention("gqa"); }),
+            "unknown attention 'gqa' (expected one of: mha, mla)");
+  EXPECT_EQ(attention_name(parse_attention("mla")), "mla");
 }
 
 TEST(Accelerator, PresetsCarryTheirDatasheetFigures) {

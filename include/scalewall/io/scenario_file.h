@@ -92,6 +92,20 @@
 //   mlp = "plain"                          # plain (2 matrices) | gated (3: SwiGLU); default plain
 //   tied_embeddings = true                 # default true; false: the output layer's own V h
 //   position = "learned"                   # learned (an s x h table) | rotary; default learned
+//   head_dim = 128                         # default hidden / heads (Qwen3, gpt-oss: apart)
+//   attention = "mha"                      # mha | mla (DeepSeek's latent attention); default mha
+//   q_lora_rank = 1536                     # mla: the query latent's rank; default 0 (none)
+//   kv_lora_rank = 512                     # mla: required, as the three below
+//   qk_nope_dim = 128
+//   qk_rope_dim = 64
+//   v_head_dim = 128
+//   experts = 8                            # routed experts per MoE layer; default 0 (dense)
+//   topk = 2                               # with experts: required, 1 .. experts
+//   moe_ffn = 14336                        # one expert's FFN; default ffn
+//   shared_experts = 0                     # default 0
+//   moe_every = 1                          # an MoE layer every k layers; default 1
+//   dense_layers = 0                       # leading dense layers; default 0
+//   capacity_factor = 1.25                 # > 0, at most experts / topk; absent: dropless
 //
 //   [training]                             # required
 //   global_batch = 1536                    # sequences per optimizer step
