@@ -10,11 +10,9 @@ std::int64_t first_true(const CurveProbe& probe, std::int64_t lo, std::int64_t h
   while (hi - lo > 1) {
     std::int64_t mid = probe.snap_down(lo + (hi - lo) / 2);
     if (mid <= lo) {
-      // No count to try strictly between near the middle: walk the counts that run upward.
-      std::int64_t next = lo + 1;
-      while (next < hi && !probe.runs(next)) ++next;
-      if (next >= hi) return hi;
-      mid = next;
+      // No count to try strictly between near the middle: the next one up from lo.
+      mid = probe.next_above(lo, hi);
+      if (mid >= hi) return hi;
     }
     if (pred(mid)) {
       hi = mid;

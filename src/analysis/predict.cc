@@ -45,6 +45,11 @@ class ScenarioProbe final : public CurveProbe {
   explicit ScenarioProbe(const Scenario& s) : s_(s) {}
   bool runs(std::int64_t n) const override { return fits(s_, n); }
   std::int64_t snap_down(std::int64_t n) const override { return scalewall::snap_down(s_, n); }
+  std::int64_t next_above(std::int64_t lo, std::int64_t hi) const override {
+    std::int64_t next = lo + 1;
+    while (next < hi && !fits(s_, next)) ++next;
+    return next;
+  }
   CurvePoint at(std::int64_t n) const override { return point(step_time(s_, n)); }
   std::int64_t regular_unit() const override {
     const bool by_rule = s_.network.fabric && s_.network.fabric->placement != Placement::kExplicit;

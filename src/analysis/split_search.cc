@@ -612,11 +612,12 @@ Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
   d.pure = pure_alternatives(job, gpus, constraints);
   if (constraints.degrees_fixed() && constraints.defaults(job.framework).gpus() == gpus) {
     d.baseline_name = "the scenario's split";
-    const SplitSearch own = search_splits(job, gpus, constraints, 1);
-    if (!own.ranked.empty()) {
-      d.baseline = own.ranked.front();
+    // The split predict evaluates: its open choices at their defaults, none searched.
+    const SplitStep own = evaluate_split(job, constraints.defaults(job.framework));
+    if (own.problem == SplitProblem::kNone) {
+      d.baseline = own;
     } else {
-      d.baseline_problem = evaluate_split(job, constraints.defaults(job.framework)).problem;
+      d.baseline_problem = own.problem;
     }
   } else {
     d.baseline_name = d.pure.front().name;

@@ -51,9 +51,11 @@ class CurveProbe {
   virtual ~CurveProbe() = default;
   // Whether the curve has a point at n.
   virtual bool runs(std::int64_t n) const = 0;
-  // The count at or below n that the bisection tries in place of n; the bisection walks up
-  // from its lower end when this is not above it.
+  // The count at or below n that the bisection tries in place of n; when this is not above
+  // the bisection's lower end, it tries next_above instead.
   virtual std::int64_t snap_down(std::int64_t n) const = 0;
+  // The smallest count in (lo, hi) the curve has a point at; hi when it finds none.
+  virtual std::int64_t next_above(std::int64_t lo, std::int64_t hi) const = 0;
   // The point at n.
   virtual CurvePoint at(std::int64_t n) const = 0;
   // u of the regular count (above); 1 or less: powers of two only.
@@ -61,8 +63,8 @@ class CurveProbe {
 };
 
 // The smallest count in (lo, hi] the bisection finds `pred` true at, given pred(hi) and
-// !pred(lo), assuming pred is monotone in between; it tries only counts snap_down gives or
-// that run.
+// !pred(lo), assuming pred is monotone in between; it tries only the counts snap_down and
+// next_above give.
 std::int64_t first_true(const CurveProbe& probe, std::int64_t lo, std::int64_t hi,
                         const std::function<bool(std::int64_t)>& pred);
 

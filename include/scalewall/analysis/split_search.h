@@ -79,8 +79,9 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
 // "change the decomposition", the what-if remedy of a transformer scenario: the best split of
 // `gpus` GPUs with the decomposition open (tp, pp, dp, micro-batch, interleave, sequence
 // parallelism, recomputation, ZeRO stage; dp_overlap and the dtype as the scenario has them)
-// beside the baseline: the scenario's own split when its degrees are fixed, else pure data
-// parallelism (tp 1, pp 1, ZeRO 0, the rest as the scenario allows). `pure` is
+// beside the baseline: the scenario's own split when its degrees are fixed and make `gpus`,
+// evaluated as predict evaluates it (its open choices at their defaults, none searched), else
+// pure data parallelism (tp 1, pp 1, ZeRO 0, the rest as the scenario allows). `pure` is
 // pure_alternatives(job, gpus, constraints).
 struct Decomposition {
   std::int64_t gpus = 0;
