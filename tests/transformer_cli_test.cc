@@ -159,7 +159,8 @@ TEST(TransformerCli, ReportDrawsTheBestSplitsBreakdownAndMemory) {
                        ("scalewall-transformer-report-" + std::to_string(::getpid()));
   fs::remove_all(out);
   const auto j = run_json({"report", Example("gpt3-175b-a100-plan"), "-o", out.string()});
-  // The scaling curve and the step at each of its counts come first (ReportDrawsTheCurve).
+  // The scaling curve and the step at each of its counts come first
+  // (TransformerCurveCli.ReportDrawsTheCurve).
   ASSERT_EQ(j["figures"].size(), 4u);
   EXPECT_EQ(j["figures"][2]["svg"], "gpt3-175b-a100-plan-split-breakdown.svg");
   EXPECT_EQ(j["figures"][2]["title"],

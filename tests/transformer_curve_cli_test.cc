@@ -314,5 +314,29 @@ TEST(TransformerCurveCli, PlotDrawsTheCurve) {
   EXPECT_NE(text.find("against N0 = 128 GPUs"), std::string::npos);
 }
 
+// report on a transformer scenario draws its curve up to --max-ranks (1024 by default) from tp
+// x pp = 32 GPUs, and the step by mechanism at each count that fits, before the splits.
+TEST(TransformerCurveCli, ReportDrawsTheCurve) {
+  if (!HasGnuplot()) GTEST_SKIP() << "gnuplot is not installed (Debian: gnuplot-nox)";
+  namespace fs = std::filesystem;
+  const fs::path out = fs::path(::testing::TempDir()) / "llama-report";
+  fs::remove_all(out);
+  const auto j = run_json({"report", Llama(), "-o", out.string()});
+  ASSERT_EQ(j["figures"].size(), 4u);
+  EXPECT_EQ(j["figures"][0]["svg"], "llama3-1-70b-h100-scaling.svg");
+  EXPECT_EQ(j["figures"][0]["title"], "MODEL: STRONG scaling of llama3.1-70b-h100");
+  EXPECT_EQ(j["figures"][1]["svg"], "llama3-1-70b-h100-curve-breakdown.svg");
+  std::ifstream in(out / "llama3-1-70b-h100-curve-breakdown.svg");
+  const std::string bars{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  for (const char* label : {"128 GPUs (tp 4 pp 8 dp 4)", "1024 GPUs (tp 4 pp 8 dp 32)"}) {
+    EXPECT_NE(bars.find(label), std::string::npos) << label;
+  }
+  EXPECT_EQ(bars.find("64 GPUs (tp 4 pp 8 dp 2)"), std::string::npos);  // does not fit
+  std::ifstream page(out / "index.html");
+  const std::string html{std::istreambuf_iterator<char>(page), std::istreambuf_iterator<char>()};
+  EXPECT_NE(html.find("STRONG scaling over 32 to 1024 GPUs (6 counts)"), std::string::npos);
+  fs::remove_all(out);
+}
+
 }  // namespace
 }  // namespace scalewall::testing
