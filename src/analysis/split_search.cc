@@ -630,15 +630,6 @@ Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
   return d;
 }
 
-ScaleRegime scale_regime(std::int64_t gpus) {
-  // Seed D01 section 3.5, the scale-boundary table: its five rows by rank count.
-  if (gpus <= 8) return {"1-8 (one node)", "intra-node link bandwidth"};
-  if (gpus <= 64) return {"8-64", "inter-node bandwidth, injection gap"};
-  if (gpus <= 1024) return {"64-1k", "topology and oversubscription"};
-  if (gpus <= 10240) return {"1k-10k", "latency term, O(N) step counts; variance"};
-  return {"10k+", "failure rate; bisection bandwidth"};
-}
-
 std::vector<SplitSearch> best_split_curve(const TransformerJob& job,
                                           const std::vector<std::int64_t>& grid,
                                           const SplitConstraints& constraints) {

@@ -98,14 +98,6 @@ struct Decomposition {
 Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
                                    const SplitConstraints& constraints);
 
-// The regime of seed D01 section 3.5's scale-boundary table that `gpus` falls in: "1-8 (one
-// node)", "8-64", "64-1k", "1k-10k", "10k+", and what binds first there.
-struct ScaleRegime {
-  std::string ranks;       // "64-1k"
-  std::string binds;       // "topology and oversubscription"
-};
-ScaleRegime scale_regime(std::int64_t gpus);
-
 // The best split at each GPU count of `grid` (each searched under `constraints`), for the
 // scaling curve of a transformer. A count whose GPUs no split can use has an empty `ranked`.
 // REQUIRES: at most kMaxSearchCandidates candidates over the whole grid (InputError).
