@@ -246,7 +246,7 @@ void register_predict(CLI::App& app) {
   const FlagGroup own = {
       {"--ranks,-n", &flags->ranks,
        "Rank counts: a list (8,64,512) or a range A..B: A, the powers of two between, and B "
-       "(8..4096)",
+       "(8..4096); on a transformer scenario, another name for --gpus",
        "LIST"},
       {"--max-ranks", &flags->max_ranks, "Sweep powers of two up to N, plus N (default 1024)",
        "N"},

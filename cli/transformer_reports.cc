@@ -330,11 +330,11 @@ namespace {
 
 // The curve's part of report's section: the curve and the step by mechanism at each count
 // that fits, as figures, and the curve's table; a paragraph when no count fits.
-void add_curve_blocks(const ScenarioFile& file, std::int64_t top, const FigureDrawer& draw,
-                      std::vector<HtmlBlock>& blocks) {
+void add_curve_blocks(const ScenarioFile& file, const std::string& path, std::int64_t top,
+                      const FigureDrawer& draw, std::vector<HtmlBlock>& blocks) {
   const TransformerScenario& t = *file.transformer;
   const std::vector<std::int64_t> grid = default_curve_grid(t, std::max(top, t.gpus));
-  const SplitCurve curve = run_curve(t, grid, "--max-ranks");
+  const SplitCurve curve = run_curve(t, grid, path);
   const std::string network = file.network_description;
   const std::string title = curve_title(file, grid);
   if (!curve.base_gpus) {
@@ -382,7 +382,7 @@ HtmlSection transformer_report_section(const ScenarioFile& file, const std::stri
                                   why_no_split(t.job, t.gpus, t.parallel))});
     return section;
   }
-  add_curve_blocks(file, top, draw, section.blocks);
+  add_curve_blocks(file, path, top, draw, section.blocks);
   const SplitStep& best = search.ranked.front();
   std::vector<SplitStep> bars = search.ranked;
   std::vector<std::string> labels;
