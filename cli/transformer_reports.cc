@@ -168,7 +168,7 @@ void add_curve_notes(Report& report) {
 // Runs the curve of `grid`; refuses it when no count can run a split.
 SplitCurve run_curve(const TransformerScenario& t, const std::vector<std::int64_t>& grid,
                      const std::string& blame) {
-  SplitCurve curve = split_curve(curve_setup(t), grid);
+  SplitCurve curve = with_blame(blame, [&] { return split_curve(curve_setup(t), grid); });
   const bool any = std::any_of(curve.rows.begin(), curve.rows.end(),
                                [](const SplitCurveRow& r) { return r.step.has_value(); });
   if (!any) {
@@ -194,11 +194,9 @@ Report curve_report(const ScenarioFile& file, const std::string& path,
     with_output_flag("--plot", [&] {
       RenderOptions options;
       options.inputs = {path};
-      return render_plot(with_flag("--plot", [&] {
-                           return split_curve_plot(curve, file.scenario.name,
-                                                   file.network_description);
-                         }),
-                         request.plot, options);
+      return render_plot(
+          split_curve_plot(curve, file.scenario.name, file.network_description), request.plot,
+          options);
     });
   }
   Report report = base_report("predict", file, path);

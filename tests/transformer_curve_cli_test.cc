@@ -238,6 +238,11 @@ TEST(TransformerCurveCli, CountsWhereNoSplitRunsSayWhy) {
                      "tp x pp = 4 x 8 = 32 does not divide 80 GPUs");
   expect_input_error({"predict", source_path("examples/seed-7b-bf16.toml"), "--gpus", "8..64"},
                      "--gpus: applies to a transformer scenario");
+  expect_input_error({"predict", Llama(), "--gpus", "256,128"},
+                     "--gpus: GPU counts must ascend: 128 follows 256");
+  // A curve where no count fits has nothing to draw.
+  expect_input_error({"predict", Llama(), "--gpus", "64", "--plot", "none.svg"},
+                     "--plot: scaling plot: no GPU count of the curve fits");
 }
 
 // One count is the scenario at that count: its split scaled in data parallelism, as the
