@@ -36,6 +36,18 @@ std::string mode_banner(ScalingMode mode) {
              : "WEAK scaling: the per-rank batch is fixed, the problem grows with N";
 }
 
+// The scenario flags, --gpus described as predict takes it.
+FlagGroup predict_scenario_flags(ScenarioFlags* flags) {
+  FlagGroup group = scenario_flags(flags);
+  for (FlagSpec& f : group) {
+    if (f.names != "--gpus") continue;
+    f.help = "Transformer scenarios: the GPU counts of the scaling curve, a list (64,128,512) "
+             "or a range A..B (--ranks is another name)";
+    f.type_name = "LIST";
+  }
+  return group;
+}
+
 // The most rows a --ranks list may ask for (a range of powers of two holds at most 41).
 constexpr std::size_t kMaxPredictRows = 1024;
 
@@ -109,7 +121,7 @@ Report predict_report(const PredictFlags& flags, const ScenarioFile& file) {
     report.extra["algorithm_spread"] = algorithm_spread_json(p);
   }
   report.add_list("cliffs", "cliff", cliff_lines(p));
-  report.extra["cliff_rows"] = cliffs_json(p);
+  report.extra["cliff_rows"] = cliffs_json(p.cliffs);
   const LostTime& lost = last.lost;
   const double total_lost = lost.total();
   nlohmann::ordered_json breakdown;
@@ -200,6 +212,33 @@ Report what_if_report(const PredictFlags& flags, const ScenarioFile& file) {
   return report;
 }
 
+// predict on a transformer scenario: --gpus (or --ranks) the GPU counts of its curve.
+Report transformer_report(const PredictFlags& flags, const ScenarioFile& file) {
+  const std::string& gpus = flags.scenario.transformer.gpus;
+  if (!flags.max_ranks.empty()) {
+    throw InputError("--max-ranks: a transformer scenario takes --gpus A..B (or a list) for the "
+                     "GPU counts of its curve");
+  }
+  if (!gpus.empty() && !flags.ranks.empty()) {
+    throw InputError("--gpus and --ranks: give one (on a transformer scenario --ranks is "
+                     "another name for --gpus)");
+  }
+  const std::string& counts = gpus.empty() ? flags.ranks : gpus;
+  if (flags.what_if) {
+    if (counts.find_first_of(",.") != std::string::npos) {
+      throw InputError(fmt::format("{}: --what-if ranks the decomposition at one GPU count (--at "
+                                   "N), not a list or a range",
+                                   gpus.empty() ? "--ranks" : "--gpus"));
+    }
+    return transformer_what_if_report(file, flags.scenario.path, flags.at);
+  }
+  CurveRequest request;
+  request.flag = gpus.empty() && !flags.ranks.empty() ? "--ranks" : "--gpus";
+  request.gpus = gpus.empty() ? flags.ranks : gpus;
+  request.plot = flags.plot;
+  return transformer_predict_report(file, flags.scenario.path, request);
+}
+
 }  // namespace
 
 void register_predict(CLI::App& app) {
@@ -207,7 +246,7 @@ void register_predict(CLI::App& app) {
   const FlagGroup own = {
       {"--ranks,-n", &flags->ranks,
        "Rank counts: a list (8,64,512) or a range A..B: A, the powers of two between, and B "
-       "(8..4096)",
+       "(8..4096); on a transformer scenario, another name for --gpus",
        "LIST"},
       {"--max-ranks", &flags->max_ranks, "Sweep powers of two up to N, plus N (default 1024)",
        "N"},
@@ -224,17 +263,21 @@ void register_predict(CLI::App& app) {
   };
   CLI::App* cmd = add_command(app, {
       "predict",
-      "Predict a data-parallel job's scaling curve from a scenario: step time split into "
-      "compute, serial, communication, variance and checkpoint per rank count, efficiency, the "
-      "knee, and the mechanism that binds. --what-if ranks the remedies at one rank count.",
-      {scenario_flags(&flags->scenario), own},
+      "Predict a job's scaling curve from a scenario: for a data-parallel job, the step time "
+      "split into compute, serial, communication, variance and checkpoint per rank count, "
+      "efficiency, the knee, and the mechanism that binds; for a transformer ([model]), the "
+      "split at each GPU count (--gpus), its step, throughput, speedup, efficiency, binding "
+      "and lost time, and the knee. --what-if ranks the remedies at one rank count.",
+      {predict_scenario_flags(&flags->scenario), own},
       "Examples:\n"
       "  scalewall predict examples/seed-7b-bf16.toml --ranks 8,64,512\n"
       "      the seed's worked example: the all-reduce, not the compute, sets the step\n"
       "  scalewall predict examples/bandwidth-bound-1.3b-100gbe.toml --what-if --at 64\n"
       "  scalewall predict examples/dgx-llm-weak.toml --max-ranks 1024 --format json\n"
       "  scalewall predict examples/gpt3-175b-a100.toml\n"
-      "      a transformer scenario with a fixed split: its step by mechanism and its memory"});
+      "      a transformer scenario with a fixed split: its step by mechanism and its memory\n"
+      "  scalewall predict examples/llama3.1-70b-h100.toml --gpus 64..2048\n"
+      "      its scaling curve: the split scaled in data parallelism at each GPU count"});
   cmd->callback([flags] {
     if (!flags->at.empty() && !flags->what_if) {
       throw InputError("--at: only with --what-if (the rank count the remedies are ranked at)");
@@ -243,18 +286,13 @@ void register_predict(CLI::App& app) {
       if (flags->what_if) throw InputError("--plot: draws the scaling curve, not --what-if");
       with_flag("--plot", [&] { return plot_format_for_path(flags->plot); });
     }
-    const ScenarioFile file = load_scenario(flags->scenario);
+    // On a transformer scenario --gpus (or --ranks) gives the curve's GPU counts.
+    ScenarioFlags scenario = flags->scenario;
+    scenario.ranks_alias = flags->ranks;
+    scenario.gpus_curve = true;
+    const ScenarioFile file = load_scenario(scenario);
     if (file.transformer) {
-      if (!flags->plot.empty() || !flags->max_ranks.empty()) {
-        throw InputError(fmt::format(
-            "{}: a transformer scenario takes --ranks (the GPU counts of its curve) or "
-            "--what-if, not --plot or --max-ranks",
-            !flags->plot.empty() ? "--plot" : "--max-ranks"));
-      }
-      emit(flags->what_if
-               ? transformer_what_if_report(file, flags->scenario.path, flags->at)
-               : transformer_predict_report(file, flags->scenario.path, flags->ranks),
-           flags->format);
+      emit(transformer_report(*flags, file), flags->format);
       return;
     }
     emit(flags->what_if ? what_if_report(*flags, file) : predict_report(*flags, file),

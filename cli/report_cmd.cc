@@ -752,7 +752,7 @@ Report run_report(const ReportFlags& flags) {
       progress.say(fmt::format("{}: searching the splits", file.scenario.name));
       const std::string stem = canvas.unique_stem(file.scenario.name);
       page.sections.push_back(transformer_report_section(
-          file, path, stem,
+          file, path, stem, max_ranks,
           [&](const Plot& plot, std::string caption) {
             return canvas.draw(plot, stem, std::move(caption));
           }));

@@ -75,7 +75,7 @@ std::string_view first_transformer_flag(const TransformerFlags& t) {
 // come from the model and the split.
 void reject_data_parallel_flags(const ScenarioFlags& f) {
   const std::pair<std::string_view, const std::string*> all[] = {
-      {"--scaling", &f.scaling}, {"--overlap", &f.overlap}, {"--bucket", &f.bucket},
+      {"--overlap", &f.overlap}, {"--bucket", &f.bucket},
       {"--hierarchical", &f.hierarchical}, {"--algorithm", &f.algorithm},
       {"--selector", &f.selector}, {"--compression-ratio", &f.compression_ratio},
       {"--accumulation-steps", &f.accumulation_steps}, {"--batch-scale", &f.batch_scale}};
@@ -90,6 +90,13 @@ void reject_data_parallel_flags(const ScenarioFlags& f) {
 }
 
 constexpr std::int64_t kMaxDegree = std::int64_t{1} << 40;
+
+// --scaling: strong or weak, on either kind of scenario.
+ScalingMode flag_scaling(const std::string& text) {
+  const std::optional<ScalingMode> mode = parse_scaling_mode(text);
+  if (!mode) throw InputError(fmt::format("--scaling: '{}' is not strong or weak", text));
+  return *mode;
+}
 
 // --sigma: a fraction in [0, 1], as the scenario key variance.sigma takes.
 double flag_sigma(const std::string& text) {
@@ -171,6 +178,58 @@ void require_context_parallel(const ScenarioFlags& flags, const TransformerScena
   }
 }
 
+// The GPU count against the degrees: --gpus (or predict's --ranks) when it gives one count,
+// else system.gpus, else tp x cp x pp x dp. Where predict's one count is not the product and dp
+// came from the file, dp follows it: N / (tp cp pp).
+void settle_gpus(const ScenarioFlags& flags, TransformerScenario& t) {
+  const TransformerFlags& f = flags.transformer;
+  const bool alias = f.gpus.empty() && !flags.ranks_alias.empty();
+  const std::string& text = alias ? flags.ranks_alias : f.gpus;
+  const std::string_view flag = alias ? "--ranks" : "--gpus";
+  const bool one_count = text.find_first_of(",.") == std::string::npos;
+  const bool counted = !text.empty() && (one_count || !flags.gpus_curve);
+  SplitConstraints& c = t.parallel;
+  const std::int64_t product =
+      c.degrees_fixed() ? with_flag(first_degree_flag(f), [&] {
+        return split_gpus(*c.tp, *c.pp, *c.dp, c.cp.value_or(1));
+      })
+                        : 0;
+  if (counted) {
+    t.gpus = flag_count(flag, text, 1, kMaxDegree);
+  } else if (product != 0 && !t.gpus_given) {
+    t.gpus = product;
+  }
+  if (product != 0 && t.gpus != 0 && product != t.gpus) {
+    if (counted && flags.gpus_curve && f.dp.empty()) {
+      const std::int64_t cp = c.cp.value_or(1);
+      const std::int64_t fixed = *c.tp * cp * *c.pp;
+      if (t.gpus % fixed != 0) {
+        throw InputError(
+            cp == 1 ? fmt::format("{}: {} GPUs is not a whole multiple of tp x pp = {} x {} = {} "
+                                  "(the scenario's split is scaled in data parallelism, dp = N / "
+                                  "(tp pp))",
+                                  flag, t.gpus, *c.tp, *c.pp, fixed)
+                    : fmt::format("{}: {} GPUs is not a whole multiple of tp x cp x pp = {} x {} "
+                                  "x {} = {} (the scenario's split is scaled in data "
+                                  "parallelism, dp = N / (tp cp pp))",
+                                  flag, t.gpus, *c.tp, cp, *c.pp, fixed));
+      }
+      c.dp = t.gpus / fixed;
+      return;
+    }
+    if (c.cp.value_or(1) == 1) {
+      throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} is not the {} GPUs", *c.tp,
+                                   *c.pp, *c.dp, product, t.gpus));
+    }
+    throw InputError(fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} is not the {} GPUs",
+                                 *c.tp, *c.cp, *c.pp, *c.dp, product, t.gpus));
+  }
+  if (t.gpus == 0) {
+    throw InputError(fmt::format(
+        "{}: system.gpus is missing (give it, --gpus N, or all of tp, pp and dp)", flags.path));
+  }
+}
+
 void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   reject_data_parallel_flags(flags);
   TransformerScenario& t = *file.transformer;
@@ -184,6 +243,7 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   }
   if (!f.dtype.empty()) t.job.training.dtype = with_flag("--dtype", [&] { return parse_dtype(f.dtype); });
   if (!flags.sigma.empty()) t.job.sigma = flag_sigma(flags.sigma);
+  if (!flags.scaling.empty()) t.scaling = flag_scaling(flags.scaling);
   if (!f.gpu.empty() || !f.dtype.empty()) require_dtype_on_gpu(flags, t.job);
   if (!flags.network.fabric.empty()) {
     t.job.fabric = with_flag("--fabric", [&] { return load_fabric(flags.network.fabric); });
@@ -191,29 +251,7 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   }
   if (has_fabric_overrides(flags.network)) apply_fabric_overrides(flags.network, t.job.fabric);
   file.network_description = describe_node_fabric(t.job.fabric);
-  const SplitConstraints& c = t.parallel;
-  const std::int64_t product =
-      c.degrees_fixed() ? with_flag(first_degree_flag(f), [&] {
-        return split_gpus(*c.tp, *c.pp, *c.dp, c.cp.value_or(1));
-      })
-                        : 0;
-  if (!f.gpus.empty()) {
-    t.gpus = flag_count("--gpus", f.gpus, 1, kMaxDegree);
-  } else if (product != 0 && !t.gpus_given) {
-    t.gpus = product;
-  }
-  if (product != 0 && t.gpus != 0 && product != t.gpus) {
-    if (c.cp.value_or(1) == 1) {
-      throw InputError(fmt::format("tp x pp x dp = {} x {} x {} = {} is not the {} GPUs", *c.tp,
-                                   *c.pp, *c.dp, product, t.gpus));
-    }
-    throw InputError(fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} is not the {} GPUs",
-                                 *c.tp, *c.cp, *c.pp, *c.dp, product, t.gpus));
-  }
-  if (t.gpus == 0) {
-    throw InputError(fmt::format(
-        "{}: system.gpus is missing (give it, --gpus N, or all of tp, pp and dp)", flags.path));
-  }
+  settle_gpus(flags, t);
 }
 
 }  // namespace
@@ -296,13 +334,7 @@ ScenarioFile load_scenario(const ScenarioFlags& flags) {
         name, flags.path));
   }
   Scenario& s = file.scenario;
-  if (!flags.scaling.empty()) {
-    const std::optional<ScalingMode> mode = parse_scaling_mode(flags.scaling);
-    if (!mode) {
-      throw InputError(fmt::format("--scaling: '{}' is not strong or weak", flags.scaling));
-    }
-    s.workload.mode = *mode;
-  }
+  if (!flags.scaling.empty()) s.workload.mode = flag_scaling(flags.scaling);
   if (!flags.overlap.empty()) s.settings.overlap = flag_on_off("--overlap", flags.overlap);
   if (!flags.bucket.empty()) {
     s.settings.bucket_bytes = flag_bytes("--bucket", flags.bucket);
@@ -476,6 +508,7 @@ nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
   tr["micro_batch"] = t.parallel.micro_batch ? nlohmann::ordered_json(*t.parallel.micro_batch)
                                              : nlohmann::ordered_json();
   tr["dtype"] = std::string(dtype_name(job.training.dtype));
+  tr["scaling"] = std::string(scaling_mode_name(t.scaling));
   j["parallel"] = parallel_inputs(t.parallel);
   j["system"] = system_inputs(t);
   j["variance"]["sigma"] = job.sigma;

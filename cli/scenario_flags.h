@@ -34,6 +34,12 @@ struct ScenarioFlags {
   std::string batch_scale;
   std::string sigma;
   TransformerFlags transformer;   // a transformer scenario's keys ([model] scenarios only)
+  // predict's: its --ranks, on a transformer scenario another name for --gpus (ignored on a
+  // data-parallel one); and whether --gpus may be a list or a range of counts (its curve):
+  // then one count N is the scenario at N GPUs, its fixed split scaled in data parallelism
+  // (dp = N / (tp pp), unless --dp is given), and a list or a range leaves system.gpus as it is.
+  std::string ranks_alias;
+  bool gpus_curve = false;
 };
 
 // The positional SCENARIO (required unless `optional`) and the override flags, the network

@@ -3,15 +3,19 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "cli/common.h"
 #include "cli/flags.h"
 #include "cli/scenario_flags.h"
+#include "scalewall/analysis/split_curve.h"
 #include "scalewall/analysis/split_search.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/base/units.h"
 #include "scalewall/model/scaling.h"
+#include "scalewall/platform/gnuplot.h"
+#include "scalewall/present/prediction_tables.h"
 #include "scalewall/present/split_plots.h"
 #include "scalewall/present/split_tables.h"
 
@@ -29,6 +33,15 @@ std::string job_title(const ScenarioFile& file) {
           : std::string();
   return fmt::format("{}: {:.3g}B parameters{} on {} x {} ({}), {}", file.scenario.name,
                      model_parameters(t.job.model) / 1e9, active, t.gpus, t.job.gpu.name,
+                     dtype_name(t.job.training.dtype), file.network_description);
+}
+
+// "llama3.1-70b-h100: 70.6B parameters on h100-sxm GPUs (bf16), fabric ...": the job without
+// a GPU count, for a report of another count than the scenario's or of several.
+std::string model_words(const ScenarioFile& file) {
+  const TransformerScenario& t = *file.transformer;
+  return fmt::format("{}: {:.3g}B parameters on {} GPUs ({}), {}", file.scenario.name,
+                     model_parameters(t.job.model) / 1e9, t.job.gpu.name,
                      dtype_name(t.job.training.dtype), file.network_description);
 }
 
@@ -65,62 +78,181 @@ Report split_report(const ScenarioFile& file, const std::string& path) {
   report.tables.push_back(split_breakdown_table(step));
   report.tables.push_back(split_memory_table(step));
   add_split_fields(report, step);
-  const ScaleRegime regime = scale_regime(t.gpus);
-  report.add_field("regime", "scale regime (seed 3.5)", Unit::kText,
-                   fmt::format("{} GPUs: {} binds first", regime.ranks, regime.binds));
   add_model_notes(report);
   return report;
 }
 
-std::vector<std::int64_t> curve_grid(const TransformerScenario& t, const std::string& ranks_text) {
-  if (!ranks_text.empty()) return flag_rank_range("--ranks", ranks_text);
-  std::vector<std::int64_t> grid;
-  const std::int64_t g = t.job.fabric.ranks_per_node;
-  for (std::int64_t n = 1; n < t.gpus; n *= 2) {
-    if (n < g || n % g == 0) grid.push_back(n);
+SplitCurveSetup curve_setup(const TransformerScenario& t) {
+  return {t.job, t.parallel, t.gpus, t.scaling};
+}
+
+// "STRONG scaling over 64 to 2048 GPUs (6 counts): the global batch is fixed at 512
+// sequences; llama3.1-70b-h100: 70.6B parameters on h100-sxm GPUs (bf16), fabric ...".
+std::string curve_title(const ScenarioFile& file, const std::vector<std::int64_t>& grid) {
+  const TransformerScenario& t = *file.transformer;
+  const std::string counts =
+      grid.size() == 1 ? fmt::format("{} GPUs", grid.front())
+                       : fmt::format("{} to {} GPUs ({} counts)", grid.front(), grid.back(),
+                                     grid.size());
+  const std::int64_t b = t.job.training.global_batch;
+  const std::string batch =
+      t.scaling == ScalingMode::kStrong
+          ? fmt::format("the global batch is fixed at {} sequences", b)
+          : fmt::format("the batch per data-parallel rank is fixed: the global batch is {} at "
+                        "the scenario's {} GPUs and grows with N",
+                        b, t.gpus);
+  return fmt::format("{} scaling over {}: {}; {}",
+                     t.scaling == ScalingMode::kStrong ? "STRONG" : "WEAK", counts, batch,
+                     model_words(file));
+}
+
+// "the scenario's, scaled in data parallelism: tp 4, pp 8, dp = N / 32" or "the best at each
+// count".
+std::string split_choice_text(const SplitConstraints& c) {
+  if (!c.degrees_fixed()) return "the best at each count (plan's search, dp open)";
+  return fmt::format("the scenario's, scaled in data parallelism: tp {}, pp {}, dp = N / {}, "
+                     "its other choices as predict takes them",
+                     *c.tp, *c.pp, *c.tp * *c.pp);
+}
+
+// The lost time of `step` by mechanism: "pipeline bubble 1.35 s (86%), latency ...".
+std::string lost_text(const SplitStep& step) {
+  const SplitLoss lost = lost_time(step);
+  const double total = lost.total();
+  const auto share = [&](double part) {
+    return total > 0 ? fmt::format("{} ({})", format_seconds(part), format_percent(part / total))
+                     : format_seconds(part);
+  };
+  return fmt::format("pipeline bubble {}, latency {}, bandwidth {}, variance {}, serial {}",
+                     share(lost.bubble_s), share(lost.latency_s), share(lost.bandwidth_s),
+                     share(lost.variance_s), share(lost.serial_s));
+}
+
+// The fields under the curve: its scaling, the split at each count, the base, the knee, what
+// binds at the largest count that fits and what it loses, and the cliffs.
+void add_curve_fields(Report& report, const SplitCurve& curve, const SplitConstraints& c) {
+  report.add_field("scaling", "scaling", Unit::kText, std::string(scaling_mode_name(curve.mode)));
+  report.add_field("split_at_each_count", "split at each count", Unit::kText,
+                   split_choice_text(c));
+  report.add_field("base_gpus", "speedup and efficiency against", Unit::kCount,
+                   curve.base_gpus ? Value{*curve.base_gpus} : Value{}, "no count fits");
+  const SplitCurveRow* last = nullptr;
+  for (const SplitCurveRow& row : curve.rows) {
+    if (row.fits()) last = &row;
   }
-  grid.push_back(t.gpus);
-  return grid;
+  report.add_field("knee_gpus", "knee (exposed comm = compute)", Unit::kCount,
+                   curve.knee_gpus ? Value{*curve.knee_gpus} : Value{},
+                   last ? fmt::format("not reached up to {} GPUs", last->gpus)
+                        : std::string("no count fits"));
+  if (last != nullptr) {
+    report.add_field("binding_at_max", fmt::format("binding at {} GPUs", last->gpus), Unit::kText,
+                     std::string(split_binding_name(last->step->binding)));
+    report.add_field("lost_at_max",
+                     fmt::format("lost at {} GPUs ({} of {})", last->gpus,
+                                 format_seconds(lost_time(*last->step).total()),
+                                 format_seconds(last->step->step_s)),
+                     Unit::kText, lost_text(*last->step));
+  }
+  report.add_list("cliffs", "cliff", split_cliff_lines(curve));
+  report.extra["cliff_rows"] = cliffs_json(curve.cliffs);
+}
+
+void add_curve_notes(Report& report) {
+  report.notes.push_back(
+      "speedup and efficiency are against N0, the smallest count whose split fits: speedup = "
+      "step(N0) / step(N) under strong scaling, tokens/s(N) / tokens/s(N0) under weak; "
+      "efficiency = speedup x N0 / N, the throughput per GPU against N0's.");
+  report.notes.push_back(
+      "knee: where exposed communication (tp comm + pp transfer + dp comm) first reaches the "
+      "compute (with recomputation), at a count that is no cliff (seed section 5.1); a cliff is "
+      "a count less efficient than the next regular count. lost: the time lost against pure "
+      "compute by the mechanisms the binding weighs.");
+}
+
+// Runs the curve of `grid`; refuses it when no count can run a split.
+SplitCurve run_curve(const TransformerScenario& t, const std::vector<std::int64_t>& grid,
+                     const std::string& blame) {
+  SplitCurve curve = with_blame(blame, [&] { return split_curve(curve_setup(t), grid); });
+  const bool any = std::any_of(curve.rows.begin(), curve.rows.end(),
+                               [](const SplitCurveRow& r) { return r.step.has_value(); });
+  if (!any) {
+    const SplitCurveRow& first = curve.rows.front();
+    throw InputError(fmt::format(
+        "{}: no split runs at any of the {} GPU count{} ({} to {}); at {} GPUs: {}", blame,
+        grid.size(), grid.size() == 1 ? "" : "s", grid.front(), grid.back(), first.gpus,
+        first.why));
+  }
+  return curve;
 }
 
 Report curve_report(const ScenarioFile& file, const std::string& path,
-                    const std::string& ranks_text) {
+                    const CurveRequest& request) {
   const TransformerScenario& t = *file.transformer;
-  const std::vector<std::int64_t> grid = curve_grid(t, ranks_text);
+  const std::vector<std::int64_t> grid = request.gpus.empty()
+                                             ? default_curve_grid(t, t.gpus)
+                                             : flag_rank_range(request.flag, request.gpus);
   const Progress progress("predict");
-  progress.say(fmt::format("searching the splits at {} GPU counts", grid.size()));
-  const std::vector<SplitSearch> curve = best_split_curve(t.job, grid, t.parallel);
+  progress.say(fmt::format("evaluating the splits at {} GPU counts", grid.size()));
+  const SplitCurve curve = run_curve(t, grid, request.gpus.empty() ? path : request.flag);
+  if (!request.plot.empty()) {
+    with_output_flag("--plot", [&] {
+      RenderOptions options;
+      options.inputs = {path};
+      return render_plot(
+          split_curve_plot(curve, file.scenario.name, file.network_description), request.plot,
+          options);
+    });
+  }
   Report report = base_report("predict", file, path);
-  report.title = fmt::format("The best split at each GPU count of {}", job_title(file));
+  report.title = curve_title(file, grid);
   report.inputs["gpus"] = grid;
-  report.tables.push_back(split_curve_table(curve));
-  const SplitSearch& last = curve.back();
-  if (!last.ranked.empty()) add_split_fields(report, last.ranked.front());
-  report.notes.push_back(
-      "Each row is the best split found at that count (plan lists the runners-up); the "
-      "regime is seed D01 section 3.5's row for the count.");
+  report.tables.push_back(split_curve_table(curve, TableWords::kTerminal));
+  add_curve_fields(report, curve, t.parallel);
+  add_curve_notes(report);
   add_model_notes(report);
   return report;
 }
 
 }  // namespace
 
+std::vector<std::int64_t> default_curve_grid(const TransformerScenario& t, std::int64_t top) {
+  const SplitConstraints& c = t.parallel;
+  const std::int64_t first = c.degrees_fixed() ? *c.tp * *c.pp : 1;
+  const std::int64_t g = t.job.fabric.ranks_per_node;
+  std::vector<std::int64_t> grid;
+  for (std::int64_t n = first; n <= top; n *= 2) {
+    if (n < g || n % g == 0) grid.push_back(n);
+    if (n > top / 2) break;
+  }
+  grid.push_back(t.gpus);
+  std::sort(grid.begin(), grid.end());
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  return grid;
+}
+
 Report transformer_predict_report(const ScenarioFile& file, const std::string& path,
-                                  const std::string& ranks_text) {
-  if (file.transformer->parallel.degrees_fixed() && ranks_text.empty()) {
+                                  const CurveRequest& request) {
+  // One count is the scenario at that count (load_scenario made it system.gpus).
+  const bool one_count = request.gpus.find_first_of(",.") == std::string::npos;
+  if (file.transformer->parallel.degrees_fixed() && one_count && request.plot.empty()) {
     return split_report(file, path);
   }
-  return curve_report(file, path, ranks_text);
+  return curve_report(file, path, request);
 }
 
 Report transformer_what_if_report(const ScenarioFile& file, const std::string& path,
                                   const std::string& at_text) {
   const TransformerScenario& t = *file.transformer;
   const std::int64_t gpus = at_text.empty() ? t.gpus : flag_count("--at", at_text, 1, kMaxRanks);
-  const Decomposition d = change_decomposition(t.job, gpus, t.parallel);
+  // The job and the degrees at that count as predict's curve has them: its baseline is the
+  // split predict evaluates there.
+  const CountSetup at = setup_at(curve_setup(t), gpus);
+  if (!at.batch_whole) throw InputError(fmt::format("--at: {}", at.why));
+  const Decomposition d =
+      change_decomposition(at.job, gpus, at.why.empty() ? at.constraints : t.parallel);
   Report report = base_report("predict", file, path);
   report.title = fmt::format("What changing the decomposition buys at {} GPUs of {}", gpus,
-                             job_title(file));
+                             model_words(file));
   report.inputs["what_if_gpus"] = gpus;
   report.tables.push_back(decomposition_table(d));
   report.add_field("ranks", "GPUs", Unit::kCount, gpus);
@@ -165,9 +297,6 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   add_split_fields(report, best);
   report.add_field("evaluated", "splits evaluated", Unit::kCount, search.evaluated);
   report.add_field("fitting", "splits that fit", Unit::kCount, search.fitting);
-  const ScaleRegime regime = scale_regime(t.gpus);
-  report.add_field("regime", "scale regime (seed 3.5)", Unit::kText,
-                   fmt::format("{} GPUs: {} binds first", regime.ranks, regime.binds));
   report.add_list("runners_up", "runner-up", runner_up_lines(search));
   // Where the search tried several context-parallel degrees, the best split at each.
   if (std::vector<std::string> cp = cp_choice_lines(search); !cp.empty()) {
@@ -203,8 +332,46 @@ void add_alternative_bars(const TransformerScenario& t, std::vector<SplitStep>& 
 
 }  // namespace
 
+namespace {
+
+// The curve's part of report's section: the curve and the step by mechanism at each count
+// that fits, as figures, and the curve's table; a paragraph when no count fits.
+void add_curve_blocks(const ScenarioFile& file, const std::string& path, std::int64_t top,
+                      const FigureDrawer& draw, std::vector<HtmlBlock>& blocks) {
+  const TransformerScenario& t = *file.transformer;
+  const std::vector<std::int64_t> grid = default_curve_grid(t, std::max(top, t.gpus));
+  const SplitCurve curve = run_curve(t, grid, path);
+  const std::string network = file.network_description;
+  const std::string title = curve_title(file, grid);
+  if (!curve.base_gpus) {
+    blocks.push_back(HtmlParagraph{fmt::format("{}: no count's split fits.", title)});
+  } else {
+    blocks.push_back(draw(split_curve_plot(curve, file.scenario.name, network),
+                          "Speedup and efficiency against GPUs, each against the smallest count "
+                          "whose split fits, with the ideal line and the knee."));
+    std::vector<SplitStep> bars;
+    std::vector<std::string> labels;
+    for (const SplitCurveRow& row : curve.rows) {
+      if (!row.fits()) continue;
+      bars.push_back(*row.step);
+      labels.push_back(fmt::format("{} GPUs (tp {} pp {} dp {})", row.gpus, row.step->split.tp,
+                                   row.step->split.pp, row.step->split.dp));
+    }
+    Plot steps = split_breakdown_plot(bars, file.scenario.name, network, labels);
+    steps.name = "curve-breakdown";
+    steps.title = fmt::format("MODEL: step time by mechanism at each GPU count of {}",
+                              file.scenario.name);
+    blocks.push_back(draw(steps, "The step time at each GPU count of the curve by mechanism, "
+                                 "in seconds; the label over a bar is its step time."));
+  }
+  blocks.push_back(HtmlTable{title, split_curve_table(curve, TableWords::kPage)});
+}
+
+}  // namespace
+
 HtmlSection transformer_report_section(const ScenarioFile& file, const std::string& path,
-                                       const std::string& stem, const FigureDrawer& draw) {
+                                       const std::string& stem, std::int64_t top,
+                                       const FigureDrawer& draw) {
   const TransformerScenario& t = *file.transformer;
   HtmlSection section;
   section.heading = fmt::format("Scenario {} ({})", file.scenario.name, path);
@@ -221,6 +388,7 @@ HtmlSection transformer_report_section(const ScenarioFile& file, const std::stri
                                   why_no_split(t.job, t.gpus, t.parallel))});
     return section;
   }
+  add_curve_blocks(file, path, top, draw, section.blocks);
   const SplitStep& best = search.ranked.front();
   std::vector<SplitStep> bars = search.ranked;
   std::vector<std::string> labels;

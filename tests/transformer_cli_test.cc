@@ -113,19 +113,22 @@ TEST(TransformerCli, PlanFindsTensorInsideThePipelineAcrossAndSaysWhyTheOthersLo
 
 TEST(TransformerCli, PredictWithoutASplitDrawsTheBestSplitCurve) {
   const auto j = run_json({"predict", Example("gpt3-175b-a100-plan"), "--ranks", "256,512,1024"});
-  const auto& curve = j["curve"];
+  const auto& curve = j["rows"];
   ASSERT_EQ(curve.size(), 3u);
   EXPECT_EQ(curve[0]["gpus"], 256);
-  EXPECT_EQ(curve[0]["regime"], "64-1k");
+  EXPECT_FALSE(curve[0].contains("regime"));
   for (const auto& row : curve) EXPECT_TRUE(row["fits"].get<bool>());
   // The global batch is fixed, so more GPUs shorten the step.
   EXPECT_GT(curve[0]["step_s"].get<double>(), curve[2]["step_s"].get<double>());
   // On 8 GPUs 175B fits no split: the row says so and shows no throughput.
   const auto small = run_json({"predict", Example("gpt3-175b-a100-plan"), "--ranks", "8"});
-  EXPECT_FALSE(small["curve"][0]["fits"].get<bool>());
-  EXPECT_TRUE(small["curve"][0]["step_s"].is_null());
-  EXPECT_TRUE(small["curve"][0]["tflops_per_gpu"].is_null());
-  EXPECT_EQ(small["curve"][0]["binding"], "memory");
+  EXPECT_FALSE(small["rows"][0]["fits"].get<bool>());
+  EXPECT_TRUE(small["rows"][0]["step_s"].is_null());
+  EXPECT_TRUE(small["rows"][0]["tokens_per_s"].is_null());
+  EXPECT_TRUE(small["rows"][0]["efficiency"].is_null());
+  EXPECT_EQ(small["rows"][0]["binding"], "memory");
+  EXPECT_EQ(small["rows"][0]["problem"].get<std::string>().rfind("does not fit: lacks ", 0), 0u);
+  EXPECT_TRUE(small["base_gpus"].is_null());
 }
 
 }  // namespace
@@ -156,12 +159,14 @@ TEST(TransformerCli, ReportDrawsTheBestSplitsBreakdownAndMemory) {
                        ("scalewall-transformer-report-" + std::to_string(::getpid()));
   fs::remove_all(out);
   const auto j = run_json({"report", Example("gpt3-175b-a100-plan"), "-o", out.string()});
-  ASSERT_EQ(j["figures"].size(), 2u);
-  EXPECT_EQ(j["figures"][0]["svg"], "gpt3-175b-a100-plan-split-breakdown.svg");
-  EXPECT_EQ(j["figures"][0]["title"],
+  // The scaling curve and the step at each of its counts come first
+  // (TransformerCurveCli.ReportDrawsTheCurve).
+  ASSERT_EQ(j["figures"].size(), 4u);
+  EXPECT_EQ(j["figures"][2]["svg"], "gpt3-175b-a100-plan-split-breakdown.svg");
+  EXPECT_EQ(j["figures"][2]["title"],
             "MODEL: step time by mechanism of the best splits of gpt3-175b-a100-plan");
-  EXPECT_EQ(j["figures"][1]["svg"], "gpt3-175b-a100-plan-memory.svg");
-  EXPECT_EQ(j["figures"][1]["kind"], "model");
+  EXPECT_EQ(j["figures"][3]["svg"], "gpt3-175b-a100-plan-memory.svg");
+  EXPECT_EQ(j["figures"][3]["kind"], "model");
   const auto plan = run_json({"plan", Example("gpt3-175b-a100-plan")});
   const std::string breakdown = ReadText(out / "gpt3-175b-a100-plan-split-breakdown.svg");
   const std::string memory = ReadText(out / "gpt3-175b-a100-plan-memory.svg");

@@ -34,27 +34,32 @@ std::int64_t snap_down(const Scenario& s, std::int64_t n) {
   return n;
 }
 
-// The smallest fitting count in (lo, hi] for which pred holds, given pred(hi) and !pred(lo),
-// assuming pred is monotone in between.
-template <typename Pred>
-std::int64_t first_true(const Scenario& s, std::int64_t lo, std::int64_t hi, Pred pred) {
-  while (hi - lo > 1) {
-    std::int64_t mid = snap_down(s, lo + (hi - lo) / 2);
-    if (mid <= lo) {
-      // No fitting count strictly between near the middle: walk the fitting counts upward.
-      std::int64_t next = lo + 1;
-      while (next < hi && !fits(s, next)) ++next;
-      if (next >= hi) return hi;
-      mid = next;
-    }
-    if (pred(mid)) {
-      hi = mid;
-    } else {
-      lo = mid;
-    }
-  }
-  return hi;
+bool past_knee(const StepTime& t) {
+  return t.ranks > 1 && t.exposed_communication_s >= t.compute_s;
 }
+
+// The scenario's curve as the knee and the cliffs see it (curve_shape.h): a point at every
+// count the network takes; the regular count of a fabric placed by rule may be g 2^k.
+class ScenarioProbe final : public CurveProbe {
+ public:
+  explicit ScenarioProbe(const Scenario& s) : s_(s) {}
+  bool runs(std::int64_t n) const override { return fits(s_, n); }
+  std::int64_t snap_down(std::int64_t n) const override { return scalewall::snap_down(s_, n); }
+  std::int64_t next_above(std::int64_t lo, std::int64_t hi) const override {
+    std::int64_t next = lo + 1;
+    while (next < hi && !fits(s_, next)) ++next;
+    return next;
+  }
+  CurvePoint at(std::int64_t n) const override { return point(step_time(s_, n)); }
+  std::int64_t regular_unit() const override {
+    const bool by_rule = s_.network.fabric && s_.network.fabric->placement != Placement::kExplicit;
+    return by_rule ? s_.network.fabric->ranks_per_node : 1;
+  }
+  static CurvePoint point(const StepTime& t) { return {t.ranks, t.efficiency, past_knee(t)}; }
+
+ private:
+  const Scenario& s_;
+};
 
 // For each mechanism, the harness mode that isolates it and why a run of it confirms the
 // prediction that the mechanism binds, or explains a measured efficiency drop ("" where no
@@ -339,57 +344,6 @@ void require_predictable(std::span<const std::int64_t> ranks, double target_effi
   }
 }
 
-// The regular count for `n`: the smallest power of two >= n that fits the network, or with
-// ranks per node g not a power of two, the smallest g 2^k >= n; nothing past the rank limit.
-std::optional<std::int64_t> regular_count(const Scenario& s, std::int64_t n) {
-  std::int64_t p = 1;
-  while (p < n) p *= 2;
-  if (!fits(s, p) && s.network.fabric && s.network.fabric->placement != Placement::kExplicit) {
-    p = s.network.fabric->ranks_per_node;
-    while (p < n) p *= 2;
-  }
-  if (!fits(s, p)) return std::nullopt;
-  return p;
-}
-
-// The cliff at `t`, if its count does worse than its regular count.
-std::optional<Cliff> cliff_at(const Scenario& s, const StepTime& t) {
-  const std::optional<std::int64_t> p = regular_count(s, t.ranks);
-  if (!p || *p == t.ranks) return std::nullopt;
-  const StepTime regular = step_time(s, *p);
-  if (t.efficiency >= regular.efficiency - kCliffEfficiencyMargin) return std::nullopt;
-  return Cliff{t.ranks, t.efficiency, *p, regular.efficiency};
-}
-
-bool past_knee(const StepTime& t) {
-  return t.ranks > 1 && t.exposed_communication_s >= t.compute_s;
-}
-
-// The knee, the smallest count whose exposed communication reaches the per-rank compute and
-// which is no cliff, searched below the first such row; nothing when no row is.
-// `cliffs` are the rows' own (predict finds them once).
-std::optional<std::int64_t> knee_of(const Scenario& scenario, const std::vector<StepTime>& rows,
-                                    const std::vector<Cliff>& cliffs) {
-  const auto knee = [&](std::int64_t r) {
-    const StepTime t = step_time(scenario, r);
-    return past_knee(t) && !cliff_at(scenario, t);
-  };
-  const auto is_cliff = [&](const StepTime& t) {
-    return std::any_of(cliffs.begin(), cliffs.end(),
-                       [&](const Cliff& c) { return c.ranks == t.ranks; });
-  };
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const StepTime& t = rows[i];
-    if (past_knee(t) && !is_cliff(t)) {
-      // One rank has no communication, so the knee lies above 1 even when the first row
-      // is already past it.
-      const std::int64_t below = i == 0 ? 1 : rows[i - 1].ranks;
-      return below < t.ranks ? first_true(scenario, below, t.ranks, knee) : t.ranks;
-    }
-  }
-  return std::nullopt;
-}
-
 // The largest fitting count at or above `target_efficiency`: the largest row (or one rank)
 // that reaches it, refined by bisection towards the next row when that one does not; nothing
 // when not even one rank does (a checkpoint can take a one-rank job below the target).
@@ -417,7 +371,8 @@ std::optional<std::int64_t> max_ranks_at(const Scenario& scenario,
   if (!last_ok) return std::nullopt;
   const std::size_t i = *last_ok;
   if (i + 1 == counts.size()) return counts.back();
-  const std::int64_t first_bad = first_true(scenario, counts[i], counts[i + 1], below_target);
+  const std::int64_t first_bad =
+      first_true(ScenarioProbe(scenario), counts[i], counts[i + 1], below_target);
   // The fitting count just below the first one under the target.
   std::int64_t ok = snap_down(scenario, first_bad - 1);
   if (ok < counts[i]) ok = counts[i];
@@ -477,10 +432,13 @@ Prediction predict(const Scenario& scenario, std::span<const std::int64_t> ranks
     p.rows.push_back(step_time(scenario, ranks[i]));
   }
   p.rows.push_back(std::move(largest));
-  for (const StepTime& t : p.rows) {
-    if (const std::optional<Cliff> c = cliff_at(scenario, t)) p.cliffs.push_back(*c);
-  }
-  p.knee_ranks = knee_of(scenario, p.rows, p.cliffs);
+  const ScenarioProbe probe(scenario);
+  std::vector<CurvePoint> points;
+  for (const StepTime& t : p.rows) points.push_back(ScenarioProbe::point(t));
+  p.cliffs = cliffs_of(probe, points);
+  // One rank has no communication, so the knee lies above 1 even when the first row is
+  // already past it.
+  p.knee_ranks = knee_of(probe, points, p.cliffs, 1);
   p.max_ranks_at_target = max_ranks_at(scenario, p.rows, target_efficiency);
   p.best_bucket_bytes = best_bucket_bytes(scenario, p.rows.back().ranks);
   p.algorithm_spread = algorithm_spread(scenario, p.rows.back());

@@ -679,11 +679,12 @@ Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
   d.pure = pure_alternatives(job, gpus, constraints);
   if (constraints.degrees_fixed() && constraints.defaults(job.framework).gpus() == gpus) {
     d.baseline_name = "the scenario's split";
-    const SplitSearch own = search_splits(job, gpus, constraints, 1);
-    if (!own.ranked.empty()) {
-      d.baseline = own.ranked.front();
+    // The split predict evaluates: its open choices at their defaults, none searched.
+    const SplitStep own = evaluate_split(job, constraints.defaults(job.framework));
+    if (own.problem == SplitProblem::kNone) {
+      d.baseline = own;
     } else {
-      d.baseline_problem = evaluate_split(job, constraints.defaults(job.framework)).problem;
+      d.baseline_problem = own.problem;
     }
   } else {
     d.baseline_name = d.pure.front().name;
@@ -694,15 +695,6 @@ Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
     d.gain = d.baseline->step_s / d.best->step_s;
   }
   return d;
-}
-
-ScaleRegime scale_regime(std::int64_t gpus) {
-  // Seed D01 section 3.5, the scale-boundary table: its five rows by rank count.
-  if (gpus <= 8) return {"1-8 (one node)", "intra-node link bandwidth"};
-  if (gpus <= 64) return {"8-64", "inter-node bandwidth, injection gap"};
-  if (gpus <= 1024) return {"64-1k", "topology and oversubscription"};
-  if (gpus <= 10240) return {"1k-10k", "latency term, O(N) step counts; variance"};
-  return {"10k+", "failure rate; bisection bandwidth"};
 }
 
 std::vector<SplitSearch> best_split_curve(const TransformerJob& job,

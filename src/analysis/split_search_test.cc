@@ -377,15 +377,6 @@ TEST(SplitSearch, ChangeTheDecompositionComparesTheBestSplitWithTheBaseline) {
   EXPECT_GE(*small.gain, 1.0);
 }
 
-TEST(SplitSearch, ScaleRegimesAreTheSeedsRows) {
-  EXPECT_EQ(scale_regime(8).ranks, "1-8 (one node)");
-  EXPECT_EQ(scale_regime(9).ranks, "8-64");
-  EXPECT_EQ(scale_regime(64).ranks, "8-64");
-  EXPECT_EQ(scale_regime(1024).ranks, "64-1k");
-  EXPECT_EQ(scale_regime(3072).ranks, "1k-10k");
-  EXPECT_EQ(scale_regime(16384).binds, "failure rate; bisection bandwidth");
-}
-
 // The candidates are counted from divisibility alone, and the count is what the search then
 // evaluates.
 TEST(SplitSearch, CandidatesAreCountedBeforeAnyIsEvaluated) {

@@ -849,7 +849,7 @@ TransformerShape read_model(const Section& m, const std::string& base_dir) {
 }
 
 TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro_batch) {
-  t.reject_unknown({"global_batch", "micro_batch", "dtype"});
+  t.reject_unknown({"global_batch", "micro_batch", "dtype", "scaling"});
   if (!t.present()) t.missing("", "global_batch, and optionally micro_batch and dtype");
   if (!t.has("global_batch")) t.missing("global_batch", "sequences per optimizer step");
   TrainingSetup setup;
@@ -864,6 +864,18 @@ TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro
     }
   }
   return setup;
+}
+
+// training.scaling: how predict's curve over several GPU counts grows the job (default strong).
+ScalingMode read_transformer_scaling(const Section& t) {
+  if (!t.has("scaling")) return ScalingMode::kStrong;
+  const std::optional<ScalingMode> mode = parse_scaling_mode(t.text("scaling"));
+  if (!mode) {
+    t.fail("scaling",
+           "expected \"strong\" (global batch fixed) or \"weak\" (batch per data-parallel "
+           "rank fixed)");
+  }
+  return *mode;
 }
 
 SplitConstraints read_parallel(const Section& p) {
@@ -1022,6 +1034,7 @@ void read_transformer(const toml::table& root, const std::string& source,
   t.job.model = read_model(section(root, source, "model"), base_dir);
   std::optional<std::int64_t> micro_batch;
   t.job.training = read_training(section(root, source, "training"), micro_batch);
+  t.scaling = read_transformer_scaling(section(root, source, "training"));
   t.parallel = read_parallel(section(root, source, "parallel"));
   t.parallel.micro_batch = micro_batch;
   read_system(section(root, source, "system"), base_dir, t);

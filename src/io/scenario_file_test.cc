@@ -873,6 +873,20 @@ TEST(TransformerScenario, ContextParallelKeys) {
   }
 }
 
+// training.scaling: how predict's curve grows the job; strong (the global batch fixed) unless
+// the scenario says weak.
+TEST(TransformerScenario, TrainingScalingIsStrongUnlessWeakIsWritten) {
+  EXPECT_EQ(parse(kTransformer).transformer->scaling, ScalingMode::kStrong);
+  std::string weak = kTransformer;
+  weak.replace(weak.find("dtype = \"fp8\"\n"), 14, "dtype = \"fp8\"\nscaling = \"weak\"\n");
+  EXPECT_EQ(parse(weak).transformer->scaling, ScalingMode::kWeak);
+  std::string bad = kTransformer;
+  bad.replace(bad.find("dtype = \"fp8\"\n"), 14, "dtype = \"fp8\"\nscaling = \"both\"\n");
+  EXPECT_EQ(error_of(bad),
+            "test.toml: training.scaling = 'both' (line 13): expected \"strong\" (global batch "
+            "fixed) or \"weak\" (batch per data-parallel rank fixed)");
+}
+
 // GB200 NVL72 racks of 72 GPUs of which the job uses 64 (one NIC per GPU comes with each).
 TEST(TransformerScenario, GpusPerNodeTakesPartOfEachNode) {
   std::string text = kTransformer;

@@ -434,110 +434,139 @@ constexpr double kShareAxisTopPercent = 104;
 // not room for the text to its right.
 constexpr double kLabelLeftFrom = 0.6;
 
+// A scaling curve as drawn: the data-parallel curve of a Prediction (against one rank) or the
+// transformer curve of a SplitCurve (against its smallest count that fits).
+struct CurveFigure {
+  ScalingMode mode = ScalingMode::kStrong;
+  std::string_view count_word = "ranks";  // the x axis's counts: "ranks" or "GPUs"
+  std::string_view count_key = "ranks";   // their datablock column
+  std::vector<std::int64_t> counts;
+  std::vector<double> speedup;
+  std::vector<double> efficiency;
+  std::vector<double> ideal;
+  std::optional<std::int64_t> knee;
+  std::optional<double> target;           // the target efficiency, with the count holding it
+  std::optional<std::int64_t> max_at_target;
+  std::string speedup_label;              // the left axis
+  std::string speedup_title;              // the key's entries
+  std::string ideal_title;
+  std::string against;                    // the subtitle's last part ("" for none)
+};
+
 // The subtitle of the scaling curve: the network, then the knee (or its absence) and the
-// largest rank count at the target efficiency.
-std::string scaling_subtitle(const Prediction& p, std::string_view network) {
+// largest count at the target efficiency.
+std::string scaling_subtitle(const CurveFigure& f, std::string_view network) {
   std::string marks;
-  if (p.knee_ranks) {
-    marks = fmt::format("knee at {} ranks", *p.knee_ranks);
+  if (f.knee) {
+    marks = fmt::format("knee at {} {}", *f.knee, f.count_word);
   } else {
-    marks = fmt::format("no knee up to {} ranks", p.rows.back().ranks);
+    marks = fmt::format("no knee up to {} {}", f.counts.back(), f.count_word);
   }
-  if (p.max_ranks_at_target) {
-    marks += fmt::format("; efficiency >= {} up to {} ranks", percent(p.target_efficiency),
-                         *p.max_ranks_at_target);
+  if (f.target && f.max_at_target) {
+    marks += fmt::format("; efficiency >= {} up to {} {}", percent(*f.target), *f.max_at_target,
+                         f.count_word);
   }
+  if (!f.against.empty()) marks += "; " + f.against;
   return fmt::format("{}; {}", network, marks);
 }
 
-// The rank counts of a scaling curve and the extent of its speedup axis (ideal included).
+// The extent of a scaling curve's speedup axis (ideal included).
 struct ScalingExtent {
-  std::vector<std::int64_t> ranks;
   double top = 1;
   double bottom = 1;
 };
 
-// Writes the $scaling datablock (ranks, speedup, efficiency in %, ideal speedup) and returns
-// the rank counts and the speedup axis's extent.
-ScalingExtent scaling_data(const Prediction& p, std::string& out) {
-  std::vector<std::string> lines = {"# ranks speedup efficiency_percent ideal_speedup"};
+// Writes the $scaling datablock (count, speedup, efficiency in %, ideal speedup) and returns
+// the speedup axis's extent.
+ScalingExtent scaling_data(const CurveFigure& f, std::string& out) {
+  std::vector<std::string> lines = {
+      fmt::format("# {} speedup efficiency_percent ideal_speedup", f.count_key)};
   ScalingExtent e;
-  for (const StepTime& t : p.rows) {
-    const double n = static_cast<double>(t.ranks);
-    lines.push_back(fmt::format("{} {} {} {}", t.ranks, num(t.speedup), num(100.0 * t.efficiency),
-                                num(n)));
-    e.ranks.push_back(t.ranks);
-    e.top = std::max({e.top, t.speedup, n});
-    e.bottom = std::min(e.bottom, t.speedup);
+  for (std::size_t i = 0; i < f.counts.size(); ++i) {
+    lines.push_back(fmt::format("{} {} {} {}", f.counts[i], num(f.speedup[i]),
+                                num(100.0 * f.efficiency[i]), num(f.ideal[i])));
+    e.top = std::max({e.top, f.speedup[i], f.ideal[i]});
+    e.bottom = std::min(e.bottom, f.speedup[i]);
   }
   datablock(out, "scaling", lines);
   return e;
 }
 
 // The key, grid, scales, ranges, tics and labels of the scaling curve's three axes.
-void scaling_axes(std::string& c, const Prediction& p, const ScalingExtent& e) {
+void scaling_axes(std::string& c, const CurveFigure& f, const ScalingExtent& e) {
   put(c, "{}", kTextBoxStyle);
   put(c, "set key below height 1");
   put(c, "set grid xtics ytics lc rgb '#dddddd'");
   put(c, "set logscale x 2");
   put(c, "set logscale y 2");
-  put(c, "set xrange [{}:{}]", num(static_cast<double>(e.ranks.front()) / kLogAxisPadding),
-      num(static_cast<double>(e.ranks.back()) * kLogAxisPadding));
+  put(c, "set xrange [{}:{}]", num(static_cast<double>(f.counts.front()) / kLogAxisPadding),
+      num(static_cast<double>(f.counts.back()) * kLogAxisPadding));
   put(c, "set yrange [{}:{}]", num(e.bottom / kLogAxisPadding), num(e.top * kLogAxisPadding));
   put(c, "set y2range [0:105]");
-  put(c, "set xtics ({})", ranks_tics(e.ranks));
+  put(c, "set xtics ({})", ranks_tics(f.counts));
   put(c, "set ytics nomirror");
   put(c, "set format y '%g'");
   put(c, "set y2tics 0, 20, 100 nomirror");
   put(c, "set format y2 '%g%%'");
-  put(c, "set xlabel 'ranks N (log2 scale)'");
-  put(c, "set ylabel {}", gp_string(p.mode == ScalingMode::kStrong
-                                      ? "speedup T1 / T(N) (log2 scale)"
-                                      : "scaled speedup, Gustafson (log2 scale)"));
+  put(c, "set xlabel {}", gp_string(fmt::format("{} N (log2 scale)", f.count_word)));
+  put(c, "set ylabel {}", gp_string(f.speedup_label));
   put(c, "set y2label 'parallel efficiency (%)'");
 }
 
-// The knee and the largest rank count at the target efficiency as vertical lines, the target
+// The knee and the largest count at the target efficiency as vertical lines, the target
 // efficiency as a horizontal line on the efficiency axis.
-void scaling_marks(std::string& c, const Prediction& p, const std::vector<std::int64_t>& ranks) {
-  const double x_lo = std::log2(static_cast<double>(ranks.front()) / kLogAxisPadding);
-  const double x_hi = std::log2(static_cast<double>(ranks.back()) * kLogAxisPadding);
+void scaling_marks(std::string& c, const CurveFigure& f) {
+  const double x_lo = std::log2(static_cast<double>(f.counts.front()) / kLogAxisPadding);
+  const double x_hi = std::log2(static_cast<double>(f.counts.back()) * kLogAxisPadding);
   const auto on_left = [&](std::int64_t n) {
     return (std::log2(static_cast<double>(n)) - x_lo) / (x_hi - x_lo) > kLabelLeftFrom;
   };
-  if (p.knee_ranks) {
-    vertical_mark(c, static_cast<double>(*p.knee_ranks),
-                  fmt::format("knee: {} ranks", *p.knee_ranks), kKneeColour, "2", 0.95,
-                  on_left(*p.knee_ranks));
+  if (f.knee) {
+    vertical_mark(c, static_cast<double>(*f.knee),
+                  fmt::format("knee: {} {}", *f.knee, f.count_word), kKneeColour, "2", 0.95,
+                  on_left(*f.knee));
   }
-  if (p.max_ranks_at_target) {
-    vertical_mark(c, static_cast<double>(*p.max_ranks_at_target),
-                  fmt::format("efficiency >= {} up to {} ranks", percent(p.target_efficiency),
-                              *p.max_ranks_at_target),
-                  kTargetColour, "3", 0.87, on_left(*p.max_ranks_at_target));
+  if (!f.target) return;
+  if (f.max_at_target) {
+    vertical_mark(c, static_cast<double>(*f.max_at_target),
+                  fmt::format("efficiency >= {} up to {} {}", percent(*f.target),
+                              *f.max_at_target, f.count_word),
+                  kTargetColour, "3", 0.87, on_left(*f.max_at_target));
   }
   put(c,
       "set arrow from graph 0, second {} to graph 1, second {} nohead dt 3 lw 1 lc rgb '{}' "
       "back",
-      num(100.0 * p.target_efficiency), num(100.0 * p.target_efficiency), kTargetColour);
+      num(100.0 * *f.target), num(100.0 * *f.target), kTargetColour);
   put(c,
       "set label {} at graph 0.99, second {} right offset character 0, 0.6 boxed front tc "
       "rgb '{}'",
-      gp_string(fmt::format("target efficiency {}", percent(p.target_efficiency))),
-      num(100.0 * p.target_efficiency), kTargetColour);
+      gp_string(fmt::format("target efficiency {}", percent(*f.target))),
+      num(100.0 * *f.target), kTargetColour);
 }
 
 // The plot command: the ideal line, the speedup and the efficiency (right axis).
-void scaling_plot_command(std::string& c, ScalingMode mode) {
-  put(c,
-      "plot $scaling using 1:4 with lines dt 2 lw 1.5 lc rgb '#7f7f7f' title 'ideal speedup "
-      "(= N)', \\");
+void scaling_plot_command(std::string& c, const CurveFigure& f) {
+  put(c, "plot $scaling using 1:4 with lines dt 2 lw 1.5 lc rgb '#7f7f7f' title {}, \\",
+      gp_string(f.ideal_title));
   put(c, "     $scaling using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#1f77b4' title {}, \\",
-      gp_string(mode == ScalingMode::kStrong ? "speedup (left axis)"
-                                             : "scaled speedup (left axis)"));
+      gp_string(f.speedup_title));
   put(c,
       "     $scaling using 1:3 axes x1y2 with linespoints pt 5 ps 1.0 lw 2 lc rgb '#d62728' "
       "title 'efficiency (right axis)'");
+}
+
+// The figure of a curve, titled "MODEL: <MODE> scaling of <subject>".
+Plot curve_plot(const CurveFigure& f, std::string_view subject, std::string_view network) {
+  Plot plot;
+  plot.kind = Kind::kModel;
+  plot.name = "scaling";
+  plot.title = fmt::format("MODEL: {} scaling of {}", scaling_word(f.mode), subject);
+  plot.subtitle = scaling_subtitle(f, network);
+  const ScalingExtent extent = scaling_data(f, plot.data);
+  scaling_axes(plot.commands, f, extent);
+  scaling_marks(plot.commands, f);
+  scaling_plot_command(plot.commands, f);
+  return plot;
 }
 
 // One mechanism's slice of the breakdown stack: its time at each rank count.
@@ -676,16 +705,48 @@ void breakdown_plot_command(std::string& c, const std::vector<BreakdownPart>& sh
 
 Plot scaling_plot(const Prediction& p, std::string_view subject, std::string_view network) {
   if (p.rows.empty()) throw InputError("scaling plot: the prediction has no rows");
-  Plot plot;
-  plot.kind = Kind::kModel;
-  plot.name = "scaling";
-  plot.title = fmt::format("MODEL: {} scaling of {}", scaling_word(p.mode), subject);
-  plot.subtitle = scaling_subtitle(p, network);
-  const ScalingExtent extent = scaling_data(p, plot.data);
-  scaling_axes(plot.commands, p, extent);
-  scaling_marks(plot.commands, p, extent.ranks);
-  scaling_plot_command(plot.commands, p.mode);
-  return plot;
+  CurveFigure f;
+  f.mode = p.mode;
+  for (const StepTime& t : p.rows) {
+    f.counts.push_back(t.ranks);
+    f.speedup.push_back(t.speedup);
+    f.efficiency.push_back(t.efficiency);
+    f.ideal.push_back(static_cast<double>(t.ranks));
+  }
+  f.knee = p.knee_ranks;
+  f.target = p.target_efficiency;
+  f.max_at_target = p.max_ranks_at_target;
+  const bool strong = p.mode == ScalingMode::kStrong;
+  f.speedup_label = strong ? "speedup T1 / T(N) (log2 scale)"
+                           : "scaled speedup, Gustafson (log2 scale)";
+  f.speedup_title = strong ? "speedup (left axis)" : "scaled speedup (left axis)";
+  f.ideal_title = "ideal speedup (= N)";
+  return curve_plot(f, subject, network);
+}
+
+Plot split_curve_plot(const SplitCurve& curve, std::string_view subject,
+                      std::string_view network) {
+  if (!curve.base_gpus) throw InputError("scaling plot: no GPU count of the curve fits");
+  CurveFigure f;
+  f.mode = curve.mode;
+  f.count_word = "GPUs";
+  f.count_key = "gpus";
+  const auto n0 = static_cast<double>(*curve.base_gpus);
+  for (const SplitCurveRow& row : curve.rows) {
+    if (!row.speedup || !row.efficiency) continue;
+    f.counts.push_back(row.gpus);
+    f.speedup.push_back(*row.speedup);
+    f.efficiency.push_back(*row.efficiency);
+    f.ideal.push_back(static_cast<double>(row.gpus) / n0);
+  }
+  f.knee = curve.knee_gpus;
+  f.speedup_label = curve.mode == ScalingMode::kStrong
+                        ? "speedup T(N0) / T(N) (log2 scale)"
+                        : "speedup, tokens/s over N0's (log2 scale)";
+  f.speedup_title = "speedup (left axis)";
+  f.ideal_title = "ideal speedup (= N / N0)";
+  f.against = fmt::format("speedup and efficiency against N0 = {} GPUs", *curve.base_gpus);
+  return curve_plot(f, subject, network);
 }
 
 Plot breakdown_plot(const Prediction& p, std::string_view subject, std::string_view network) {

@@ -713,3 +713,52 @@ TEST(Plot, ScriptQuotesInputOnlyAsSingleQuotedLiterals) {
 
 }  // namespace
 }  // namespace scalewall
+
+namespace scalewall {
+namespace {
+
+// A transformer curve: 64 GPUs does not fit, 128 is the base, the knee at 256.
+SplitCurve TransformerCurve() {
+  SplitCurve c;
+  const auto row = [](std::int64_t gpus, bool fits, double speedup) {
+    SplitCurveRow r;
+    r.gpus = gpus;
+    r.step = SplitStep{};
+    r.step->fits = fits;
+    if (fits) {
+      r.speedup = speedup;
+      r.efficiency = speedup * 128 / static_cast<double>(gpus);
+    }
+    return r;
+  };
+  c.rows = {row(64, false, 0), row(128, true, 1), row(256, true, 1.5), row(512, true, 2)};
+  c.base_gpus = 128;
+  c.knee_gpus = 256;
+  return c;
+}
+
+TEST(Plot, TransformerCurveIsAgainstItsSmallestCountThatFits) {
+  const Plot plot = split_curve_plot(TransformerCurve(), "llama", "dgx-h100");
+  EXPECT_EQ(plot.name, "scaling");
+  EXPECT_EQ(plot.title, "MODEL: STRONG scaling of llama");
+  EXPECT_EQ(plot.subtitle,
+            "dgx-h100; knee at 256 GPUs; speedup and efficiency against N0 = 128 GPUs");
+  const auto data = Lines(plot.data);
+  ASSERT_EQ(data.size(), 6u) << plot.data;  // the 64-GPU row that does not fit is left out
+  EXPECT_EQ(data[1], "# gpus speedup efficiency_percent ideal_speedup");
+  EXPECT_EQ(data[2], "128 1 100 1");
+  EXPECT_EQ(data[3], "256 1.5 75 2");
+  EXPECT_EQ(data[4], "512 2 50 4");
+  const auto c = Lines(plot.commands);
+  EXPECT_LINE(c, "set xlabel 'GPUs N (log2 scale)'");
+  EXPECT_LINE(c, "set ylabel 'speedup T(N0) / T(N) (log2 scale)'");
+  EXPECT_MATCH(c, R"re(set label 'knee: 256 GPUs' at 256, graph 0\.95 .*)re");
+  EXPECT_EQ(CountMatching(c, R"re(.*target efficiency.*)re"), 0);
+  EXPECT_MATCH(c, R"re(plot \$scaling using 1:4 with lines .*title 'ideal speedup \(= N / N0\)', \\)re");
+  SplitCurve none = TransformerCurve();
+  none.base_gpus.reset();
+  EXPECT_THROW(split_curve_plot(none, "x", "y"), InputError);
+}
+
+}  // namespace
+}  // namespace scalewall

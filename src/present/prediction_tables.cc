@@ -81,9 +81,9 @@ nlohmann::ordered_json algorithm_spread_json(const Prediction& p) {
   return out;
 }
 
-nlohmann::ordered_json cliffs_json(const Prediction& p) {
+nlohmann::ordered_json cliffs_json(std::span<const Cliff> cliffs) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const Cliff& c : p.cliffs) {
+  for (const Cliff& c : cliffs) {
     out.push_back({{"ranks", c.ranks},
                    {"efficiency", c.efficiency},
                    {"regular_ranks", c.regular_ranks},

@@ -326,46 +326,112 @@ Table decomposition_table(const Decomposition& d) {
   return t;
 }
 
-Table split_curve_table(const std::vector<SplitSearch>& curve) {
-  std::vector<SplitStep> best;
-  for (const SplitSearch& s : curve) {
-    if (!s.ranked.empty()) best.push_back(s.ranked.front());
+namespace {
+
+// The lost-time columns of the curve: key, title and the SplitLoss member.
+struct LossPart {
+  std::string_view key;
+  std::string_view title;
+  double SplitLoss::*seconds;
+};
+constexpr std::array<LossPart, 5> kLossParts = {{
+    {"lost_bubble_s", "bubble", &SplitLoss::bubble_s},
+    {"lost_latency_s", "latency", &SplitLoss::latency_s},
+    {"lost_bandwidth_s", "bandwidth", &SplitLoss::bandwidth_s},
+    {"lost_variance_s", "variance", &SplitLoss::variance_s},
+    {"lost_serial_s", "serial", &SplitLoss::serial_s},
+}};
+
+// Why a curve row has no time: no split runs, or the one found does not fit; null otherwise.
+Value curve_problem(const SplitCurveRow& row) {
+  if (!row.step) return fmt::format("no split runs: {}", row.why);
+  if (!row.step->fits) {
+    return fmt::format("does not fit: lacks {} per GPU", format_bytes(row.step->lacks_bytes));
   }
-  const bool cp = any_context_parallel(best);
-  Table table{"curve",
+  return Value{};
+}
+
+// The mark of one curve row that fits: the knee (the first at or past it) or a cliff.
+std::string curve_mark(const SplitCurve& curve, const SplitCurveRow& row, bool& knee_marked,
+                       bool page) {
+  const std::string arrow = page ? "" : "<-- ";
+  if (!row.fits()) return "";
+  const bool cliff = std::any_of(curve.cliffs.begin(), curve.cliffs.end(),
+                                 [&](const Cliff& c) { return c.ranks == row.gpus; });
+  if (cliff) return arrow + "cliff, not the knee";
+  if (curve.knee_gpus && !knee_marked && row.gpus >= *curve.knee_gpus) {
+    knee_marked = true;
+    return fmt::format("{}knee at {} GPUs", arrow, *curve.knee_gpus);
+  }
+  return "";
+}
+
+}  // namespace
+
+Table split_curve_table(const SplitCurve& curve, TableWords words) {
+  const bool page = words == TableWords::kPage;
+  std::vector<SplitStep> steps;
+  for (const SplitCurveRow& row : curve.rows) {
+    if (row.step) steps.push_back(*row.step);
+  }
+  const bool cp = any_context_parallel(steps);
+  Table table{"rows",
               with_degrees({{"gpus", "GPUs", Unit::kCount},
-                            {"regime", "regime", Unit::kText},
+                            {"global_batch", "batch", Unit::kCount},
                             {"step_s", "step", Unit::kSeconds},
-                            {"fits", "fits", Unit::kText},
-                            {"tflops_per_gpu", "TFLOP/s", Unit::kPlain},
-                            {"mfu", "MFU", Unit::kFraction},
                             {"tokens_per_s", "tokens/s", Unit::kPlain},
-                            {"binding", "binding", Unit::kText}},
+                            {"mfu", "MFU", Unit::kFraction},
+                            {"speedup", "speedup", Unit::kRatio},
+                            {"efficiency", "efficiency", Unit::kFraction},
+                            {"binding", "binding", Unit::kText},
+                            {"fits", "fits", Unit::kText}},
                            2, cp),
               {},
               {}};
-  for (const SplitSearch& s : curve) {
-    const std::string regime = scale_regime(s.gpus).ranks;
-    if (s.ranked.empty()) {
-      std::vector<Value> row = {s.gpus, regime, Value{}, Value{}, Value{}, Value{}, Value{},
-                                Value{}, Value{}, false, Value{}, Value{}, Value{},
-                                std::string("no split runs")};
-      if (cp) row.insert(row.begin() + 3, Value{});
-      table.add_row(std::move(row));
+  for (const LossPart& part : kLossParts) {
+    table.columns.push_back({std::string(part.key),
+                             fmt::format("{}{}", page ? "lost to " : "", part.title),
+                             Unit::kSeconds});
+  }
+  table.columns.push_back({"problem", "problem", Unit::kText});
+  bool knee_marked = false;
+  for (const SplitCurveRow& row : curve.rows) {
+    std::string mark = curve_mark(curve, row, knee_marked, page);
+    const Value batch = row.global_batch > 0 ? Value{row.global_batch} : Value{};
+    if (!row.step) {
+      std::vector<Value> cells = {row.gpus, batch};
+      cells.resize(table.columns.size() - 1);
+      cells.push_back(curve_problem(row));
+      table.add_row(std::move(cells), std::move(mark));
       continue;
     }
-    const SplitStep& b = s.ranked.front();
-    // A split that does not fit has no throughput to show: it cannot run.
-    const auto if_fits = [&](double v) { return b.fits ? Value{v} : Value{}; };
-    table.add_row(with_degree_cells({s.gpus, regime, if_fits(b.step_s), b.fits,
-                                     if_fits(b.tflops_per_gpu), if_fits(b.mfu),
-                                     if_fits(b.tokens_per_s),
-                                     std::string(split_binding_name(b.binding))},
-                                    2, b.split, cp),
-                  b.fits ? "" : fmt::format("<-- does not fit: lacks {} per GPU",
-                                            format_bytes(b.lacks_bytes)));
+    const SplitStep& s = *row.step;
+    // A split that does not fit cannot run: it shows no time, throughput or loss.
+    const auto if_fits = [&](double v) { return s.fits ? Value{v} : Value{}; };
+    const auto optional = [](const std::optional<double>& v) { return v ? Value{*v} : Value{}; };
+    std::vector<Value> cells = with_degree_cells(
+        {row.gpus, batch, if_fits(s.step_s), if_fits(s.tokens_per_s), if_fits(s.mfu),
+         optional(row.speedup), optional(row.efficiency),
+         std::string(split_binding_name(s.binding)), s.fits},
+        2, s.split, cp);
+    const SplitLoss lost = lost_time(s);
+    for (const LossPart& part : kLossParts) cells.push_back(if_fits(lost.*part.seconds));
+    cells.push_back(curve_problem(row));
+    table.add_row(std::move(cells), std::move(mark));
   }
   return table;
+}
+
+std::vector<std::string> split_cliff_lines(const SplitCurve& curve) {
+  std::vector<std::string> lines;
+  for (const Cliff& c : curve.cliffs) {
+    lines.push_back(fmt::format(
+        "{} GPUs: {} efficient against {} at {} GPUs, the next regular count: this count, not "
+        "the curve, falls off (a cliff, not the knee)",
+        c.ranks, format_cell(c.efficiency, Unit::kFraction),
+        format_cell(c.regular_efficiency, Unit::kFraction), c.regular_ranks));
+  }
+  return lines;
 }
 
 }  // namespace scalewall

@@ -14,27 +14,18 @@
 #include <string_view>
 #include <vector>
 
+#include "scalewall/analysis/curve_shape.h"
 #include "scalewall/analysis/next_measurement.h"
 #include "scalewall/model/step_model.h"
 
 namespace scalewall {
 
-// A rank count that does worse than a larger, regular one: the chosen algorithm folds (or
-// otherwise pays for) a count that is not a power of two, so that the step at `ranks` is less
-// efficient than at `regular_ranks`, the next power of two at or above it that the network
-// takes (with a fabric whose ranks per node g is not a power of two, g times one). A cliff is
-// a property of that one count, not of the curve: it is flagged, never called the knee.
-struct Cliff {
-  std::int64_t ranks = 0;
-  double efficiency = 0;
-  std::int64_t regular_ranks = 0;
-  double regular_efficiency = 0;
-};
-
-// A cliff is flagged when the count's efficiency is below the regular count's by more than
-// this: 1 percentage point, above the rounding of any efficiency and below any drop a user
-// would act on.
-inline constexpr double kCliffEfficiencyMargin = 0.01;
+// A rank count that does worse than a larger, regular one is a Cliff (curve_shape.h): the
+// chosen algorithm folds (or otherwise pays for) a count that is not a power of two, so that
+// the step at `ranks` is less efficient than at `regular_ranks`, the next power of two at or
+// above it that the network takes (with a fabric whose ranks per node g is not a power of
+// two, g times one). A cliff is a property of that one count, not of the curve: it is
+// flagged, never called the knee.
 
 // The step at one rank count under each all-reduce algorithm the automatic choice considers
 // (the ones a library could pick), most efficient first.

@@ -92,8 +92,9 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
 // "change the decomposition", the what-if remedy of a transformer scenario: the best split of
 // `gpus` GPUs with the decomposition open (tp, pp, dp, micro-batch, interleave, sequence
 // parallelism, recomputation, ZeRO stage; dp_overlap and the dtype as the scenario has them)
-// beside the baseline: the scenario's own split when its degrees are fixed, else pure data
-// parallelism (tp 1, pp 1, ZeRO 0, the rest as the scenario allows). `pure` is
+// beside the baseline: the scenario's own split when its degrees are fixed and make `gpus`,
+// evaluated as predict evaluates it (its open choices at their defaults, none searched), else
+// pure data parallelism (tp 1, pp 1, ZeRO 0, the rest as the scenario allows). `pure` is
 // pure_alternatives(job, gpus, constraints).
 struct Decomposition {
   std::int64_t gpus = 0;
@@ -109,14 +110,6 @@ struct Decomposition {
 // REQUIRES: gpus >= 1 (throws InputError naming the value).
 Decomposition change_decomposition(const TransformerJob& job, std::int64_t gpus,
                                    const SplitConstraints& constraints);
-
-// The regime of seed D01 section 3.5's scale-boundary table that `gpus` falls in: "1-8 (one
-// node)", "8-64", "64-1k", "1k-10k", "10k+", and what binds first there.
-struct ScaleRegime {
-  std::string ranks;       // "64-1k"
-  std::string binds;       // "topology and oversubscription"
-};
-ScaleRegime scale_regime(std::int64_t gpus);
 
 // The best split at each GPU count of `grid` (each searched under `constraints`), for the
 // scaling curve of a transformer. A count whose GPUs no split can use has an empty `ranked`.

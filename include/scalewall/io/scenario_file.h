@@ -111,6 +111,9 @@
 //   global_batch = 1536                    # sequences per optimizer step
 //   micro_batch = 1                        # optional: unset, plan searches it
 //   dtype = "bf16"                         # bf16 | fp16 | fp8; default bf16
+//   scaling = "strong"                     # predict's curve over GPU counts: strong (the
+//                                          #   global batch fixed) | weak (the batch per
+//                                          #   data-parallel rank fixed); default strong
 //
 //   [parallel]                             # optional; an unset key is searched by plan
 //   tp = 8                                 # and defaults (below) for predict
@@ -164,6 +167,9 @@ struct TransformerScenario {
   std::string fabric_name;       // as written (a preset name or the path)
   std::int64_t gpus = 0;         // 0: not given (and not all three degrees given)
   bool gpus_given = false;       // system.gpus was written (else it is tp x pp x dp, or 0)
+  // training.scaling: how a curve over several GPU counts grows the job (split_curve.h):
+  // strong keeps the global batch, weak the batch per data-parallel rank.
+  ScalingMode scaling = ScalingMode::kStrong;
 };
 
 struct ScenarioFile {

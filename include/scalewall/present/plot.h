@@ -29,6 +29,7 @@
 
 #include "scalewall/analysis/calibrate.h"
 #include "scalewall/analysis/predict.h"
+#include "scalewall/analysis/split_curve.h"
 #include "scalewall/present/report.h"
 #include "scalewall/analysis/select.h"
 #include "scalewall/model/step_model.h"
@@ -78,6 +79,14 @@ std::string gnuplot_script(const Plot& plot, PlotFormat format, std::string_view
 // REQUIRES: prediction.rows not empty (throws InputError).
 Plot scaling_plot(const Prediction& prediction, std::string_view subject,
                   std::string_view network);
+
+// The scaling curve of a transformer scenario (split_curve.h) as scaling_plot draws the
+// data-parallel one: speedup and efficiency against GPUs, each against the smallest count
+// that fits (N0), the ideal line N / N0, the knee marked; only counts whose split fits are
+// drawn. Title "MODEL: STRONG scaling of <subject>" (or WEAK). REQUIRES: a count that fits
+// (throws InputError).
+Plot split_curve_plot(const SplitCurve& curve, std::string_view subject,
+                      std::string_view network);
 
 // The step time per rank count, split by mechanism: compute, serial, latency, bandwidth,
 // variance, checkpoint, where latency and bandwidth split the exposed communication in the

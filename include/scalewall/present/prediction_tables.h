@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,8 @@ Table scaling_curve_table(const Prediction& prediction, TableWords words);
 
 // One line per cliff: "2056 ranks: 10% efficient against 20% at 4096 ranks; ...".
 std::vector<std::string> cliff_lines(const Prediction& prediction);
-// The cliffs as JSON: [{ranks, efficiency, regular_ranks, regular_efficiency}].
-nlohmann::ordered_json cliffs_json(const Prediction& prediction);
+// Cliffs (of either curve) as JSON: [{ranks, efficiency, regular_ranks, regular_efficiency}].
+nlohmann::ordered_json cliffs_json(std::span<const Cliff> cliffs);
 
 // "rabenseifner 97% (chosen), double-binary-tree 67%, ring 50%": the efficiency at the
 // largest rank count under each algorithm, most efficient first ("" when there is no spread).

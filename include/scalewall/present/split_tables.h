@@ -17,7 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "scalewall/analysis/split_curve.h"
 #include "scalewall/analysis/split_search.h"
+#include "scalewall/present/prediction_tables.h"
 #include "scalewall/present/report.h"
 
 namespace scalewall {
@@ -104,10 +106,18 @@ std::vector<std::string> cp_choice_lines(const SplitSearch& search);
 // fit; empty otherwise). Table "remedies"; a row that cannot run or does not fit says so.
 Table decomposition_table(const Decomposition& decomposition);
 
-// predict on a transformer scenario over a range of GPU counts: table "curve", one row per count
-// with its scale regime (seed 3.5), the best split's degrees and figures, and its binding
-// mechanism; a best split that does not fit shows no throughput and says what it lacks.
-Table split_curve_table(const std::vector<SplitSearch>& curve);
+// predict on a transformer scenario over GPU counts (split_curve.h): table "rows", one row per
+// count: gpus, global_batch, the split's degrees (tp, pp, dp, micro_batch, recompute, zero),
+// step_s, tokens_per_s, mfu, speedup, efficiency, binding, fits, and the time lost against
+// pure compute by mechanism (lost_bubble_s, lost_latency_s, lost_bandwidth_s,
+// lost_variance_s, lost_serial_s), problem. A split that does not fit shows no time,
+// throughput or loss and its problem says what it lacks; a count where none runs has only its
+// count, batch and problem (why); the first fitting row at or past the knee and each cliff
+// carry a mark.
+Table split_curve_table(const SplitCurve& curve, TableWords words);
+
+// One line per cliff of the curve: "96 GPUs: 80% efficient against 90% at 128 GPUs, ...".
+std::vector<std::string> split_cliff_lines(const SplitCurve& curve);
 
 // The same comparison of one named alternative ("pure data parallel") against `best`.
 std::string alternative_line(const std::string& name, const SplitStep& alternative,
