@@ -90,7 +90,7 @@ TEST(ModelsCli, AScenarioReadsAConfigJsonBesideIt) {
 // The Mixtral example: the experts on every GPU, sharded over the TP ranks, and the model's
 // inputs echoed with its total and active counts.
 TEST(ModelsCli, TheMixtralExampleRunsWithEveryExpertOnEveryGpu) {
-  const auto j = run_json({"predict", source_path("examples/transformer/mixtral-8x7b.toml")});
+  const auto j = run_json({"predict", source_path("examples/mixtral-8x7b.toml")});
   EXPECT_TRUE(j["fits"].get<bool>());
   const auto& model = j["inputs"]["model"]["model"];
   EXPECT_EQ(model["parameters"], 46702792704.0);

@@ -512,11 +512,11 @@ TEST(TransformerCli, EmbeddingAndLossInSplitAreMegatronCores) {
                      "= 64; 126 + 1 = 127 layers)");
 }
 
-// A 128K-token Llama 3.1 70B on 256 H100s (examples/transformer/llama3.1-70b-128k-cp.toml):
+// A 128K-token Llama 3.1 70B on 256 H100s (examples/llama3.1-70b-128k-cp.toml):
 // plan splits the sequence and says why its cp beats the others, the best split at each cp
 // beside its own.
 TEST(TransformerCli, PlanSplitsALongSequenceAndSaysWhyItsCp) {
-  const std::string example = source_path("examples/transformer/llama3.1-70b-128k-cp.toml");
+  const std::string example = source_path("examples/llama3.1-70b-128k-cp.toml");
   const auto j = run_json({"plan", example});
   const std::int64_t cp = j["cp"].get<std::int64_t>();
   EXPECT_GT(cp, 1);
@@ -540,7 +540,7 @@ TEST(TransformerCli, PlanSplitsALongSequenceAndSaysWhyItsCp) {
 }
 
 TEST(TransformerCli, ContextParallelFlagsAreCheckedAsTheKeysAre) {
-  const std::string example = source_path("examples/transformer/llama3.1-70b-128k-cp.toml");
+  const std::string example = source_path("examples/llama3.1-70b-128k-cp.toml");
   const auto j = run_json({"predict", example, "--tp", "8", "--cp", "16", "--pp", "1", "--dp",
                            "2"});
   EXPECT_EQ(j["cp"], 16);
