@@ -12,30 +12,23 @@
 namespace scalewall {
 namespace {
 
-// GPT 1.7B of Narayanan et al. 2021, Table 1, on 4 DGX A100 nodes: tp 2, pp 4, dp 4.
-TransformerJob gpt_1p7b() {
-  TransformerJob job;
-  job.framework = framework_preset("megatron-lm-2021");
-  job.model = {2304, 4 * 2304, 24, 24, 24, 2048, 51200};
-  job.training = {512, 1, DType::kFp16};
-  job.gpu = accelerator_preset("a100-80gb");
-  job.fabric = dgx_a100_node();
-  return job;
-}
-
+// The split tp 2 x pp 4 x dp 4 of `job`.
 SplitStep step_of(const TransformerJob& job) {
-  ParallelSplit s;
-  s.tp = 2;
-  s.pp = 4;
-  s.dp = 4;
-  s.recompute = Recompute::kFull;
-  const SplitStep r = evaluate_split(job, s);
+  const SplitStep r = evaluate_split(job, tp2_pp4_dp4_full_recompute());
   EXPECT_EQ(r.problem, SplitProblem::kNone);
   return r;
 }
 
+// A run that writes checkpoints at `write_Bps` per node, nothing else given.
+TrainingRun checkpointed(double write_Bps) {
+  TrainingRun run;
+  run.checkpoint.given = true;
+  run.checkpoint.write_bandwidth_Bps = write_Bps;
+  return run;
+}
+
 TEST(TimeToTrain, DaysAreStepsTimesTheStepWhenNothingIsLost) {
-  TransformerJob job = gpt_1p7b();
+  TransformerJob job = gpt_1p7b_on_a100();
   job.sigma = 0.02;
   const SplitStep step = step_of(job);
   TrainingRun run;
@@ -58,10 +51,8 @@ TEST(TimeToTrain, DaysAreStepsTimesTheStepWhenNothingIsLost) {
 }
 
 TEST(TimeToTrain, WithoutTokensThereAreNoDays) {
-  const TransformerJob job = gpt_1p7b();
-  TrainingRun run;
-  run.checkpoint.given = true;
-  run.checkpoint.write_bandwidth_Bps = 1e9;
+  const TransformerJob job = gpt_1p7b_on_a100();
+  TrainingRun run = checkpointed(1e9);
   run.checkpoint.interval_steps = 100;
   const TimeToTrain t = time_to_train(job, run, step_of(job));
   EXPECT_FALSE(t.steps);
@@ -72,12 +63,10 @@ TEST(TimeToTrain, WithoutTokensThereAreNoDays) {
 }
 
 TEST(TimeToTrain, TheCheckpointIsFourteenBytesAParameterUnlessGiven) {
-  const TransformerJob job = gpt_1p7b();
+  const TransformerJob job = gpt_1p7b_on_a100();
   const SplitStep step = step_of(job);
-  TrainingRun run;
+  TrainingRun run = checkpointed(1e9);  // per node: 4 nodes write
   run.tokens = 1e9;
-  run.checkpoint.given = true;
-  run.checkpoint.write_bandwidth_Bps = 1e9;   // per node: 4 nodes write
   run.checkpoint.interval_steps = 50;
   TimeToTrain t = time_to_train(job, run, step);
   const double bytes = 14.0 * model_parameters(job.model);
@@ -94,11 +83,9 @@ TEST(TimeToTrain, TheCheckpointIsFourteenBytesAParameterUnlessGiven) {
 }
 
 TEST(TimeToTrain, AnIntervalInTimeIsRoundedToWholeSteps) {
-  const TransformerJob job = gpt_1p7b();
+  const TransformerJob job = gpt_1p7b_on_a100();
   const SplitStep step = step_of(job);
-  TrainingRun run;
-  run.checkpoint.given = true;
-  run.checkpoint.write_bandwidth_Bps = 1e9;
+  TrainingRun run = checkpointed(1e9);
   run.checkpoint.interval_s = 10.4 * step.step_s;
   EXPECT_EQ(time_to_train(job, run, step).interval_steps, 10);
   run.checkpoint.interval_s = 0.1 * step.step_s;  // at least one step
@@ -106,12 +93,10 @@ TEST(TimeToTrain, AnIntervalInTimeIsRoundedToWholeSteps) {
 }
 
 TEST(TimeToTrain, WithFailuresTheBestIntervalIsDalys) {
-  const TransformerJob job = gpt_1p7b();
+  const TransformerJob job = gpt_1p7b_on_a100();
   const SplitStep step = step_of(job);
-  TrainingRun run;
+  TrainingRun run = checkpointed(1e8);
   run.tokens = 1e12;
-  run.checkpoint.given = true;
-  run.checkpoint.write_bandwidth_Bps = 1e8;
   run.failures.given = true;
   run.failures.gpu_mtbf_s = 50000.0 * 3600.0;
   run.failures.restart_s = 600;
@@ -128,11 +113,9 @@ TEST(TimeToTrain, WithFailuresTheBestIntervalIsDalys) {
 }
 
 TEST(TimeToTrain, AnAsyncCheckpointStallsForTheHostCopyAndWhatTheWriteOverruns) {
-  const TransformerJob job = gpt_1p7b();
+  const TransformerJob job = gpt_1p7b_on_a100();
   const SplitStep step = step_of(job);
-  TrainingRun run;
-  run.checkpoint.given = true;
-  run.checkpoint.write_bandwidth_Bps = 1e8;
+  TrainingRun run = checkpointed(1e8);
   run.checkpoint.async = true;
   run.checkpoint.interval_steps = 1000000;
   TimeToTrain t = time_to_train(job, run, step);
@@ -157,11 +140,9 @@ TEST(TimeToTrain, AnAsyncCheckpointStallsForTheHostCopyAndWhatTheWriteOverruns) 
 }
 
 TEST(TimeToTrain, ARunThatCannotCatchUpHasNoDays) {
-  const TransformerJob job = gpt_1p7b();
-  TrainingRun run;
+  const TransformerJob job = gpt_1p7b_on_a100();
+  TrainingRun run = checkpointed(1e9);
   run.tokens = 1e12;
-  run.checkpoint.given = true;
-  run.checkpoint.write_bandwidth_Bps = 1e9;
   run.checkpoint.interval_steps = 100;
   run.failures.given = true;
   run.failures.gpu_mtbf_s = 3200;  // 100 s for the job's 32 GPUs

@@ -12,30 +12,10 @@
 namespace scalewall {
 namespace {
 
-// GPT 1.7B of Narayanan et al. 2021, Table 1, on 4 DGX A100 nodes: tp 2, pp 4, dp 4.
-TransformerJob gpt_1p7b() {
-  TransformerJob job;
-  job.framework = framework_preset("megatron-lm-2021");
-  job.model = {2304, 4 * 2304, 24, 24, 24, 2048, 51200};
-  job.training = {512, 1, DType::kFp16};
-  job.gpu = accelerator_preset("a100-80gb");
-  job.fabric = dgx_a100_node();
-  return job;
-}
-
-ParallelSplit split_2_4_4() {
-  ParallelSplit s;
-  s.tp = 2;
-  s.pp = 4;
-  s.dp = 4;
-  s.recompute = Recompute::kFull;
-  return s;
-}
-
 TEST(SplitVariance, NoBadNodeOrLinkLeavesTheStepAlone) {
-  TransformerJob job = gpt_1p7b();
+  TransformerJob job = gpt_1p7b_on_a100();
   job.sigma = 0.02;
-  const SplitStep r = evaluate_split(job, split_2_4_4());
+  const SplitStep r = evaluate_split(job, tp2_pp4_dp4_full_recompute());
   const double compute = r.compute_s + r.recompute_s;
   EXPECT_DOUBLE_EQ(r.variance_s, 0.02 * expected_max_standard_normal(32) * compute);
   SplitStep again = r;
@@ -45,11 +25,11 @@ TEST(SplitVariance, NoBadNodeOrLinkLeavesTheStepAlone) {
 }
 
 TEST(SplitVariance, ABadNodeCostsItsSlowdownOfTheCompute) {
-  const TransformerJob healthy = gpt_1p7b();
-  const SplitStep base = evaluate_split(healthy, split_2_4_4());
+  const TransformerJob healthy = gpt_1p7b_on_a100();
+  const SplitStep base = evaluate_split(healthy, tp2_pp4_dp4_full_recompute());
   TransformerJob job = healthy;
   job.bad_node_slowdown = 1.15;
-  const SplitStep r = evaluate_split(job, split_2_4_4());
+  const SplitStep r = evaluate_split(job, tp2_pp4_dp4_full_recompute());
   const double compute = r.compute_s + r.recompute_s;
   // sigma 0: (f - 1) (compute + recompute), and the step grows by exactly that.
   EXPECT_DOUBLE_EQ(r.variance_s, 0.15 * compute);
@@ -59,13 +39,13 @@ TEST(SplitVariance, ABadNodeCostsItsSlowdownOfTheCompute) {
 }
 
 TEST(SplitVariance, TheLargerOfJitterAndTheBadNodeIsCharged) {
-  TransformerJob job = gpt_1p7b();
+  TransformerJob job = gpt_1p7b_on_a100();
   job.sigma = 0.05;
   const double e_n = expected_max_standard_normal(32);
   const double e_g = expected_max_standard_normal(8);
   for (const double f : {1.01, 1.05, 1.3}) {
     job.bad_node_slowdown = f;
-    const SplitStep r = evaluate_split(job, split_2_4_4());
+    const SplitStep r = evaluate_split(job, tp2_pp4_dp4_full_recompute());
     const double c = r.compute_s + r.recompute_s;
     const double expected = std::max(0.05 * e_n * c, (f - 1.0) * c + f * 0.05 * e_g * c);
     EXPECT_NEAR(r.variance_s, expected, 1e-12 * c) << f;
@@ -73,20 +53,20 @@ TEST(SplitVariance, TheLargerOfJitterAndTheBadNodeIsCharged) {
 }
 
 TEST(SplitVariance, ADegradedLinkPacesTheCollectivesThatCrossIt) {
-  const TransformerJob healthy = gpt_1p7b();
-  const SplitStep base = evaluate_split(healthy, split_2_4_4());
+  const TransformerJob healthy = gpt_1p7b_on_a100();
+  const SplitStep base = evaluate_split(healthy, tp2_pp4_dp4_full_recompute());
   TransformerJob job = healthy;
   job.bad_link_bandwidth_Bps = 2.5e9;  // a tenth of the 25 GB/s NIC
-  const SplitStep r = evaluate_split(job, split_2_4_4());
+  const SplitStep r = evaluate_split(job, tp2_pp4_dp4_full_recompute());
   EXPECT_GT(r.variance_s, 0.0);
   EXPECT_NEAR(r.step_s - base.step_s, r.variance_s, 1e-12 * base.step_s);
   // A link no slower than the fabric's costs nothing.
   job.bad_link_bandwidth_Bps = 1e12;
-  EXPECT_EQ(evaluate_split(job, split_2_4_4()).step_s, base.step_s);
+  EXPECT_EQ(evaluate_split(job, tp2_pp4_dp4_full_recompute()).step_s, base.step_s);
 }
 
 TEST(SplitVariance, OneGpuHasNoBarrierToWaitAt) {
-  TransformerJob job = gpt_1p7b();
+  TransformerJob job = gpt_1p7b_on_a100();
   job.bad_node_slowdown = 2.0;
   job.bad_link_bandwidth_Bps = 1e9;
   ParallelSplit s;
