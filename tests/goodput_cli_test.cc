@@ -134,6 +134,26 @@ TEST(GoodputCli, ABadNodeAndCheckpointsOnPlansBestSplit) {
   EXPECT_FALSE(j.contains("cost"));
 }
 
+// A job that fails more often than it can get back to where it was never finishes: goodput 0,
+// no days, and the text says why.
+TEST(GoodputCli, ARunThatCannotCatchUpNeverFinishes) {
+  std::string text = example_with("llama3.1-70b-h100",
+                                  "[checkpoint]\nwrite_bandwidth = \"1GB/s\"\ninterval = 1000\n"
+                                  "[failures]\ngpu_mtbf = \"100h\"\nrestart = \"10min\"\n");
+  text.replace(text.find("dtype = \"bf16\"\n"), 15, "dtype = \"bf16\"\ntokens = \"1T\"\n");
+  const std::string path = write_temp_file("never.toml", text);
+  const auto j = run_json({"predict", path});
+  EXPECT_EQ(j["goodput"].get<double>(), 0.0);
+  EXPECT_TRUE(j["days"].is_null());
+  EXPECT_TRUE(j["expected_failures"].is_null());
+  EXPECT_FALSE(j["run"][1]["days"].is_null());
+  const CliResult r = run_scalewall({"predict", path});
+  EXPECT_NE(r.out.find("with checkpoints and failures (never finishes)"), std::string::npos);
+  EXPECT_NE(r.out.find("never: a failure loses its restart and half an interval, more than the "
+                       "job's MTBF"),
+            std::string::npos);
+}
+
 TEST(GoodputCli, BadKeysAreRefusedNamingThem) {
   const std::string base = example_with("llama3.1-70b-h100", "");
   std::string tokens = base;

@@ -1040,8 +1040,8 @@ CheckpointPlan read_transformer_checkpoint(const Section& c) {
   }
   if (!c.has("write_bandwidth")) {
     c.missing("write_bandwidth",
-              "the rate a checkpoint is written at, e.g. \"5GB/s\" per node (see "
-              "write_bandwidth_per)");
+              "the rate a checkpoint is written at, e.g. \"5GB/s\"; write_bandwidth_per "
+              "says whose rate it is");
   }
   out.write_bandwidth_Bps = c.rate("write_bandwidth");
   if (!(out.write_bandwidth_Bps > 0)) c.fail("write_bandwidth", "must be above 0");
@@ -1127,8 +1127,8 @@ TrainingRun read_run(const toml::table& root, const std::string& source) {
   if (run.failures.given && !run.checkpoint.given) {
     const Section top(source, "", &root);
     top.fail("failures", "needs [checkpoint]: a failure loses the work since the last "
-                         "checkpoint (give write_bandwidth, and the size unless the model's "
-                         "14 B per parameter)");
+                         "checkpoint (give its write_bandwidth; its size defaults to the "
+                         "model's 14 B per parameter)");
   }
   const CheckpointPlan& ck = run.checkpoint;
   if (ck.given && !ck.interval_steps && !ck.interval_s && !run.failures.given) {

@@ -32,7 +32,7 @@ std::string goodput_stage_name(const TimeToTrain& t) {
 // What the days and GPU-hours lack when they are null.
 std::string run_length_missing(const TimeToTrain& t) {
   if (!t.tokens) return "needs training.tokens";
-  return "never: the run fails before it gets back to where it was";
+  return "never: a failure loses its restart and half an interval, more than the job's MTBF";
 }
 
 }  // namespace
