@@ -497,6 +497,41 @@ nlohmann::ordered_json system_inputs(const TransformerScenario& t) {
 
 }  // namespace
 
+namespace {
+
+// training.tokens, system.gpu_hour_cost, [checkpoint] and [failures] as read (null: not given;
+// a checkpoint's null bytes: the model's 14 B per parameter; a null interval: the best).
+nlohmann::ordered_json run_inputs(const TrainingRun& run) {
+  const auto opt = [](const auto& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+  };
+  nlohmann::ordered_json j;
+  j["tokens"] = opt(run.tokens);
+  j["gpu_hour_cost"] = opt(run.gpu_hour_cost);
+  const CheckpointPlan& c = run.checkpoint;
+  if (c.given) {
+    nlohmann::ordered_json& k = j["checkpoint"];
+    k["bytes"] = opt(c.bytes);
+    k["write_bandwidth_Bps"] = c.write_bandwidth_Bps;
+    k["write_bandwidth_per"] = std::string(write_scope_name(c.write_scope));
+    k["interval_steps"] = opt(c.interval_steps);
+    k["interval_s"] = opt(c.interval_s);
+    k["async"] = c.async;
+    k["host_bandwidth_Bps"] = c.host_copy_Bps;
+  } else {
+    j["checkpoint"] = nullptr;
+  }
+  if (run.failures.given) {
+    j["failures"]["gpu_mtbf_s"] = run.failures.gpu_mtbf_s;
+    j["failures"]["restart_s"] = run.failures.restart_s;
+  } else {
+    j["failures"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
   const TransformerScenario& t = *file.transformer;
   const TransformerJob& job = t.job;
@@ -512,6 +547,11 @@ nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
   j["parallel"] = parallel_inputs(t.parallel);
   j["system"] = system_inputs(t);
   j["variance"]["sigma"] = job.sigma;
+  if (job.bad_node_slowdown > 1.0) j["variance"]["bad_node_slowdown"] = job.bad_node_slowdown;
+  if (job.bad_link_bandwidth_Bps > 0) {
+    j["variance"]["bad_link_bandwidth_Bps"] = job.bad_link_bandwidth_Bps;
+  }
+  if (t.run.any()) j["run"] = run_inputs(t.run);
   return j;
 }
 

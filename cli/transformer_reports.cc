@@ -11,6 +11,7 @@
 #include "cli/scenario_flags.h"
 #include "scalewall/analysis/split_curve.h"
 #include "scalewall/analysis/split_search.h"
+#include "scalewall/analysis/time_to_train.h"
 #include "scalewall/analysis/predict.h"
 #include "scalewall/base/units.h"
 #include "scalewall/model/scaling.h"
@@ -18,6 +19,7 @@
 #include "scalewall/present/prediction_tables.h"
 #include "scalewall/present/split_plots.h"
 #include "scalewall/present/split_tables.h"
+#include "scalewall/present/train_tables.h"
 
 namespace scalewall::cli {
 namespace {
@@ -65,6 +67,18 @@ void add_model_notes(Report& report) {
       "fit, compute otherwise.");
 }
 
+// Whether the scenario says anything of the run beside its step: training.tokens,
+// system.gpu_hour_cost, [checkpoint], [failures], a bad node or a bad link.
+bool describes_run(const TransformerScenario& t) {
+  return t.run.any() || t.job.bad_node_slowdown > 1.0 || t.job.bad_link_bandwidth_Bps > 0;
+}
+
+// The run of `step` (time_to_train.h) where the scenario describes one; nothing otherwise.
+void add_run(Report& report, const TransformerScenario& t, const SplitStep& step) {
+  if (!describes_run(t)) return;
+  add_time_to_train(report, time_to_train(t.job, t.run, step));
+}
+
 Report split_report(const ScenarioFile& file, const std::string& path) {
   const TransformerScenario& t = *file.transformer;
   const ParallelSplit split = t.parallel.defaults(t.job.framework);
@@ -78,6 +92,7 @@ Report split_report(const ScenarioFile& file, const std::string& path) {
   report.tables.push_back(split_breakdown_table(step));
   report.tables.push_back(split_memory_table(step));
   add_split_fields(report, step);
+  add_run(report, t, step);
   add_model_notes(report);
   return report;
 }
@@ -295,6 +310,7 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   report.tables.push_back(split_breakdown_table(best));
   report.tables.push_back(split_memory_table(best));
   add_split_fields(report, best);
+  add_run(report, t, best);
   report.add_field("evaluated", "splits evaluated", Unit::kCount, search.evaluated);
   report.add_field("fitting", "splits that fit", Unit::kCount, search.fitting);
   report.add_list("runners_up", "runner-up", runner_up_lines(search));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scalewall/base/error.h"
+#include "scalewall/model/parallel_step.h"
 #include "scalewall/model/topology.h"
 
 namespace scalewall {
@@ -39,6 +40,27 @@ inline Topology dgx_a100_node() {
   t.rank_kind = RankKind::kGpu;
   t.gpu.generation = GpuGeneration::kAmpere;
   return t;
+}
+
+// GPT 1.7B of Narayanan et al. 2021, Table 1 (fp16, a global batch of 512 sequences of 2,048
+// tokens) on DGX A100 nodes under megatron-lm-2021, and the split tp 2 x pp 4 x dp 4 with full
+// recomputation: a 32-GPU job of four nodes for the tests of a run and its variance.
+inline TransformerJob gpt_1p7b_on_a100() {
+  TransformerJob job;
+  job.framework = framework_preset("megatron-lm-2021");
+  job.model = {2304, 4 * 2304, 24, 24, 24, 2048, 51200};
+  job.training = {512, 1, DType::kFp16};
+  job.gpu = accelerator_preset("a100-80gb");
+  job.fabric = dgx_a100_node();
+  return job;
+}
+inline ParallelSplit tp2_pp4_dp4_full_recompute() {
+  ParallelSplit s;
+  s.tp = 2;
+  s.pp = 4;
+  s.dp = 4;
+  s.recompute = Recompute::kFull;
+  return s;
 }
 
 // Whether `part` occurs in `text`.

@@ -71,6 +71,12 @@ constexpr std::array kRateSuffixes = {
     Suffix{"Gib/s", kKi * kKi * kKi, 8.0},
 };
 
+// Counts: decimal SI multipliers, and B for a billion (token and parameter counts).
+constexpr std::array kCountSuffixes = {
+    Suffix{"", 1.0},   Suffix{"k", 1e3},  Suffix{"K", 1e3},  Suffix{"M", 1e6},
+    Suffix{"G", 1e9},  Suffix{"B", 1e9},  Suffix{"T", 1e12}, Suffix{"P", 1e15},
+};
+
 std::string_view trim(std::string_view text) {
   const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
@@ -220,6 +226,10 @@ double parse_seconds(std::string_view text) {
 double parse_rate(std::string_view text) {
   return parse_with(text, "rate", "B/s", kRateSuffixes,
                     "; upper-case B is bytes, lower-case b is bits");
+}
+
+double parse_si_count(std::string_view text) {
+  return parse_with(text, "count", "", kCountSuffixes, "; B is a billion, T a trillion");
 }
 
 double parse_number(std::string_view text) {

@@ -275,6 +275,29 @@ TEST(FormatUnits, PrintedValuesParseBack) {
   }
 }
 
+TEST(ParseSiCount, DecimalMultipliersAndABillion) {
+  EXPECT_EQ(parse_si_count("15T"), 15e12);
+  EXPECT_EQ(parse_si_count("15 T"), 15e12);
+  EXPECT_EQ(parse_si_count("300B"), 300e9);
+  EXPECT_EQ(parse_si_count("300G"), 300e9);
+  EXPECT_EQ(parse_si_count("2.5M"), 2.5e6);
+  EXPECT_EQ(parse_si_count("4k"), 4e3);
+  EXPECT_EQ(parse_si_count("4K"), 4e3);
+  EXPECT_EQ(parse_si_count("1P"), 1e15);
+  EXPECT_EQ(parse_si_count("4096"), 4096.0);
+  EXPECT_EQ(parse_si_count("1.5e13"), 1.5e13);
+}
+
+TEST(ParseSiCount, RejectsWhatIsNoCount) {
+  ExpectRejected(parse_si_count, "", "empty");
+  ExpectRejected(parse_si_count, "-15T", "negative");
+  ExpectRejected(parse_si_count, "15TB", "unknown unit 'TB'");
+  ExpectRejected(parse_si_count, "15t", "unknown unit 't'");
+  ExpectRejected(parse_si_count, "T", "does not start with a number");
+  ExpectRejected(parse_si_count, "1e308P", "out of range");
+  ExpectRejected(parse_si_count, "nanT", "not a finite number");
+}
+
 TEST(Units, RatioIsANumberOrAColonPair) {
   EXPECT_EQ(parse_ratio("2"), 2.0);
   EXPECT_EQ(parse_ratio("2:1"), 2.0);

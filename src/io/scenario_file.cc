@@ -48,6 +48,8 @@ class Section {
       : source_(source), name_(std::move(name)), table_(table) {}
 
   bool present() const { return table_ != nullptr; }
+  // The value at `key`. REQUIRES: has(key).
+  const toml::node& node(std::string_view key) const { return *table_->get(key); }
   const std::string& source() const { return source_; }
   bool has(std::string_view key) const { return table_ != nullptr && table_->contains(key); }
 
@@ -849,7 +851,7 @@ TransformerShape read_model(const Section& m, const std::string& base_dir) {
 }
 
 TrainingSetup read_training(const Section& t, std::optional<std::int64_t>& micro_batch) {
-  t.reject_unknown({"global_batch", "micro_batch", "dtype", "scaling"});
+  t.reject_unknown({"global_batch", "micro_batch", "dtype", "scaling", "tokens"});
   if (!t.present()) t.missing("", "global_batch, and optionally micro_batch and dtype");
   if (!t.has("global_batch")) t.missing("global_batch", "sequences per optimizer step");
   TrainingSetup setup;
@@ -965,7 +967,7 @@ void read_gpus_per_node(const Section& y, Topology& fabric) {
 
 void read_system(const Section& y, const std::string& base_dir, TransformerScenario& out) {
   y.reject_unknown({"gpu", "fabric", "gpus", "gpus_per_node", "nccl_version", "framework",
-                    "memory_reserve"});
+                    "memory_reserve", "gpu_hour_cost"});
   if (!y.present()) y.missing("", "gpu, fabric and gpus");
   if (!y.has("gpu")) {
     y.missing("gpu", fmt::format("one of: {}; or a GPU file", accelerator_names()));
@@ -1017,6 +1019,125 @@ void read_system(const Section& y, const std::string& base_dir, TransformerScena
   }
 }
 
+// The longest mean time between failures a GPU may be given: 1e12 s, some 32,000 years.
+constexpr ValueRange kGpuMtbf{RangeUnit::kSeconds, 1.0, 1e12, false};
+// The most tokens a run may train on, and the most money a GPU-hour may cost.
+constexpr double kMaxTokens = 1e18;
+constexpr double kMaxGpuHourCost = 1e9;
+
+// [checkpoint] of a transformer scenario (goodput.h): its size (default: from the model),
+// write rate and whose it is, interval (steps or a time; default the best), async and the
+// host copy rate.
+CheckpointPlan read_transformer_checkpoint(const Section& c) {
+  CheckpointPlan out;
+  if (!c.present()) return out;
+  c.reject_unknown({"bytes", "write_bandwidth", "write_bandwidth_per", "interval", "async",
+                    "host_bandwidth"});
+  out.given = true;
+  if (c.has("bytes")) {
+    out.bytes = c.within("bytes", c.bytes("bytes"), kScenarioBytes);
+    if (!(*out.bytes > 0)) c.fail("bytes", "must be above 0 (leave out [checkpoint] for none)");
+  }
+  if (!c.has("write_bandwidth")) {
+    c.missing("write_bandwidth",
+              "the rate a checkpoint is written at, e.g. \"5GB/s\"; write_bandwidth_per "
+              "says whose rate it is");
+  }
+  out.write_bandwidth_Bps = c.rate("write_bandwidth");
+  if (!(out.write_bandwidth_Bps > 0)) c.fail("write_bandwidth", "must be above 0");
+  c.within("write_bandwidth", out.write_bandwidth_Bps, kScenarioRate);
+  if (c.has("write_bandwidth_per")) {
+    const std::optional<WriteScope> scope = parse_write_scope(c.text("write_bandwidth_per"));
+    if (!scope) {
+      c.fail("write_bandwidth_per",
+             "expected \"node\" (each node writes its share at write_bandwidth), \"gpu\" (each "
+             "GPU does) or \"job\" (one shared target for the whole job)");
+    }
+    out.write_scope = *scope;
+  }
+  if (c.has("interval")) {
+    const toml::node& node = c.node("interval");
+    if (node.is_integer()) {
+      out.interval_steps = c.count("interval", 1, kMaxIntervalSteps);
+    } else if (node.is_string()) {
+      out.interval_s = c.seconds("interval");
+      if (!(*out.interval_s > 0)) c.fail("interval", "must be above 0");
+      c.within("interval", *out.interval_s, kScenarioSeconds);
+    } else {
+      c.fail("interval", fmt::format("expected a whole number of steps (100) or a time like "
+                                     "\"30min\", not {}",
+                                     type_noun(node)));
+    }
+  }
+  if (c.has("async")) out.async = c.flag("async");
+  if (c.has("host_bandwidth")) {
+    if (!out.async) c.fail("host_bandwidth", "applies to async = true only");
+    out.host_copy_Bps = c.rate("host_bandwidth");
+    if (!(out.host_copy_Bps > 0)) c.fail("host_bandwidth", "must be above 0");
+    c.within("host_bandwidth", out.host_copy_Bps, kScenarioRate);
+  }
+  return out;
+}
+
+// [failures]: one GPU's mean time between failures and the restart, both required.
+FailurePlan read_failures(const Section& f) {
+  FailurePlan out;
+  if (!f.present()) return out;
+  f.reject_unknown({"gpu_mtbf", "restart"});
+  out.given = true;
+  if (!f.has("gpu_mtbf")) {
+    f.missing("gpu_mtbf", "one GPU's mean time between failures, with its share of the node, "
+                          "e.g. \"50000h\"");
+  }
+  out.gpu_mtbf_s = f.seconds("gpu_mtbf");
+  if (!(out.gpu_mtbf_s > 0)) f.fail("gpu_mtbf", "must be above 0");
+  f.within("gpu_mtbf", out.gpu_mtbf_s, kGpuMtbf);
+  if (!f.has("restart")) {
+    f.missing("restart", "the time from a failure to the job running again, e.g. \"10min\"");
+  }
+  out.restart_s = f.within("restart", f.seconds("restart"), kScenarioSeconds);
+  return out;
+}
+
+// training.tokens, system.gpu_hour_cost, [checkpoint] and [failures], and what each needs of
+// the others.
+TrainingRun read_run(const toml::table& root, const std::string& source) {
+  TrainingRun run;
+  const Section t = section(root, source, "training");
+  if (t.has("tokens")) {
+    run.tokens = t.quantity("tokens", parse_si_count, "a count like \"15T\" or a number");
+    if (!(*run.tokens >= 1 && *run.tokens <= kMaxTokens)) {
+      t.fail("tokens", fmt::format("is outside 1 to {:g} tokens", kMaxTokens));
+    }
+  }
+  const Section y = section(root, source, "system");
+  if (y.has("gpu_hour_cost")) {
+    run.gpu_hour_cost = y.number("gpu_hour_cost");
+    if (*run.gpu_hour_cost > kMaxGpuHourCost) {
+      y.fail("gpu_hour_cost", fmt::format("is above {:g} per GPU-hour", kMaxGpuHourCost));
+    }
+    if (!run.tokens) {
+      y.fail("gpu_hour_cost", "needs training.tokens: the cost is of the whole run");
+    }
+  }
+  const Section c = section(root, source, "checkpoint");
+  const Section f = section(root, source, "failures");
+  run.checkpoint = read_transformer_checkpoint(c);
+  run.failures = read_failures(f);
+  if (run.failures.given && !run.checkpoint.given) {
+    const Section top(source, "", &root);
+    top.fail("failures", "needs [checkpoint]: a failure loses the work since the last "
+                         "checkpoint (give its write_bandwidth; its size defaults to the "
+                         "model's 14 B per parameter)");
+  }
+  const CheckpointPlan& ck = run.checkpoint;
+  if (ck.given && !ck.interval_steps && !ck.interval_s && !run.failures.given) {
+    c.missing("interval", "steps between checkpoints, or a time like \"30min\"; without it "
+                          "the best interval is taken, which needs [failures]");
+  }
+  return run;
+}
+
 // The dtype [training] asks for must have tensor cores on the accelerator [system] names.
 void require_dtype_on_gpu(const Section& training, const TransformerJob& job) {
   const DType dtype = job.training.dtype;
@@ -1029,7 +1150,7 @@ void read_transformer(const toml::table& root, const std::string& source,
                       const std::string& base_dir, ScenarioFile& file) {
   const Section top(source, "", &root);
   top.reject_unknown({"name", "description", "model", "training", "parallel", "system",
-                      "variance"});
+                      "variance", "checkpoint", "failures"});
   TransformerScenario t;
   t.job.model = read_model(section(root, source, "model"), base_dir);
   std::optional<std::int64_t> micro_batch;
@@ -1040,9 +1161,11 @@ void read_transformer(const toml::table& root, const std::string& source,
   read_system(section(root, source, "system"), base_dir, t);
   require_dtype_on_gpu(section(root, source, "training"), t.job);
   require_framework_runs(section(root, source, "parallel"), t);
-  const Section v = section(root, source, "variance");
-  v.reject_unknown({"sigma"});
-  if (v.has("sigma")) t.job.sigma = v.fraction("sigma", 0.0, 1.0);
+  const Variance variance = read_variance(section(root, source, "variance"));
+  t.job.sigma = variance.sigma;
+  t.job.bad_node_slowdown = variance.bad_node_slowdown;
+  t.job.bad_link_bandwidth_Bps = variance.bad_link_bandwidth_Bps;
+  t.run = read_run(root, source);
   file.network_description = describe_node_fabric(t.job.fabric);
   file.network_is_fabric_file = true;
   file.transformer = std::move(t);

@@ -1107,5 +1107,118 @@ TEST(TransformerScenario, AFloatCountIsShownAsWrittenWithTheWholeNumberToWrite) 
   EXPECT_EQ(error_of(text), "test.toml: model.seq = true (line 8): a boolean, not a whole number");
 }
 
+
+// kTransformer with `training` and `system` added to those sections and `sections` after it.
+std::string with_run(const std::string& training, const std::string& system,
+                     const std::string& sections) {
+  std::string text = kTransformer;
+  text.replace(text.find("dtype = \"fp8\"\n"), 14, "dtype = \"fp8\"\n" + training);
+  text.replace(text.find("gpus = 64\n"), 10, "gpus = 64\n" + system);
+  return text + sections;
+}
+
+// training.tokens, system.gpu_hour_cost, the whole [variance], [checkpoint] and [failures].
+TEST(TransformerScenario, ReadsTheRunsKeys) {
+  const ScenarioFile f = parse(with_run(
+      "tokens = \"15T\"\n", "gpu_hour_cost = 2.5\n",
+      "[variance]\nsigma = 0.01\nbad_node_slowdown = 1.1\nbad_link_bandwidth = \"10GB/s\"\n"
+      "[checkpoint]\nbytes = \"5.7TB\"\nwrite_bandwidth = \"2TB/s\"\n"
+      "write_bandwidth_per = \"job\"\ninterval = \"30min\"\nasync = true\n"
+      "host_bandwidth = \"50GB/s\"\n"
+      "[failures]\ngpu_mtbf = \"50000h\"\nrestart = \"10min\"\n"));
+  const TransformerScenario& t = *f.transformer;
+  EXPECT_EQ(*t.run.tokens, 15e12);
+  EXPECT_EQ(*t.run.gpu_hour_cost, 2.5);
+  EXPECT_EQ(t.job.sigma, 0.01);
+  EXPECT_EQ(t.job.bad_node_slowdown, 1.1);
+  EXPECT_EQ(t.job.bad_link_bandwidth_Bps, 10e9);
+  const CheckpointPlan& c = t.run.checkpoint;
+  EXPECT_TRUE(c.given);
+  EXPECT_EQ(*c.bytes, 5.7e12);
+  EXPECT_EQ(c.write_bandwidth_Bps, 2e12);
+  EXPECT_EQ(c.write_scope, WriteScope::kJob);
+  EXPECT_EQ(*c.interval_s, 1800.0);
+  EXPECT_FALSE(c.interval_steps);
+  EXPECT_TRUE(c.async);
+  EXPECT_EQ(c.host_copy_Bps, 50e9);
+  EXPECT_TRUE(t.run.failures.given);
+  EXPECT_EQ(t.run.failures.gpu_mtbf_s, 50000.0 * 3600.0);
+  EXPECT_EQ(t.run.failures.restart_s, 600.0);
+  // The defaults: the size from the model, per node, no async, the best interval.
+  const TransformerScenario d = *parse(with_run(
+      "tokens = 1e12\n", "", "[checkpoint]\nwrite_bandwidth = \"5GB/s\"\n"
+      "[failures]\ngpu_mtbf = \"1e8\"\nrestart = 0\n")).transformer;
+  EXPECT_EQ(*d.run.tokens, 1e12);
+  EXPECT_FALSE(d.run.checkpoint.bytes);
+  EXPECT_EQ(d.run.checkpoint.write_scope, WriteScope::kNode);
+  EXPECT_FALSE(d.run.checkpoint.interval_s);
+  EXPECT_FALSE(d.run.checkpoint.interval_steps);
+  EXPECT_FALSE(d.run.checkpoint.async);
+  EXPECT_EQ(d.run.checkpoint.host_copy_Bps, kDefaultHostCopyBps);
+  EXPECT_EQ(parse(with_run("", "", "[checkpoint]\nwrite_bandwidth = 1e9\ninterval = 100\n"))
+                .transformer->run.checkpoint.interval_steps,
+            100);
+  // None of them: no run.
+  EXPECT_FALSE(parse(kTransformer).transformer->run.any());
+}
+
+TEST(TransformerScenario, RefusesBadRunKeysNamingThem) {
+  const std::string ck = "[checkpoint]\nwrite_bandwidth = \"1GB/s\"\ninterval = 100\n";
+  const std::vector<std::array<std::string, 4>> cases = {
+      {"tokens = \"15TB\"\n", "", "",
+       "training.tokens = '15TB' (line 13): unknown unit 'TB' in count '15TB'"},
+      {"tokens = 0\n", "", "", "training.tokens = 0 (line 13): is outside 1 to 1e+18 tokens"},
+      {"tokens = \"-1T\"\n", "", "", "training.tokens = '-1T' (line 13): negative count"},
+      {"tokens = true\n", "", "",
+       "training.tokens = true (line 13): expected a count like \"15T\" or a number, not a "
+       "boolean"},
+      {"", "gpu_hour_cost = 2\n", "",
+       "system.gpu_hour_cost = 2 (line 21): needs training.tokens: the cost is of the whole run"},
+      {"tokens = \"1T\"\n", "gpu_hour_cost = \"2\"\n", "",
+       "system.gpu_hour_cost = '2' (line 22): expected a number, not a string"},
+      {"", "", "[checkpoint]\ninterval = 100\n",
+       "checkpoint.write_bandwidth is missing (the rate a checkpoint is written at"},
+      {"", "", ck + "write_bandwidth_per = \"rack\"\n",
+       "checkpoint.write_bandwidth_per = 'rack' (line 24): expected \"node\""},
+      {"", "", "[checkpoint]\nwrite_bandwidth = 1e9\ninterval = 2.5\n",
+       "checkpoint.interval = 2.5 (line 23): expected a whole number of steps (100) or a time "
+       "like \"30min\", not a number"},
+      {"", "", "[checkpoint]\nwrite_bandwidth = 1e9\ninterval = 0\n",
+       "checkpoint.interval = 0 (line 23): 0 is outside [1, 1099511627776]"},
+      {"", "", "[checkpoint]\nwrite_bandwidth = 1e9\ninterval = \"0s\"\n",
+       "checkpoint.interval = '0s' (line 23): must be above 0"},
+      {"", "", "[checkpoint]\nwrite_bandwidth = 1e9\n",
+       "checkpoint.interval is missing (steps between checkpoints, or a time like \"30min\"; "
+       "without it the best interval is taken, which needs [failures])"},
+      {"", "", ck + "bytes = 0\n",
+       "checkpoint.bytes = 0 (line 24): must be above 0 (leave out [checkpoint] for none)"},
+      {"", "", ck + "host_bandwidth = \"50GB/s\"\n",
+       "checkpoint.host_bandwidth = '50GB/s' (line 24): applies to async = true only"},
+      {"", "", ck + "shared = true\n",
+       "checkpoint.shared = true (line 24): unknown key (expected one of: bytes, "
+       "write_bandwidth, write_bandwidth_per, interval, async, host_bandwidth)"},
+      {"", "", "[failures]\ngpu_mtbf = \"50000h\"\nrestart = \"10min\"\n",
+       "[failures] (line 21): needs [checkpoint]: a failure loses the work since the last "
+       "checkpoint"},
+      {"", "", ck + "[failures]\nrestart = \"10min\"\n",
+       "failures.gpu_mtbf is missing (one GPU's mean time between failures"},
+      {"", "", ck + "[failures]\ngpu_mtbf = \"0h\"\nrestart = \"10min\"\n",
+       "failures.gpu_mtbf = '0h' (line 25): must be above 0"},
+      {"", "", ck + "[failures]\ngpu_mtbf = \"50000h\"\n",
+       "failures.restart is missing (the time from a failure to the job running again"},
+      {"", "", ck + "[failures]\ngpu_mtbf = \"50000h\"\nrestart = \"-1min\"\n",
+       "failures.restart = '-1min' (line 26): negative time"},
+      {"", "", "[variance]\nbad_node_slowdown = 0.9\n",
+       "variance.bad_node_slowdown = 0.9 (line 22): must be 1 or more"},
+      {"", "", "[variance]\nbad_link_bandwidth = \"0GB/s\"\n",
+       "variance.bad_link_bandwidth = '0GB/s' (line 22): must be above 0"},
+  };
+  for (const auto& [training, system, sections, error] : cases) {
+    const std::string message = error_of(with_run(training, system, sections));
+    EXPECT_NE(message.find("test.toml: " + error), std::string::npos)
+        << message << "\n  expected: " << error;
+  }
+}
+
 }  // namespace
 }  // namespace scalewall

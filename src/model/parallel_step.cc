@@ -17,6 +17,7 @@
 #include "scalewall/model/link.h"
 #include "scalewall/model/nccl.h"
 #include "scalewall/model/straggler.h"
+#include "scalewall/model/split_variance.h"
 
 namespace scalewall {
 namespace {
@@ -1502,6 +1503,7 @@ SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) 
   r.micro_batches = job.training.global_batch / (split.dp * split.micro_batch);
   r.layout = *layout_of(job, split).layout;
   fill_times(job, split, r);
+  add_slow_node(job, r);
   r.memory_limit_bytes = (1.0 - job.memory_reserve) * job.gpu.hbm_bytes;
   const double total = r.memory.total();
   r.fits = total <= r.memory_limit_bytes;

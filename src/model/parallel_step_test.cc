@@ -16,15 +16,7 @@ namespace scalewall {
 namespace {
 
 // GPT 1.7B of Narayanan et al. 2021, Table 1.
-TransformerJob gpt_1p7b() {
-  TransformerJob job;
-  job.framework = framework_preset("megatron-lm-2021");
-  job.model = {2304, 4 * 2304, 24, 24, 24, 2048, 51200};
-  job.training = {512, 1, DType::kFp16};
-  job.gpu = accelerator_preset("a100-80gb");
-  job.fabric = dgx_a100_node();
-  return job;
-}
+TransformerJob gpt_1p7b() { return gpt_1p7b_on_a100(); }
 
 // The documented case of docs/models.md ("Memory per GPU, by hand"): GPT 1.7B, tp 1, pp 1,
 // dp 32, micro-batch 1, full recomputation, no ZeRO.

@@ -47,6 +47,13 @@ double parse_ratio(std::string_view text);
 // No range check beyond non-negative (callers know their range). Throws InputError.
 double parse_fraction(std::string_view text);
 
+// Parses a count that may carry a decimal SI multiplier, as token and parameter counts are
+// written: "15T" is 1.5e13, "300B" and "300G" are 3e11 (B, a billion, as in "70B parameters"),
+// "2.5M" is 2.5e6, "4k" and "4K" are 4e3, "1P" is 1e15; a bare number ("4096", "1.5e13") is the
+// count itself. The result need not be whole. Rejected as the other parsers reject (empty,
+// negative, not finite, out of range, an unknown suffix), naming the text.
+double parse_si_count(std::string_view text);
+
 // Parses a whole count ("64", "16384", "1e3" is rejected). Throws InputError on bad text or
 // on a value outside [min_value, max_value].
 std::int64_t parse_count(std::string_view text, std::int64_t min_value, std::int64_t max_value);

@@ -145,7 +145,31 @@
 //   memory_reserve = 0.1                   # fraction of HBM kept free; default 0.1
 //   gpus_per_node = 64                     # GPUs of each node the job uses; default all
 //
-// [variance] (sigma only) may be given too; no other section may.
+//   [training] tokens = "15T"              # the run's tokens (a count: K, M, G or B, T, P
+//                                          #   multiply by 1e3 .. 1e15): steps, days,
+//                                          #   GPU-hours (time_to_train.h)
+//   [system] gpu_hour_cost = 2.5           # money per GPU-hour, in any one currency; needs
+//                                          #   training.tokens
+//
+//   [variance]                             # optional, as a data-parallel scenario's:
+//   sigma = 0.02                           #   jitter; a bad node and a bad link
+//   bad_node_slowdown = 1.1                #   (split_variance.h)
+//   bad_link_bandwidth = "10GB/s"
+//
+//   [checkpoint]                           # optional (goodput.h)
+//   bytes = "5.7TB"                        # default: parameters x 14 B
+//   write_bandwidth = "2TB/s"              # required, > 0
+//   write_bandwidth_per = "job"            # node | gpu | job (a shared file system's
+//                                          #   aggregate); default node
+//   interval = 100                         # steps (an integer) or a time ("30min", rounded
+//                                          #   to whole steps); default: the best (Daly),
+//                                          #   which needs [failures]
+//   async = false                          # true: the steps wait for the copy to host only
+//   host_bandwidth = "64GB/s"              # async: one GPU's copy to host; default 64 GB/s
+//
+//   [failures]                             # optional; needs [checkpoint]
+//   gpu_mtbf = "50000h"                    # one GPU's mean time between failures (required)
+//   restart = "10min"                      # from a failure to running again (required)
 #ifndef SCALEWALL_SCENARIO_FILE_H_
 #define SCALEWALL_SCENARIO_FILE_H_
 
@@ -155,6 +179,7 @@
 #include <optional>
 
 #include "scalewall/model/accelerator.h"
+#include "scalewall/model/goodput.h"
 #include "scalewall/model/parallel_step.h"
 #include "scalewall/model/step_model.h"
 
@@ -170,6 +195,8 @@ struct TransformerScenario {
   // training.scaling: how a curve over several GPU counts grows the job (split_curve.h):
   // strong keeps the global batch, weak the batch per data-parallel rank.
   ScalingMode scaling = ScalingMode::kStrong;
+  // training.tokens, system.gpu_hour_cost, [checkpoint] and [failures] (goodput.h).
+  TrainingRun run;
 };
 
 struct ScenarioFile {

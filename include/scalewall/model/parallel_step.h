@@ -163,6 +163,10 @@ struct TransformerJob {
   Topology fabric;                // one node of the fabric (scaled to the job's GPUs)
   double dp_bucket_bytes = 25e6;  // gradient bucket with dp_overlap (PyTorch DDP's 25 MB)
   double sigma = 0;               // per-GPU compute jitter (step_model.h's variance)
+  // One node's GPUs this many times slower (>= 1), and one node's link at this rate (0: none):
+  // split_variance.h.
+  double bad_node_slowdown = 1.0;
+  double bad_link_bandwidth_Bps = 0;
   double serial_s = 0;            // per-step time that does not parallelise
   // What the training stack does (framework.h). Default: megatron-core, as a scenario's.
   FrameworkProfile framework = default_framework();
