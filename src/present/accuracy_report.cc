@@ -27,9 +27,11 @@ Table groups_table(const std::string& name, const std::vector<AccuracyGroup>& gr
 }
 
 std::string split_text(const ParallelSplit& s) {
-  return fmt::format("tp {}{} pp {} dp {} b {} v {}{}", s.tp,
-                     s.cp > 1 ? fmt::format(" cp {}", s.cp) : "", s.pp, s.dp, s.micro_batch,
-                     s.interleave, s.zero > 0 ? fmt::format(" zero {}", s.zero) : "");
+  return fmt::format("tp {}{} pp {} dp {}{} b {} v {}{}", s.tp,
+                     s.cp > 1 ? fmt::format(" cp {}", s.cp) : "", s.pp, s.dp,
+                     experts_apart(s) ? fmt::format(" ep {} etp {}", s.ep, expert_tp(s)) : "",
+                     s.micro_batch, s.interleave,
+                     s.zero > 0 ? fmt::format(" zero {}", s.zero) : "");
 }
 
 Table runs_table(const PublishedAccuracy& a) {
