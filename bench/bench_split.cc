@@ -2,8 +2,9 @@
 // (scalewall/analysis/split_search.h): one evaluation of GPT-3 175B at tp 8 x pp 8 x dp 16 on
 // DGX A100 nodes (issue 14: under 20 us), and the whole search for the 1T model of Narayanan et
 // al. 2021 on 3072 GPUs, every divisor split with every micro-batch, interleave, recomputation,
-// ZeRO stage and sequence parallelism (issue 14: under 1 s on one core); and a 128K-token
-// Llama 3.1 70B on 16,384 H100s, where the search also tries context parallelism.
+// ZeRO stage and sequence parallelism (issue 14: under 1 s on one core); a 128K-token
+// Llama 3.1 70B on 16,384 H100s, where the search also tries context parallelism; and
+// DeepSeek-V3 on 16,384 H100s, where it also tries expert parallelism.
 #include <benchmark/benchmark.h>
 
 #include "scalewall/analysis/split_search.h"
@@ -111,5 +112,30 @@ void BM_SearchSplitsLlama128kOn16384(benchmark::State& state) {
   state.counters["splits"] = static_cast<double>(evaluated);
 }
 BENCHMARK(BM_SearchSplitsLlama128kOn16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// DeepSeek-V3 (256 experts, top-8, MLA) at 4,096 tokens, global batch 8192, on 16,384 H100s in
+// DGX H100 nodes under Megatron-Core: the search tries ep 1 to 256 and etp tp and 1 (arg 0),
+// or ep and etp held at 1 and tp (arg 1, the search as it was before expert parallelism).
+void BM_SearchSplitsDeepSeekV3On16384(benchmark::State& state) {
+  scalewall::TransformerJob job;
+  job.model = scalewall::model_preset("deepseek-v3");
+  job.model.seq = 4096;
+  job.training = {8192, 1, scalewall::DType::kBf16};
+  job.gpu = scalewall::accelerator_preset("h100-sxm");
+  job.fabric = scalewall::load_fabric("dgx-h100");
+  scalewall::SplitConstraints c;
+  if (state.range(0) == 1) {
+    c.ep = 1;
+    c.etp = 0;
+  }
+  std::int64_t evaluated = 0;
+  for (auto _ : state) {
+    const auto search = scalewall::search_splits(job, 16384, c, 5);
+    evaluated = search.evaluated;
+    benchmark::DoNotOptimize(search.ranked.data());
+  }
+  state.counters["splits"] = static_cast<double>(evaluated);
+}
+BENCHMARK(BM_SearchSplitsDeepSeekV3On16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
