@@ -64,6 +64,10 @@ Report accuracy_report(const PublishedAccuracy& accuracy, bool rows) {
   if (accuracy.context_parallel) {
     report.tables.push_back(groups_table("context_parallel", {*accuracy.context_parallel}));
   }
+  // The mixtures of experts, by model family and GPU, apart from the dense groups.
+  if (!accuracy.mixture_of_experts.empty()) {
+    report.tables.push_back(groups_table("mixture_of_experts", accuracy.mixture_of_experts));
+  }
   std::vector<std::string> skipped, assumed;
   std::map<std::string, std::int64_t> kinds;
   std::int64_t priced = 0;
