@@ -293,40 +293,43 @@ std::vector<std::string> runner_up_lines(const SplitSearch& search) {
   return lines;
 }
 
-std::vector<std::string> cp_choice_lines(const SplitSearch& search) {
+namespace {
+
+// The best split at each degree of one kind beside the best's own: `best_by` (the search's
+// best_by_cp or best_by_ep), the degree in `degree`, named `name` ("cp"), and the exposed time
+// of its exchange in `comm` with its title ("cp comm").
+std::vector<std::string> choice_lines(const SplitSearch& search,
+                                      const std::vector<SplitStep>& best_by,
+                                      std::int64_t ParallelSplit::*degree, std::string_view name,
+                                      double SplitStep::*comm, std::string_view comm_title) {
   std::vector<std::string> lines;
-  if (search.ranked.empty() || search.best_by_cp.size() < 2) return lines;
+  if (search.ranked.empty() || best_by.size() < 2) return lines;
   const SplitStep& best = search.ranked.front();
-  for (const SplitStep& s : search.best_by_cp) {
-    if (s.split.cp != best.split.cp) {
-      lines.push_back(alternative_line(fmt::format("best at cp {}", s.split.cp), s, best));
+  for (const SplitStep& s : best_by) {
+    if (s.split.*degree != best.split.*degree) {
+      lines.push_back(
+          alternative_line(fmt::format("best at {} {}", name, s.split.*degree), s, best));
       continue;
     }
     lines.push_back(fmt::format(
-        "cp {}, the best split's: cp comm {} ({} of the step), memory {} of {}", s.split.cp,
-        format_seconds(best.cp_comm_s),
-        format_percent(best.step_s > 0 ? best.cp_comm_s / best.step_s : 0.0),
+        "{} {}, the best split's: {} {} ({} of the step), memory {} of {}", name,
+        s.split.*degree, comm_title, format_seconds(best.*comm),
+        format_percent(best.step_s > 0 ? best.*comm / best.step_s : 0.0),
         format_bytes(best.memory.total()), format_bytes(best.memory_limit_bytes)));
   }
   return lines;
 }
 
+}  // namespace
+
+std::vector<std::string> cp_choice_lines(const SplitSearch& search) {
+  return choice_lines(search, search.best_by_cp, &ParallelSplit::cp, "cp", &SplitStep::cp_comm_s,
+                      "cp comm");
+}
+
 std::vector<std::string> ep_choice_lines(const SplitSearch& search) {
-  std::vector<std::string> lines;
-  if (search.ranked.empty() || search.best_by_ep.size() < 2) return lines;
-  const SplitStep& best = search.ranked.front();
-  for (const SplitStep& s : search.best_by_ep) {
-    if (s.split.ep != best.split.ep) {
-      lines.push_back(alternative_line(fmt::format("best at ep {}", s.split.ep), s, best));
-      continue;
-    }
-    lines.push_back(fmt::format(
-        "ep {}, the best split's: ep comm {} ({} of the step), memory {} of {}", s.split.ep,
-        format_seconds(best.ep_comm_s),
-        format_percent(best.step_s > 0 ? best.ep_comm_s / best.step_s : 0.0),
-        format_bytes(best.memory.total()), format_bytes(best.memory_limit_bytes)));
-  }
-  return lines;
+  return choice_lines(search, search.best_by_ep, &ParallelSplit::ep, "ep", &SplitStep::ep_comm_s,
+                      "ep comm");
 }
 
 namespace {

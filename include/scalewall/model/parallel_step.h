@@ -12,6 +12,14 @@
 // nccl.h, on a GPU fabric): its ranks per node, its nodes, and the NICs it gets when the
 // node's other groups use theirs at once.
 //
+// Expert parallelism (a mixture of experts, ep > 1 or etp other than tp) lays Megatron-Core's
+// expert grid over the same ranks of a stage, in its order etp-ep-edp: an expert-TP group of
+// etp consecutive ranks, an EP group of ep ranks of stride etp, an expert data-parallel group
+// of edp = tp cp dp / (etp ep) ranks of stride etp ep. Each rank holds E/ep experts over etp;
+// the routed tokens reach them by the all-to-all dispatcher (ep_comm), the experts' gradients
+// are reduced and their optimizer sharded over edp, and the heaviest EP rank's extra load is
+// variance (docs/models.md, "Expert parallelism").
+//
 // Context parallelism (cp = c > 1) splits each sequence over c ranks: every per-token term
 // below runs on b s/c tokens, the attention core on 1/c of the whole sequence's causal core
 // (Megatron's load balancing: rank i holds chunks i and 2c - 1 - i of 2c), and the ranks
@@ -30,6 +38,8 @@
 //                fewer KV heads than t, per layer one all-gather of the QKV output b s (h +
 //                2 k d) in each forward and a reduce-scatter of it in the backward
 //                (Megatron-Core's QKV sub-sharding)
+//   ep_comm      with the experts apart, per MoE layer the dispatch and combine of the
+//                routed tokens (ExpertDispatch), forward and backward, none overlapped
 //   pp_transfer  2 v point-to-point sends of b s h (activation forward, gradient backward,
 //                once per model chunk), divided by t when scattered across the TP ranks
 // and the step is
