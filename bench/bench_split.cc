@@ -2,8 +2,9 @@
 // (scalewall/analysis/split_search.h): one evaluation of GPT-3 175B at tp 8 x pp 8 x dp 16 on
 // DGX A100 nodes (issue 14: under 20 us), and the whole search for the 1T model of Narayanan et
 // al. 2021 on 3072 GPUs, every divisor split with every micro-batch, interleave, recomputation,
-// ZeRO stage and sequence parallelism (issue 14: under 1 s on one core); and a 128K-token
-// Llama 3.1 70B on 16,384 H100s, where the search also tries context parallelism.
+// ZeRO stage and sequence parallelism (issue 14: under 1 s on one core); a 128K-token
+// Llama 3.1 70B on 16,384 H100s, where the search also tries context parallelism; and
+// DeepSeek-V3 on 16,384 H100s, where it also tries expert parallelism.
 #include <benchmark/benchmark.h>
 
 #include "scalewall/analysis/split_search.h"
@@ -38,12 +39,13 @@ void BM_EvaluateSplit175B(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluateSplit175B)->Unit(benchmark::kMicrosecond);
 
-// The whole search of `gpus` GPUs, with the splits it evaluates as a counter.
+// The whole search of `gpus` GPUs under `constraints`, with the splits it evaluates as a
+// counter.
 void search_all(benchmark::State& state, const scalewall::TransformerJob& job,
-                std::int64_t gpus) {
+                std::int64_t gpus, const scalewall::SplitConstraints& constraints = {}) {
   std::int64_t evaluated = 0;
   for (auto _ : state) {
-    const auto search = scalewall::search_splits(job, gpus, {}, 5);
+    const auto search = scalewall::search_splits(job, gpus, constraints, 5);
     evaluated = search.evaluated;
     benchmark::DoNotOptimize(search.ranked.data());
   }
@@ -90,26 +92,41 @@ void BM_SearchSplitsBloomOn16384(benchmark::State& state) {
 }
 BENCHMARK(BM_SearchSplitsBloomOn16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// A model preset at `seq` tokens and `batch` sequences per step in BF16 on H100s in DGX H100
+// nodes under Megatron-Core.
+scalewall::TransformerJob h100_job(const char* preset, std::int64_t seq, std::int64_t batch) {
+  scalewall::TransformerJob job;
+  job.model = scalewall::model_preset(preset);
+  job.model.seq = seq;
+  job.training = {batch, 1, scalewall::DType::kBf16};
+  job.gpu = scalewall::accelerator_preset("h100-sxm");
+  job.fabric = scalewall::load_fabric("dgx-h100");
+  return job;
+}
+
 // Llama 3.1 70B at 131,072 tokens per sequence, global batch 4096, on 16,384 H100s in DGX H100
 // nodes under Megatron-Core: the search tries cp 1 to 32 (arg 0), or cp held at 1 (arg 1, the
 // search as it was before context parallelism).
 void BM_SearchSplitsLlama128kOn16384(benchmark::State& state) {
-  scalewall::TransformerJob job;
-  job.model = scalewall::model_preset("llama3.1-70b");
-  job.model.seq = 131072;
-  job.training = {4096, 1, scalewall::DType::kBf16};
-  job.gpu = scalewall::accelerator_preset("h100-sxm");
-  job.fabric = scalewall::load_fabric("dgx-h100");
+  const scalewall::TransformerJob job = h100_job("llama3.1-70b", 131072, 4096);
   scalewall::SplitConstraints c;
   if (state.range(0) == 1) c.cp = 1;
-  std::int64_t evaluated = 0;
-  for (auto _ : state) {
-    const auto search = scalewall::search_splits(job, 16384, c, 5);
-    evaluated = search.evaluated;
-    benchmark::DoNotOptimize(search.ranked.data());
-  }
-  state.counters["splits"] = static_cast<double>(evaluated);
+  search_all(state, job, 16384, c);
 }
 BENCHMARK(BM_SearchSplitsLlama128kOn16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// DeepSeek-V3 (256 experts, top-8, MLA) at 4,096 tokens, global batch 8192, on 16,384 H100s in
+// DGX H100 nodes under Megatron-Core: the search tries ep 1 to 256 and etp tp and 1 (arg 0),
+// or ep and etp held at 1 and tp (arg 1, the search as it was before expert parallelism).
+void BM_SearchSplitsDeepSeekV3On16384(benchmark::State& state) {
+  const scalewall::TransformerJob job = h100_job("deepseek-v3", 4096, 8192);
+  scalewall::SplitConstraints c;
+  if (state.range(0) == 1) {
+    c.ep = 1;
+    c.etp = 0;
+  }
+  search_all(state, job, 16384, c);
+}
+BENCHMARK(BM_SearchSplitsDeepSeekV3On16384)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

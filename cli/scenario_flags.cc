@@ -60,7 +60,8 @@ void add_remedy_levels(nlohmann::ordered_json& j, const Levels& levels) {
 std::string_view first_transformer_flag(const TransformerFlags& t) {
   const std::pair<std::string_view, const std::string*> all[] = {
       {"--tp", &t.tp}, {"--pp", &t.pp}, {"--dp", &t.dp}, {"--cp", &t.cp},
-      {"--cp-comm", &t.cp_comm}, {"--micro-batch", &t.micro_batch},
+      {"--cp-comm", &t.cp_comm}, {"--ep", &t.ep}, {"--etp", &t.etp},
+      {"--micro-batch", &t.micro_batch},
       {"--interleave", &t.interleave}, {"--sequence-parallel", &t.sequence_parallel},
       {"--recompute", &t.recompute}, {"--zero", &t.zero}, {"--dp-overlap", &t.dp_overlap},
       {"--gpu", &t.gpu}, {"--gpus", &t.gpus}, {"--global-batch", &t.global_batch},
@@ -143,6 +144,8 @@ void apply_parallel_flags(const TransformerFlags& f, SplitConstraints& c) {
   if (!f.cp_comm.empty()) {
     c.cp_comm = with_flag("--cp-comm", [&] { return parse_cp_comm(f.cp_comm); });
   }
+  if (!f.ep.empty()) c.ep = flag_count("--ep", f.ep, 1, kMaxDegree);
+  if (!f.etp.empty()) c.etp = flag_count("--etp", f.etp, 1, kMaxDegree);
   if (!f.micro_batch.empty()) c.micro_batch = flag_count("--micro-batch", f.micro_batch, 1, kMaxDegree);
   if (!f.interleave.empty()) c.interleave = flag_count("--interleave", f.interleave, 1, kMaxDegree);
   if (!f.sequence_parallel.empty()) {
@@ -175,6 +178,32 @@ void require_context_parallel(const ScenarioFlags& flags, const TransformerScena
   if (!f.cp.empty() && t.parallel.cp_a2a && *t.parallel.cp % *t.parallel.cp_a2a != 0) {
     throw InputError(fmt::format("--cp: {} is not a multiple of parallel.cp_a2a {} in {}",
                                  *t.parallel.cp, *t.parallel.cp_a2a, flags.path));
+  }
+}
+
+// --ep and --etp as the scenario's keys are checked: a mixture of experts, ep dividing its
+// experts, a framework with expert parallelism.
+void require_expert_parallel(const ScenarioFlags& flags, const TransformerScenario& t) {
+  const TransformerFlags& f = flags.transformer;
+  const TransformerShape& m = t.job.model;
+  for (const auto& [flag, text] : {std::pair<std::string_view, const std::string*>{"--ep", &f.ep},
+                                   std::pair<std::string_view, const std::string*>{"--etp", &f.etp}}) {
+    if (text->empty()) continue;
+    if (!is_moe(m)) {
+      throw InputError(fmt::format("{}: needs a mixture of experts (model.experts is 0 in {})",
+                                   flag, flags.path));
+    }
+    FrameworkChoices choices;
+    choices.tp = t.parallel.tp;
+    choices.ep = t.parallel.ep;
+    choices.etp = t.parallel.etp;
+    if (const auto no = framework_refusal(t.job.framework, choices)) {
+      throw InputError(fmt::format("{}: {}", flag, no->reason));
+    }
+  }
+  if (!f.ep.empty() && m.experts % *t.parallel.ep != 0) {
+    throw InputError(fmt::format("--ep: {} does not divide model.experts {} in {}", *t.parallel.ep,
+                                 m.experts, flags.path));
   }
 }
 
@@ -236,6 +265,7 @@ void apply_transformer_flags(const ScenarioFlags& flags, ScenarioFile& file) {
   const TransformerFlags& f = flags.transformer;
   apply_parallel_flags(f, t.parallel);
   require_context_parallel(flags, t);
+  require_expert_parallel(flags, t);
   if (!f.micro_batch.empty()) t.job.training.micro_batch = *t.parallel.micro_batch;
   if (!f.gpu.empty()) t.job.gpu = with_flag("--gpu", [&] { return load_accelerator(f.gpu); });
   if (!f.global_batch.empty()) {
@@ -300,6 +330,13 @@ FlagGroup scenario_flags(ScenarioFlags* flags, bool optional) {
        "Transformer scenarios: the context-parallel exchange, p2p, a2a or a2a+p2p "
        "(parallel.cp_comm)",
        "MODE"},
+      {"--ep", &t.ep,
+       "Transformer scenarios: expert-parallel degree, a mixture of experts' experts over N "
+       "ranks (parallel.ep)",
+       "N"},
+      {"--etp", &t.etp,
+       "Transformer scenarios: the experts' tensor-parallel degree (parallel.etp; default tp)",
+       "N"},
       {"--micro-batch", &t.micro_batch, "Transformer scenarios: sequences per micro-batch",
        "B"},
       {"--interleave", &t.interleave, "Transformer scenarios: model chunks per pipeline stage",
@@ -465,6 +502,8 @@ nlohmann::ordered_json parallel_inputs(const SplitConstraints& c) {
   p["cp_comm"] = c.cp_comm ? nlohmann::ordered_json(std::string(cp_comm_name(*c.cp_comm)))
                            : nlohmann::ordered_json();
   p["cp_a2a"] = opt(c.cp_a2a);
+  p["ep"] = opt(c.ep);
+  p["etp"] = opt(c.etp);
   p["interleave"] = opt(c.interleave);
   p["sequence_parallel"] = opt(c.sequence_parallel);
   p["recompute"] = c.recompute ? nlohmann::ordered_json(std::string(recompute_name(*c.recompute)))
@@ -545,6 +584,8 @@ nlohmann::ordered_json transformer_inputs(const ScenarioFile& file) {
   tr["dtype"] = std::string(dtype_name(job.training.dtype));
   tr["scaling"] = std::string(scaling_mode_name(t.scaling));
   j["parallel"] = parallel_inputs(t.parallel);
+  j["parallel"]["moe_imbalance"] =
+      job.moe_imbalance > 0.0 ? nlohmann::ordered_json(job.moe_imbalance) : nlohmann::ordered_json();
   j["system"] = system_inputs(t);
   j["variance"]["sigma"] = job.sigma;
   if (job.bad_node_slowdown > 1.0) j["variance"]["bad_node_slowdown"] = job.bad_node_slowdown;

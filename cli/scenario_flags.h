@@ -16,8 +16,8 @@ namespace scalewall::cli {
 
 // The keys of a transformer scenario's [training], [parallel] and [system] as flags.
 struct TransformerFlags {
-  std::string tp, pp, dp, cp, cp_comm, micro_batch, interleave, sequence_parallel, recompute,
-      zero, dp_overlap, gpu, gpus, global_batch, dtype;
+  std::string tp, pp, dp, cp, cp_comm, ep, etp, micro_batch, interleave, sequence_parallel,
+      recompute, zero, dp_overlap, gpu, gpus, global_batch, dtype;
 };
 
 struct ScenarioFlags {

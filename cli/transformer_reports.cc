@@ -318,6 +318,10 @@ Report transformer_plan_report(const ScenarioFile& file, const std::string& path
   if (std::vector<std::string> cp = cp_choice_lines(search); !cp.empty()) {
     report.add_list("cp_choices", "cp", std::move(cp));
   }
+  // Where it tried several expert-parallel degrees (a mixture of experts), the best at each.
+  if (std::vector<std::string> ep = ep_choice_lines(search); !ep.empty()) {
+    report.add_list("ep_choices", "ep", std::move(ep));
+  }
   std::vector<std::string> others;
   for (const NamedSplit& n : pure_alternatives(t.job, t.gpus, t.parallel)) {
     others.push_back(n.best ? alternative_line(n.name, *n.best, best)

@@ -87,9 +87,9 @@ TEST(ModelsCli, AScenarioReadsAConfigJsonBesideIt) {
   EXPECT_EQ(m["inputs"]["model"]["model"]["experts"], 8);
 }
 
-// The Mixtral example: the experts on every GPU, sharded over the TP ranks, and the model's
-// inputs echoed with its total and active counts.
-TEST(ModelsCli, TheMixtralExampleRunsWithEveryExpertOnEveryGpu) {
+// The Mixtral example, NeMo's recipe: 8 experts over EP 8 on 64 H100s, and the model's inputs
+// echoed with its total and active counts.
+TEST(ModelsCli, TheMixtralExampleRunsWithExpertParallelism) {
   const auto j = run_json({"predict", source_path("examples/mixtral-8x7b.toml")});
   EXPECT_TRUE(j["fits"].get<bool>());
   const auto& model = j["inputs"]["model"]["model"];
@@ -100,15 +100,23 @@ TEST(ModelsCli, TheMixtralExampleRunsWithEveryExpertOnEveryGpu) {
   EXPECT_EQ(model["capacity_factor"], 1.0);  // the recipe pads each expert to its capacity
   EXPECT_EQ(model["attention"], "mha");
   EXPECT_EQ(model["head_dim"], 128);
-  // Every layer's 8 experts, / tp 4, on each GPU of a stage of 8 layers: 2 B each, with the
-  // stage's attention, norms and (first stage) the embedding.
-  const double expert_weights = 8.0 * 8 * 3 * 4096.0 * 14336 / 4 * 2;
+  EXPECT_EQ(j["ep"], 8);
+  EXPECT_EQ(j["etp"], 1);
+  EXPECT_EQ(j["inputs"]["model"]["parallel"]["ep"], 8);
+  EXPECT_GT(j["ep_comm_s"].get<double>(), 0.0);
+  EXPECT_NE(j["split"].get<std::string>().find("dp 16, ep 8 (etp 1), micro-batch 1"),
+            std::string::npos);
+  // One expert of each of a stage's 8 layers (8 / ep 8, whole: etp 1) on each GPU, 2 B each,
+  // with the stage's attention, norms and router, and an end's embedding of V h (untied).
+  const double expert_weights = 8.0 * 3 * 4096.0 * 14336 * 2;
+  const double attention = 8.0 * (4096.0 * (4096 + 2 * 1024) + 4096.0 * 4096) * 2;
+  const double embedding = 32000.0 * 4096 * 2;
   double weights = 0;
   for (const auto& part : j["memory"]) {
     if (part["part"] == "weights") weights = part["bytes"].get<double>();
   }
-  EXPECT_GT(weights, expert_weights);
-  EXPECT_LT(weights, 1.1 * expert_weights);
+  EXPECT_GT(weights, expert_weights + attention + embedding);
+  EXPECT_LT(weights, 1.01 * (expert_weights + attention + embedding));
 }
 
 }  // namespace

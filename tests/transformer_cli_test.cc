@@ -565,5 +565,47 @@ TEST(TransformerCli, ContextParallelFlagsAreCheckedAsTheKeysAre) {
                      "--cp-comm: unknown cp_comm 'ring' (expected p2p, a2a or a2a+p2p)");
 }
 
+// Mixtral 8x7B on 64 H100s (examples/mixtral-8x7b.toml, EP 8 as NeMo's recipe runs it):
+// --ep and --etp set the experts' grid as the keys do, are refused as the keys are, and plan,
+// with ep open, says at each ep what the best split there gives.
+TEST(TransformerCli, MixtralWithExpertParallelismOn64H100s) {
+  const std::string example = Example("mixtral-8x7b");
+  const CliResult r = run_scalewall({"predict", example});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nep comm "), std::string::npos);  // the breakdown's row
+  EXPECT_NE(r.out.find("tp 1, pp 4, dp 16, ep 8 (etp 1), micro-batch 1, interleave 8"),
+            std::string::npos);
+  const auto j = run_json({"predict", example, "--ep", "4"});
+  EXPECT_EQ(j["ep"], 4);
+  EXPECT_EQ(j["inputs"]["model"]["parallel"]["ep"], 4);
+  double sum = 0;
+  for (const auto& row : j["breakdown"]) {
+    if (row["mechanism"] != "step") sum += row["time_s"].get<double>();
+  }
+  EXPECT_NEAR(sum, j["step_s"].get<double>(), 1e-9 * sum);
+  expect_input_error({"predict", example, "--ep", "3"},
+                     "--ep: 3 does not divide model.experts 8 in " + example);
+  expect_input_error({"predict", example, "--tp", "2", "--pp", "8", "--dp", "4", "--interleave",
+                      "1"},
+                     "ep does not divide the experts, or etp x ep does not divide tp x cp x dp "
+                     "(ep 8, etp 2; 8 experts, tp x cp x dp = 2 x 1 x 4 = 8)");
+  expect_input_error({"predict", Example("gpt3-175b-a100"), "--ep", "2"},
+                     "--ep: needs a mixture of experts (model.experts is 0 in " +
+                         Example("gpt3-175b-a100") + ")");
+  expect_input_error({"predict", example, "--tp", "2", "--dp", "8", "--etp", "1", "--zero", "3"},
+                     "parallel.zero 3 with parallel.ep 8 and etp 1: ZeRO-3 (Megatron-FSDP) of "
+                     "expert-parallel experts is not priced (zero 0 to 2)");
+  // plan with the experts' grid open (the example's split without its ep, on the helper's
+  // DGX A100 nodes): ep 1, 2, 4, 8 each have a best split.
+  const std::string open_ep = Scenario(
+      "mixtral_open.toml", "preset = \"mixtral-8x7b\"\nseq = 4096\ncapacity_factor = 1.0",
+      "global_batch = 256\nmicro_batch = 1",
+      "tp = 1\npp = 4\ndp = 16\ninterleave = 8\nrecompute = \"none\"\nzero = 1",
+      "gpu = \"h100-sxm\"\ngpus = 64");
+  const auto open = run_json({"plan", open_ep});
+  ASSERT_TRUE(open.contains("ep_choices"));
+  EXPECT_EQ(open["ep_choices"].size(), 4u);  // ep 1, 2, 4, 8
+}
+
 }  // namespace
 }  // namespace scalewall::testing

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "scalewall/io/fabric_presets.h"
 #include "scalewall/io/scenario_file.h"
 #include "scalewall/model/accelerator.h"
+#include "scalewall/model/model_presets.h"
 
 namespace scalewall {
 namespace {
@@ -110,6 +112,68 @@ std::string model_keys(const PublishedRun& run, std::string& assumed, std::strin
   return keys;
 }
 
+// The model presets a mixture of experts' run is priced with, by a part of its model's name
+// (lower case) in the tables: the preset holds what the table's columns do not (MLA, the
+// leading dense layers, head_dim, the windowed layers, the router's bias), and the family
+// names the run's group.
+struct MoePreset {
+  std::string_view part;
+  std::string_view preset;
+  std::string_view family;
+};
+constexpr std::array<MoePreset, 4> kMoePresets = {{
+    {"deepseekv3", "deepseek-v3", "DeepSeek-V3"},
+    {"qwen3_30b_a3b", "qwen3-30b-a3b", "Qwen3-30B-A3B"},
+    {"qwen3_235b_a22b", "qwen3-235b-a22b", "Qwen3-235B-A22B"},
+    {"gpt oss 120b", "gpt-oss-120b", "gpt-oss-120b"},
+}};
+
+const MoePreset* moe_preset(const PublishedRun& run) {
+  for (const MoePreset& p : kMoePresets) {
+    if (has(run.model, p.part)) return &p;
+  }
+  return nullptr;
+}
+
+// Where a column the table states differs from the preset: "experts 128 is not
+// deepseek-v3's 256"; empty when every stated one agrees.
+std::string preset_mismatch(const PublishedRun& run, std::string_view name) {
+  const TransformerShape m = model_preset(name);
+  const std::array<std::tuple<std::string_view, std::optional<std::int64_t>, std::int64_t>, 8>
+      columns = {{{"layers", run.layers, m.layers},
+                  {"hidden", run.hidden, m.hidden},
+                  {"heads", run.heads, m.heads},
+                  {"vocab", run.vocab, m.vocab},
+                  {"experts", run.experts, m.experts},
+                  {"topk", run.topk, m.topk},
+                  {"moe_ffn_hidden", run.moe_ffn, m.moe_ffn > 0 ? m.moe_ffn : m.ffn},
+                  {"shared_experts", run.shared_experts, m.shared_experts}}};
+  for (const auto& [column, stated, preset] : columns) {
+    if (stated && *stated != preset) {
+      return fmt::format("{} {} is not {}'s {}", column, *stated, name, preset);
+    }
+  }
+  return "";
+}
+
+// A mixture of experts' [model] keys: its preset at the run's sequence, with Megatron-Bridge's
+// token-drop settings on a "(tokendrop)" run (scripts/performance/utils/overrides.py
+// use_tokendrop: training/utils/moe_token_drop.py apply_moe_token_drop's defaults, capacity
+// factor 1.0 with the experts padded to it); the others dropless, as the page says.
+std::string moe_model_keys(const PublishedRun& run, const MoePreset& preset,
+                           std::string& assumed) {
+  std::string keys = fmt::format("preset = \"{}\"\nseq = {}\n", preset.preset,
+                                 run.seq.value_or(0));
+  if (has(run.model, "tokendrop")) {
+    keys += "capacity_factor = 1.0\n";
+    assumed += "token drop: capacity factor 1.0, padded (Megatron-Bridge's apply_moe_token_drop); ";
+  }
+  if (preset.preset == "deepseek-v3" && !has(run.model, "w/o mtp")) {
+    assumed += "multi-token prediction not priced (the recipe's one MTP layer); ";
+  }
+  return keys;
+}
+
 // Why the model cannot price `run` at all, before its scenario is written, and the reason's
 // kind; empty when it can.
 std::pair<std::string, std::string> out_of_scope(const PublishedRun& run) {
@@ -117,7 +181,15 @@ std::pair<std::string, std::string> out_of_scope(const PublishedRun& run) {
     return {fmt::format("{}: only pre-training is priced", run.task), "fine-tuning"};
   }
   if (run.experts.value_or(0) > 0) {
-    return {"mixture of experts is not priced yet", "mixture of experts"};
+    const MoePreset* preset = moe_preset(run);
+    if (preset == nullptr) {
+      return {"a mixture of experts without a model preset is not priced (the table gives no "
+              "attention, dense layers or routing beyond its columns)",
+              "mixture of experts"};
+    }
+    if (std::string why = preset_mismatch(run, preset->preset); !why.empty()) {
+      return {fmt::format("the table's {}", why), "mixture of experts"};
+    }
   }
   if (!run.gpus || !run.seq || !run.global_batch) {
     return {"the source does not state the GPUs, the sequence length and the global batch",
@@ -148,6 +220,10 @@ std::string parallel_keys(const PublishedRun& run, std::string& assumed, std::st
   }
   std::string keys = fmt::format("tp = {}\npp = {}\ndp = {}\n", tp, pp, n / (tp * pp * cp));
   if (run.cp) keys += fmt::format("cp = {}\n", cp);
+  if (run.experts.value_or(0) > 0) {
+    if (run.ep) keys += fmt::format("ep = {}\n", *run.ep);
+    assumed += run.ep ? "etp not stated: plan's choice; " : "ep and etp not stated: plan's choice; ";
+  }
   if (run.vp) keys += fmt::format("interleave = {}\n", *run.vp);
   if (run.fsdp.value_or(0) > 0) keys += "zero = 3\n";
   if (!run.micro_batch) assumed += "micro-batch not stated: plan's choice; ";
@@ -191,7 +267,9 @@ void write_scenario(PublishedCase& c, const Precision& precision) {
     c.skipped_kind = "no preset";
     return;
   }
-  const std::string model = model_keys(run, c.assumptions, missing);
+  const MoePreset* moe = run.experts.value_or(0) > 0 ? moe_preset(run) : nullptr;
+  const std::string model = moe != nullptr ? moe_model_keys(run, *moe, c.assumptions)
+                                           : model_keys(run, c.assumptions, missing);
   const std::string parallel = missing.empty() ? parallel_keys(run, c.assumptions, missing) : "";
   if (!missing.empty()) {
     c.skipped = missing;
@@ -236,6 +314,9 @@ PublishedCase published_case(const PublishedRun& run) {
     return c;
   }
   c.group = fmt::format("{} {}", run.gpu.substr(0, run.gpu.find(' ')), precision.group);
+  if (const MoePreset* moe = run.experts.value_or(0) > 0 ? moe_preset(run) : nullptr) {
+    c.family = fmt::format("{} {}", moe->family, run.gpu.substr(0, run.gpu.find(' ')));
+  }
   write_scenario(c, precision);
   return c;
 }
@@ -280,8 +361,8 @@ AccuracyGroup summarize(const std::string& name, const std::vector<double>& erro
 
 PublishedAccuracy published_accuracy(const std::vector<PublishedRun>& runs) {
   PublishedAccuracy out;
-  std::map<std::string, std::vector<double>> by_group;
-  std::vector<double> all;
+  std::map<std::string, std::vector<double>> by_group, by_family;
+  std::vector<double> all, moe;
   for (const PublishedRun& run : runs) {
     PublishedCase c = published_case(run);
     if (c.skipped.empty()) {
@@ -292,7 +373,12 @@ PublishedAccuracy published_accuracy(const std::vector<PublishedRun>& runs) {
         c.skipped_kind = "refused";
       }
     }
-    if (c.skipped.empty()) {
+    // A mixture of experts is summarised apart, by family and GPU; the groups and "all" are
+    // the dense runs'.
+    if (c.skipped.empty() && !c.family.empty()) {
+      by_family[c.family].push_back(c.error);
+      moe.push_back(c.error);
+    } else if (c.skipped.empty()) {
       by_group[c.group].push_back(c.error);
       all.push_back(c.error);
     }
@@ -305,6 +391,10 @@ PublishedAccuracy published_accuracy(const std::vector<PublishedRun>& runs) {
     if (c.skipped.empty() && c.split.cp > 1) cp.push_back(c.error);
   }
   if (!cp.empty()) out.context_parallel = summarize("cp > 1", cp);
+  for (const auto& [name, errors] : by_family) {
+    out.mixture_of_experts.push_back(summarize(name, errors));
+  }
+  if (!moe.empty()) out.mixture_of_experts.push_back(summarize("all MoE", moe));
   return out;
 }
 

@@ -74,9 +74,42 @@ TEST(PublishedAccuracy, ARunBecomesAScenarioThatParses) {
 
 TEST(PublishedAccuracy, WhatTheModelCannotPriceSaysWhy) {
   const auto runs = read_published_runs(kDir + "megatron_bridge_performance_summary.csv");
-  EXPECT_EQ(published_case(row(runs, 6)).skipped_kind, "mixture of experts");     // DeepSeek-V3
   EXPECT_EQ(published_case(row(runs, 43)).skipped_kind, "4-bit format");          // NVFP4
   EXPECT_EQ(published_case(row(runs, 69)).skipped_kind, "fine-tuning");           // SFT
+  // A mixture of experts whose name matches no preset, or whose columns disagree with its
+  // preset's.
+  PublishedRun moe = row(runs, 6);  // DeepSeek-V3 on 256 GB300
+  moe.model = "Mystery MoE";
+  EXPECT_EQ(published_case(moe).skipped_kind, "mixture of experts");
+  moe = row(runs, 6);
+  moe.experts = 128;
+  EXPECT_EQ(published_case(moe).skipped, "the table's experts 128 is not deepseek-v3's 256");
+}
+
+// A mixture of experts is priced from the preset its name matches at the ep its source
+// states: Qwen3-235B-A22B on 256 H100 in FP8, TP 2, PP 8, VP 4, EP 32 (etp left to the search);
+// a "(tokendrop)" run pads each expert to a capacity factor of 1.0; the family names its group.
+TEST(PublishedAccuracy, AMixtureOfExpertsIsPricedFromItsPresetAtItsEp) {
+  const auto runs = read_published_runs(kDir + "megatron_bridge_performance_summary.csv");
+  const PublishedCase c = published_case(row(runs, 111));
+  ASSERT_TRUE(c.skipped.empty()) << c.skipped;
+  EXPECT_EQ(c.family, "Qwen3-235B-A22B H100");
+  const ScenarioFile f = parse_scenario(c.scenario, "row.toml", "");
+  ASSERT_TRUE(f.transformer.has_value());
+  const TransformerScenario& t = *f.transformer;
+  EXPECT_EQ(*t.parallel.ep, 32);
+  EXPECT_FALSE(t.parallel.etp.has_value());
+  EXPECT_EQ(*t.parallel.dp, 16);
+  EXPECT_EQ(t.job.model.experts, 128);
+  EXPECT_EQ(t.job.model.capacity_factor, 0.0);  // dropless, force-balanced
+  EXPECT_NE(c.assumptions.find("etp not stated: plan's choice"), std::string::npos);
+  // The tables' token-drop rows state no precision (not priced); the same row renamed shows
+  // what one is priced with.
+  PublishedRun drop = row(runs, 111);
+  drop.model = "Qwen3_235B_a22B (tokendrop)";
+  const PublishedCase d = published_case(drop);
+  EXPECT_EQ(parse_scenario(d.scenario, "row.toml", "").transformer->job.model.capacity_factor,
+            1.0);
 }
 
 // A run with context parallelism is priced at the cp its source states: Llama 3.1 405B on 1024
@@ -107,10 +140,11 @@ TEST(PublishedAccuracy, TheShippedRunsHoldTheirRecordedAccuracy) {
     runs.insert(runs.end(), more.begin(), more.end());
   }
   const PublishedAccuracy a = published_accuracy(runs);
-  std::int64_t priced = 0;
+  std::int64_t priced = 0;  // the dense runs; a mixture of experts is summarised apart
+  std::int64_t moe = 0;
   for (const PublishedCase& c : a.cases) {
     if (!c.skipped.empty()) continue;
-    ++priced;
+    ++(c.family.empty() ? priced : moe);
     EXPECT_GT(c.measured_step_s, 0.0) << c.name;
     EXPECT_GT(c.predicted_step_s, 0.0) << c.name;
     EXPECT_TRUE(std::isfinite(c.error)) << c.name;
@@ -136,6 +170,17 @@ TEST(PublishedAccuracy, TheShippedRunsHoldTheirRecordedAccuracy) {
   EXPECT_EQ(a.context_parallel->count, 15);
   EXPECT_LT(a.context_parallel->median_abs, 0.08);
   EXPECT_LT(a.context_parallel->p90_abs, 0.17);
+  // The mixtures of experts of Megatron-Bridge's tables (DeepSeek-V3, Qwen3-30B-A3B,
+  // Qwen3-235B-A22B, gpt-oss-120b), as they stood when expert parallelism was first priced:
+  // the all-to-all dispatcher without overlap, against recipes that run HybridEP/DeepEP and
+  // overlap the dispatch; their own bound, apart from the dense runs'.
+  ASSERT_FALSE(a.mixture_of_experts.empty());
+  const AccuracyGroup& all_moe = a.mixture_of_experts.back();
+  EXPECT_EQ(all_moe.name, "all MoE");
+  EXPECT_EQ(all_moe.count, moe);
+  EXPECT_EQ(moe, 100);
+  EXPECT_LT(all_moe.median_abs, 0.39);
+  EXPECT_LT(all_moe.p90_abs, 0.60);
 }
 
 }  // namespace

@@ -247,24 +247,61 @@ class Best {
   std::vector<SplitStep> kept_;
 };
 
+// One setting of the choices tried on each runnable split: recomputation, ZeRO stage,
+// sequence parallelism, and the experts' ep and etp.
+struct Setting {
+  Recompute recompute = Recompute::kNone;
+  int zero = 0;
+  bool sp = false;
+  std::int64_t ep = 1, etp = 0;
+};
+
 // The choices the search tries for one (tp, pp, dp), each fixed or open.
 struct Options {
   std::vector<std::int64_t> micro, chunks;
-  std::vector<Recompute> recompute;
-  std::vector<int> zero;
-  std::vector<bool> sp;
   std::vector<bool> embedding, loss;  // counted in the split (Megatron-Core)
   bool counted_searched = false;      // either of the two left open to the search
-  std::int64_t per_runnable() const {  // recompute x ZeRO x sequence parallel settings
-    return static_cast<std::int64_t>(recompute.size() * zero.size() * sp.size());
-  }
+  // recompute x ZeRO x sequence parallel x (ep, etp), less the ones expert_refusal refuses
+  std::vector<Setting> settings;
+  std::int64_t per_runnable() const { return static_cast<std::int64_t>(settings.size()); }
 };
+
+// The experts' (ep, etp) the search tries on `base`, each one whose grid fits the stage's
+// ranks (ep divides the experts, etp x ep divides tp x cp x dp: Megatron-Core's expert grid
+// over the same ranks): a dense model's (1, 0); the scenario's ep and etp where it fixes them;
+// else, for a mixture of experts under a framework with expert parallelism, etp 0 (tp, the
+// framework's default) and 1 (with tp > 1), and ep each power of two up to the experts.
+std::vector<std::pair<std::int64_t, std::int64_t>> expert_choices(const TransformerJob& job,
+                                                                  const ParallelSplit& base,
+                                                                  const SplitConstraints& c) {
+  if (!is_moe(job.model)) return {{c.ep.value_or(1), c.etp.value_or(0)}};
+  const bool open = job.framework.can_expert_parallel;
+  std::vector<std::int64_t> etps = {c.etp.value_or(0)};
+  if (!c.etp && open && base.tp > 1) etps.push_back(1);
+  std::vector<std::int64_t> eps = {c.ep.value_or(1)};
+  if (!c.ep && open) {
+    for (std::int64_t ep = 2; ep <= job.model.experts; ep *= 2) eps.push_back(ep);
+  }
+  const std::int64_t experts = job.model.experts;
+  const std::int64_t ranks = base.tp * base.cp * base.dp;
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (const std::int64_t etp : etps) {
+    const std::int64_t et = etp > 0 ? etp : base.tp;
+    for (const std::int64_t ep : eps) {
+      if (experts % ep == 0 && ranks % et == 0 && (ranks / et) % ep == 0) {
+        out.emplace_back(ep, etp);
+      }
+    }
+  }
+  return out;
+}
 
 // The choices the framework runs (framework.h): selective recomputation, sequence
 // parallelism and the ZeRO stages where it has them (ZeRO-2/3 beside pipeline parallelism
-// only where it runs them so).
-Options options_of(const FrameworkProfile& f, const ParallelSplit& base,
+// only where it runs them so), and expert parallelism (expert_choices).
+Options options_of(const TransformerJob& job, const ParallelSplit& base,
                    const SplitConstraints& c) {
+  const FrameworkProfile& f = job.framework;
   Options o;
   o.micro = choices(c.micro_batch, powers_of_two(kMaxSearchMicroBatch));
   const bool chunked = f.partition == LayerPartition::kMegatronEven ||
@@ -273,17 +310,34 @@ Options options_of(const FrameworkProfile& f, const ParallelSplit& base,
                                     : std::vector<std::int64_t>{c.interleave.value_or(1)};
   std::vector<Recompute> modes = {Recompute::kNone, Recompute::kFull};
   if (f.can_selective) modes.insert(modes.begin() + 1, Recompute::kSelective);
-  o.recompute = choices(c.recompute, modes);
+  const std::vector<Recompute> recompute = choices(c.recompute, modes);
   const int top = base.pp > 1 && !f.zero3_with_pp ? std::min(f.max_zero, 1) : f.max_zero;
   std::vector<int> stages;
   for (int z = 0; z <= top; ++z) stages.push_back(z);
   // ZeRO shards over the data-parallel group with context parallelism, d c ranks.
-  o.zero = base.dp * base.cp > 1 ? choices(c.zero, stages)
-                                 : std::vector<int>{c.zero.value_or(0)};
-  const std::vector<bool> sp =
+  const std::vector<int> zero = base.dp * base.cp > 1 ? choices(c.zero, stages)
+                                                      : std::vector<int>{c.zero.value_or(0)};
+  const std::vector<bool> can_sp =
       f.can_sequence_parallel ? std::vector<bool>{false, true} : std::vector<bool>{false};
-  o.sp = base.tp > 1 ? choices(c.sequence_parallel, sp)
-                     : std::vector<bool>{c.sequence_parallel.value_or(false)};
+  const std::vector<bool> sp = base.tp > 1
+                                   ? choices(c.sequence_parallel, can_sp)
+                                   : std::vector<bool>{c.sequence_parallel.value_or(false)};
+  const auto experts = expert_choices(job, base, c);
+  for (const Recompute r : recompute) {
+    for (const int z : zero) {
+      for (const bool q : sp) {
+        for (const auto& [ep, etp] : experts) {
+          ParallelSplit s = base;
+          s.recompute = r;
+          s.zero = z;
+          s.sequence_parallel = q;
+          s.ep = ep;
+          s.etp = etp;
+          if (!expert_refusal(job, s)) o.settings.push_back({r, z, q, ep, etp});
+        }
+      }
+    }
+  }
   // The embedding and the loss counted as a layer: tried where Megatron-Core has them and no
   // first or last stage layers are given (its TransformerConfig refuses both together).
   const bool countable = f.partition == LayerPartition::kMegatronEnds && base.pp > 1 &&
@@ -308,6 +362,8 @@ ParallelSplit degrees(const TransformerJob& job, std::int64_t tp, std::int64_t c
   const ParallelSplit d = c.defaults(job.framework);
   base.cp_comm = d.cp_comm;
   base.cp_a2a = d.cp_a2a;
+  // ep and etp are set with the other settings (expert_choices); the base keeps the plain
+  // grid (every expert over tp), which any stage's ranks hold.
   base.dp_overlap = d.dp_overlap;
   base.tp_overlap = d.tp_overlap;
   base.first_stage_layers = d.first_stage_layers;
@@ -408,26 +464,30 @@ void for_each_runnable(const TransformerJob& job, const ParallelSplit& base, con
   }
 }
 
+// The best split at each ep the search tries, ep increasing.
+using BestByEp = std::map<std::int64_t, Best>;
+
 // Every option of one (tp, cp, pp, dp): micro-batch, interleave, recompute, ZeRO, sequence
-// parallel; each split offered to `best` and to `at_cp`, the best of its cp.
+// parallel, ep and etp; each split offered to `best`, to `at_cp`, the best of its cp, and to
+// the best of its ep.
 void search_degrees(const TransformerJob& job, const ParallelSplit& base,
-                    const SplitConstraints& c, Best& best, Best& at_cp, SplitSearch& out) {
-  const Options o = options_of(job.framework, base, c);
+                    const SplitConstraints& c, Best& best, Best& at_cp, BestByEp& at_ep,
+                    SplitSearch& out) {
+  const Options o = options_of(job, base, c);
   for_each_runnable(job, base, o, [&](const ParallelSplit& runnable) {
-    for (const Recompute r : o.recompute) {
-      for (const int z : o.zero) {
-        for (const bool q : o.sp) {
-          ParallelSplit s = runnable;
-          s.recompute = r;
-          s.zero = z;
-          s.sequence_parallel = q;
-          const SplitStep step = evaluate_split(job, s);
-          ++out.evaluated;
-          if (step.fits) ++out.fitting;
-          best.offer(step);
-          at_cp.offer(step);
-        }
-      }
+    for (const Setting& x : o.settings) {
+      ParallelSplit s = runnable;
+      s.recompute = x.recompute;
+      s.zero = x.zero;
+      s.sequence_parallel = x.sp;
+      s.ep = x.ep;
+      s.etp = x.etp;
+      const SplitStep step = evaluate_split(job, s);
+      ++out.evaluated;
+      if (step.fits) ++out.fitting;
+      best.offer(step);
+      at_cp.offer(step);
+      at_ep.try_emplace(x.ep, 1).first->second.offer(step);
     }
   });
 }
@@ -442,7 +502,7 @@ std::int64_t count_candidates(const TransformerJob& job, const DegreeSpace& spac
     space.for_each(gpus, cp, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
       if (c.dp && *c.dp != dp) return true;
       const ParallelSplit base = degrees(job, tp, cp, pp, dp, c);
-      const Options o = options_of(job.framework, base, c);
+      const Options o = options_of(job, base, c);
       std::int64_t runnable = 0;
       for_each_runnable(job, base, o, [&](const ParallelSplit&) { ++runnable; });
       count += std::max<std::int64_t>(1, runnable * o.per_runnable());
@@ -452,18 +512,26 @@ std::int64_t count_candidates(const TransformerJob& job, const DegreeSpace& spac
   return count;
 }
 
+// Whether the search tries the experts' grid: a mixture of experts under a framework with
+// expert parallelism, ep or etp left open.
+bool searches_experts(const TransformerJob& job, const SplitConstraints& c) {
+  return is_moe(job.model) && job.framework.can_expert_parallel && (!c.ep || !c.etp);
+}
+
 // `where` is "N GPUs" or "the K GPU counts (A to B)": both plural. cp is named where the
-// search tries a degree other than 1.
+// search tries a degree other than 1, ep and etp where it tries the experts' grid.
 std::string too_many_candidates(std::string_view where, const TransformerJob& job,
                                 const SplitConstraints& c) {
   const std::vector<std::int64_t> cps = cp_choices(job, c);
   const bool cp = cps.size() > 1 || cps.front() > 1;
+  const bool ep = searches_experts(job, c);
   return fmt::format(
       "{} leave more than {} candidate splits to evaluate ({}, micro-batch, "
-      "interleave, recomputation, ZeRO stage, sequence parallelism), the most one search "
-      "takes: fix some of these choices (--tp, --pp, --dp, {}--micro-batch, --interleave, "
+      "interleave, recomputation, ZeRO stage, sequence parallelism{}), the most one search "
+      "takes: fix some of these choices (--tp, --pp, --dp, {}{}--micro-batch, --interleave, "
       "--recompute, --zero, or their keys in [parallel] and [training])",
-      where, kMaxSearchCandidates, cp ? "tp x cp x pp x dp" : "tp x pp x dp", cp ? "--cp, " : "");
+      where, kMaxSearchCandidates, cp ? "tp x cp x pp x dp" : "tp x pp x dp",
+      ep ? ", ep and etp" : "", cp ? "--cp, " : "", ep ? "--ep, --etp, " : "");
 }
 
 SplitSearch search_in(const TransformerJob& job, const DegreeSpace& space, std::int64_t gpus,
@@ -471,16 +539,20 @@ SplitSearch search_in(const TransformerJob& job, const DegreeSpace& space, std::
   SplitSearch out;
   out.gpus = gpus;
   Best best(keep);
+  BestByEp at_ep;
   for (const std::int64_t cp : cp_choices(job, constraints)) {
     if (gpus % cp != 0) continue;
     Best at_cp(1);
     space.for_each(gpus, cp, [&](std::int64_t tp, std::int64_t pp, std::int64_t dp) {
       if (constraints.dp && *constraints.dp != dp) return true;
       search_degrees(job, degrees(job, tp, cp, pp, dp, constraints), constraints, best, at_cp,
-                     out);
+                     at_ep, out);
       return true;
     });
     for (SplitStep& s : at_cp.take()) out.best_by_cp.push_back(std::move(s));
+  }
+  for (auto& [ep, at] : at_ep) {
+    for (SplitStep& s : at.take()) out.best_by_ep.push_back(std::move(s));
   }
   out.ranked = best.take();
   return out;
@@ -547,6 +619,10 @@ std::string problem_in_numbers(const TransformerJob& job, SplitProblem problem) 
       return fmt::format("because the all-to-all's cp ranks do not divide the heads ({}) or the "
                          "KV heads ({}) of a TP rank",
                          m.heads, m.kv_heads);
+    case SplitProblem::kExperts:
+      return fmt::format("because ep does not divide the {} experts or etp x ep does not divide "
+                         "tp x cp x dp",
+                         m.experts);
     default: return fmt::format("because {}", split_problem_text(problem));
   }
 }
@@ -622,9 +698,15 @@ std::string why_no_split(const TransformerJob& job, std::int64_t gpus,
     reasons += fmt::format("{}{} fail {}", reasons.empty() ? "" : ", ", count,
                            problem_in_numbers(job, problem));
   }
-  return fmt::format("of the {} ways to make them {} (at micro-batch {}, interleave {}), {}",
+  // The experts' grid the tally is at: the scenario's ep and etp where it fixes either.
+  const ParallelSplit d = constraints.defaults(job.framework);
+  const std::string experts =
+      is_moe(job.model) && (constraints.ep || constraints.etp)
+          ? fmt::format(", ep {}, etp {}", d.ep, d.etp > 0 ? fmt::format("{}", d.etp) : "tp")
+          : "";
+  return fmt::format("of the {} ways to make them {} (at micro-batch {}, interleave {}{}), {}",
                      tally.total, product, constraints.micro_batch.value_or(1),
-                     constraints.interleave.value_or(1), reasons);
+                     constraints.interleave.value_or(1), experts, reasons);
 }
 
 std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_t gpus,
@@ -632,6 +714,8 @@ std::vector<NamedSplit> pure_alternatives(const TransformerJob& job, std::int64_
   constraints.tp = 1;
   constraints.cp = 1;  // the whole sequence on each rank
   constraints.cp_a2a.reset();
+  constraints.ep = 1;  // every expert on each GPU
+  constraints.etp.reset();
   constraints.pp = 1;
   constraints.dp = gpus;
   constraints.interleave = 1;

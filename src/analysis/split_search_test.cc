@@ -779,5 +779,93 @@ TEST(SplitSearch, WhyNoSplitNamesTheContextParallelDegree) {
 }
 
 
+// DeepSeek-V3 (671B, 256 experts, top-8) at 4,096 tokens, global batch 8192, on H100s in DGX
+// H100 nodes under Megatron-Core, as Megatron-Bridge's H100 recipe runs it (the distributed
+// optimizer, ZeRO-1).
+TransformerJob deepseek_v3_job() {
+  TransformerJob job;
+  job.model = model_preset("deepseek-v3");
+  job.model.seq = 4096;
+  job.training = {8192, 1, DType::kBf16};
+  job.gpu = accelerator_preset("h100-sxm");
+  job.fabric = load_fabric("dgx-h100");
+  return job;
+}
+
+// On 1,024 H100s with the distributed optimizer the search spreads the experts: every expert
+// on each GPU needs tp 32 to fit and pays its TP traffic; the best split holds them over ep > 1
+// and says at each ep what the best split there gives. It evaluates what it counts.
+TEST(SplitSearch, DeepSeekV3On1024H100sSpreadsItsExperts) {
+  const TransformerJob job = deepseek_v3_job();
+  SplitConstraints c;
+  c.zero = 1;
+  const SplitSearch s = search_splits(job, 1024, c, 3);
+  ASSERT_FALSE(s.ranked.empty());
+  const SplitStep& best = s.ranked.front();
+  EXPECT_TRUE(best.fits);
+  EXPECT_GT(best.split.ep, 1);
+  EXPECT_GT(best.ep_comm_s, 0.0);
+  EXPECT_EQ(job.model.experts % best.split.ep, 0);
+  EXPECT_EQ(count_candidate_splits(job, 1024, c), s.evaluated);
+  ASSERT_GE(s.best_by_ep.size(), 2u);
+  EXPECT_EQ(s.best_by_ep.front().split.ep, 1);
+  for (std::size_t i = 1; i < s.best_by_ep.size(); ++i) {
+    EXPECT_GT(s.best_by_ep[i].split.ep, s.best_by_ep[i - 1].split.ep);
+    EXPECT_FALSE(ranks_before(s.best_by_ep[i], best));
+  }
+  // Held at ep 1 (every expert on each GPU) the best split is slower.
+  SplitConstraints one = c;
+  one.ep = 1;
+  const SplitSearch plain = search_splits(job, 1024, one, 1);
+  ASSERT_FALSE(plain.ranked.empty());
+  EXPECT_GT(plain.ranked.front().step_s, best.step_s);
+  EXPECT_EQ(plain.best_by_ep.size(), 1u);
+}
+
+// A dense model is searched as before: one ep, nothing apart.
+TEST(SplitSearch, ADenseModelTriesNoExpertParallelism) {
+  TransformerJob job = llama405_job();
+  SplitConstraints c;
+  c.tp = 8;
+  c.pp = 16;
+  c.micro_batch = 1;
+  const SplitSearch s = search_splits(job, 256, c, 5);
+  ASSERT_FALSE(s.ranked.empty());
+  EXPECT_EQ(s.best_by_ep.size(), 1u);
+  for (const SplitStep& r : s.ranked) EXPECT_FALSE(experts_apart(r.split));
+}
+
+// Where the experts' grid cannot fit, why_no_split says so with the ep it was held at; too
+// many candidates name ep and etp among the choices to fix.
+TEST(SplitSearch, WhyNoSplitAndTooManyNameTheExperts) {
+  TransformerJob job = deepseek_v3_job();
+  SplitConstraints c;
+  c.tp = 1;
+  c.pp = 1;
+  c.ep = 64;
+  EXPECT_EQ(why_no_split(job, 32, c),
+            "its one split, tp 1 pp 1 dp 32, cannot run: ep does not divide the experts, or etp x "
+            "ep does not divide tp x cp x dp (ep 64, etp 1; 256 experts, tp x cp x dp = 1 x 1 x "
+            "32 = 32)");
+  c.pp.reset();
+  EXPECT_EQ(why_no_split(job, 32, c),
+            "of the 6 ways to make them tp x pp x dp (at micro-batch 1, interleave 1, ep 64, etp "
+            "tp), 5 fail because pp x interleave does not divide the 61 layers, 1 fail because "
+            "ep does not divide the 256 experts or etp x ep does not divide tp x cp x dp");
+  const std::int64_t n = 963761198400;
+  TransformerJob huge = gpt_job(n, n, n, n);
+  huge.model.ffn = n;
+  huge.framework = framework_preset("megatron-core");
+  huge.model.experts = 64;
+  huge.model.topk = 1;
+  EXPECT_EQ(input_error_of([&] { (void)search_splits(huge, n, {}); }),
+            "963761198400 GPUs leave more than 500000 candidate splits to evaluate (tp x pp x "
+            "dp, micro-batch, interleave, recomputation, ZeRO stage, sequence parallelism, ep and "
+            "etp), the most one search takes: fix some of these choices (--tp, --pp, --dp, --ep, "
+            "--etp, --micro-batch, --interleave, --recompute, --zero, or their keys in "
+            "[parallel] and [training])");
+}
+
+
 }  // namespace
 }  // namespace scalewall

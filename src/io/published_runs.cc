@@ -70,7 +70,7 @@ PublishedRun run_of(const CsvTable& table, const CsvRow& row, const std::string&
     r.*field = table.cell(row, column);
   }
   using Count = std::optional<std::int64_t> PublishedRun::*;
-  for (auto [field, column, least] : std::array<std::tuple<Count, const char*, std::int64_t>, 18>{
+  for (auto [field, column, least] : std::array<std::tuple<Count, const char*, std::int64_t>, 21>{
            {{&PublishedRun::layers, "layers", 1},
             {&PublishedRun::hidden, "hidden", 1},
             {&PublishedRun::ffn, "ffn_hidden", 1},
@@ -78,6 +78,9 @@ PublishedRun run_of(const CsvTable& table, const CsvRow& row, const std::string&
             {&PublishedRun::kv_heads, "kv_heads", 1},
             {&PublishedRun::vocab, "vocab", 1},
             {&PublishedRun::experts, "experts", 0},
+            {&PublishedRun::topk, "topk", 1},
+            {&PublishedRun::moe_ffn, "moe_ffn_hidden", 1},
+            {&PublishedRun::shared_experts, "shared_experts", 0},
             {&PublishedRun::gpus, "gpus", 1},
             {&PublishedRun::seq, "seq_len", 1},
             {&PublishedRun::global_batch, "global_batch", 1},

@@ -63,6 +63,20 @@ TEST(PublishedRuns, ARowKeepsWhatItsSourceStates) {
   EXPECT_EQ(r.source, "megatron_lm_readme_h100_scaling_2024.csv");
 }
 
+// A mixture of experts' routing columns: Megatron-Bridge's DeepSeek-V3 row on 256 GB300s,
+// 256 experts, top-8, expert FFN 2048, one shared expert, EP 32.
+TEST(PublishedRuns, AMixtureOfExpertsKeepsItsRoutingColumns) {
+  const auto runs = read_published_runs(kDir + "megatron_bridge_performance_summary.csv");
+  const PublishedRun& r = runs[0];
+  EXPECT_EQ(r.model, "DeepSeekV3");
+  EXPECT_EQ(r.experts, 256);
+  EXPECT_EQ(r.topk, 8);
+  EXPECT_EQ(r.moe_ffn, 2048);
+  EXPECT_EQ(r.shared_experts, 1);
+  EXPECT_EQ(r.ep, 32);
+  EXPECT_FALSE(runs[4].shared_experts.has_value());  // GPT OSS 120B: none stated
+}
+
 TEST(PublishedRuns, NotAvailableIsNotStated) {
   const auto runs = parse_published_runs("model,gpus,vp\nx,8,n/a\n", "t.csv");
   EXPECT_FALSE(runs[0].vp.has_value());

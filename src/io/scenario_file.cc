@@ -881,10 +881,10 @@ ScalingMode read_transformer_scaling(const Section& t) {
 }
 
 SplitConstraints read_parallel(const Section& p) {
-  p.reject_unknown({"tp", "pp", "dp", "cp", "cp_comm", "cp_a2a", "interleave",
-                    "sequence_parallel", "recompute", "zero", "dp_overlap", "tp_overlap",
-                    "first_stage_layers", "last_stage_layers", "embedding_in_split",
-                    "loss_in_split"});
+  p.reject_unknown({"tp", "pp", "dp", "cp", "cp_comm", "cp_a2a", "ep", "etp", "moe_imbalance",
+                    "interleave", "sequence_parallel", "recompute", "zero", "dp_overlap",
+                    "tp_overlap", "first_stage_layers", "last_stage_layers",
+                    "embedding_in_split", "loss_in_split"});
   SplitConstraints c;
   const auto degree = [&](std::string_view key, std::optional<std::int64_t>& out) {
     if (p.has(key)) out = p.count(key, 1, kMaxDimension);
@@ -894,6 +894,8 @@ SplitConstraints read_parallel(const Section& p) {
   degree("dp", c.dp);
   degree("cp", c.cp);
   degree("cp_a2a", c.cp_a2a);
+  degree("ep", c.ep);
+  degree("etp", c.etp);
   degree("interleave", c.interleave);
   degree("first_stage_layers", c.first_stage_layers);
   degree("last_stage_layers", c.last_stage_layers);
@@ -936,6 +938,58 @@ void read_framework(const Section& y, TransformerJob& job) {
     }
   }
   if (y.has("memory_reserve")) job.memory_reserve = y.fraction("memory_reserve", 0.0, 0.9);
+}
+
+// parallel.ep, etp and moe_imbalance against the model and the other keys: a dense model has
+// none of them; ep divides the experts (Megatron-Core's arguments.py); moe_imbalance, the
+// measured heaviest EP rank's tokens over the mean, is at least 1 and at most the experts, for
+// dropless routing only; with the experts apart (ep > 1, or an etp given other than tp), ZeRO-3
+// and tensor parallelism without sequence parallelism are refused as the model refuses them
+// (expert_refusal).
+void read_expert_keys(const Section& p, TransformerScenario& t) {
+  const TransformerShape& m = t.job.model;
+  const SplitConstraints& c = t.parallel;
+  for (const std::string_view key : {"ep", "etp", "moe_imbalance"}) {
+    if (!is_moe(m) && p.has(key)) {
+      p.fail(key, "needs a mixture of experts (model.experts is 0)");
+    }
+  }
+  if (!is_moe(m)) return;
+  if (c.ep && m.experts % *c.ep != 0) {
+    p.fail("ep", fmt::format("does not divide model.experts {} (each EP rank holds experts / ep "
+                             "of them)",
+                             m.experts));
+  }
+  if (p.has("moe_imbalance")) {
+    if (m.capacity_factor > 0.0) {
+      p.fail("moe_imbalance", fmt::format("applies to dropless routing; model.capacity_factor {} "
+                                          "pads every expert to its capacity",
+                                          m.capacity_factor));
+    }
+    const double x = p.number("moe_imbalance");
+    if (!(x >= 1.0 && x <= static_cast<double>(m.experts))) {
+      p.fail("moe_imbalance", fmt::format("{} is outside [1, {}] (the heaviest EP rank's routed "
+                                          "tokens over the mean, at most model.experts)",
+                                          x, m.experts));
+    }
+    t.job.moe_imbalance = x;
+  }
+  const bool apart = c.ep.value_or(1) > 1 || (c.etp && c.tp && *c.etp != *c.tp);
+  if (!apart) return;
+  const std::string grid = fmt::format("parallel.ep {}{}", c.ep.value_or(1),
+                                       c.etp ? fmt::format(", etp {}", *c.etp) : "");
+  if (c.zero && *c.zero >= 3) {
+    p.fail("zero", fmt::format("ZeRO-3 (Megatron-FSDP) of expert-parallel experts is not priced "
+                               "({}; zero 0 to 2)",
+                               grid));
+  }
+  if (c.sequence_parallel && !*c.sequence_parallel && c.tp && *c.tp > 1) {
+    p.fail("sequence_parallel",
+           fmt::format("Megatron-Core's MoE layer refuses tensor parallelism (parallel.tp {}) "
+                       "without sequence parallelism in training (moe_layer.py), and the "
+                       "experts are apart ({})",
+                       *c.tp, grid));
+  }
 }
 
 // The [parallel] choices the framework cannot run are refused, naming the key, its value and
@@ -1161,6 +1215,7 @@ void read_transformer(const toml::table& root, const std::string& source,
   read_system(section(root, source, "system"), base_dir, t);
   require_dtype_on_gpu(section(root, source, "training"), t.job);
   require_framework_runs(section(root, source, "parallel"), t);
+  read_expert_keys(section(root, source, "parallel"), t);
   const Variance variance = read_variance(section(root, source, "variance"));
   t.job.sigma = variance.sigma;
   t.job.bad_node_slowdown = variance.bad_node_slowdown;

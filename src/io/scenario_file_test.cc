@@ -873,6 +873,74 @@ TEST(TransformerScenario, ContextParallelKeys) {
   }
 }
 
+// parallel.ep, etp and moe_imbalance on a mixture of experts: read, and refused where the
+// model, the framework or the other keys cannot hold them.
+TEST(TransformerScenario, ExpertParallelKeys) {
+  constexpr const char* kMixtral = R"(
+name = "m"
+[model]
+preset = "mixtral-8x7b"
+seq = 4096
+[training]
+global_batch = 256
+[parallel]
+tp = 1
+pp = 4
+dp = 16
+ep = 8
+etp = 1
+moe_imbalance = 1.25
+[system]
+gpu = "h100-sxm"
+fabric = "dgx-h100"
+)";
+  const ScenarioFile f = parse(kMixtral);
+  const TransformerScenario& t = *f.transformer;
+  EXPECT_EQ(t.parallel.ep, 8);
+  EXPECT_EQ(t.parallel.etp, 1);
+  EXPECT_EQ(t.job.moe_imbalance, 1.25);
+  EXPECT_EQ(t.gpus, 64);  // ep lies over the same ranks: still tp x pp x dp
+  const ParallelSplit d = t.parallel.defaults(t.job.framework);
+  EXPECT_EQ(d.ep, 8);
+  EXPECT_EQ(expert_dp(d), 2);
+  // Left open, ep is 1 and etp the framework's (tp).
+  const ParallelSplit open = parse(kTransformer).transformer->parallel.defaults(default_framework());
+  EXPECT_EQ(open.ep, 1);
+  EXPECT_EQ(expert_tp(open), open.tp);
+  const std::vector<std::array<std::string, 3>> cases = {
+      {"ep = 8\n", "ep = 3\n",
+       "test.toml: parallel.ep = 3 (line 12): does not divide model.experts 8 (each EP rank "
+       "holds experts / ep of them)"},
+      {"ep = 8\n", "ep = 0\n", "test.toml: parallel.ep = 0 (line 12): 0 is outside [1, 1099511627776]"},
+      {"moe_imbalance = 1.25", "moe_imbalance = 0.9",
+       "test.toml: parallel.moe_imbalance = 0.9 (line 14): 0.9 is outside [1, 8] (the heaviest "
+       "EP rank's routed tokens over the mean, at most model.experts)"},
+      {"seq = 4096\n", "seq = 4096\ncapacity_factor = 1.0\n",
+       "test.toml: parallel.moe_imbalance = 1.25 (line 15): applies to dropless routing; "
+       "model.capacity_factor 1 pads every expert to its capacity"},
+      {"seq = 4096\n", "seq = 4096\nexperts = 0\n",
+       "test.toml: parallel.ep = 8 (line 13): needs a mixture of experts (model.experts is 0)"},
+      {"[system]\n", "[system]\nframework = \"megatron-lm-2022\"\n",
+       "test.toml: parallel.ep = 8 (line 12): system.framework megatron-lm-2022 has no expert "
+       "parallelism"},
+      {"[system]\n", "[system]\nframework = \"torch-fsdp2\"\n",
+       "test.toml: parallel.ep = 8 (line 12): system.framework torch-fsdp2 runs expert "
+       "parallelism as TorchTitan does (torchtitan/distributed/expert_parallel.py), which is "
+       "not priced"},
+      {"etp = 1\n", "etp = 1\nzero = 3\n",
+       "test.toml: parallel.zero = 3 (line 14): ZeRO-3 (Megatron-FSDP) of expert-parallel "
+       "experts is not priced (parallel.ep 8, etp 1; zero 0 to 2)"},
+      {"tp = 1\n", "tp = 2\nsequence_parallel = false\n",
+       "test.toml: parallel.sequence_parallel = false (line 10): Megatron-Core's MoE layer "
+       "refuses tensor parallelism (parallel.tp 2) without sequence parallelism in training "
+       "(moe_layer.py), and the experts are apart (parallel.ep 8, etp 1)"}};
+  for (const auto& [from, to, error] : cases) {
+    std::string bad = kMixtral;
+    bad.replace(bad.find(from), from.size(), to);
+    EXPECT_EQ(error_of(bad), error);
+  }
+}
+
 // training.scaling: how predict's curve grows the job; strong (the global batch fixed) unless
 // the scenario says weak.
 TEST(TransformerScenario, TrainingScalingIsStrongUnlessWeakIsWritten) {

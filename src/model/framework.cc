@@ -57,7 +57,12 @@ constexpr FrameworkProfile kMegatron2022{
 // (DistributedDataParallelConfig.fp8_param_gather = False). Context parallelism
 // (--context-parallel-size) with --cp-comm-type's default, "p2p" (megatron/training/
 // arguments.py; TEDotProductAttention passes "p2p" when none is given:
-// megatron/core/extensions/transformer_engine.py).
+// megatron/core/extensions/transformer_engine.py). Expert parallelism
+// (--expert-model-parallel-size, --expert-tensor-parallel-size, whose default is the
+// tensor-parallel size: megatron/core/model_parallel_config.py, "Default is None, which will be
+// set to the value of tensor_model_parallel_size") with the all-to-all token dispatcher
+// (moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher: --moe-token-dispatcher-type alltoall,
+// as NVIDIA's MoE recipes run it).
 constexpr FrameworkProfile kMegatronCore{
     .name = "megatron-core",
     .description = "Megatron-Core with Transformer Engine (flash attention, sequence "
@@ -77,6 +82,7 @@ constexpr FrameworkProfile kMegatronCore{
     .dp_bucket_params_per_rank = 1e6,
     .can_context_parallel = true,
     .cp_comm = CpComm::kP2p,
+    .can_expert_parallel = true,
     .partition = LayerPartition::kMegatronEnds,
     .shard_unit = ShardUnit::kBlock,
     .prefetch_units = 1,
@@ -156,7 +162,10 @@ constexpr FrameworkProfile kDeepSpeedZero{
 // Asynchronous TP (enable_async_tensor_parallel) needs torch.compile and is off by default:
 // the profile has no TP overlap. Its context parallelism is PyTorch's context_parallel, whose
 // default exchange all-gathers the KV shards (context_parallel_rotate_method "allgather"): none
-// of the three exchanges priced, so cp > 1 is refused.
+// of the three exchanges priced, so cp > 1 is refused. Its expert parallelism
+// (torchtitan/distributed/expert_parallel.py) is not Megatron-Core's dispatcher and is not
+// priced either: ep > 1 is refused. The other profiles stand for the dense runs of their papers
+// and releases, without expert parallelism.
 constexpr FrameworkProfile kTorchFsdp2{
     .name = "torch-fsdp2",
     .description = "PyTorch FSDP2 as TorchTitan runs it (one unit per block, prefetch one "
@@ -173,6 +182,8 @@ constexpr FrameworkProfile kTorchFsdp2{
     .cp_refusal = "runs context parallelism as PyTorch's context_parallel does (TorchTitan's "
                   "context_parallel_rotate_method \"allgather\": the KV shards all-gathered), "
                   "which is not priced",
+    .ep_refusal = "runs expert parallelism as TorchTitan does "
+                  "(torchtitan/distributed/expert_parallel.py), which is not priced",
     .shard_unit = ShardUnit::kBlock,
     .prefetch_units = 1,
 };
@@ -314,6 +325,10 @@ std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& f,
     if (c.cp.value_or(1) > 1) return no("cp", std::string(f.cp_refusal));
     if (c.cp_comm) return no("cp_comm", std::string(f.cp_refusal));
     if (c.cp_a2a) return no("cp_a2a", std::string(f.cp_refusal));
+  }
+  if (!f.can_expert_parallel) {
+    if (c.ep.value_or(1) > 1) return no("ep", std::string(f.ep_refusal));
+    if (c.etp && (!c.tp || *c.etp != *c.tp)) return no("etp", std::string(f.ep_refusal));
   }
   return layout_refusal(f, c);
 }

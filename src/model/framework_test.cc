@@ -379,5 +379,27 @@ TEST(Framework, DeepSpeedZeroThreeBehavioursEachCostTime) {
   EXPECT_LT(evaluate_split(job, s).dp_comm_s, all);
 }
 
+// Expert parallelism is Megatron-Core's alone among the profiles: ep above 1 is refused
+// elsewhere naming the framework, and so is an etp other than tp; etp equal to tp is every
+// profile's own layout.
+TEST(Framework, ExpertParallelismIsMegatronCoresAlone) {
+  for (const FrameworkProfile& f : framework_presets()) {
+    EXPECT_EQ(f.can_expert_parallel, f.name == "megatron-core") << f.name;
+  }
+  FrameworkChoices c;
+  c.ep = 4;
+  EXPECT_FALSE(framework_refusal(framework_preset("megatron-core"), c));
+  const auto no = framework_refusal(framework_preset("megatron-deepspeed"), c);
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->key, "ep");
+  EXPECT_EQ(no->reason, "system.framework megatron-deepspeed has no expert parallelism");
+  c = {};
+  c.tp = 4;
+  c.etp = 4;
+  EXPECT_FALSE(framework_refusal(framework_preset("megatron-lm-2022"), c));
+  c.etp = 1;
+  EXPECT_EQ(framework_refusal(framework_preset("megatron-lm-2022"), c)->key, "etp");
+}
+
 }  // namespace
 }  // namespace scalewall

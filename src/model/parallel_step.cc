@@ -7,6 +7,8 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -128,6 +130,13 @@ std::int64_t kv_heads_held(const TransformerShape& m, std::int64_t tp) {
   return m.kv_heads % tp == 0 ? m.kv_heads / tp : 1;
 }
 
+// Of the routed copies a TP group's tokens make, the share one rank holds after the dispatch:
+// etp / tp with the experts apart (it holds the copies of etp of the group's tp sequence
+// shards, ExpertDispatch), 1 otherwise (every rank gathers every token of its TP group).
+double routed_share(const ParallelSplit& s) {
+  return experts_apart(s) ? dbl(expert_tp(s)) / dbl(s.tp) : 1.0;
+}
+
 // The peaks one layer's work runs at. Under FP8 the transformer layers' GEMMs run at the FP8
 // peak while the attention core and the logits GEMM stay BF16 (Transformer Engine's
 // fp8_autocast covers its Linear modules only; DotProductAttention and Megatron-Core's output
@@ -166,6 +175,9 @@ struct LayerTimes {
   double core_backward_s = 0;  // its backward
   double elementwise_s = 0;    // layer norms, softmax (unfused), dropout, GeLU, residuals
   double cast_s = 0;           // FP8: casting the GEMMs' inputs and output gradients
+  // With expert parallelism: what the heaviest EP rank's routed experts take past the mean's
+  // (fc1 and fc2 hold the mean), forward; the step charges it as variance.
+  double imbalance_s = 0;
   double gemms_s() const { return qkv_s + proj_s + fc1_s + fc2_s + router_s; }
   double forward_s() const { return gemms_s() + core_s + elementwise_s + cast_s; }
   double backward_s() const {
@@ -199,23 +211,33 @@ double over_layers(const LayerMix& mix, F per_layer) {
 double layer_activations(const TransformerJob& job, double b, const ParallelSplit& s,
                          Recompute recompute, LayerKind kind) {
   const TransformerShape m = rank_shape(job, s);
-  if (job.framework.attention == AttentionKernel::kUnfused || recompute == Recompute::kFull) {
+  if (recompute == Recompute::kFull) {
     return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, recompute, kind);
+  }
+  // With the experts apart a rank keeps the 2-byte input and output of etp/tp of the TP
+  // group's routed copies (the table's 4 per copy assumes every copy of the group's tokens);
+  // their inner tensors, k T_l etp copies f_e/etp wide, are the table's.
+  const double routed = kind == LayerKind::kMoe && experts_apart(s)
+                            ? 4.0 * routed_copies(m) * (routed_share(s) - 1.0) * dbl(m.seq) *
+                                  b * dbl(m.hidden)
+                            : 0.0;
+  if (job.framework.attention == AttentionKernel::kUnfused) {
+    return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, recompute, kind) + routed;
   }
   const double lse = 4.0 * dbl(m.heads) * dbl(m.seq) * b / dbl(s.tp);
   return layer_activation_bytes(m, b, s.tp, s.sequence_parallel, Recompute::kSelective, kind) +
-         lse;
+         lse + routed;
 }
 
 // Bytes an FP8 cast moves per element: reads 2, writes 1 (Transformer Engine casts each GEMM
 // input and each output gradient, and computes its amax in the same pass).
 constexpr double kFp8CastBytes = 3.0;
 
-// The tokens of one micro-batch each expert runs on each rank: with the experts on every GPU
-// and sharded as the dense layers are (expert tensor parallelism = tp), a rank runs every
-// expert on the micro-batch's tokens gathered across its TP group, k T / E of them under
-// balanced dropless routing, or the padded capacity ceil(c k T / E) with a capacity factor
-// (Megatron-Core's get_capacity with moe_pad_expert_input_to_capacity).
+// The tokens of one micro-batch each expert runs on each rank, of the `tokens` T_g whose routed
+// copies its experts take (ExpertDispatch: with the experts on every GPU and sharded as the
+// dense layers are, expert tensor parallelism = tp, every token of the TP group): k T_g / E of
+// them under balanced dropless routing, or the padded capacity ceil(c k T_g / E) with a
+// capacity factor (Megatron-Core's get_capacity with moe_pad_expert_input_to_capacity).
 double tokens_per_expert(const TransformerShape& m, double tokens) {
   const double routed = dbl(m.topk) * tokens / dbl(m.experts);
   return m.capacity_factor > 0.0 ? std::ceil(m.capacity_factor * routed) : routed;
@@ -249,9 +271,11 @@ void attention_gemm_times(const TransformerJob& job, const ParallelSplit& s, Lay
 // MLP's gate and up projections into one linear_fc1 of 2f columns; the down projection is
 // h x f. An MoE layer runs its router (2 T h E: on the rank's sequence shard with sequence
 // parallelism, replicated without; a plain linear outside Transformer Engine, so BF16 under
-// FP8), each of its E experts as one GEMM of the grouped GEMM on tokens_per_expert tokens
-// (Megatron-Core's TEGroupedMLP: E GEMMs on the matmul curve at their own size, so each pays
-// the curve's F_half), and its S shared experts as one dense MLP of S f_e (SharedExpertMLP).
+// FP8), each of the E/ep experts a rank holds as one GEMM of the grouped GEMM on
+// tokens_per_expert tokens, f_e split over etp (Megatron-Core's TEGroupedMLP: one GEMM per
+// local expert on the matmul curve at its own size, so each pays the curve's F_half), and its S
+// shared experts as one dense MLP of S f_e over tp (SharedExpertMLP). With ep > 1 the heaviest
+// EP rank's experts run on `imbalance` times the mean's tokens: what that adds is imbalance_s.
 void mlp_gemm_times(const TransformerJob& job, const ParallelSplit& s, LayerKind kind,
                     LayerTimes& l) {
   const TransformerShape& m = job.model;
@@ -271,9 +295,18 @@ void mlp_gemm_times(const TransformerJob& job, const ParallelSplit& s, LayerKind
   const double e = dbl(m.experts);
   const double router_tokens = s.sequence_parallel ? tokens / t : tokens;
   l.router_s = peak.core_curve->gemm_time_s(2.0 * router_tokens * h * e, peak.core);
-  const double each = tokens_per_expert(m, tokens);
-  l.fc1_s = e * c.gemm_time_s(up * 2.0 * each * h * fe / t, peak.layer);
-  l.fc2_s = e * c.gemm_time_s(2.0 * each * h * fe / t, peak.layer);
+  const ExpertDispatch x = expert_dispatch(job, s);
+  const double local = e / dbl(s.ep);
+  const double et = dbl(expert_tp(s));
+  const double each = x.tokens_per_expert;
+  l.fc1_s = local * c.gemm_time_s(up * 2.0 * each * h * fe / et, peak.layer);
+  l.fc2_s = local * c.gemm_time_s(2.0 * each * h * fe / et, peak.layer);
+  if (x.imbalance > 1.0) {
+    const double most = x.imbalance * each;
+    l.imbalance_s = local * (c.gemm_time_s(up * 2.0 * most * h * fe / et, peak.layer) +
+                             c.gemm_time_s(2.0 * most * h * fe / et, peak.layer)) -
+                    (l.fc1_s + l.fc2_s);
+  }
   if (m.shared_experts > 0) {
     const double fs = dbl(m.shared_experts) * fe;
     l.fc1_s += c.gemm_time_s(up * 2.0 * tokens * h * fs / t, peak.layer);
@@ -301,7 +334,7 @@ double fp8_cast_elements(const TransformerJob& job, const ParallelSplit& s, Laye
   if (kind == LayerKind::kMoe) {
     const double fe = expert_ffn(m);
     const double shared = m.shared_experts > 0 ? h + dbl(m.shared_experts) * fe / t : 0.0;
-    mlp = routed_copies(m) * (h + fe / t) + shared;
+    mlp = routed_copies(m) * (h * routed_share(s) + fe / t) + shared;
   }
   return tokens * (attention + mlp);
 }
@@ -472,21 +505,24 @@ double ub_added_s(UbMethod method, double comm_s, double gemm_s, double t, doubl
 // One layer's TP traffic overlapped as Transformer Engine does it, per micro-batch: the
 // forward's all-gathers under QKV and FC1, reduce-scatters under the projection and FC2; the
 // backward's all-gathers under the projection's and FC2's dgrad, reduce-scatters under QKV's
-// and FC1's wgrad; a fully recomputed forward as the forward.
+// and FC1's wgrad; a fully recomputed forward as the forward. Without `mlp` (an MoE layer
+// whose experts are apart: their dispatch has its own collectives) the attention's only.
 Cost tp_overlapped(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l,
-                   const Cost& gather, const Cost& scatter) {
+                   const Cost& gather, const Cost& scatter, bool mlp) {
   const double t = dbl(s.tp);
   const double u = job.gpu.compute_units;
   const double ag = gather.total_s;
   const double rs = scatter.total_s;
   double forward = ub_added_s(UbMethod::kRing, ag, l.qkv_s, t, u) +
-                   ub_added_s(UbMethod::kPipeline, rs, l.proj_s, t, u) +
-                   ub_added_s(UbMethod::kRing, ag, l.fc1_s, t, u) +
-                   ub_added_s(UbMethod::kPipeline, rs, l.fc2_s, t, u);
-  const double backward = ub_added_s(UbMethod::kRing, ag, l.proj_s, t, u) +
-                          ub_added_s(UbMethod::kBulk, rs, l.qkv_s, t, u) +
-                          ub_added_s(UbMethod::kRing, ag, l.fc2_s, t, u) +
-                          ub_added_s(UbMethod::kBulk, rs, l.fc1_s, t, u);
+                   ub_added_s(UbMethod::kPipeline, rs, l.proj_s, t, u);
+  double backward = ub_added_s(UbMethod::kRing, ag, l.proj_s, t, u) +
+                    ub_added_s(UbMethod::kBulk, rs, l.qkv_s, t, u);
+  if (mlp) {
+    forward += ub_added_s(UbMethod::kRing, ag, l.fc1_s, t, u);
+    forward += ub_added_s(UbMethod::kPipeline, rs, l.fc2_s, t, u);
+    backward += ub_added_s(UbMethod::kRing, ag, l.fc2_s, t, u);
+    backward += ub_added_s(UbMethod::kBulk, rs, l.fc1_s, t, u);
+  }
   if (s.recompute == Recompute::kFull) forward *= 2.0;
   const double total = forward + backward;
   const double raw = (ag + rs) > 0 ? (ag + rs) : 1.0;
@@ -500,12 +536,15 @@ Cost tp_overlapped(const TransformerJob& job, const ParallelSplit& s, const Laye
 // parallelism: the saved input's all-gather; none without) under the dgrad GEMM, `reduce`
 // (the input gradient's reduce-scatter, or all-reduce without sequence parallelism) under the
 // wgrad GEMM; each GEMM has the forward's FLOPs. What runs past its GEMM is exposed; the
-// hidden rest takes its NCCL channels' share of the SMs, as the DP overlap does.
+// hidden rest takes its NCCL channels' share of the SMs, as the DP overlap does. Without `mlp`,
+// QKV's only.
 Cost tp_backward_async(const TransformerJob& job, const LayerTimes& l, const Cost& regather,
-                       const Cost& reduce) {
+                       const Cost& reduce, bool mlp) {
   const double units = job.gpu.compute_units;
   Cost out;
-  for (const double gemm_s : {l.qkv_s, l.fc1_s}) {
+  const std::array<double, 2> gemms = {l.qkv_s, l.fc1_s};
+  for (std::size_t g = 0; g < (mlp ? gemms.size() : 1); ++g) {
+    const double gemm_s = gemms[g];
     for (const Cost* c : {&regather, &reduce}) {
       if (c->total_s <= 0) continue;
       const double exposed = std::max(0.0, c->total_s - gemm_s);
@@ -530,40 +569,43 @@ Cost kv_gather_traffic(const TransformerJob& job, const ParallelSplit& s, const 
   return all;
 }
 
-// The tensor-parallel traffic of one micro-batch through `layers` layers.
+// The tensor-parallel traffic of one micro-batch through `layers` layers: the attention's and
+// the MLP's, or with `mlp` false the attention's only (an MoE layer whose experts are apart:
+// its dispatcher runs its own collectives, ep_traffic).
 Cost tp_traffic(const TransformerJob& job, const ParallelSplit& s, const LayerTimes& l,
-                double layers) {
+                double layers, bool mlp = true) {
   if (s.tp == 1) return {};
   const Topology group = group_topology(job.fabric, s.tp, 1);
   const double bytes = kElementBytes * dbl(s.micro_batch) * rank_seq(job, s) *
                        dbl(job.model.hidden);
   Cost one = kv_gather_traffic(job, s, group);
+  const double async_calls = mlp ? 2.0 : 1.0;  // the backward's calls beside QKV (and FC1)
   if (s.sequence_parallel) {
     const Cost gather = collective(Op::kAllgather, bytes, group);
     const Cost scatter = collective(Op::kReduceScatter, bytes, group);
     // Userbuffers run inside one node (NVLink); a TP group across nodes is not overlapped.
     if (s.tp_overlap && s.tp <= job.fabric.ranks_per_node) {
-      one += tp_overlapped(job, s, l, gather, scatter);
+      one += tp_overlapped(job, s, l, gather, scatter, mlp);
       return one.times(layers);
     }
     // Two in the forward (attention and MLP outputs), two in the backward, two more in a
-    // recomputed forward; with the asynchronous backward its reduce-scatters and the saved
-    // inputs' re-gathers run beside the GEMMs.
-    const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
+    // recomputed forward (half of them without the MLP's); with the asynchronous backward its
+    // reduce-scatters and the saved inputs' re-gathers run beside the GEMMs.
+    const double calls = (s.recompute == Recompute::kFull ? 6.0 : 4.0) / (mlp ? 1.0 : 2.0);
     one += gather.times(calls);
     if (job.framework.tp_backward_async) {
-      one += scatter.times(calls - 2.0);
-      one += tp_backward_async(job, l, gather, scatter);
+      one += scatter.times(calls - async_calls);
+      one += tp_backward_async(job, l, gather, scatter, mlp);
     } else {
       one += scatter.times(calls);
     }
     return one.times(layers);
   }
   const Cost allreduce = collective(Op::kAllreduce, bytes, group);
-  const double calls = s.recompute == Recompute::kFull ? 6.0 : 4.0;
+  const double calls = (s.recompute == Recompute::kFull ? 6.0 : 4.0) / (mlp ? 1.0 : 2.0);
   if (job.framework.tp_backward_async) {
-    one += allreduce.times(calls - 2.0);
-    one += tp_backward_async(job, l, Cost{}, allreduce);
+    one += allreduce.times(calls - async_calls);
+    one += tp_backward_async(job, l, Cost{}, allreduce, mlp);
   } else {
     one += allreduce.times(calls);
   }
@@ -648,6 +690,55 @@ Cost shared_expert_traffic(const TransformerJob& job, const ParallelSplit& s) {
   return one.times(passes);
 }
 
+// The token dispatch and combine of one MoE layer and micro-batch whose experts are apart, as
+// Megatron-Core's all-to-all dispatcher runs them (moe/token_dispatcher.py,
+// MoEAlltoAllTokenDispatcher): in the forward an all-to-all of the routed copies' hidden states
+// over the EP group (token_dispatch), one of their routing probabilities, then an all-gather of
+// both over the expert-TP group (dispatch_postprocess); after the experts a reduce-scatter over
+// the expert-TP group (combine_preprocess) and an all-to-all back (token_combine). The backward
+// runs each call's gradient, the same sizes (an all-to-all's is an all-to-all, an all-gather's
+// a reduce-scatter and the reverse), and a fully recomputed forward runs the forward's again.
+// Nothing is overlapped (Megatron-Core's --overlap-moe-expert-parallel-comm and DeepEP are not
+// priced). The EP group is ep ranks of stride etp, the expert-TP group etp consecutive ranks
+// (parallel_state.py's expert order tp-ep-dp-pp). `mean` prices the balanced load; `extra_s`
+// is what the heaviest EP rank's load adds to it (each call waits for it), charged as
+// variance.
+struct DispatchCost {
+  Cost mean;
+  double extra_s = 0;
+};
+DispatchCost ep_traffic(const TransformerJob& job, const ParallelSplit& s) {
+  if (!is_moe(job.model) || !experts_apart(s)) return {};
+  const ExpertDispatch x = expert_dispatch(job, s);
+  const std::int64_t et = expert_tp(s);
+  const double h = dbl(job.model.hidden);
+  const double passes = s.recompute == Recompute::kFull ? 3.0 : 2.0;
+  // The calls of one pass with each rank's load `scale` times the mean: the all-to-alls' and
+  // the expert-TP collectives' (whose load is the whole EP rank's).
+  const auto pass = [&](double a2a_scale, double gather_scale) {
+    Cost one;
+    if (s.ep > 1) {
+      const Topology group = group_topology(job.fabric, s.ep, et);
+      one += collective(Op::kAlltoall, a2a_scale * x.alltoall_bytes, group).times(2.0);
+      one += collective(Op::kAlltoall, a2a_scale * x.probs_bytes, group);
+    }
+    if (et > 1) {
+      const Topology group = group_topology(job.fabric, et, 1);
+      const double gathered = gather_scale * x.gather_bytes;
+      one += collective(Op::kAllgather, gathered, group);
+      one += collective(Op::kAllgather, gathered / h, group);
+      one += collective(Op::kReduceScatter, gathered, group);
+    }
+    return one;
+  };
+  DispatchCost out;
+  out.mean = pass(1.0, 1.0).times(passes);
+  if (x.imbalance > 1.0 || x.alltoall_imbalance > 1.0) {
+    out.extra_s = passes * (pass(x.alltoall_imbalance, x.imbalance).total_s - pass(1.0, 1.0).total_s);
+  }
+  return out;
+}
+
 // The pipeline's point-to-point sends of one micro-batch through one stage.
 Cost pp_traffic(const TransformerJob& job, const ParallelSplit& s) {
   if (s.pp == 1) return {};
@@ -680,6 +771,7 @@ std::string_view split_problem_name(SplitProblem problem) {
     case SplitProblem::kFabric: return "fabric";
     case SplitProblem::kSequence: return "sequence";
     case SplitProblem::kCpHeads: return "cp heads";
+    case SplitProblem::kExperts: return "experts";
   }
   SCALEWALL_CHECK(false && "unknown SplitProblem");
   return "";
@@ -700,6 +792,8 @@ std::string_view split_problem_text(SplitProblem problem) {
              "into 2 cp chunks)";
     case SplitProblem::kCpHeads:
       return "the all-to-all's cp ranks do not divide the heads or the KV heads of a TP rank";
+    case SplitProblem::kExperts:
+      return "ep does not divide the experts, or etp x ep does not divide tp x cp x dp";
   }
   SCALEWALL_CHECK(false && "unknown SplitProblem");
   return "";
@@ -721,6 +815,13 @@ SplitProblem split_problem(const TransformerJob& job, const ParallelSplit& s) {
   if (const std::int64_t a = cp_a2a_ranks(job, s);
       a > 1 && ((m.heads / s.tp) % a != 0 || kv_heads_held(m, s.tp) % a != 0)) {
     return SplitProblem::kCpHeads;
+  }
+  // Megatron-Core: the experts a multiple of ep (arguments.py), and the expert grid's etp x ep
+  // a divisor of the ranks of a stage (parallel_state.py: "world_size is not divisible by
+  // expert_tensor_model_pipeline_parallel size").
+  if (is_moe(m) && (m.experts % s.ep != 0 ||
+                    !product_divides(expert_tp(s), s.ep, s.tp * s.cp * s.dp))) {
+    return SplitProblem::kExperts;
   }
   if (!product_divides(s.dp, s.micro_batch, batch)) return SplitProblem::kBatch;
   const std::int64_t micro_batches = batch / (s.dp * s.micro_batch);
@@ -768,6 +869,9 @@ std::string problem_numbers(const TransformerJob& job, const ParallelSplit& s,
                          "(tp {})",
                          cp_comm_name(s.cp_comm), cp_a2a_ranks(job, s), m.heads / s.tp,
                          kv_heads_held(m, s.tp), s.tp);
+    case SplitProblem::kExperts:
+      return fmt::format("ep {}, etp {}; {} experts, tp x cp x dp = {} x {} x {} = {}", s.ep,
+                         expert_tp(s), m.experts, s.tp, s.cp, s.dp, s.tp * s.cp * s.dp);
   }
   SCALEWALL_CHECK(false && "unknown SplitProblem");
   return "";
@@ -843,11 +947,30 @@ double end_parameters(const TransformerShape& m, std::int64_t pp) {
 double layers_parameters(const TransformerShape& m, const LayerMix& mix) {
   return over_layers(mix, [&](LayerKind k) { return layer_parameters(m, k); });
 }
+// The routed experts' parameters one GPU of a stage holds with the experts apart: E/ep experts
+// of each MoE layer, each split over etp, E n h f_e / (ep etp) per layer; 0 otherwise (they
+// are among the layers' parameters over t).
+double stage_expert_parameters(const TransformerJob& job, const ParallelSplit& s,
+                               const LayerMix& mix) {
+  if (!experts_apart(s) || mix.moe == 0.0) return 0.0;
+  return mix.moe * routed_expert_parameters(job.model) / (dbl(s.ep) * dbl(expert_tp(s)));
+}
+// The parameters of a stage's layers on one GPU: over t, but the routed experts' over ep etp
+// when they are apart.
+double layer_parameters_per_gpu(const TransformerJob& job, const ParallelSplit& s,
+                                const LayerMix& mix) {
+  const double all = layers_parameters(job.model, mix);
+  if (!experts_apart(s)) return all / dbl(s.tp);
+  return (all - mix.moe * routed_expert_parameters(job.model)) / dbl(s.tp) +
+         stage_expert_parameters(job, s, mix);
+}
 double stage_parameters(const TransformerJob& job, const ParallelSplit& s, const LayerMix& mix,
                         PipelineStage stage) {
   const TransformerShape& m = job.model;
   const double ends = stage == PipelineStage::kMiddle ? 0.0 : end_parameters(m, s.pp);
-  return (layers_parameters(m, mix) + ends) / dbl(s.tp);
+  if (!experts_apart(s)) return (layers_parameters(m, mix) + ends) / dbl(s.tp);
+  return (layers_parameters(m, mix) - mix.moe * routed_expert_parameters(m) + ends) / dbl(s.tp) +
+         stage_expert_parameters(job, s, mix);
 }
 
 // The gradient bucket of the data-parallel overlap, in bytes: the framework's (Megatron-Core:
@@ -1090,15 +1213,34 @@ Cost zero3_traffic(const TransformerJob& job, const ParallelSplit& s, const Stag
 }
 
 // The data-parallel (ZeRO) traffic of one step, exposed, on a stage of `params` parameters per
-// GPU in the layers of `mix`.
-Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params,
+// GPU in the layers of `mix`, `experts` of them routed experts held apart (0 when they are
+// not): the others over the data-parallel group with context parallelism, d c ranks of stride
+// t; the experts' over the expert data-parallel group, edp ranks of stride etp ep
+// (Megatron-Core keeps the expert parameters in their own buffers, reduced and sharded over
+// the expert data-parallel group: distributed_data_parallel.py's expert_parallel_buffers),
+// each in its own calls, the two sharing the compute they hide under.
+Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params, double experts,
                 const KindTimes& times, const LayerMix& mix, const StageWork& w,
                 double micro_batches) {
-  if (dp_cp(s) == 1) return {};
-  // The data-parallel group with context parallelism: d c ranks of stride t.
-  const Topology group = group_topology(job.fabric, dp_cp(s), s.tp);
-  if (s.zero >= 3) return zero3_traffic(job, s, w, times, mix, group).times(micro_batches);
-  const double bytes = kElementBytes * params;
+  std::vector<std::pair<double, Topology>> parts;  // parameters per GPU, and their group
+  if (dp_cp(s) > 1) parts.emplace_back(params - experts, group_topology(job.fabric, dp_cp(s), s.tp));
+  if (experts > 0.0 && expert_dp(s) > 1) {
+    parts.emplace_back(experts,
+                       group_topology(job.fabric, expert_dp(s), expert_tp(s) * s.ep));
+  }
+  if (parts.empty()) return {};
+  if (s.zero >= 3) {
+    return zero3_traffic(job, s, w, times, mix, parts.front().second).times(micro_batches);
+  }
+  double reduced = 0.0;
+  for (const auto& part : parts) reduced += part.first;
+  const double bytes = kElementBytes * reduced;
+  // One call of `op` on each part, `per_parameter` bytes per parameter.
+  const auto calls = [&](Op op, double per_parameter) {
+    Cost c;
+    for (const auto& [n, group] : parts) c += collective(op, per_parameter * n, group);
+    return c;
+  };
   const double bucket = s.dp_overlap ? dp_bucket_bytes(job, s) : 0.0;
   // What stays exposed, plus what the hidden part takes from the compute it runs beside: its
   // kernels hold unit_s / total_s compute units (NCCL's channels) of job.gpu.compute_units
@@ -1110,10 +1252,9 @@ Cost dp_traffic(const TransformerJob& job, const ParallelSplit& s, double params
     const double held = units > 0 ? (c.total_s - exposed) * c.unit_s / c.total_s / units : 0.0;
     return c.times((exposed + held) / c.total_s);
   };
-  if (s.zero == 0) return hide(collective(Op::kAllreduce, bytes, group), w.backward_s);
-  const double gathered = gathered_bytes_per_parameter(job) * params;
-  const Cost gather = collective(Op::kAllgather, gathered, group);
-  const Cost scatter = collective(Op::kReduceScatter, bytes, group);
+  if (s.zero == 0) return hide(calls(Op::kAllreduce, kElementBytes), w.backward_s);
+  const Cost gather = calls(Op::kAllgather, gathered_bytes_per_parameter(job));
+  const Cost scatter = calls(Op::kReduceScatter, kElementBytes);
   // ZeRO-1 reduce-scatters once per step; ZeRO-2 keeps only its shard of the gradients, so it
   // reduce-scatters after every micro-batch.
   Cost out = hide(scatter, w.backward_s).times(s.zero == 2 ? micro_batches : 1.0);
@@ -1162,7 +1303,7 @@ double fp8_saved_inputs_delta(const TransformerJob& job, const ParallelSplit& s,
     // The experts' second GEMMs' inputs (shared and routed), and each routed copy's input.
     const double fe = expert_ffn(m);
     fc2_input = -tokens * (dbl(m.shared_experts) + routed_copies(m)) * fe / t;
-    more -= tokens * routed_copies(m) * h;
+    more -= tokens * routed_copies(m) * h * routed_share(s);
   }
   return norm_outputs + fc2_input + attention_output + more;
 }
@@ -1223,12 +1364,16 @@ double activations_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   return 0.0;
 }
 
-// The memory one GPU of `stage` holds: `params` parameters in the layers of `layers` and the
-// activations of its micro-batches in flight.
+// The memory one GPU of `stage` holds: `params` parameters in the layers of `layers`
+// (`experts` of them routed experts held apart, sharded over the expert data-parallel group)
+// and the activations of its micro-batches in flight.
 SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, PipelineStage stage,
-                      double params, const LayerMix& layers, double micro_batches) {
+                      double params, double experts, const LayerMix& layers,
+                      double micro_batches) {
   const TransformerShape& m = job.model;
   const double d = dbl(dp_cp(s));  // ZeRO shards over the data-parallel group with CP
+  const double de = experts > 0.0 ? dbl(expert_dp(s)) : d;
+  const double dense = params - experts;
   const double t = dbl(s.tp);
   const double sbh = rank_seq(job, s) * dbl(s.micro_batch) * dbl(m.hidden);
   SplitMemory mem;
@@ -1236,17 +1381,21 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
   // FP8 keeps each layer weight's FP8 copy and its transpose (Transformer Engine's Float8Tensor
   // caches both for the micro-batches after the first: Hopper's FP8 GEMMs take one layout);
   // with FP8 parameter gathers they replace the 2-byte copy.
-  const double layer_params = layers_parameters(m, layers) / t;
+  const double layer_params = layer_parameters_per_gpu(job, s, layers);
   double weights = kElementBytes * params;
   if (job.training.dtype == DType::kFp8 && !job.framework.fp8_param_gather) {
     weights += kFp8WeightCopies * layer_params;
   }
   mem.weights_bytes = weights / (s.zero >= 3 ? d : 1.0);
-  mem.gradients_bytes = kElementBytes * params / (s.zero >= 2 ? d : 1.0);
-  mem.optimizer_bytes = kOptimizerStateBytes * params / (s.zero >= 1 ? d : 1.0);
+  mem.gradients_bytes = kElementBytes * dense / (s.zero >= 2 ? d : 1.0) +
+                        kElementBytes * experts / (s.zero >= 2 ? de : 1.0);
+  mem.optimizer_bytes = kOptimizerStateBytes * dense / (s.zero >= 1 ? d : 1.0) +
+                        kOptimizerStateBytes * experts / (s.zero >= 1 ? de : 1.0);
   mem.activations_bytes = activations_of(job, s, stage, layers, micro_batches);
   double buffers = 0.0;
   if (dp_cp(s) > 1) buffers += kBucketsInFlight * dp_bucket_bytes(job, s);
+  // The experts' own gradient buckets, reduced over their group.
+  if (experts > 0.0 && expert_dp(s) > 1) buffers += kBucketsInFlight * dp_bucket_bytes(job, s);
   if (s.pp > 1) buffers += 2.0 * kElementBytes * sbh;  // a send and a receive buffer
   // The ring's send and receive buffers, each of a KV block and, in the backward, its dKV.
   if (const CpExchange x = cp_exchange(job, s); x.ring_ranks > 1) {
@@ -1269,7 +1418,7 @@ SplitMemory memory_of(const TransformerJob& job, const ParallelSplit& s, Pipelin
 
 SplitBinding binding_of(const SplitStep& r) {
   if (!r.fits) return SplitBinding::kMemory;
-  const double comm = r.tp_comm_s + r.cp_comm_s + r.pp_transfer_s + r.dp_comm_s;
+  const double comm = r.tp_comm_s + r.cp_comm_s + r.ep_comm_s + r.pp_transfer_s + r.dp_comm_s;
   const std::array<std::pair<SplitBinding, double>, 5> lost = {{
       {SplitBinding::kSerial, r.serial_s},
       {SplitBinding::kLatency, r.comm_latency_s},
@@ -1317,9 +1466,21 @@ struct StagePrice {
   StageWork work;
   Cost tp;
   Cost cp;
-  double per_mb_s = 0;  // compute + recompute + tp + cp + pp transfer
+  Cost ep;              // the experts' dispatch and combine, at the mean load
+  double imbalance_s = 0;  // what the heaviest EP rank adds per micro-batch (variance)
+  double per_mb_s = 0;  // compute + recompute + tp + cp + ep + pp transfer
   double params = 0;
+  double expert_params = 0;  // of params, the routed experts' held apart (0 when not apart)
 };
+
+// What the heaviest EP rank adds to one MoE layer per micro-batch: its experts' extra GEMM
+// time in the forward, the backward (twice the forward's) and a fully recomputed forward, and
+// its dispatch's.
+double layer_imbalance_s(const ParallelSplit& s, const LayerTimes& moe,
+                         const DispatchCost& dispatch) {
+  const double forwards = s.recompute == Recompute::kFull ? 2.0 : 1.0;
+  return moe.imbalance_s * (forwards + 2.0) + dispatch.extra_s;
+}
 
 // The stage kinds of `layout`, last first: one stage, first and last, or first, middle and
 // last.
@@ -1336,9 +1497,11 @@ std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSp
   // The layers of a kind are alike: one layer's TP traffic, priced once, times each stage's
   // layers of that kind; the CP exchange is the attention's, the same in both kinds.
   const Cost tp_dense = tp_traffic(job, s, times.dense, 1.0);
-  Cost tp_moe = tp_traffic(job, s, times.moe, 1.0);
+  Cost tp_moe = tp_traffic(job, s, times.moe, 1.0, !experts_apart(s));
   tp_moe += shared_expert_traffic(job, s);
   const Cost cp_layer = cp_traffic(job, s, times.dense);
+  const DispatchCost dispatch = ep_traffic(job, s);
+  const double imbalance = layer_imbalance_s(s, times.moe, dispatch);
   std::vector<StagePrice> out;
   for (const auto& [stage, rank] : kinds) {
     StagePrice p;
@@ -1350,8 +1513,12 @@ std::vector<StagePrice> stage_prices(const TransformerJob& job, const ParallelSp
     p.tp = tp_dense.times(p.mix.dense);
     p.tp += tp_moe.times(p.mix.moe);
     p.cp = cp_layer.times(p.layers);
-    p.per_mb_s = p.work.compute_s + p.work.recompute_s + p.tp.total_s + p.cp.total_s + pp.total_s;
+    p.ep = dispatch.mean.times(p.mix.moe);
+    p.imbalance_s = imbalance * p.mix.moe;
+    p.per_mb_s = p.work.compute_s + p.work.recompute_s + p.tp.total_s + p.cp.total_s +
+                 p.ep.total_s + pp.total_s;
     p.params = stage_parameters(job, s, p.mix, stage);
+    p.expert_params = stage_expert_parameters(job, s, p.mix);
     out.push_back(p);
   }
   return out;
@@ -1379,33 +1546,45 @@ void fill_times(const TransformerJob& job, const ParallelSplit& s, SplitStep& r)
   const StagePrice& slow = largest(prices, &StagePrice::per_mb_s);
   const StagePrice& heavy = largest(prices, &StagePrice::params);
   const StageWork& w = slow.work;
-  const Cost dp = dp_traffic(job, s, heavy.params, times, heavy.mix, w, m);
+  const Cost dp = dp_traffic(job, s, heavy.params, heavy.expert_params, times, heavy.mix, w, m);
   r.slowest = slow.stage;
   r.compute_s = m * w.compute_s;
   r.recompute_s = m * w.recompute_s;
   r.tp_comm_s = m * slow.tp.total_s;
   r.cp_comm_s = m * slow.cp.total_s;
+  r.ep_comm_s = m * slow.ep.total_s;
   r.pp_transfer_s = m * pp.total_s;
   r.pp_bubble_s = (dbl(s.pp) - 1.0) / dbl(s.interleave) * slow.per_mb_s;
   r.dp_comm_s = dp.total_s;
-  r.comm_latency_s = m * (slow.tp.latency_s + slow.cp.latency_s + pp.latency_s) + dp.latency_s;
-  const double updated = heavy.params / (s.zero >= 1 ? dbl(dp_cp(s)) : 1.0);
+  r.comm_latency_s =
+      m * (slow.tp.latency_s + slow.cp.latency_s + slow.ep.latency_s + pp.latency_s) +
+      dp.latency_s;
+  // The optimizer updates the shard of the dense parameters over d c ranks and of the experts'
+  // over edp (ZeRO >= 1).
+  const double dense = heavy.params - heavy.expert_params;
+  const double updated =
+      dense / (s.zero >= 1 ? dbl(dp_cp(s)) : 1.0) +
+      heavy.expert_params / (s.zero >= 1 && heavy.expert_params > 0.0 ? dbl(expert_dp(s)) : 1.0);
   r.optimizer_s = kAdamTrafficBytes * updated / job.gpu.hbm_Bps;
   if (job.training.dtype == DType::kFp8) {
     // The weights are cast to FP8 once per step and cached for the micro-batches after the
     // first (Transformer Engine's is_first_microbatch), at HBM rate.
-    const double layer_params = layers_parameters(job.model, heavy.mix) / dbl(s.tp);
+    const double layer_params = layer_parameters_per_gpu(job, s, heavy.mix);
     r.optimizer_s += kFp8CastBytes * layer_params / job.gpu.hbm_Bps;
   }
   if (job.sigma > 0 && s.gpus() > 1) {
     r.variance_s = job.sigma * expected_max_standard_normal(s.gpus()) * (r.compute_s + r.recompute_s);
   }
+  // Every dispatch waits for the heaviest EP rank: what it adds past the mean is variance.
+  r.variance_s += m * slow.imbalance_s;
   r.serial_s = job.serial_s;
-  r.step_s = r.compute_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.pp_bubble_s +
-             r.pp_transfer_s + r.dp_comm_s + r.optimizer_s + r.variance_s + r.serial_s;
+  r.step_s = r.compute_s + r.recompute_s + r.tp_comm_s + r.cp_comm_s + r.ep_comm_s +
+             r.pp_bubble_s + r.pp_transfer_s + r.dp_comm_s + r.optimizer_s + r.variance_s +
+             r.serial_s;
   // The fullest stage; on a tie the first (then the middle) stage is named.
   for (auto it = prices.rbegin(); it != prices.rend(); ++it) {
-    const SplitMemory mem = memory_of(job, s, it->stage, it->params, it->mix, m);
+    const SplitMemory mem =
+        memory_of(job, s, it->stage, it->params, it->expert_params, it->mix, m);
     if (it == prices.rbegin() || mem.total() > r.memory.total()) r.memory = mem;
   }
 }
@@ -1424,6 +1603,8 @@ ParallelSplit SplitConstraints::defaults(const FrameworkProfile& framework) cons
   s.cp = cp.value_or(1);
   s.cp_comm = cp_comm.value_or(framework.cp_comm);
   s.cp_a2a = cp_a2a.value_or(0);
+  s.ep = ep.value_or(1);
+  s.etp = etp.value_or(0);
   s.zero = zero.value_or(s.dp * s.cp > 1 ? framework.zero : 0);
   s.dp_overlap = dp_overlap.value_or(framework.dp_overlap);
   s.tp_overlap = tp_overlap.value_or(framework.tp_overlap);
@@ -1452,6 +1633,9 @@ std::optional<FrameworkRefusal> framework_refusal(const FrameworkProfile& framew
   f.cp = c.cp;
   f.cp_comm = c.cp_comm;
   f.cp_a2a = c.cp_a2a;
+  f.tp = c.tp;
+  f.ep = c.ep;
+  f.etp = c.etp;
   return framework_refusal(framework, f);
 }
 
@@ -1493,9 +1677,147 @@ CpExchange cp_exchange(const TransformerJob& job, const ParallelSplit& s) {
   return x;
 }
 
+std::int64_t expert_tp(const ParallelSplit& s) { return s.etp > 0 ? s.etp : s.tp; }
+
+bool experts_apart(const ParallelSplit& s) { return s.ep > 1 || expert_tp(s) != s.tp; }
+
+std::int64_t expert_dp(const ParallelSplit& s) {
+  return s.tp * s.cp * s.dp / (expert_tp(s) * s.ep);
+}
+
+namespace {
+
+// E[max of n standard normals] (straggler.h), kept for the powers of two the search tries:
+// the quadrature runs once per power rather than once per split.
+double expected_max_normal(std::int64_t n) {
+  constexpr int kPowers = 41;  // 2^0 .. 2^40
+  static const std::array<double, kPowers> kByPower = [] {
+    std::array<double, kPowers> out{};
+    for (int i = 0; i < kPowers; ++i) out[static_cast<std::size_t>(i)] =
+        expected_max_standard_normal(std::int64_t{1} << i);
+    return out;
+  }();
+  if ((n & (n - 1)) == 0) {
+    int power = 0;
+    while ((std::int64_t{1} << power) < n) ++power;
+    return kByPower[static_cast<std::size_t>(power)];
+  }
+  return expected_max_standard_normal(n);
+}
+
+void require_routing(std::int64_t experts, std::int64_t topk, std::int64_t ep) {
+  if (experts < 1 || topk < 1 || topk > experts) {
+    throw InputError(fmt::format("topk {} must be between 1 and the experts ({})", topk, experts));
+  }
+  if (ep < 1 || experts % ep != 0) {
+    throw InputError(fmt::format("ep {} must divide the experts ({})", ep, experts));
+  }
+}
+
+// The heaviest EP rank's load over the mean of `tokens` tokens routed in `job`'s layers.
+double imbalance_of(const TransformerJob& job, const ParallelSplit& s, double tokens) {
+  const TransformerShape& m = job.model;
+  if (s.ep == 1 || m.capacity_factor > 0.0) return 1.0;
+  if (job.moe_imbalance > 0.0) return std::min(job.moe_imbalance, dbl(s.ep));
+  return expected_moe_imbalance(m.experts, m.topk, s.ep, tokens);
+}
+
+}  // namespace
+
+double expected_moe_imbalance(std::int64_t experts, std::int64_t topk, std::int64_t ep,
+                              double tokens) {
+  require_routing(experts, topk, ep);
+  if (!(tokens > 0.0)) throw InputError(fmt::format("tokens {} must be above 0", tokens));
+  if (ep == 1) return 1.0;
+  const double e = dbl(experts);
+  const double k = dbl(topk);
+  return 1.0 + expected_max_normal(ep) * std::sqrt(dbl(ep) * (e - k) / ((e - 1.0) * tokens * k));
+}
+
+double simulated_moe_imbalance(std::int64_t experts, std::int64_t topk, std::int64_t ep,
+                               std::int64_t tokens, std::int64_t trials, std::uint64_t seed) {
+  require_routing(experts, topk, ep);
+  if (tokens < 1 || trials < 1) {
+    throw InputError(fmt::format("tokens {} and trials {} must be at least 1", tokens, trials));
+  }
+  std::mt19937_64 generator(seed);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(experts));
+  for (std::int64_t i = 0; i < experts; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::vector<std::int64_t> load(static_cast<std::size_t>(ep));
+  const std::int64_t per_rank = experts / ep;
+  const double mean = dbl(tokens) * dbl(topk) / dbl(ep);
+  double sum = 0.0;
+  for (std::int64_t trial = 0; trial < trials; ++trial) {
+    std::fill(load.begin(), load.end(), 0);
+    for (std::int64_t token = 0; token < tokens; ++token) {
+      // topk distinct experts: the first topk of a partial Fisher-Yates shuffle (the order
+      // left by the previous token is as good a start as any).
+      for (std::int64_t j = 0; j < topk; ++j) {
+        const auto left = static_cast<std::uint64_t>(experts - j);
+        const auto pick = j + static_cast<std::int64_t>(generator() % left);
+        std::swap(order[static_cast<std::size_t>(j)], order[static_cast<std::size_t>(pick)]);
+        ++load[static_cast<std::size_t>(order[static_cast<std::size_t>(j)] / per_rank)];
+      }
+    }
+    sum += dbl(*std::max_element(load.begin(), load.end())) / mean;
+  }
+  return sum / dbl(trials);
+}
+
+ExpertDispatch expert_dispatch(const TransformerJob& job, const ParallelSplit& s) {
+  const TransformerShape& m = job.model;
+  ExpertDispatch x;
+  const double tokens = dbl(s.micro_batch) * rank_seq(job, s);  // b s / cp, the TP group's
+  x.local_tokens = tokens / dbl(s.tp);
+  const std::int64_t group = expert_tp(s) * s.ep;
+  x.group_tokens = group == s.tp ? tokens : x.local_tokens * dbl(group);
+  x.tokens_per_expert = tokens_per_expert(m, x.group_tokens);
+  const double copies = routed_copies(m) * x.local_tokens;
+  x.alltoall_bytes = kElementBytes * copies * dbl(m.hidden);
+  x.probs_bytes = kElementBytes * copies;
+  x.gather_bytes = dbl(expert_tp(s)) * x.alltoall_bytes;
+  x.imbalance = imbalance_of(job, s, x.group_tokens);
+  x.alltoall_imbalance = imbalance_of(job, s, x.local_tokens * dbl(s.ep));
+  return x;
+}
+
+std::optional<std::string> expert_refusal(const TransformerJob& job, const ParallelSplit& s) {
+  const TransformerShape& m = job.model;
+  if (s.ep < 1) return fmt::format("parallel.ep {} must be at least 1", s.ep);
+  if (s.etp < 0) return fmt::format("parallel.etp {} must be at least 1", s.etp);
+  if (!is_moe(m)) {
+    if (s.ep > 1) return fmt::format("parallel.ep {} needs a mixture of experts (model.experts is 0)", s.ep);
+    if (experts_apart(s)) {
+      return fmt::format("parallel.etp {} needs a mixture of experts (model.experts is 0)", s.etp);
+    }
+    return std::nullopt;
+  }
+  FrameworkChoices choices;
+  choices.tp = s.tp;
+  choices.ep = s.ep;
+  if (s.etp > 0) choices.etp = s.etp;
+  if (const auto no = framework_refusal(job.framework, choices)) {
+    return fmt::format("parallel.{} {}: {}", no->key, no->key == "ep" ? s.ep : s.etp, no->reason);
+  }
+  if (!experts_apart(s)) return std::nullopt;
+  if (s.zero >= 3) {
+    return fmt::format("parallel.zero 3 with parallel.ep {} and etp {}: ZeRO-3 (Megatron-FSDP) "
+                       "of expert-parallel experts is not priced (zero 0 to 2)",
+                       s.ep, expert_tp(s));
+  }
+  if (s.tp > 1 && !s.sequence_parallel) {
+    return fmt::format("parallel.sequence_parallel off with parallel.tp {} and the experts apart "
+                       "(ep {}, etp {}): Megatron-Core's MoE layer refuses tensor parallelism "
+                       "without sequence parallelism in training (moe_layer.py)",
+                       s.tp, s.ep, expert_tp(s));
+  }
+  return std::nullopt;
+}
+
 SplitStep evaluate_split(const TransformerJob& job, const ParallelSplit& split) {
   require_valid(job.model);
   require_valid_split(split);
+  if (const std::optional<std::string> no = expert_refusal(job, split)) throw InputError(*no);
   SplitStep r;
   r.split = split;
   r.problem = split_problem(job, split);

@@ -677,5 +677,219 @@ TEST(ParallelStepMoe, LatentAttentionAndSharedExpertsRun) {
   EXPECT_GT(r.tp_comm_s, evaluate_split(unshared, s).tp_comm_s);
 }
 
+
+// Mixtral 8x7B (h 4096, 8 experts, top-2, gated f_e 14336) at seq 4096 on H100s in 8-GPU
+// nodes, 64 sequences per step, under Megatron-Core.
+TransformerJob mixtral_job() {
+  TransformerJob job = preset_job("mixtral-8x7b", "h100-sxm");
+  job.training.global_batch = 64;
+  return job;
+}
+
+// The all-to-all dispatcher's sizes per rank and micro-batch: T_l = b s / (cp tp) tokens of the
+// rank's sequence shard, k T_l routed copies of h, the group's T_g = etp ep T_l tokens over
+// the E experts.
+TEST(ExpertParallel, DispatchBytesPerRankInClosedForm) {
+  const TransformerJob job = mixtral_job();
+  ParallelSplit s;
+  s.tp = 2;
+  s.dp = 4;
+  s.ep = 4;
+  s.etp = 1;
+  s.sequence_parallel = true;
+  ExpertDispatch x = expert_dispatch(job, s);
+  EXPECT_DOUBLE_EQ(x.local_tokens, 2048);
+  EXPECT_DOUBLE_EQ(x.group_tokens, 4 * 2048);
+  EXPECT_DOUBLE_EQ(x.tokens_per_expert, 2.0 * 4 * 2048 / 8);
+  EXPECT_DOUBLE_EQ(x.alltoall_bytes, 2.0 * 2048 * 4096 * 2);  // k T_l h x 2 B: 33.5 MB
+  EXPECT_DOUBLE_EQ(x.probs_bytes, 2.0 * 2048 * 2);
+  EXPECT_DOUBLE_EQ(x.gather_bytes, x.alltoall_bytes);        // etp 1: nothing to gather
+  // etp 2 gathers the copies of two shards: twice the tokens per expert, twice the bytes.
+  s.etp = 2;
+  x = expert_dispatch(job, s);
+  EXPECT_DOUBLE_EQ(x.group_tokens, 2 * 4 * 2048);
+  EXPECT_DOUBLE_EQ(x.gather_bytes, 2 * 2.0 * 2048 * 4096 * 2);
+  // Context parallelism halves a rank's tokens; b 2 doubles them.
+  s.cp = 2;
+  s.dp = 2;
+  s.micro_batch = 2;
+  EXPECT_DOUBLE_EQ(expert_dispatch(job, s).local_tokens, 2.0 * 4096 / (2 * 2));
+  // Without expert parallelism (ep 1, etp tp) the experts run on every token of the TP group.
+  ParallelSplit plain;
+  plain.tp = 8;
+  EXPECT_FALSE(experts_apart(plain));
+  EXPECT_DOUBLE_EQ(expert_dispatch(job, plain).group_tokens, 4096);
+  EXPECT_DOUBLE_EQ(expert_dispatch(job, plain).imbalance, 1.0);
+}
+
+// Each GPU holds E/ep experts of each MoE layer, each over etp: the experts' parameters
+// / (ep etp), the rest / tp; their gradients and Adam state shard over the expert
+// data-parallel group, edp = tp cp dp / (etp ep) ranks (ZeRO-2 here), the rest over d c.
+TEST(ExpertParallel, ExpertWeightsOverEpEtpAndTheirOptimizerOverEdp) {
+  TransformerJob job = mixtral_job();
+  const TransformerShape& m = job.model;
+  ParallelSplit s;
+  s.tp = 2;
+  s.dp = 8;
+  s.ep = 4;
+  s.etp = 1;
+  s.zero = 2;
+  s.sequence_parallel = true;
+  EXPECT_EQ(expert_dp(s), 4);  // 2 x 1 x 8 / (1 x 4)
+  const SplitStep r = evaluate_split(job, s);
+  ASSERT_EQ(r.problem, SplitProblem::kNone);
+  const double experts = 32 * routed_expert_parameters(m);
+  EXPECT_DOUBLE_EQ(routed_expert_parameters(m), 8 * 3.0 * 4096 * 14336);
+  const double rest = model_parameters(m) - 4096 - experts;  // the final norm is on no stage
+  const double per_gpu = rest / 2 + experts / 4;
+  EXPECT_NEAR(r.memory.weights_bytes, 2 * per_gpu, 1e-6 * r.memory.weights_bytes);
+  EXPECT_NEAR(r.memory.gradients_bytes, 2 * (rest / 2) / 8 + 2 * (experts / 4) / 4,
+              1e-6 * r.memory.gradients_bytes);
+  EXPECT_NEAR(r.memory.optimizer_bytes, 12 * (rest / 2) / 8 + 12 * (experts / 4) / 4,
+              1e-6 * r.memory.optimizer_bytes);
+  EXPECT_GT(r.ep_comm_s, 0.0);
+  EXPECT_GT(r.tp_comm_s, 0.0);
+}
+
+// ep 1 with the experts over tp is the split without expert parallelism, to the bit: etp
+// given as tp is etp 0, no dispatch is priced and nothing varies.
+TEST(ExpertParallel, EpOneWithEtpTpChangesNothing) {
+  const TransformerJob job = mixtral_job();
+  ParallelSplit s;
+  s.tp = 4;
+  s.pp = 2;
+  s.dp = 2;
+  s.zero = 1;
+  s.sequence_parallel = true;
+  const SplitStep a = evaluate_split(job, s);
+  s.etp = 4;
+  const SplitStep b = evaluate_split(job, s);
+  EXPECT_EQ(a.step_s, b.step_s);
+  EXPECT_EQ(a.memory.total(), b.memory.total());
+  EXPECT_EQ(a.ep_comm_s, 0.0);
+  EXPECT_EQ(a.variance_s, 0.0);
+}
+
+// The expected heaviest EP rank under balanced multinomial routing: none with ep 1; at least
+// the mean; the closed form against a seeded Monte Carlo, which gives the same figure for the
+// same seed.
+TEST(ExpertParallel, TheHeaviestRankOfBalancedRoutingInClosedFormAndByMonteCarlo) {
+  EXPECT_EQ(expected_moe_imbalance(8, 2, 1, 4096), 1.0);
+  // E 8, k 2, ep 8, 4,096 tokens: 1 + e_8 sqrt(8 x 6 / (7 x 4096 x 2)), e_8 = 1.42360.
+  const double closed = expected_moe_imbalance(8, 2, 8, 4096);
+  EXPECT_NEAR(closed, 1.0 + 1.4236003 * std::sqrt(48.0 / (7.0 * 4096 * 2)), 1e-6);
+  EXPECT_GT(closed, 1.0);
+  const double simulated = simulated_moe_imbalance(8, 2, 8, 4096, 400, 20261207);
+  EXPECT_EQ(simulated, simulated_moe_imbalance(8, 2, 8, 4096, 400, 20261207));
+  EXPECT_NE(simulated, simulated_moe_imbalance(8, 2, 8, 4096, 400, 7));
+  EXPECT_GE(simulated, 1.0);
+  EXPECT_NEAR(simulated - 1.0, closed - 1.0, 0.1 * (closed - 1.0));
+  // DeepSeek-V3's routing (256 experts, top-8) over 16 ranks.
+  const double wide = expected_moe_imbalance(256, 8, 16, 2048);
+  EXPECT_NEAR(simulated_moe_imbalance(256, 8, 16, 2048, 200, 1) - 1.0, wide - 1.0,
+              0.1 * (wide - 1.0));
+  EXPECT_EQ(input_error_of([] { (void)expected_moe_imbalance(8, 2, 3, 100); }),
+            "ep 3 must divide the experts (8)");
+  EXPECT_EQ(input_error_of([] { (void)simulated_moe_imbalance(8, 2, 2, 0, 10, 1); }),
+            "tokens 0 and trials 10 must be at least 1");
+}
+
+// The heaviest EP rank's extra time is variance: none with ep 1, none with a capacity factor
+// (every expert runs its padded capacity) or a measured imbalance of 1; with a measured 1.5 at
+// least the experts' GEMMs at 1.5 times their tokens, forward and backward, in each MoE layer
+// and micro-batch.
+TEST(ExpertParallel, TheHeaviestRanksExtraTimeIsVariance) {
+  TransformerJob job = mixtral_job();
+  ParallelSplit s;
+  s.dp = 8;
+  s.ep = 8;
+  s.zero = 1;
+  const SplitStep balanced = evaluate_split(job, s);
+  EXPECT_GT(balanced.variance_s, 0.0);
+  job.moe_imbalance = 1.0;
+  EXPECT_EQ(evaluate_split(job, s).variance_s, 0.0);
+  job.moe_imbalance = 1.5;
+  const SplitStep heavy = evaluate_split(job, s);
+  EXPECT_GT(heavy.variance_s, balanced.variance_s);
+  const MatmulCurve& c = job.gpu.curve(DType::kBf16);
+  const double peak = job.gpu.peak_flops_per_s(DType::kBf16);
+  const double each = 2.0 * 8 * 4096 / 8;  // k T_g / E
+  const auto gemms = [&](double tokens) {
+    return c.gemm_time_s(2 * 2 * tokens * 4096 * 14336, peak) +
+           c.gemm_time_s(2 * tokens * 4096 * 14336, peak);
+  };
+  const double micro_batches = 8;
+  EXPECT_GT(heavy.variance_s, micro_batches * 32 * 3 * (gemms(1.5 * each) - gemms(each)));
+  TransformerJob padded = mixtral_job();
+  padded.model.capacity_factor = 1.0;
+  EXPECT_EQ(evaluate_split(padded, s).variance_s, 0.0);
+  s.ep = 1;
+  EXPECT_EQ(evaluate_split(mixtral_job(), s).variance_s, 0.0);
+}
+
+// The dispatch is priced on the EP group's own shape: 8 ranks in one node, 16 over two; the
+// bytes are the same (k T_l h), the node's NICs slower than NVLink.
+TEST(ExpertParallel, TheAllToAllCrossesNodesWhenTheGroupDoes) {
+  TransformerJob job = small_moe(16);
+  job.training.global_batch = 16;
+  job.fabric = dgx_a100_node();
+  ParallelSplit s;
+  s.dp = 16;
+  s.ep = 8;
+  const SplitStep inside = evaluate_split(job, s);
+  s.ep = 16;
+  const SplitStep across = evaluate_split(job, s);
+  ASSERT_EQ(inside.problem, SplitProblem::kNone);
+  EXPECT_GT(across.ep_comm_s, 2 * inside.ep_comm_s);
+  // With etp 8 the EP group's stride is 8: ep 2 already crosses nodes.
+  s.tp = 8;
+  s.dp = 2;
+  s.ep = 2;
+  s.sequence_parallel = true;
+  EXPECT_EQ(expert_dp(s), 1);
+  const SplitStep strided = evaluate_split(job, s);
+  EXPECT_GT(strided.ep_comm_s, 0.0);
+}
+
+// What the model cannot price is refused naming the keys and values; a grid that does not fit
+// the stage's ranks cannot run (kExperts).
+TEST(ExpertParallel, RefusalsAndSplitsThatCannotRun) {
+  const TransformerJob moe = mixtral_job();
+  ParallelSplit s;
+  s.dp = 8;
+  s.ep = 8;
+  TransformerJob dense = llama70b();
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(dense, s); }),
+            "parallel.ep 8 needs a mixture of experts (model.experts is 0)");
+  TransformerJob old = moe;
+  old.framework = framework_preset("megatron-lm-2022");
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(old, s); }),
+            "parallel.ep 8: system.framework megatron-lm-2022 has no expert parallelism");
+  ParallelSplit z = s;
+  z.zero = 3;
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(moe, z); }),
+            "parallel.zero 3 with parallel.ep 8 and etp 1: ZeRO-3 (Megatron-FSDP) of "
+            "expert-parallel experts is not priced (zero 0 to 2)");
+  ParallelSplit q;
+  q.tp = 2;
+  q.dp = 4;
+  q.ep = 4;
+  q.etp = 1;
+  EXPECT_EQ(input_error_of([&] { (void)evaluate_split(moe, q); }),
+            "parallel.sequence_parallel off with parallel.tp 2 and the experts apart (ep 4, etp "
+            "1): Megatron-Core's MoE layer refuses tensor parallelism without sequence "
+            "parallelism in training (moe_layer.py)");
+  ParallelSplit odd;
+  odd.dp = 8;
+  odd.ep = 16;  // more than the 8 experts
+  EXPECT_EQ(split_problem(moe, odd), SplitProblem::kExperts);
+  odd.ep = 8;
+  odd.dp = 4;   // 4 ranks cannot hold an EP group of 8
+  EXPECT_EQ(split_problem(moe, odd), SplitProblem::kExperts);
+  EXPECT_EQ(split_problem_detail(moe, odd, SplitProblem::kExperts),
+            "ep does not divide the experts, or etp x ep does not divide tp x cp x dp (ep 8, "
+            "etp 1; 8 experts, tp x cp x dp = 1 x 1 x 4 = 4)");
+}
+
 }  // namespace
 }  // namespace scalewall

@@ -363,6 +363,10 @@ double layer_parameters(const TransformerShape& m, LayerKind kind) {
   return layer_parameters_with(m, kind, dbl(m.experts));
 }
 
+double routed_expert_parameters(const TransformerShape& m) {
+  return is_moe(m) ? dbl(m.experts) * mlp_parameters(m, expert_ffn(m)) : 0.0;
+}
+
 double input_embedding_parameters(const TransformerShape& m) {
   const double positions = m.position == PositionKind::kLearned ? dbl(m.seq) : 0.0;
   return (dbl(m.vocab) + positions) * dbl(m.hidden);

@@ -27,9 +27,11 @@ Table groups_table(const std::string& name, const std::vector<AccuracyGroup>& gr
 }
 
 std::string split_text(const ParallelSplit& s) {
-  return fmt::format("tp {}{} pp {} dp {} b {} v {}{}", s.tp,
-                     s.cp > 1 ? fmt::format(" cp {}", s.cp) : "", s.pp, s.dp, s.micro_batch,
-                     s.interleave, s.zero > 0 ? fmt::format(" zero {}", s.zero) : "");
+  return fmt::format("tp {}{} pp {} dp {}{} b {} v {}{}", s.tp,
+                     s.cp > 1 ? fmt::format(" cp {}", s.cp) : "", s.pp, s.dp,
+                     experts_apart(s) ? fmt::format(" ep {} etp {}", s.ep, expert_tp(s)) : "",
+                     s.micro_batch, s.interleave,
+                     s.zero > 0 ? fmt::format(" zero {}", s.zero) : "");
 }
 
 Table runs_table(const PublishedAccuracy& a) {
@@ -61,6 +63,10 @@ Report accuracy_report(const PublishedAccuracy& accuracy, bool rows) {
   // The runs with context parallelism, across the groups above.
   if (accuracy.context_parallel) {
     report.tables.push_back(groups_table("context_parallel", {*accuracy.context_parallel}));
+  }
+  // The mixtures of experts, by model family and GPU, apart from the dense groups.
+  if (!accuracy.mixture_of_experts.empty()) {
+    report.tables.push_back(groups_table("mixture_of_experts", accuracy.mixture_of_experts));
   }
   std::vector<std::string> skipped, assumed;
   std::map<std::string, std::int64_t> kinds;

@@ -42,7 +42,7 @@ void put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
 // The colour of each breakdown part (kStepParts) and each memory part (kMemoryParts), in
 // their order.
 constexpr std::array<std::string_view, kStepParts.size()> kStepColours = {
-    "#4c72b0", "#64b5cd", "#dd8452", "#da8bc3", "#ccb974", "#937860",
+    "#4c72b0", "#64b5cd", "#dd8452", "#da8bc3", "#a1c9f4", "#ccb974", "#937860",
     "#c44e52", "#55a868", "#8172b3", "#8c8c8c"};
 
 // The colour of `part` (one of kStepParts).

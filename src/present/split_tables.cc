@@ -32,28 +32,41 @@ std::string largest_increases(const SplitStep& other, const SplitStep& best) {
   return text;
 }
 
-// The degrees every split table shows, in this order: tp, (cp), pp, dp, micro-batch,
-// recompute, zero; cp where `cp` (a split of the table has cp > 1). degree_cells gives one
-// split's values for them.
-std::vector<Column> degree_columns(bool cp) {
+// Which of the optional degrees a table shows: cp where a split of it has cp > 1, ep and etp
+// where one holds its experts apart.
+struct Shown {
+  bool cp = false;
+  bool ep = false;
+};
+Shown shown_of(std::span<const SplitStep> steps) {
+  return {any_context_parallel(steps), any_expert_parallel(steps)};
+}
+
+// The degrees every split table shows, in this order: tp, (cp), pp, dp, (ep, etp),
+// micro-batch, recompute, zero. degree_cells gives one split's values for them.
+std::vector<Column> degree_columns(Shown shown) {
   std::vector<Column> out = {{"tp", "tp", Unit::kCount},          {"pp", "pp", Unit::kCount},
                              {"dp", "dp", Unit::kCount},          {"micro_batch", "mb", Unit::kCount},
                              {"recompute", "recompute", Unit::kText}, {"zero", "zero", Unit::kCount}};
-  if (cp) out.insert(out.begin() + 1, {"cp", "cp", Unit::kCount});
+  if (shown.ep) {
+    out.insert(out.begin() + 3, {{"ep", "ep", Unit::kCount}, {"etp", "etp", Unit::kCount}});
+  }
+  if (shown.cp) out.insert(out.begin() + 1, {"cp", "cp", Unit::kCount});
   return out;
 }
 
-std::vector<Value> degree_cells(const ParallelSplit& p, bool cp) {
+std::vector<Value> degree_cells(const ParallelSplit& p, Shown shown) {
   std::vector<Value> out = {p.tp, p.pp, p.dp, p.micro_batch,
                             std::string(recompute_name(p.recompute)),
                             static_cast<std::int64_t>(p.zero)};
-  if (cp) out.insert(out.begin() + 1, p.cp);
+  if (shown.ep) out.insert(out.begin() + 3, {p.ep, expert_tp(p)});
+  if (shown.cp) out.insert(out.begin() + 1, p.cp);
   return out;
 }
 
 // Columns, then the degree columns inserted after the first `before` of them.
-std::vector<Column> with_degrees(std::vector<Column> columns, std::size_t before, bool cp) {
-  const std::vector<Column> degrees = degree_columns(cp);
+std::vector<Column> with_degrees(std::vector<Column> columns, std::size_t before, Shown shown) {
+  const std::vector<Column> degrees = degree_columns(shown);
   columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(before), degrees.begin(),
                  degrees.end());
   return columns;
@@ -61,8 +74,8 @@ std::vector<Column> with_degrees(std::vector<Column> columns, std::size_t before
 
 // Cells, then the split's degree cells inserted after the first `before` of them.
 std::vector<Value> with_degree_cells(std::vector<Value> cells, std::size_t before,
-                                     const ParallelSplit& p, bool cp) {
-  const std::vector<Value> degrees = degree_cells(p, cp);
+                                     const ParallelSplit& p, Shown shown) {
+  const std::vector<Value> degrees = degree_cells(p, shown);
   cells.insert(cells.begin() + static_cast<std::ptrdiff_t>(before), degrees.begin(),
                degrees.end());
   return cells;
@@ -81,18 +94,28 @@ bool any_context_parallel(std::span<const SplitStep> steps) {
   return std::any_of(steps.begin(), steps.end(), [](const SplitStep& s) { return s.split.cp > 1; });
 }
 
+bool any_expert_parallel(std::span<const SplitStep> steps) {
+  return std::any_of(steps.begin(), steps.end(),
+                     [](const SplitStep& s) { return experts_apart(s.split); });
+}
+
 std::vector<StepPart> shown_step_parts(std::span<const SplitStep> steps) {
   const bool cp = any_context_parallel(steps);
+  const bool ep = any_expert_parallel(steps);
   std::vector<StepPart> out;
   for (const StepPart& p : kStepParts) {
-    if (cp || p.seconds != &SplitStep::cp_comm_s) out.push_back(p);
+    if (!cp && p.seconds == &SplitStep::cp_comm_s) continue;
+    if (!ep && p.seconds == &SplitStep::ep_comm_s) continue;
+    out.push_back(p);
   }
   return out;
 }
 
 std::string degrees_label(const ParallelSplit& s) {
   const std::string cp = s.cp > 1 ? fmt::format(" cp {}", s.cp) : "";
-  return fmt::format("tp {}{} pp {} dp {}", s.tp, cp, s.pp, s.dp);
+  const std::string ep =
+      experts_apart(s) ? fmt::format(" ep {} etp {}", s.ep, expert_tp(s)) : "";
+  return fmt::format("tp {}{} pp {} dp {}{}", s.tp, cp, s.pp, s.dp, ep);
 }
 
 std::string split_text(const ParallelSplit& s) {
@@ -102,10 +125,12 @@ std::string split_text(const ParallelSplit& s) {
   if (s.embedding_in_split) ends += ", embedding in split";
   if (s.loss_in_split) ends += ", loss in split";
   const std::string cp = s.cp > 1 ? cp_words(s) + ", " : "";
+  const std::string ep =
+      experts_apart(s) ? fmt::format(", ep {} (etp {})", s.ep, expert_tp(s)) : "";
   return fmt::format(
-      "tp {}, {}pp {}, dp {}, micro-batch {}, interleave {}, recompute {}, zero {}, sequence "
+      "tp {}, {}pp {}, dp {}{}, micro-batch {}, interleave {}, recompute {}, zero {}, sequence "
       "parallel {}, dp overlap {}{}",
-      s.tp, cp, s.pp, s.dp, s.micro_batch, s.interleave, recompute_name(s.recompute), s.zero,
+      s.tp, cp, s.pp, s.dp, ep, s.micro_batch, s.interleave, recompute_name(s.recompute), s.zero,
       on_off(s.sequence_parallel), on_off(s.dp_overlap), ends);
 }
 
@@ -121,6 +146,12 @@ void add_split_fields(Report& r, const SplitStep& s) {
   }
   r.add_field("pp", "pipeline parallel", Unit::kCount, s.split.pp);
   r.add_field("dp", "data parallel", Unit::kCount, s.split.dp);
+  if (experts_apart(s.split)) {
+    r.add_field("ep", "expert parallel", Unit::kCount, s.split.ep);
+    r.add_field("etp", "expert tensor parallel", Unit::kCount, expert_tp(s.split));
+  } else {
+    r.extra["ep"] = s.split.ep;
+  }
   r.add_field("micro_batches", "micro-batches per pipeline", Unit::kCount, s.micro_batches);
   r.add_field("step_s", "step", Unit::kSeconds, s.step_s);
   r.add_field("fits", "fits in memory", Unit::kText, s.fits);
@@ -148,6 +179,7 @@ void add_split_fields(Report& r, const SplitStep& s) {
     r.add_field(std::string(p.key), std::string(p.title), Unit::kSeconds, s.*p.seconds);
   }
   if (s.split.cp == 1) r.extra["cp_comm_s"] = s.cp_comm_s;
+  if (!experts_apart(s.split)) r.extra["ep_comm_s"] = s.ep_comm_s;
   r.add_field("binding", "binding", Unit::kText, std::string(split_binding_name(s.binding)));
 }
 
@@ -209,7 +241,12 @@ Table splits_table(const SplitSearch& search) {
   const bool uneven = std::any_of(search.ranked.begin(), search.ranked.end(),
                                   [](const SplitStep& s) { return !s.layout.even(); });
   const bool cp = any_context_parallel(search.ranked);
+  const bool ep = any_expert_parallel(search.ranked);
   if (uneven) t.columns.insert(t.columns.begin() + 6, {"stage_layers", "layers", Unit::kText});
+  if (ep) {
+    t.columns.insert(t.columns.begin() + 4,
+                     {{"ep", "ep", Unit::kCount}, {"etp", "etp", Unit::kCount}});
+  }
   if (cp) t.columns.insert(t.columns.begin() + 2, {"cp", "cp", Unit::kCount});
   std::int64_t rank = 1;
   for (const SplitStep& s : search.ranked) {
@@ -224,6 +261,7 @@ Table splits_table(const SplitSearch& search) {
       const std::string middle = l.stages > 2 ? fmt::format("{}/", l.middle) : "";
       row.insert(row.begin() + 6, fmt::format("{}/{}{}", l.first, middle, l.last));
     }
+    if (ep) row.insert(row.begin() + 4, {p.ep, expert_tp(p)});
     if (cp) row.insert(row.begin() + 2, p.cp);
     for (const StepPart& part : parts) row.emplace_back(s.*part.seconds);
     row.emplace_back(std::string(split_binding_name(s.binding)));
@@ -255,22 +293,43 @@ std::vector<std::string> runner_up_lines(const SplitSearch& search) {
   return lines;
 }
 
-std::vector<std::string> cp_choice_lines(const SplitSearch& search) {
+namespace {
+
+// The best split at each degree of one kind beside the best's own: `best_by` (the search's
+// best_by_cp or best_by_ep), the degree in `degree`, named `name` ("cp"), and the exposed time
+// of its exchange in `comm` with its title ("cp comm").
+std::vector<std::string> choice_lines(const SplitSearch& search,
+                                      const std::vector<SplitStep>& best_by,
+                                      std::int64_t ParallelSplit::*degree, std::string_view name,
+                                      double SplitStep::*comm, std::string_view comm_title) {
   std::vector<std::string> lines;
-  if (search.ranked.empty() || search.best_by_cp.size() < 2) return lines;
+  if (search.ranked.empty() || best_by.size() < 2) return lines;
   const SplitStep& best = search.ranked.front();
-  for (const SplitStep& s : search.best_by_cp) {
-    if (s.split.cp != best.split.cp) {
-      lines.push_back(alternative_line(fmt::format("best at cp {}", s.split.cp), s, best));
+  for (const SplitStep& s : best_by) {
+    if (s.split.*degree != best.split.*degree) {
+      lines.push_back(
+          alternative_line(fmt::format("best at {} {}", name, s.split.*degree), s, best));
       continue;
     }
     lines.push_back(fmt::format(
-        "cp {}, the best split's: cp comm {} ({} of the step), memory {} of {}", s.split.cp,
-        format_seconds(best.cp_comm_s),
-        format_percent(best.step_s > 0 ? best.cp_comm_s / best.step_s : 0.0),
+        "{} {}, the best split's: {} {} ({} of the step), memory {} of {}", name,
+        s.split.*degree, comm_title, format_seconds(best.*comm),
+        format_percent(best.step_s > 0 ? best.*comm / best.step_s : 0.0),
         format_bytes(best.memory.total()), format_bytes(best.memory_limit_bytes)));
   }
   return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> cp_choice_lines(const SplitSearch& search) {
+  return choice_lines(search, search.best_by_cp, &ParallelSplit::cp, "cp", &SplitStep::cp_comm_s,
+                      "cp comm");
+}
+
+std::vector<std::string> ep_choice_lines(const SplitSearch& search) {
+  return choice_lines(search, search.best_by_ep, &ParallelSplit::ep, "ep", &SplitStep::ep_comm_s,
+                      "ep comm");
 }
 
 namespace {
@@ -278,12 +337,13 @@ namespace {
 // One row of the decomposition table: a split that runs, or one that cannot (`step` empty).
 void add_decomposition_row(Table& t, const std::string& name, const std::optional<SplitStep>& step,
                            SplitProblem problem, const std::optional<SplitStep>& baseline,
-                           bool cp) {
+                           Shown shown) {
   if (!step) {
     std::vector<Value> row = {name, Value{}, Value{}, Value{}, Value{}, Value{}, Value{},
                               Value{}, false, Value{}, Value{},
                               std::string(split_problem_text(problem))};
-    if (cp) row.insert(row.begin() + 2, Value{});
+    if (shown.ep) row.insert(row.begin() + 4, {Value{}, Value{}});
+    if (shown.cp) row.insert(row.begin() + 2, Value{});
     t.add_row(std::move(row), "cannot run");
     return;
   }
@@ -293,7 +353,7 @@ void add_decomposition_row(Table& t, const std::string& name, const std::optiona
   t.add_row(with_degree_cells({name, s.step_s, s.fits, s.memory.total(),
                                comparable ? Value{baseline->step_s / s.step_s} : Value{},
                                split_text(p)},
-                              1, p, cp),
+                              1, p, shown),
             s.fits ? "" : fmt::format("does not fit: lacks {} per GPU", format_bytes(s.lacks_bytes)));
 }
 
@@ -304,25 +364,25 @@ Table decomposition_table(const Decomposition& d) {
   for (const std::optional<SplitStep>* s : {&d.baseline, &d.best}) {
     if (*s) all.push_back(**s);
   }
-  const bool cp = any_context_parallel(all);
+  const Shown shown = shown_of(all);
   Table t{"remedies",
           with_degrees({{"name", "remedy", Unit::kText},
            {"step_s", "step", Unit::kSeconds},
            {"fits", "fits", Unit::kText},
            {"memory_per_gpu_bytes", "memory", Unit::kBytes},
            {"gain", "gain", Unit::kRatio},
-           {"change", "split", Unit::kText}}, 1, cp),
+           {"change", "split", Unit::kText}}, 1, shown),
           {},
           {}};
   add_decomposition_row(t, "baseline: " + d.baseline_name, d.baseline, d.baseline_problem,
-                        d.baseline, cp);
+                        d.baseline, shown);
   for (const NamedSplit& n : d.pure) {
     if (n.name != d.baseline_name) {
-      add_decomposition_row(t, n.name, n.best, n.problem, d.baseline, cp);
+      add_decomposition_row(t, n.name, n.best, n.problem, d.baseline, shown);
     }
   }
   add_decomposition_row(t, "change the decomposition", d.best, SplitProblem::kFabric, d.baseline,
-                        cp);
+                        shown);
   return t;
 }
 
@@ -374,7 +434,7 @@ Table split_curve_table(const SplitCurve& curve, TableWords words) {
   for (const SplitCurveRow& row : curve.rows) {
     if (row.step) steps.push_back(*row.step);
   }
-  const bool cp = any_context_parallel(steps);
+  const Shown shown = shown_of(steps);
   Table table{"rows",
               with_degrees({{"gpus", "GPUs", Unit::kCount},
                             {"global_batch", "batch", Unit::kCount},
@@ -385,7 +445,7 @@ Table split_curve_table(const SplitCurve& curve, TableWords words) {
                             {"efficiency", "efficiency", Unit::kFraction},
                             {"binding", "binding", Unit::kText},
                             {"fits", "fits", Unit::kText}},
-                           2, cp),
+                           2, shown),
               {},
               {}};
   for (const LossPart& part : kLossParts) {
@@ -413,7 +473,7 @@ Table split_curve_table(const SplitCurve& curve, TableWords words) {
         {row.gpus, batch, if_fits(s.step_s), if_fits(s.tokens_per_s), if_fits(s.mfu),
          optional(row.speedup), optional(row.efficiency),
          std::string(split_binding_name(s.binding)), s.fits},
-        2, s.split, cp);
+        2, s.split, shown);
     const SplitLoss lost = lost_time(s);
     for (const LossPart& part : kLossParts) cells.push_back(if_fits(lost.*part.seconds));
     cells.push_back(curve_problem(row));

@@ -97,6 +97,8 @@ void require_sound(const scalewall::SplitStep& s) {
   require_finite(s.compute_s, "compute_s");
   require_finite(s.tp_comm_s, "tp_comm_s");
   require_finite(s.cp_comm_s, "cp_comm_s");
+  require_finite(s.ep_comm_s, "ep_comm_s");
+  require_finite(s.variance_s, "variance_s");
   require_finite(s.dp_comm_s, "dp_comm_s");
   require_finite(s.pp_bubble_s, "pp_bubble_s");
   require_finite(s.memory.total(), "memory");

@@ -6,9 +6,12 @@
 // The measured step of a run is B s / (tokens/s per GPU x N) where the source gives tokens/s,
 // else the run's model FLOPs by Megatron-LM's count (megatron_model_flops) over its TFLOP/s per
 // GPU x N: the count the published TFLOP/s were computed with. A run the model cannot price yet
-// (mixture of experts, a 4-bit format, fine-tuning, an accelerator or system with no preset, a
-// missing dimension) is kept with the reason, never dropped silently. A run with context
-// parallelism is priced at the cp its source states.
+// (a mixture of experts without a model preset, a 4-bit format, fine-tuning, an accelerator or
+// system with no preset, a missing dimension) is kept with the reason, never dropped silently.
+// A run with context parallelism is priced at the cp its source states. A mixture of experts
+// is priced from the model preset its name matches (DeepSeekV3, Qwen3_30B_a3B,
+// Qwen3_235B_a22B, GPT OSS 120B; the table's expert columns must agree with it) at the ep its
+// source states, etp left to the search, and summarised apart by model family and GPU.
 // docs/models.md ("Accuracy on published runs") states the rules.
 #ifndef SCALEWALL_ANALYSIS_PUBLISHED_ACCURACY_H_
 #define SCALEWALL_ANALYSIS_PUBLISHED_ACCURACY_H_
@@ -33,6 +36,8 @@ struct PublishedCase {
   PublishedRun run;
   std::string name;          // "LLAMA3_70B on 64 x H100, FP8 (megatron_bridge...csv:12)"
   std::string group;         // GPU and precision: "H100 BF16"
+  std::string family;        // a mixture of experts: its model family and GPU
+                             // ("DeepSeek-V3 GB300"); empty for a dense model
   std::string skipped;       // why the model does not price it; empty when it does
   std::string skipped_kind;  // the reason's kind, to count runs by: "mixture of experts",
                              // "4-bit format", "fine-tuning",
@@ -58,10 +63,13 @@ struct AccuracyGroup {
 
 struct PublishedAccuracy {
   std::vector<PublishedCase> cases;   // every run, in the order given
-  std::vector<AccuracyGroup> groups;  // each group with a priced run (name order), then "all"
+  std::vector<AccuracyGroup> groups;  // each group of dense priced runs (name order), then "all"
   // The priced runs whose split has cp > 1, across the groups ("cp > 1"); empty when there
   // are none.
   std::optional<AccuracyGroup> context_parallel;
+  // The priced mixtures of experts, by family and GPU (name order), then "all MoE"; they are
+  // in none of `groups` (whose "all" is the dense runs'). Empty when none is priced.
+  std::vector<AccuracyGroup> mixture_of_experts;
 };
 
 // The scenario of `run` (TOML), or the reason it cannot be written, in `skipped`; fills

@@ -1,7 +1,7 @@
 // scalewall/analysis/split_search.h: the best parallel split of a transformer for N GPUs: every
 // divisor split tp x cp x pp x dp = N (cp among cp_choices' degrees), micro-batch, interleave,
-// recomputation, ZeRO stage and sequence parallelism that can run, evaluated by
-// evaluate_split (parallel_step.h) and ranked.
+// recomputation, ZeRO stage, sequence parallelism and, for a mixture of experts, the experts'
+// ep and etp that can run, evaluated by evaluate_split (parallel_step.h) and ranked.
 //
 // Ranking: splits that fit in memory first, by step time (shortest first); then those that do
 // not fit, by how much they lack (least first). A split that does not fit is never ranked above
@@ -50,6 +50,10 @@ struct SplitSearch {
   // The best split at each context-parallel degree tried that has one that can run, cp
   // increasing (one entry when only cp 1 is tried): what plan sets beside its choice.
   std::vector<SplitStep> best_by_cp;
+  // The best split at each expert-parallel degree tried that has one that can run, ep
+  // increasing (one entry for a dense model or where ep is fixed): what plan sets beside its
+  // choice for a mixture of experts.
+  std::vector<SplitStep> best_by_ep;
 };
 
 // Searches every split of `gpus` GPUs allowed by `constraints` and keeps the best `keep`.

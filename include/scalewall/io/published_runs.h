@@ -5,11 +5,11 @@
 // A table is a CSV (csv_table.h) whose header names its columns; the reader takes the columns it
 // knows by name, in any order, and leaves the others:
 //   model, task, release, variant, system, gpu, precision, notes          text
-//   layers, hidden, ffn_hidden, heads, kv_heads, vocab, experts,          counts; an empty cell
-//   gpus, seq_len, global_batch, micro_batch, fsdp, tp, pp, cp, vp, ep,   or "n/a" is not stated
-//   dp
+//   layers, hidden, ffn_hidden, heads, kv_heads, vocab, experts, topk,    counts; an empty cell
+//   moe_ffn_hidden, shared_experts, gpus, seq_len, global_batch,          or "n/a" is not stated
+//   micro_batch, fsdp, tp, pp, cp, vp, ep, dp
 //   tokens_per_s_per_gpu, tflops_per_gpu                                 numbers (> 0)
-// Every count is a whole number from 0 (fsdp, experts) or 1 up to 2^40; an error names the file,
+// Every count is a whole number from 0 (fsdp, experts, shared_experts) or 1 up to 2^40; an error names the file,
 // the line, the column and the cell.
 #ifndef SCALEWALL_IO_PUBLISHED_RUNS_H_
 #define SCALEWALL_IO_PUBLISHED_RUNS_H_
@@ -27,6 +27,7 @@ struct PublishedRun {
   std::int64_t line = 0;
   std::string model, task, release, variant, system, gpu, precision, notes;
   std::optional<std::int64_t> layers, hidden, ffn, heads, kv_heads, vocab, experts;
+  std::optional<std::int64_t> topk, moe_ffn, shared_experts;  // a mixture of experts' routing
   std::optional<std::int64_t> gpus, seq, global_batch, micro_batch, fsdp;
   std::optional<std::int64_t> tp, pp, cp, vp, ep, dp;
   std::optional<double> tokens_per_s_per_gpu, tflops_per_gpu;

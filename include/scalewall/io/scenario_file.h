@@ -124,6 +124,13 @@
 //   cp_comm = "p2p"                        # p2p | a2a | a2a+p2p; default: the framework's
 //   cp_a2a = 2                             # a2a+p2p only: the all-to-all sub-group (divides
 //                                          #   cp); default: the most that stay in a node
+//   ep = 8                                 # a mixture of experts: expert parallelism, the
+//                                          #   experts over ep ranks (megatron-core; divides
+//                                          #   model.experts); default 1
+//   etp = 1                                # the experts' tensor-parallel degree; default tp
+//   moe_imbalance = 1.1                    # measured heaviest EP rank's routed tokens over
+//                                          #   the mean (dropless); default: the expected
+//                                          #   heaviest under balanced multinomial routing
 //   interleave = 1                         # default 1
 //   sequence_parallel = false              # default: the framework's (with tp > 1)
 //   recompute = "none"                     # none | selective | full; default: the framework's

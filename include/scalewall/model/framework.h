@@ -112,6 +112,16 @@ struct FrameworkProfile {
   CpComm cp_comm = CpComm::kP2p;
   std::string_view cp_refusal = "has no context parallelism";
 
+  // Expert parallelism: whether the framework splits an MoE layer's experts over ep ranks and
+  // its own expert tensor-parallel degree etp (Megatron-Core's --expert-model-parallel-size and
+  // --expert-tensor-parallel-size), dispatching the routed tokens with its all-to-all token
+  // dispatcher; where it has none that is priced, what ep and etp are refused with
+  // (framework_refusal: "system.framework NAME <ep_refusal>"). Without it every GPU holds all
+  // the experts of its layers, sharded over tp as the dense weights are (etp = tp, the default
+  // of every profile).
+  bool can_expert_parallel = false;
+  std::string_view ep_refusal = "has no expert parallelism";
+
   // How the layers are laid out on the pipeline stages. Default: Megatron-LM's even layout.
   LayerPartition partition = LayerPartition::kMegatronEven;
 
@@ -149,7 +159,7 @@ std::string framework_names();
 // Why `framework` cannot run a split with these choices: the [parallel] key at fault
 // ("zero", "sequence_parallel", "recompute", "dp_overlap", "tp_overlap", "interleave",
 // "first_stage_layers", "last_stage_layers", "embedding_in_split", "loss_in_split", "cp",
-// "cp_comm", "cp_a2a") and the reason
+// "cp_comm", "cp_a2a", "ep", "etp") and the reason
 // naming the framework ("system.framework megatron-lm-2021 runs ZeRO stages up to 0"), or
 // nothing when it can. A choice left open (nullopt) is not checked.
 struct FrameworkChoices {
@@ -165,6 +175,9 @@ struct FrameworkChoices {
   std::optional<std::int64_t> cp;
   std::optional<CpComm> cp_comm;
   std::optional<std::int64_t> cp_a2a;
+  // ep above 1, and an etp other than tp (when tp is given; any etp when it is not), need
+  // expert parallelism.
+  std::optional<std::int64_t> tp, ep, etp;
 };
 struct FrameworkRefusal {
   std::string key;     // in [parallel]

@@ -12,6 +12,14 @@
 // nccl.h, on a GPU fabric): its ranks per node, its nodes, and the NICs it gets when the
 // node's other groups use theirs at once.
 //
+// Expert parallelism (a mixture of experts, ep > 1 or etp other than tp) lays Megatron-Core's
+// expert grid over the same ranks of a stage, in its order etp-ep-edp: an expert-TP group of
+// etp consecutive ranks, an EP group of ep ranks of stride etp, an expert data-parallel group
+// of edp = tp cp dp / (etp ep) ranks of stride etp ep. Each rank holds E/ep experts over etp;
+// the routed tokens reach them by the all-to-all dispatcher (ep_comm), the experts' gradients
+// are reduced and their optimizer sharded over edp, and the heaviest EP rank's extra load is
+// variance (docs/models.md, "Expert parallelism").
+//
 // Context parallelism (cp = c > 1) splits each sequence over c ranks: every per-token term
 // below runs on b s/c tokens, the attention core on 1/c of the whole sequence's causal core
 // (Megatron's load balancing: rank i holds chunks i and 2c - 1 - i of 2c), and the ranks
@@ -30,6 +38,8 @@
 //                fewer KV heads than t, per layer one all-gather of the QKV output b s (h +
 //                2 k d) in each forward and a reduce-scatter of it in the backward
 //                (Megatron-Core's QKV sub-sharding)
+//   ep_comm      with the experts apart, per MoE layer the dispatch and combine of the
+//                routed tokens (ExpertDispatch), forward and backward, none overlapped
 //   pp_transfer  2 v point-to-point sends of b s h (activation forward, gradient backward,
 //                once per model chunk), divided by t when scattered across the TP ranks
 // and the step is
@@ -67,6 +77,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "scalewall/model/accelerator.h"
@@ -111,9 +122,26 @@ struct ParallelSplit {
   std::int64_t cp = 1;
   CpComm cp_comm = CpComm::kP2p;
   std::int64_t cp_a2a = 0;
+  // Expert parallelism (Megatron-Core's --expert-model-parallel-size): each MoE layer's E
+  // experts split over ep ranks, E/ep on each; etp, the experts' own tensor-parallel degree
+  // (--expert-tensor-parallel-size), 0: tp, Megatron-Core's default. The experts' grid lies
+  // over the same tp x cp x dp ranks of a stage (expert_dp).
+  std::int64_t ep = 1;
+  std::int64_t etp = 0;
   // tp x cp x pp x dp. REQUIRES: it fits in an int64_t (split_gpus checks it).
   std::int64_t gpus() const { return tp * cp * pp * dp; }
 };
+
+// The experts' tensor-parallel degree: etp, or tp where it is 0.
+std::int64_t expert_tp(const ParallelSplit& split);
+// Whether the experts lie on their own grid (ep > 1, or an etp other than tp): then their
+// tokens are dispatched by all-to-all (ep_comm), their weights split over ep x etp and their
+// gradients reduced over expert_dp ranks. Otherwise every GPU holds every expert of its
+// layers over tp, as the dense weights are.
+bool experts_apart(const ParallelSplit& split);
+// The expert data-parallel degree, tp x cp x dp / (etp x ep) (Megatron-Core's
+// expert_data_parallel_size, parallel_state.py). REQUIRES: etp x ep divides tp x cp x dp.
+std::int64_t expert_dp(const ParallelSplit& split);
 
 // What framework_refusal (framework.h) says of the choices `c` fixes.
 struct SplitConstraints;
@@ -139,11 +167,12 @@ struct SplitConstraints {
   std::optional<std::int64_t> cp;
   std::optional<CpComm> cp_comm;
   std::optional<std::int64_t> cp_a2a;
+  std::optional<std::int64_t> ep, etp;
   // Whether the three degrees tp, pp and dp are given: then one split is evaluated, the open
   // choices (cp among them) taking their defaults (defaults()).
   bool degrees_fixed() const { return tp && pp && dp; }
   // The split with every open choice at its default: degrees 1 (cp too), micro-batch 1,
-  // interleave 1, the framework's cp_comm and the default cp_a2a (0),
+  // interleave 1, the framework's cp_comm and the default cp_a2a (0), ep 1 and etp 0 (tp),
   // and the framework's: sequence parallelism (with tp > 1), recomputation, ZeRO stage (with
   // dp > 1; at most 1 beside pipeline parallelism where the framework runs ZeRO-2/3 without
   // it only), dp_overlap and tp_overlap; the first and last stage layers not given (0); the
@@ -174,6 +203,10 @@ struct TransformerJob {
   // the caching allocator's fragmentation. A split fits when its memory is at most
   // (1 - memory_reserve) x HBM. In [0, 1). Default kDefaultMemoryReserve.
   double memory_reserve = kDefaultMemoryReserve;
+  // A mixture of experts' measured load imbalance under expert parallelism: the heaviest EP
+  // rank's routed tokens over the mean (>= 1; at most ep is taken). 0: the expected heaviest
+  // rank under balanced multinomial routing (expected_moe_imbalance).
+  double moe_imbalance = 0;
 };
 
 // Why a split cannot run at all (as opposed to not fitting in memory).
@@ -190,8 +223,10 @@ enum class SplitProblem {
   kSequence,        // 2 cp does not divide the sequence (Megatron's causal load balancing)
   kCpHeads,         // the all-to-all of a2a or a2a+p2p: its ranks do not divide the heads or
                     // the KV heads a TP rank holds (Transformer Engine's requirement)
+  kExperts,         // ep does not divide the experts, or etp x ep does not divide tp x cp x dp
+                    // (Megatron-Core's expert grid over the same ranks)
 };
-// "", "layers", "heads", "batch", "interleave", "fabric", "sequence", "cp heads".
+// "", "layers", "heads", "batch", "interleave", "fabric", "sequence", "cp heads", "experts".
 std::string_view split_problem_name(SplitProblem problem);
 // The problem in words: "pp x interleave does not divide the layers", ...
 std::string_view split_problem_text(SplitProblem problem);
@@ -241,6 +276,7 @@ struct SplitStep {
   double recompute_s = 0;
   double tp_comm_s = 0;
   double cp_comm_s = 0;        // the context-parallel exchange, exposed
+  double ep_comm_s = 0;        // the experts' token dispatch and combine, exposed
   double pp_bubble_s = 0;
   double pp_transfer_s = 0;
   double dp_comm_s = 0;        // exposed
@@ -248,8 +284,8 @@ struct SplitStep {
   double variance_s = 0;
   double serial_s = 0;
   double step_s = 0;           // the sum of the above
-  double comm_latency_s = 0;   // of tp_comm + cp_comm + pp_transfer + dp_comm, the latency
-                               // terms
+  double comm_latency_s = 0;   // of tp_comm + cp_comm + ep_comm + pp_transfer + dp_comm, the
+                               // latency terms
   SplitMemory memory;          // the stage that holds the most, per GPU
   StageLayout layout;          // the layers each stage holds (stage_layout.h)
   PipelineStage slowest = PipelineStage::kOnly;  // the stage whose time per micro-batch paces it
@@ -297,6 +333,56 @@ struct CpExchange {
 };
 // REQUIRES: split_problem(job, split) is kNone.
 CpExchange cp_exchange(const TransformerJob& job, const ParallelSplit& split);
+
+// Why `split` cannot be priced for `job`'s experts, as an InputError's message naming the keys
+// and values, or nullopt: ep above 1 on a dense model or under a framework without expert
+// parallelism (framework.h), an etp below 0, an etp other than tp under such a framework, and,
+// with the experts apart (experts_apart), ZeRO-3 (Megatron-FSDP's sharding of expert-parallel
+// experts is not priced) or tp > 1 without sequence parallelism (Megatron-Core's MoE layer
+// refuses it in training: moe_layer.py). evaluate_split throws it; the search skips such
+// splits.
+std::optional<std::string> expert_refusal(const TransformerJob& job, const ParallelSplit& split);
+
+// One MoE layer's token dispatch on one rank per micro-batch, as Megatron-Core's all-to-all
+// dispatcher runs it (docs/models.md, "Expert parallelism"): each rank routes the tokens of its
+// sequence shard, T_l = b s / (cp tp), sends each routed copy to the EP rank holding its expert
+// (all-to-all over ep ranks), then all-gathers what it received over the etp ranks of its
+// expert-TP group; the experts of a rank run on the routed copies of T_g = etp ep T_l tokens.
+// With the experts not apart (ep 1, etp tp) T_g is b s / cp, every token of the TP group, as
+// before. 2-byte values; k' = c k routed copies of a token (routed_copies).
+struct ExpertDispatch {
+  double local_tokens = 0;       // T_l = b s / (cp tp)
+  double group_tokens = 0;       // T_g = etp ep T_l
+  double tokens_per_expert = 0;  // k T_g / E balanced (dropless), ceil(c k T_g / E) padded
+  double alltoall_bytes = 0;     // k' T_l h x 2 B: one all-to-all's send buffer on a rank (of
+                                 // which (ep - 1)/ep leave it)
+  double probs_bytes = 0;        // k' T_l x 2 B: the routing probabilities' all-to-all
+  double gather_bytes = 0;       // etp k' T_l h x 2 B: the expert-TP all-gather's output (and
+                                 // the combine's reduce-scatter input)
+  // The heaviest EP rank's routed tokens over the mean: of the T_g tokens its experts run on
+  // (imbalance), and of the ep T_l tokens of one all-to-all (alltoall_imbalance; the same
+  // with etp 1). 1 with ep 1 or a capacity factor (every expert padded to its capacity); the
+  // job's moe_imbalance where it gives one (at most ep), else expected_moe_imbalance.
+  double imbalance = 1;
+  double alltoall_imbalance = 1;
+};
+// REQUIRES: a valid MoE model and split (evaluate_split's requirements).
+ExpertDispatch expert_dispatch(const TransformerJob& job, const ParallelSplit& split);
+
+// The expected heaviest of `ep` EP ranks' routed tokens over the mean when `tokens` tokens are
+// each routed to `topk` distinct experts of `experts` chosen uniformly (balanced multinomial
+// routing; E/ep experts per rank): with n = tokens, k = topk, E = experts and e_ep the
+// expected largest of ep standard normals (straggler.h),
+//   1 + e_ep sqrt(ep (E - k) / ((E - 1) n k))
+// (each rank's load a sum of n hypergeometric counts, the ep loads normal with their sum fixed).
+// 1 when ep is 1. REQUIRES: 1 <= topk <= experts, ep divides experts, tokens > 0.
+double expected_moe_imbalance(std::int64_t experts, std::int64_t topk, std::int64_t ep,
+                              double tokens);
+// The same by Monte Carlo: `trials` draws of `tokens` tokens routed as above, the mean of the
+// heaviest rank's load over the mean load, from std::mt19937_64 seeded with `seed` (the same
+// seed gives the same figure). Throws InputError for trials or tokens below 1.
+double simulated_moe_imbalance(std::int64_t experts, std::int64_t topk, std::int64_t ep,
+                               std::int64_t tokens, std::int64_t trials, std::uint64_t seed);
 
 }  // namespace scalewall
 

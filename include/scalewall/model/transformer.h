@@ -220,6 +220,11 @@ double embedding_parameters(const TransformerShape& m);
 double model_parameters(const TransformerShape& m);
 double active_parameters(const TransformerShape& m);
 
+// The parameters of one MoE layer's E routed experts, part of layer_parameters(m, kMoe): E
+// times one expert's MLP of f_e (its weights n h f_e and, with all biases, (n - 1) f_e + h).
+// What expert parallelism splits over ep x etp ranks; 0 for a dense model.
+double routed_expert_parameters(const TransformerShape& m);
+
 // What the first and the last pipeline stage hold besides their layers: the first the word
 // embedding V h and the position table s h (learned), the last the output layer V h (the tied
 // copy or the untied matrix). With one stage both are the same GPUs: embedding_parameters.

@@ -7,7 +7,9 @@
 // optimizer_s, variance_s, serial_s; plan's "splits" rows carry the same keys with the degrees.
 // Context parallelism adds cp (the degree), cp_comm (the exchange) and cp_comm_s (its exposed
 // time): tables and plots show them where a split has cp > 1, JSON always has cp and
-// cp_comm_s.
+// cp_comm_s. Expert parallelism adds ep and etp (the experts' degrees) and ep_comm_s (the
+// experts' dispatch and combine, exposed): shown where a split has its experts apart (ep > 1 or
+// etp other than tp), JSON always has ep and ep_comm_s.
 #ifndef SCALEWALL_SPLIT_TABLES_H_
 #define SCALEWALL_SPLIT_TABLES_H_
 
@@ -32,12 +34,13 @@ struct StepPart {
   double SplitStep::*seconds;
 };
 
-// The breakdown's ten parts, in the order every table, line and plot lists them.
-inline constexpr std::array<StepPart, 10> kStepParts = {{
+// The breakdown's eleven parts, in the order every table, line and plot lists them.
+inline constexpr std::array<StepPart, 11> kStepParts = {{
     {"compute_s", "compute", &SplitStep::compute_s},
     {"recompute_s", "recompute", &SplitStep::recompute_s},
     {"tp_comm_s", "tp comm", &SplitStep::tp_comm_s},
     {"cp_comm_s", "cp comm", &SplitStep::cp_comm_s},
+    {"ep_comm_s", "ep comm", &SplitStep::ep_comm_s},
     {"pp_bubble_s", "pp bubble", &SplitStep::pp_bubble_s},
     {"pp_transfer_s", "pp transfer", &SplitStep::pp_transfer_s},
     {"dp_comm_s", "dp comm", &SplitStep::dp_comm_s},
@@ -48,9 +51,12 @@ inline constexpr std::array<StepPart, 10> kStepParts = {{
 
 // Whether any of `steps` splits the sequence (cp > 1).
 bool any_context_parallel(std::span<const SplitStep> steps);
+// Whether any of `steps` holds its experts apart (experts_apart: ep > 1 or etp other than tp).
+bool any_expert_parallel(std::span<const SplitStep> steps);
 
 // The parts a table or plot of `steps` lists: kStepParts, without "cp comm" unless one of them
-// has cp > 1 (a job without context parallelism reads as it did before it was modelled).
+// has cp > 1 and without "ep comm" unless one holds its experts apart (a job without them reads
+// as it did before they were modelled).
 std::vector<StepPart> shown_step_parts(std::span<const SplitStep> steps);
 
 // One part of a split's memory per GPU, likewise.
@@ -70,10 +76,12 @@ inline constexpr std::array<MemoryPart, 5> kMemoryParts = {{
 }};
 
 // "tp 8, pp 8, dp 16, micro-batch 1, interleave 1, recompute full, zero 0, sequence parallel
-// off, dp overlap on"; with cp > 1 "tp 8, cp 16 (p2p), pp 1, ...".
+// off, dp overlap on"; with cp > 1 "tp 8, cp 16 (p2p), pp 1, ..."; with the experts apart
+// "..., dp 16, ep 8 (etp 1), micro-batch 1, ...".
 std::string split_text(const ParallelSplit& split);
 
-// The degrees alone, for a label: "tp 8 pp 8 dp 16", with cp > 1 "tp 8 cp 16 pp 1 dp 2".
+// The degrees alone, for a label: "tp 8 pp 8 dp 16", with cp > 1 "tp 8 cp 16 pp 1 dp 2", with
+// the experts apart "tp 2 pp 8 dp 64 ep 64 etp 1".
 std::string degrees_label(const ParallelSplit& split);
 
 // The split's degrees and figures as report fields (the contract's keys at the top level).
@@ -99,6 +107,11 @@ std::vector<std::string> runner_up_lines(const SplitSearch& search);
 // fit, ..."; "best at cp 16 (...): step 57.5 s, 2.1% slower than the best (+2.1 s compute,
 // ...)"). Empty where only one cp was tried.
 std::vector<std::string> cp_choice_lines(const SplitSearch& search);
+
+// The same for the expert-parallel degree of a mixture of experts: "ep 64, the best split's:
+// ep comm 3.2 s (12% of the step), memory 61 GB of 72 GB", then the best split at each other ep
+// tried. Empty where only one ep was tried.
+std::vector<std::string> ep_choice_lines(const SplitSearch& search);
 
 // predict --what-if on a transformer scenario: the baseline, then pure data parallelism and pure
 // ZeRO-3 (when not the baseline), then "change the decomposition" (the best split), each with
