@@ -178,7 +178,8 @@ void add_curve_notes(Report& report) {
       "step(N0) / step(N) under strong scaling, tokens/s(N) / tokens/s(N0) under weak; "
       "efficiency = speedup x N0 / N, the throughput per GPU against N0's.");
   report.notes.push_back(
-      "knee: where exposed communication (tp comm + pp transfer + dp comm) first reaches the "
+      "knee: where exposed communication (tp, cp and ep comm, pp transfer, dp comm) first "
+      "reaches the "
       "compute (with recomputation), at a count that is no cliff (seed section 5.1); a cliff is "
       "a count less efficient than the next regular count. lost: the time lost against pure "
       "compute by the mechanisms the binding weighs.");

@@ -188,7 +188,7 @@ std::vector<SplitCurveRow> grid_rows(const SplitCurveSetup& setup,
 }  // namespace
 
 double exposed_communication_s(const SplitStep& s) {
-  return s.tp_comm_s + s.pp_transfer_s + s.dp_comm_s;
+  return s.tp_comm_s + s.cp_comm_s + s.ep_comm_s + s.pp_transfer_s + s.dp_comm_s;
 }
 
 double compute_time_s(const SplitStep& s) { return s.compute_s + s.recompute_s; }

@@ -85,7 +85,8 @@ SplitCurve split_curve(const SplitCurveSetup& setup, std::span<const std::int64_
 
 // The time a split loses against pure compute, by the mechanisms its binding weighs
 // (parallel_step.h's SplitBinding): serial, the latency and the bandwidth terms of its
-// communication (tp comm + pp transfer + dp comm), variance and the pipeline bubble.
+// communication (tp comm + cp comm + ep comm + pp transfer + dp comm, the parts
+// comm_latency_s takes its latency from), variance and the pipeline bubble.
 struct SplitLoss {
   double serial_s = 0;
   double latency_s = 0;

@@ -5,8 +5,8 @@
 // Each bar is one split, labelled "#rank tp T pp P dp D" or by `labels` (one per split when not
 // empty: "pure data parallel"). The data are written as they are in
 // the split's JSON (split_tables.h's add_split_fields): the breakdown in seconds, one column per
-// *_s key (compute_s, recompute_s, tp_comm_s, pp_bubble_s, pp_transfer_s, dp_comm_s,
-// optimizer_s, variance_s, serial_s) and step_s; memory in bytes, one column per part and
+// *_s key (compute_s, recompute_s, tp_comm_s, cp_comm_s and ep_comm_s where a split has them,
+// pp_bubble_s, pp_transfer_s, dp_comm_s, optimizer_s, variance_s, serial_s) and step_s; memory in bytes, one column per part and
 // memory_per_gpu_bytes and memory_limit_bytes. The axes show seconds and GB (1e9 B).
 #ifndef SCALEWALL_SPLIT_PLOTS_H_
 #define SCALEWALL_SPLIT_PLOTS_H_
